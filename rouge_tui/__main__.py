@@ -1,0 +1,3 @@
+from rouge_tui.cli import main
+
+raise SystemExit(main())

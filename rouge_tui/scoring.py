@@ -1,0 +1,229 @@
+"""From a suite on disk to a comparison: settings, pairing, scoring (cached) and compare.
+
+Data flows one way: files -> suite -> scores -> comparison. Both the headless report and
+the app call ``analyse``; neither reads files or scores by itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from rouge_tui import __version__
+from rouge_tui.compare import Comparison, compare
+from rouge_tui.metrics import METRICS, TOKENIZERS
+from rouge_tui.state import ScoreCache, UserDefaults
+from rouge_tui.suite import Build, Suite
+
+DEFAULT_METRIC = "rougeL"
+DEFAULT_TOKENIZER = "whitespace"
+DEFAULT_K = 2.0
+
+Progress = Callable[[str, float], None]
+
+
+class UsageError(ValueError):
+    """A request that cannot be honoured (bad setting combination); exit status 2."""
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    metric: str = DEFAULT_METRIC
+    tokenizer: str = DEFAULT_TOKENIZER
+    stem: bool = False
+    k: float = DEFAULT_K
+
+    @property
+    def signature(self) -> str:
+        """Metric, tokenizer, stemming and tool version in one comparable string."""
+        return f"{self.metric}|tok:{self.tokenizer}|stem:{'yes' if self.stem else 'no'}|v:{__version__}"
+
+    def with_metric(self, metric: str) -> "ScoreSettings":
+        return replace(self, metric=metric)
+
+
+def resolve_settings(
+    suite: Suite,
+    *,
+    metric: str | None = None,
+    tokenizer: str | None = None,
+    stem: bool | None = None,
+    k: float | None = None,
+    defaults: UserDefaults | None = None,
+) -> ScoreSettings:
+    """Flags win over suite.toml, which wins over the user's config, which wins over defaults.
+
+    Stemming only exists for the rouge-score tokenizer: asking for it with ``whitespace`` is
+    an error; a suite's ``stem = true`` simply does not apply when the tokenizer is switched.
+    """
+    defaults = defaults or UserDefaults()
+    conf = suite.settings
+    metric = metric or conf.metric or defaults.metric or DEFAULT_METRIC
+    tokenizer = tokenizer or conf.tokenizer or defaults.tokenizer or DEFAULT_TOKENIZER
+    if metric not in METRICS:
+        raise UsageError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    if tokenizer not in TOKENIZERS:
+        raise UsageError(f"unknown tokenizer {tokenizer!r}; expected one of {', '.join(TOKENIZERS)}")
+    if stem and tokenizer != "rouge-score":
+        raise UsageError("--stem needs --tokenizer rouge-score (stemming is part of rouge-score's tokenizer)")
+    if stem is None:
+        stem = bool(conf.stem) and tokenizer == "rouge-score"
+    if k is None:
+        k = conf.k if conf.k is not None else (defaults.k if defaults.k is not None else DEFAULT_K)
+    if not (k > 0) or k != k or k == float("inf"):
+        raise UsageError(f"band k must be a positive number, got {k!r}")
+    return ScoreSettings(metric=metric, tokenizer=tokenizer, stem=bool(stem), k=float(k))
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """Which ids enter the paired figures, and which are left out and why."""
+
+    ids: list[str]
+    only_in_baseline: list[str]
+    only_in_candidate: list[str]
+    missing_reference: list[str]
+
+
+def usable_reference(suite: Suite, example_id: str) -> bool:
+    refs = suite.references.get(example_id)
+    return bool(refs) and any(ref.strip() for ref in refs)
+
+
+def pair(suite: Suite, baseline: Build, candidate: Build) -> Pairing:
+    """Pair two builds on id, in the baseline's order; set aside what cannot be paired."""
+    base_ids, cand_ids = baseline.ids, candidate.ids
+    base_set, cand_set = set(base_ids), set(cand_ids)
+    missing = sorted(i for i in base_set | cand_set if not usable_reference(suite, i))
+    missing_set = set(missing)
+    ids = [i for i in base_ids if i in cand_set and i not in missing_set]
+    only_b = sorted(i for i in base_set - cand_set if i not in missing_set)
+    only_c = sorted(i for i in cand_set - base_set if i not in missing_set)
+    return Pairing(ids, only_b, only_c, missing)
+
+
+def run_digest(outputs: dict[str, str]) -> str:
+    """A content hash of one run (ids and outputs in file order), for the score cache."""
+    digest = hashlib.sha256()
+    for key, text in outputs.items():
+        for part in (key, text):
+            data = part.encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
+    return digest.hexdigest()
+
+
+class SuiteScorer:
+    """Scores a suite's builds under one setting, each run once, through the cache."""
+
+    def __init__(self, suite: Suite, settings: ScoreSettings, cache: ScoreCache | None = None):
+        from rouge_tui.metrics import SuiteMetric
+
+        self.suite = suite
+        self.settings = settings
+        self.cache = cache
+        self.metric = SuiteMetric(settings.metric, settings.tokenizer, settings.stem)
+        self._references: dict[str, object] = {}
+        self.scored_pairs = 0
+        self.cache_hits = 0
+
+    def _reference(self, example_id: str) -> object:
+        prepared = self._references.get(example_id)
+        if prepared is None:
+            prepared = self.metric.prepare_references(self.suite.references[example_id])
+            self._references[example_id] = prepared
+        return prepared
+
+    def run_scores(self, outputs: dict[str, str], progress: Progress | None = None) -> dict[str, float]:
+        """F for every id of one run that has a usable reference, keyed by id."""
+        ids = [i for i in outputs if usable_reference(self.suite, i)]
+        key = None
+        if self.cache is not None:
+            key = ScoreCache.key(
+                self.settings.metric,
+                self.settings.tokenizer,
+                "stem" if self.settings.stem else "nostem",
+                self.suite.fingerprint,
+                run_digest(outputs),
+            )
+            cached = self.cache.get(key, len(ids))
+            if cached is not None:
+                self.cache_hits += 1
+                return dict(zip(ids, cached.tolist()))
+        values = np.empty(len(ids), dtype=np.float64)
+        step = max(len(ids) // 50, 1)
+        for index, example_id in enumerate(ids):
+            values[index] = self.metric.fmeasure(self._reference(example_id), outputs[example_id])
+            if progress is not None and index % step == 0:
+                progress("scoring", index / max(len(ids), 1))
+        self.scored_pairs += len(ids)
+        if self.cache is not None and key is not None:
+            self.cache.put(key, values)
+        return dict(zip(ids, values.tolist()))
+
+    def build_scores(self, build: Build, ids: list[str], progress: Progress | None = None) -> np.ndarray:
+        """A (runs x len(ids)) matrix of F for the paired ids."""
+        matrix = np.empty((len(build.runs), len(ids)), dtype=np.float64)
+        for r, run in enumerate(build.runs):
+            scores = self.run_scores(run.outputs, progress)
+            matrix[r] = [scores[i] for i in ids]
+        return matrix
+
+
+@dataclass
+class Analysis:
+    """Everything a report or the app shows about one build pair under one setting."""
+
+    suite: Suite
+    baseline: Build
+    candidate: Build
+    settings: ScoreSettings
+    comparison: Comparison
+
+    @property
+    def signature(self) -> str:
+        return self.settings.signature
+
+
+def analyse(
+    suite: Suite,
+    baseline: Build,
+    candidate: Build,
+    settings: ScoreSettings,
+    cache: ScoreCache | None = None,
+    progress: Progress | None = None,
+) -> Analysis:
+    """Pair, score and compare two builds of a suite."""
+    pairing = pair(suite, baseline, candidate)
+    if not pairing.ids:
+        raise UsageError(
+            f"{suite.path}: builds {baseline.name!r} and {candidate.name!r} share no example "
+            "with a usable reference"
+        )
+    scorer = SuiteScorer(suite, settings, cache)
+    base_scores = scorer.build_scores(baseline, pairing.ids, progress)
+    cand_scores = scorer.build_scores(candidate, pairing.ids, progress)
+    base_outputs = baseline.runs[0].outputs
+    cand_outputs = candidate.runs[0].outputs
+    partial = {b.name: list(b.partial_ids) for b in (baseline, candidate) if b.partial_ids}
+    comparison = compare(
+        metric=settings.metric,
+        tokenizer=settings.tokenizer,
+        stem=settings.stem,
+        k=settings.k,
+        baseline_name=baseline.name,
+        candidate_name=candidate.name,
+        ids=pairing.ids,
+        baseline_scores=base_scores,
+        candidate_scores=cand_scores,
+        baseline_outputs=[base_outputs[i] for i in pairing.ids],
+        candidate_outputs=[cand_outputs[i] for i in pairing.ids],
+        only_in_baseline=pairing.only_in_baseline,
+        only_in_candidate=pairing.only_in_candidate,
+        missing_reference=pairing.missing_reference,
+        partial=partial,
+    )
+    return Analysis(suite, baseline, candidate, settings, comparison)

@@ -1,0 +1,339 @@
+"""Where rouge-tui keeps what it writes, and how it writes it.
+
+- config dir: user defaults (``config.toml``: metric, tokenizer, k, theme).
+- data dir: review marks and notes, exported reviews, per-suite history of build means.
+- cache dir: scored results keyed by content hashes, scoring settings and tool version.
+
+All three come from platformdirs, so ``XDG_*_HOME`` move them. Every write is atomic: a
+temporary file in the same directory, flushed and fsynced, then renamed over the target, so a
+crash or a full disk leaves the previous file whole. The suite directory is never written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import tempfile
+import tomllib
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import platformdirs
+
+from rouge_tui import __version__
+
+APP_NAME = "rouge-tui"
+MARKS = ("fine", "regression", "unsure")
+
+
+def config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that readers see the old file or the new one, never half.
+
+    The temporary file lives beside the target (same file system, so the rename is atomic),
+    is flushed and fsynced before the rename, and is removed if anything fails.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(text: str, limit: int = 60) -> str:
+    """A file-name fragment derived from untrusted text: no separators, dots-only or controls.
+
+    Keeps letters, digits, dot, dash and underscore; everything else becomes ``_``. Leading
+    dots are dropped so the result can never be ``.`` or ``..`` or hidden. A short hash of
+    the original keeps distinct inputs distinct after the replacement and the length cap.
+    """
+    normal = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    cleaned = _UNSAFE_NAME.sub("_", normal).lstrip(".")[:limit].strip("_") or "x"
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{cleaned}-{digest}"
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An advisory lock beside ``path`` so two processes update it one at a time."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class UserDefaults:
+    metric: str | None = None
+    tokenizer: str | None = None
+    k: float | None = None
+    theme: str | None = None
+
+
+def load_user_defaults() -> tuple[UserDefaults, str | None]:
+    """The user's defaults from ``config.toml``, and a warning if the file could not be used."""
+    path = config_dir() / "config.toml"
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return UserDefaults(), None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return UserDefaults(), f"{path}: ignored ({exc})"
+    metric = data.get("metric")
+    tokenizer = data.get("tokenizer")
+    k = data.get("k")
+    theme = data.get("theme")
+    return (
+        UserDefaults(
+            metric=metric if isinstance(metric, str) else None,
+            tokenizer=tokenizer if isinstance(tokenizer, str) else None,
+            k=float(k) if isinstance(k, (int, float)) and not isinstance(k, bool) else None,
+            theme=theme if isinstance(theme, str) else None,
+        ),
+        None,
+    )
+
+
+# --------------------------------------------------------------------------- marks
+
+
+def outputs_hash(baseline: str, candidate: str) -> str:
+    """What a mark judged: a hash of the two outputs, so a later change shows the mark stale."""
+    digest = hashlib.sha256()
+    for text in (baseline, candidate):
+        data = text.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Mark:
+    mark: str
+    note: str
+    outputs: str  # outputs_hash of what was judged
+    updated: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"mark": self.mark, "note": self.note, "outputs": self.outputs, "updated": self.updated}
+
+
+class MarkStore:
+    """Review marks of one suite content and build pair, kept in the data directory.
+
+    Marks belong to the suite's content, not its path: the file is keyed by the suite name,
+    the reference fingerprint and the build pair. Each change re-reads the file under a lock
+    and writes only the example it changes, so two sessions on one suite lose nothing.
+    """
+
+    def __init__(self, suite_name: str, fingerprint: str, baseline: str, candidate: str):
+        self.suite_name = suite_name
+        self.fingerprint = fingerprint
+        self.baseline = baseline
+        self.candidate = candidate
+        key = "\x00".join((suite_name, fingerprint, baseline, candidate))
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        self.path = data_dir() / "marks" / f"{safe_name(suite_name, 40)}-{digest}.json"
+        self.marks: dict[str, Mark] = {}
+        self.warning: str | None = None
+
+    def load(self) -> dict[str, Mark]:
+        """Read the marks from disk; a corrupt file is set aside with a warning, never dropped."""
+        self.marks, self.warning = self._read()
+        return self.marks
+
+    def _read(self) -> tuple[dict[str, Mark], str | None]:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}, None
+        except OSError as exc:
+            return {}, f"could not read marks {self.path}: {exc.strerror or exc}"
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            entries = data["marks"]
+            marks = {
+                str(key): Mark(
+                    mark=str(value["mark"]),
+                    note=str(value.get("note", "")),
+                    outputs=str(value.get("outputs", "")),
+                    updated=str(value.get("updated", "")),
+                )
+                for key, value in entries.items()
+                if value.get("mark") in MARKS
+            }
+            return marks, None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            kept = self._set_aside()
+            return {}, f"marks file was unreadable ({type(exc).__name__}); kept it as {kept}"
+
+    def _set_aside(self) -> Path:
+        target = self.path.with_name(f"{self.path.name}.corrupt-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+        with contextlib.suppress(OSError):
+            os.replace(self.path, target)
+        return target
+
+    def _payload(self, marks: dict[str, Mark]) -> bytes:
+        data: dict[str, Any] = {
+            "suite": self.suite_name,
+            "fingerprint": self.fingerprint,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "version": __version__,
+            "marks": {key: marks[key].to_json() for key in sorted(marks)},
+        }
+        return (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+    def set(self, example_id: str, mark: str | None, note: str | None, outputs: str) -> str | None:
+        """Set (or with ``mark=None`` and no note, clear) one example's mark; returns a notice.
+
+        The notice says when another session had changed the same example since we last
+        read it: the last writer wins, and the other is told.
+        """
+        if mark is not None and mark not in MARKS:
+            raise ValueError(f"unknown mark {mark!r}")
+        notice = None
+        with locked(self.path):
+            on_disk, warning = self._read()
+            if warning:
+                self.warning = warning
+            before = self.marks.get(example_id)
+            theirs = on_disk.get(example_id)
+            if theirs is not None and theirs != before:
+                notice = f"another session had marked {example_id!r} as {theirs.mark}; replaced"
+            current = theirs or before
+            new_mark = mark if mark is not None else (current.mark if current else None)
+            new_note = note if note is not None else (current.note if current else "")
+            if new_mark is None and new_note:
+                new_mark = "unsure"  # a note needs a mark to hang on; unsure claims nothing
+            if new_mark is None:
+                on_disk.pop(example_id, None)
+            else:
+                on_disk[example_id] = Mark(new_mark, new_note, outputs, now_iso())
+            atomic_write_bytes(self.path, self._payload(on_disk))
+            self.marks = on_disk
+        return notice
+
+    def clear(self, example_id: str) -> None:
+        with locked(self.path):
+            on_disk, _ = self._read()
+            on_disk.pop(example_id, None)
+            atomic_write_bytes(self.path, self._payload(on_disk))
+            self.marks = on_disk
+
+
+# --------------------------------------------------------------------------- cache
+
+_CACHE_MAGIC = b"rouge-tui-scores\x00"
+
+
+class ScoreCache:
+    """Scored results on disk, keyed by content hashes, scoring settings and tool version.
+
+    An entry is the raw float64 scores behind a magic string and the sha256 of the payload,
+    so a truncated, corrupt or foreign entry is detected, ignored and rebuilt, never trusted.
+    An unwritable cache directory only costs speed.
+    """
+
+    def __init__(self, root: Path | None = None, enabled: bool = True):
+        self.root = root if root is not None else cache_dir() / "scores"
+        self.enabled = enabled
+        self.rejected = 0
+
+    @staticmethod
+    def key(*parts: str) -> str:
+        digest = hashlib.sha256()
+        for part in (__version__, *parts):
+            data = part.encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.bin"
+
+    def get(self, key: str, count: int) -> "np.ndarray | None":
+        if not self.enabled:
+            return None
+        import numpy as np
+
+        path = self._path(key)
+        try:
+            raw = path.read_bytes()
+        except OSError:
+            return None
+        head = len(_CACHE_MAGIC) + 32
+        payload = raw[head:]
+        if (
+            raw[: len(_CACHE_MAGIC)] != _CACHE_MAGIC
+            or hashlib.sha256(payload).digest() != raw[len(_CACHE_MAGIC) : head]
+            or len(payload) != 8 * count
+        ):
+            self.rejected += 1
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+        values = np.frombuffer(payload, dtype="<f8").astype(np.float64)
+        if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
+            self.rejected += 1
+            return None
+        return values
+
+    def put(self, key: str, values: "np.ndarray") -> None:
+        if not self.enabled:
+            return
+        import numpy as np
+
+        payload = np.ascontiguousarray(values, dtype="<f8").tobytes()
+        data = _CACHE_MAGIC + hashlib.sha256(payload).digest() + payload
+        with contextlib.suppress(OSError):
+            atomic_write_bytes(self._path(key), data)

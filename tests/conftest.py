@@ -1,0 +1,19 @@
+"""Shared test set-up: every test gets its own platformdirs directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_suites"
+
+
+@pytest.fixture(autouse=True)
+def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point config, data and cache at a fresh folder so no test sees the user's state."""
+    home = tmp_path_factory.mktemp("xdg")
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(var, str(home / var.lower()))
+    return home

@@ -86,7 +86,7 @@ def safe_name(text: str, limit: int = 60) -> str:
     the original keeps distinct inputs distinct after the replacement and the length cap.
     """
     normal = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    cleaned = _UNSAFE_NAME.sub("_", normal).lstrip(".")[:limit].strip("_") or "x"
+    cleaned = _UNSAFE_NAME.sub("_", normal)[:limit].strip("._-") or "x"
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:10]
     return f"{cleaned}-{digest}"
 

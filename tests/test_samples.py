@@ -1,0 +1,279 @@
+"""The bundled sample suites: reproducible, and shaped the way the README says they are.
+
+The suites are parsed here with `json` and `tomllib` only (not rouge_tui.suite), and scored
+with oracles the project did not write: the chapter's own textbook code for the whitespace
+suite, and the rouge-score package for the rouge-score suite.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tomllib
+import unicodedata
+from functools import cache
+from pathlib import Path
+
+import pytest
+from rouge_score import rouge_scorer
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_suites"
+INCIDENTS = SAMPLES / "incident-summaries"
+SUPPORT = SAMPLES / "support-answers"
+SUITES = (INCIDENTS, SUPPORT)
+
+
+# The chapter's code, as printed in "What the number counts" (the test's oracle).
+def lcs(a: list[str], b: list[str]) -> int:
+    dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a, 1):
+        for j, y in enumerate(b, 1):
+            dp[i][j] = dp[i - 1][j - 1] + 1 if x == y else max(dp[i - 1][j], dp[i][j - 1])
+    return dp[-1][-1]
+
+
+def rouge_l(candidate: str, reference: str) -> float:
+    c, r = candidate.lower().split(), reference.lower().split()
+    m = lcs(c, r)
+    if m == 0:
+        return 0.0
+    precision, recall = m / len(c), m / len(r)
+    return 2 * precision * recall / (precision + recall)
+
+
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    """Every line of a JSONL file as an object (fails on blank or non-object lines)."""
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n")[:-1], 1):
+        row = json.loads(line)
+        assert isinstance(row, dict), f"{path}:{number} is not an object"
+        rows.append(row)
+    return rows
+
+
+def by_id(path: Path, field: str) -> dict[str, str]:
+    return {str(row["id"]): str(row[field]) for row in read_jsonl(path)}
+
+
+@cache
+def incidents() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """(references, baseline outputs, candidate outputs) of the incident suite, by id."""
+    baseline_file, candidate_file = sorted((INCIDENTS / "builds").glob("*.jsonl"))
+    return (
+        by_id(INCIDENTS / "references.jsonl", "reference"),
+        by_id(baseline_file, "output"),
+        by_id(candidate_file, "output"),
+    )
+
+
+@cache
+def incident_pairs() -> tuple[list[str], list[float], list[float]]:
+    """Paired ids with a usable reference, and their chapter rougeL F for each build."""
+    references, baseline, candidate = incidents()
+    ids = sorted(
+        i for i in references if references[i].strip() and i in baseline and i in candidate
+    )
+    base = [rouge_l(baseline[i], references[i]) for i in ids]
+    cand = [rouge_l(candidate[i], references[i]) for i in ids]
+    return ids, base, cand
+
+
+def settings(suite: Path) -> dict[str, object]:
+    with open(suite / "suite.toml", "rb") as handle:
+        return tomllib.load(handle)
+
+
+# --- reproducible -------------------------------------------------------------------------
+
+
+def relative_files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+def test_generator_reproduces_the_committed_files_byte_for_byte(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, str(SAMPLES / "generate.py"), "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},  # hash order must not matter
+    )
+    generated = {suite.name: relative_files(tmp_path / suite.name) for suite in SUITES}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(generated)
+    for suite in SUITES:
+        assert relative_files(suite) == generated[suite.name], f"stray or missing file in {suite}"
+        for relative in sorted(generated[suite.name]):
+            fresh = (tmp_path / suite.name / relative).read_bytes()
+            assert fresh == (suite / relative).read_bytes(), f"{suite.name}/{relative} differs"
+
+
+@pytest.mark.parametrize("suite", SUITES, ids=lambda p: p.name)
+def test_files_are_plain_sorted_jsonl(suite: Path) -> None:
+    for path in sorted(suite.rglob("*.jsonl")):
+        raw = path.read_bytes()
+        assert raw.endswith(b"\n") and b"\r" not in raw, path
+        text = raw.decode("utf-8")
+        assert "\\u" not in text, f"{path}: non-ASCII text should be written as is"
+        ids = [str(row["id"]) for row in read_jsonl(path)]
+        assert ids == sorted(ids) and len(set(ids)) == len(ids), path
+        for row in read_jsonl(path):
+            for value in row.values():
+                odd = {c for c in str(value) if unicodedata.category(c) in ("Cc", "Cf")} - {"\n"}
+                assert not odd, f"{path}: control or format characters {odd!r} in {row['id']}"
+
+
+# --- the incident suite ---------------------------------------------------------------------
+
+
+def test_incident_settings_and_build_order() -> None:
+    assert settings(INCIDENTS) == {
+        "name": "Incident summaries",
+        "metric": "rougeL",
+        "tokenizer": "whitespace",
+        "stem": False,
+        "band": {"k": 2.0},
+    }
+    names = sorted(p.name for p in (INCIDENTS / "builds").iterdir())
+    assert names == ["2026-11-20_4be1c0.jsonl", "2026-11-27_9f03aa.jsonl"]
+
+
+def test_chapter_worked_example_is_inc_0042() -> None:
+    references, baseline, candidate = incidents()
+    reference, summary_a, summary_b = (d["inc-0042"] for d in (references, baseline, candidate))
+    assert reference.startswith("The outage began at 02:14 UTC when a configuration push")
+    assert summary_b.endswith("insufficient test coverage in the deployment pipeline.")
+    # Token counts from the SPEC (not the chapter's prose, which cannot be reproduced).
+    assert [len(t.split()) for t in (reference, summary_a, summary_b)] == [55, 47, 58]
+    assert lcs(summary_a.lower().split(), reference.lower().split()) == 16
+    assert lcs(summary_b.lower().split(), reference.lower().split()) == 46
+    assert round(rouge_l(summary_a, reference), 4) == 0.3137
+    assert round(rouge_l(summary_b, reference), 4) == 0.8142
+
+
+def test_incident_edge_ids_exercise_the_loader() -> None:
+    references, baseline, candidate = incidents()
+    assert len(references) >= 200
+    assert [i for i in references if not references[i].strip()] == ["inc-0077"]
+    assert references["inc-0077"] == "   "
+    assert sorted(set(baseline) - set(candidate)) == ["inc-0113"]
+    assert sorted(set(candidate) - set(baseline)) == ["inc-0158"]
+    assert set(baseline) | set(candidate) == set(references)
+    outputs = [*baseline.values(), *candidate.values()]
+    assert any("[bold]" in text for text in outputs)
+    assert any("[/]" in text for text in outputs)
+
+
+def test_incident_references_read_like_postmortems() -> None:
+    references, _, _ = incidents()
+    rows = {str(r["id"]): r for r in read_jsonl(INCIDENTS / "references.jsonl")}
+    usable = {i: t for i, t in references.items() if t.strip()}
+    assert len(set(usable.values())) == len(usable), "references repeat"
+    assert all(40 <= len(t.split()) <= 90 for t in usable.values())
+    assert all(" UTC" in t for t in usable.values())
+    assert sum("\n" in t for t in usable.values()) >= len(usable) // 4
+    assert all(str(rows[i].get("input", "")).strip() for i in rows)
+
+
+def test_candidate_drift_kinds_are_all_present() -> None:
+    ids, base, cand = incident_pairs()
+    _, baseline, candidate = incidents()
+    n = len(ids)
+    b = [baseline[i] for i in ids]
+    c = [candidate[i] for i in ids]
+    empty = sum(not x.strip() for x in c)
+    prefix = sum(bool(y.strip()) and y != x and x.startswith(y) for x, y in zip(b, c))
+    shorter = sum(
+        bool(y.strip()) and not x.startswith(y) and len(y.split()) < len(x.split()) / 2
+        for x, y in zip(b, c)
+    )
+
+    def first_two_lines_equal(text: str) -> bool:
+        lines = text.split("\n")
+        return len(lines) > 2 and lines[0] == lines[1]
+
+    duplicated = sum(
+        first_two_lines_equal(y) and not first_two_lines_equal(x) for x, y in zip(b, c)
+    )
+    appended = sum(y.startswith(x) and len(y.split()) >= len(x.split()) + 6 for x, y in zip(b, c))
+    same = sum(x == y for x, y in zip(b, c))
+    improved = sum(fc > fb + 0.1 for fb, fc in zip(base, cand))
+    assert 2 <= empty <= 3
+    assert 0.07 * n <= prefix + shorter <= 0.13 * n, (prefix, shorter)
+    assert prefix >= 0.06 * n
+    assert 0.04 * n <= duplicated <= 0.08 * n
+    assert 0.06 * n <= appended <= 0.10 * n
+    assert 3 <= improved <= 12
+    assert 0.35 * n <= same <= 0.6 * n
+
+
+def test_incident_candidate_falls_clearly_below_the_baseline_band() -> None:
+    # With one run per build the band is mean ± k standard errors (SPEC, analytic form).
+    ids, base, cand = incident_pairs()
+    k = settings(INCIDENTS)["band"]["k"]  # type: ignore[index]
+    mean_b, mean_c = statistics.fmean(base), statistics.fmean(cand)
+    half_width = k * statistics.stdev(base) / math.sqrt(len(base))
+    assert len(ids) >= 200
+    assert 0.3 <= mean_b <= 0.55, "a decent paraphrasing model scores like a second human"
+    assert mean_c < mean_b - 1.5 * half_width, (mean_b, half_width, mean_c)
+
+
+# --- the support suite ---------------------------------------------------------------------
+
+
+@cache
+def support_runs() -> tuple[dict[str, str], dict[str, list[dict[str, str]]]]:
+    """(references, {build name: [outputs of run 1, 2, 3]})."""
+    references = by_id(SUPPORT / "references.jsonl", "reference")
+    builds = {}
+    for build in sorted((SUPPORT / "builds").iterdir()):
+        builds[build.name] = [by_id(run, "output") for run in sorted(build.glob("run-*.jsonl"))]
+    return references, builds
+
+
+def test_support_settings_and_layout() -> None:
+    assert settings(SUPPORT) == {
+        "name": "Support answers",
+        "metric": "rougeL",
+        "tokenizer": "rouge-score",
+        "stem": False,
+        "band": {"k": 2.0},
+    }
+    references, builds = support_runs()
+    assert len(references) >= 120 and all(t.strip() for t in references.values())
+    assert list(builds) == ["2026-11-24_1a2b3c", "2026-11-28_5d6e7f"]
+    for runs in builds.values():
+        assert len(runs) == 3
+        assert all(set(run) == set(references) for run in runs)
+
+
+def test_support_replicate_runs_differ_only_slightly() -> None:
+    _, builds = support_runs()
+    for runs in builds.values():
+        for first, second in [(0, 1), (0, 2), (1, 2)]:
+            a, b = runs[first], runs[second]
+            changed = [i for i in a if a[i] != b[i]]
+            assert 0.2 * len(a) <= len(changed) <= 0.8 * len(a)
+            for i in changed:  # a word or two swapped, not a new answer
+                assert abs(len(a[i].split()) - len(b[i].split())) <= 4
+                assert rouge_l(a[i], b[i]) >= 0.85
+
+
+def test_support_candidate_stays_within_the_replicate_band() -> None:
+    # With replicate runs the band is mean ± k · (sample sd of the run means) (SPEC).
+    references, builds = support_runs()
+    scorer = rouge_scorer.RougeScorer(["rougeL"])
+    k = settings(SUPPORT)["band"]["k"]  # type: ignore[index]
+    ids = sorted(references)
+    summary = {}
+    for name, runs in builds.items():
+        run_means = [
+            statistics.fmean(scorer.score(references[i], run[i])["rougeL"].fmeasure for i in ids)
+            for run in runs
+        ]
+        summary[name] = statistics.fmean(run_means), statistics.stdev(run_means)
+    (mean_b, sd_b), (mean_c, sd_c) = summary.values()
+    assert sd_b > 0 and sd_c > 0, "replicates should carry some noise"
+    assert abs(mean_c - mean_b) < k * sd_b, (mean_b, sd_b, mean_c)

@@ -1,0 +1,185 @@
+"""Word-level alignments for the diff view, consistent with the scores.
+
+`alignment` says which words of a reference and a candidate the metric matched, on tokens
+that keep their offsets into the text as written; the number of matched words on each side
+is the match count in the metric's precision and recall. `align_outputs` aligns two
+outputs (baseline and candidate) word by word for the baseline-vs-candidate diff.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from rouge_tui.metrics.lcs import lcs_pairs
+from rouge_tui.metrics.rouge import METRICS, ZERO, Score, lsum_pairs, score_from_counts
+from rouge_tui.metrics.tokenize import Token, sentence_tokens, tokenize_with_offsets
+
+__all__ = ["Alignment", "Op", "align_outputs", "alignment"]
+
+Op = tuple[str, int] | tuple[str, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """What one metric matched between a reference and a candidate.
+
+    `pairs` are matched (reference index, candidate index) pairs into `reference` and
+    `candidate` (tokens with offsets), sorted by reference index; there are exactly
+    `matches` of them, the numerator of `score`'s precision and recall, whose
+    denominators are `candidate_count` and `reference_count`. For rougeL they are
+    rouge-score's LCS; for rougeLsum the union-LCS hits rouge-score counts; for rouge1 and
+    rouge2 the clipped n-gram matches, each pair giving the first token of an n-gram
+    (`span` tokens long).
+    """
+
+    metric: str
+    reference: tuple[Token, ...]
+    candidate: tuple[Token, ...]
+    pairs: tuple[tuple[int, int], ...]
+    reference_hits: tuple[int, ...]
+    candidate_hits: tuple[int, ...]
+    score: Score
+    span: int
+    reference_count: int
+    candidate_count: int
+
+    @property
+    def matches(self) -> int:
+        """The match count (LCS length, union-LCS hits or clipped n-gram matches)."""
+        return len(self.pairs)
+
+
+def _lcs_alignment(ref: list[Token], can: list[Token]) -> tuple[list[tuple[int, int]], int, int]:
+    pairs = lcs_pairs([t.text for t in ref], [t.text for t in can])
+    return pairs, len(ref), len(can)
+
+
+def _ngram_alignment(
+    ref: list[Token], can: list[Token], n: int
+) -> tuple[list[tuple[int, int]], int, int]:
+    def starts(tokens: list[Token]) -> dict[tuple[str, ...], list[int]]:
+        texts = [t.text for t in tokens]
+        where: dict[tuple[str, ...], list[int]] = {}
+        for k in range(len(texts) - n + 1):
+            where.setdefault(tuple(texts[k : k + n]), []).append(k)
+        return where
+
+    can_starts = starts(can)
+    pairs: list[tuple[int, int]] = []
+    for gram, ref_at in starts(ref).items():
+        # zip stops at the shorter list: the count is clipped, as ROUGE-N clips it.
+        pairs.extend(zip(ref_at, can_starts.get(gram, ())))
+    pairs.sort()
+    return pairs, max(len(ref) - n + 1, 0), max(len(can) - n + 1, 0)
+
+
+def _lsum_alignment(
+    ref_sents: list[list[Token]], can_sents: list[list[Token]]
+) -> tuple[list[tuple[int, int]], int, int]:
+    ref_sents = [sent for sent in ref_sents if sent]
+    can_sents = [sent for sent in can_sents if sent]
+    ref_flat = [t.text for sent in ref_sents for t in sent]
+    can_flat = [t.text for sent in can_sents for t in sent]
+    if not ref_flat or not can_flat:
+        return [], len(ref_flat), len(can_flat)
+
+    def starts(sents: list[list[Token]]) -> list[int]:
+        out, at = [], 0
+        for sent in sents:
+            out.append(at)
+            at += len(sent)
+        return out
+
+    ref_start, can_start = starts(ref_sents), starts(can_sents)
+    # Reference position -> the candidate positions the traceback matched it with, in
+    # candidate-sentence order; the union LCS is the set of these reference positions.
+    partners: dict[int, list[int]] = {}
+    ref_texts = [[t.text for t in sent] for sent in ref_sents]
+    can_texts = [[t.text for t in sent] for sent in can_sents]
+    for k, s, sentence_pairs in lsum_pairs(ref_texts, can_texts):
+        for i, j in sentence_pairs:
+            partners.setdefault(ref_start[k] + i, []).append(can_start[s] + j)
+
+    # rouge-score counts union tokens in reference order while the candidate still has
+    # that token left to give.
+    left = Counter(can_flat)
+    by_token: dict[Hashable, list[int]] = {}
+    for j, text in enumerate(can_flat):
+        by_token.setdefault(text, []).append(j)
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    for i in sorted(partners):
+        token = ref_flat[i]
+        if left[token] <= 0:
+            continue
+        left[token] -= 1
+        # Show the hit on a candidate word the LCS matched it with, if one is still free,
+        # else on the first free candidate occurrence of the word (one always remains).
+        j = next((j for j in partners[i] if j not in used), None)
+        if j is None:
+            j = next(j for j in by_token[token] if j not in used)
+        used.add(j)
+        pairs.append((i, j))
+    return pairs, len(ref_flat), len(can_flat)
+
+
+def alignment(
+    reference: str,
+    candidate: str,
+    metric: str = "rougeL",
+    tokenizer: str = "whitespace",
+    stem: bool = False,
+) -> Alignment:
+    """The words of `reference` and `candidate` that `metric` matched, and its score."""
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}: expected one of {', '.join(METRICS)}")
+    span = 1
+    if metric == "rougeLsum":
+        ref_sents = sentence_tokens(reference, tokenizer, stem)
+        can_sents = sentence_tokens(candidate, tokenizer, stem)
+        ref = [t for sent in ref_sents for t in sent]
+        can = [t for sent in can_sents for t in sent]
+        pairs, ref_count, can_count = _lsum_alignment(ref_sents, can_sents)
+    else:
+        ref = tokenize_with_offsets(reference, tokenizer, stem)
+        can = tokenize_with_offsets(candidate, tokenizer, stem)
+        if metric == "rougeL":
+            pairs, ref_count, can_count = _lcs_alignment(ref, can)
+        else:
+            span = 1 if metric == "rouge1" else 2
+            pairs, ref_count, can_count = _ngram_alignment(ref, can, span)
+    score = score_from_counts(len(pairs), ref_count, can_count) if pairs else ZERO
+    return Alignment(
+        metric=metric,
+        reference=tuple(ref),
+        candidate=tuple(can),
+        pairs=tuple(pairs),
+        reference_hits=tuple(sorted(i for i, _ in pairs)),
+        candidate_hits=tuple(sorted(j for _, j in pairs)),
+        score=score,
+        span=span,
+        reference_count=ref_count,
+        candidate_count=can_count,
+    )
+
+
+def align_outputs(a_tokens: Sequence[Hashable], b_tokens: Sequence[Hashable]) -> list[Op]:
+    """Word-level LCS alignment of two outputs, as ops in reading order.
+
+    ("equal", i, j) pairs a[i] with b[j]; ("delete", i) is a word only in `a`;
+    ("insert", j) a word only in `b`. Within a gap, deletions come before insertions.
+    `Token`s are compared by their text; other items as they are.
+    """
+    a = [t.text if isinstance(t, Token) else t for t in a_tokens]
+    b = [t.text if isinstance(t, Token) else t for t in b_tokens]
+    ops: list[Op] = []
+    i = j = 0
+    for pi, pj in [*lcs_pairs(a, b), (len(a), len(b))]:
+        ops.extend(("delete", k) for k in range(i, pi))
+        ops.extend(("insert", k) for k in range(j, pj))
+        if pi < len(a):
+            ops.append(("equal", pi, pj))
+        i, j = pi + 1, pj + 1
+    return ops

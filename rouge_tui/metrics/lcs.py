@@ -1,0 +1,251 @@
+"""Longest common subsequence over token sequences, bit-parallel on Python integers.
+
+`lcs_length` is the Allison-Dix / Hyyrö pass: one bitmask per token of one side, one step
+per token of the other (`U = V & M[tok]; V = (V + U) | (V - U)`), so the work is
+len(b) big-integer steps rather than len(a) * len(b) table cells.
+
+`lcs_pairs` / `lcs_indices` read out exactly the LCS that rouge-score 0.1.2's
+`_backtrack_norec(_lcs_table(ref, can), ref, can)` picks. The table values it compares come
+from the rows of the pass: with masks over the reference, `t[i][j]` is the number of zero
+bits of `V_j` (V after `j` candidate tokens) below bit `i`. A second pass the other way
+round gives the table in the other direction; with both, the traceback skips whole runs of
+moves and costs O(LCS length) big-integer operations after the two passes.
+
+Several sequences can share one integer ("packed"), each at its own bit offset with a
+clear guard bit after it so that carries stop there: rougeLsum scores every reference
+sentence against a candidate sentence in a single pass that way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Sequence
+
+__all__ = [
+    "Packed",
+    "lcs_indices",
+    "lcs_length",
+    "lcs_length_masks",
+    "lcs_pairs",
+    "lcs_rows",
+    "token_masks",
+    "traceback",
+]
+
+# Keep every row of a pass when they fit in this many bits; beyond, keep every k-th row and
+# recompute a block of rows when the traceback reaches it (about twice the pass time,
+# memory ~ 2 * sqrt(rows) rows). 2**27 bits is 16 MB, two 11,000-token texts.
+_ROW_BITS_LIMIT = 1 << 27
+
+
+def token_masks(tokens: Iterable[Hashable]) -> dict[Hashable, int]:
+    """Bitmask per distinct token: bit i is set where tokens[i] is that token."""
+    masks: dict[Hashable, int] = {}
+    get = masks.get
+    bit = 1
+    for token in tokens:
+        masks[token] = get(token, 0) | bit
+        bit <<= 1
+    return masks
+
+
+class Packed:
+    """Several token sequences packed in one integer for a shared bit-parallel pass.
+
+    Sequence k occupies bits `offsets[k]` .. `offsets[k] + len(seq_k) - 1`, followed by a
+    guard bit that is clear in `keep`. `masks[token]` has the bits of every position of
+    `token` in every sequence.
+    """
+
+    __slots__ = ("keep", "masks", "offsets")
+
+    def __init__(self, sequences: Sequence[Sequence[Hashable]]):
+        masks: dict[Hashable, int] = {}
+        get = masks.get
+        offsets: list[int] = []
+        keep = 0
+        position = 0
+        for seq in sequences:
+            offsets.append(position)
+            bit = 1 << position
+            for token in seq:
+                masks[token] = get(token, 0) | bit
+                bit <<= 1
+            keep |= ((1 << len(seq)) - 1) << position
+            position += len(seq) + 1
+        self.masks = masks
+        self.keep = keep
+        self.offsets = offsets
+
+
+def lcs_length_masks(masks: dict[Hashable, int], width: int, tokens: Iterable[Hashable]) -> int:
+    """LCS length of the sequence behind `masks` (of length `width`) and `tokens`."""
+    v = (1 << width) - 1
+    # Tokens absent from the mask side leave V unchanged: filter them out in C.
+    for mask in filter(None, map(masks.get, tokens)):
+        u = v & mask
+        v = (v + u) | (v - u)
+    # Carries out of the top only ever set bits at `width` and above.
+    return width - (v & ((1 << width) - 1)).bit_count()
+
+
+def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """Length of a longest common subsequence of `a` and `b`."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return 0
+    # Masks over the longer side: fewer, if wider, steps; Python's per-step overhead
+    # outweighs the width of the integers at these sizes.
+    return lcs_length_masks(token_masks(a), len(a), b)
+
+
+def lcs_rows(
+    masks: dict[Hashable, int], keep: int, tokens: Iterable[Hashable], guarded: bool = False
+) -> list[int]:
+    """V_0 .. V_n of the pass over `tokens` (V_0 = `keep`, the mask side's positions).
+
+    For the mask-side sequence at bit offset s, the table value t[i][j] (LCS of its first
+    i tokens and the first j of `tokens`) is `(~V_j >> s & ((1 << i) - 1)).bit_count()`.
+    `guarded` clears the guard bits of a `Packed` layout after every step.
+    """
+    v = keep
+    rows = [v]
+    append = rows.append
+    get = masks.get
+    if guarded:
+        for token in tokens:
+            mask = get(token)
+            if mask:
+                u = v & mask
+                v = ((v + u) | (v - u)) & keep
+            append(v)
+    else:
+        for token in tokens:
+            mask = get(token)
+            if mask:
+                u = v & mask
+                v = (v + u) | (v - u)
+            append(v)
+    return rows
+
+
+def _rows(masks: dict[Hashable, int], width: int, tokens: Sequence[Hashable]) -> Sequence[int]:
+    """All V rows of a pass if they fit in `_ROW_BITS_LIMIT` bits, else `_Checkpoints`."""
+    if (len(tokens) + 1) * max(width, 1) <= _ROW_BITS_LIMIT:
+        return lcs_rows(masks, (1 << width) - 1, tokens)
+    return _Checkpoints(masks, width, tokens)
+
+
+class _Checkpoints(Sequence[int]):
+    """The V rows of a pass over long inputs: every k-th row kept, blocks recomputed.
+
+    The traceback only moves to lower rows, so one recomputed block is kept at a time.
+    """
+
+    def __init__(self, masks: dict[Hashable, int], width: int, tokens: Sequence[Hashable]):
+        self._masks = masks
+        self._tokens = tokens
+        self._len = len(tokens) + 1
+        self._step = step = max(1, math.isqrt(len(tokens)))
+        v = (1 << width) - 1
+        checkpoints = [v]
+        get = masks.get
+        for j, token in enumerate(tokens, 1):
+            mask = get(token)
+            if mask:
+                u = v & mask
+                v = (v + u) | (v - u)
+            if j % step == 0:
+                checkpoints.append(v)
+        self._checkpoints = checkpoints
+        self._block: list[int] = []
+        self._base = -1
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, j: int) -> int:  # type: ignore[override]
+        step = self._step
+        base = j - j % step
+        if base != self._base:
+            start = self._checkpoints[base // step]
+            self._block = lcs_rows(self._masks, start, self._tokens[base : base + step - 1])
+            self._base = base
+        return self._block[j - base]
+
+
+def traceback(
+    ref: Sequence[Hashable],
+    can: Sequence[Hashable],
+    ref_rows: Sequence[int],
+    can_rows: Sequence[int],
+    ref_masks: dict[Hashable, int],
+    can_masks: dict[Hashable, int],
+    ref_shift: int = 0,
+    can_shift: int = 0,
+) -> list[tuple[int, int]]:
+    """rouge-score's `_backtrack_norec`, with table values read from the two passes' rows.
+
+    `ref_rows[j]` (j = 0..len(can)) are the V rows of the pass with masks over `ref`
+    (`ref_masks`, `ref` at bit offset `ref_shift`) stepping through `can`; `can_rows[i]`
+    (i = 0..len(ref)) those of the pass the other way round. Returns the (ref index,
+    can index) pairs of the LCS, in increasing order.
+
+    rouge-score, at a cell (i, j) whose tokens differ, moves left when
+    t[i][j-1] > t[i-1][j], else up. As t[i-1][j] is t[i][j] less the zero bit i-1 of
+    V_j, and t[i][j-1] is t[i][j] less the zero bit j-1 of the other pass's row i, this
+    reads: go up over the set bits of V_j; at a zero bit, go left while the other row's
+    bits are set, else up. Each run of such moves ends at the highest bit of one integer,
+    and every iteration below lowers the LCS left to trace by one.
+    """
+    i, j = len(ref), len(can)
+    pairs: list[tuple[int, int]] = []
+    append = pairs.append
+    ref_get = ref_masks.get
+    can_get = can_masks.get
+    cur = (~ref_rows[j] >> ref_shift & ((1 << i) - 1)).bit_count()  # t[i][j]
+    while cur:
+        token = can[j - 1]
+        # Up while the tokens differ and t[i-1][j] == t[i][j].
+        i = ((~ref_rows[j] | ref_get(token, 0)) >> ref_shift & ((1 << i) - 1)).bit_length()
+        if ref[i - 1] != token:
+            row = ~can_rows[i] >> can_shift
+            if row >> (j - 1) & 1:  # t[i][j-1] < t[i][j]: up
+                i -= 1
+                cur -= 1
+                continue
+            # Left while the tokens differ and t[i][j-1] == t[i][j]; t[i-1][j] stays lower.
+            word = ref[i - 1]
+            j = ((row | can_get(word, 0) >> can_shift) & ((1 << (j - 1)) - 1)).bit_length()
+            if can[j - 1] != word:  # t[i][j-1] < t[i][j]: up
+                i -= 1
+                cur -= 1
+                continue
+        i -= 1
+        j -= 1
+        cur -= 1
+        append((i, j))
+    pairs.reverse()
+    return pairs
+
+
+def lcs_pairs(ref: Sequence[Hashable], can: Sequence[Hashable]) -> list[tuple[int, int]]:
+    """The (ref index, can index) pairs of the LCS rouge-score's traceback picks."""
+    if not ref or not can:
+        return []
+    ref_masks = token_masks(ref)
+    can_masks = token_masks(can)
+    return traceback(
+        ref,
+        can,
+        _rows(ref_masks, len(ref), can),
+        _rows(can_masks, len(can), ref),
+        ref_masks,
+        can_masks,
+    )
+
+
+def lcs_indices(ref: Sequence[Hashable], can: Sequence[Hashable]) -> list[int]:
+    """Indices into `ref` of the LCS rouge-score's `lcs_ind(ref, can)` returns."""
+    return [i for i, _ in lcs_pairs(ref, can)]

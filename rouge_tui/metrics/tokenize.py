@@ -1,0 +1,238 @@
+"""Tokenizers: the chapter's `lower().split()` and an exact copy of rouge-score 0.1.2's.
+
+Two entry points per tokenizer:
+
+- `make_tokenizer(name, stem)` gives a fast `str -> list[str]` function for scoring.
+- `tokenize_with_offsets(text, name, stem)` gives `Token`s carrying offsets into the
+  original text, so highlights are drawn on the text as written. Its token texts equal the
+  fast form's on every input.
+
+rougeLsum splits sentences on newlines only (rouge-score with `split_summaries=False`):
+`sentences` and `sentence_tokens` reproduce that split.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "TOKENIZERS",
+    "StemmerUnavailable",
+    "Token",
+    "make_tokenizer",
+    "sentence_spans",
+    "sentence_tokens",
+    "sentences",
+    "tokenize",
+    "tokenize_with_offsets",
+]
+
+TOKENIZERS: tuple[str, ...] = ("whitespace", "rouge-score")
+
+# rouge-score: lowercase, every run of non-[a-z0-9] is a separator. Finding the runs of
+# [a-z0-9] directly gives the same tokens as its substitute-then-split-then-filter steps.
+_ALNUM_RUN = re.compile(r"[a-z0-9]+")
+# str.split() and re's \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
+_NON_SPACE_RUN = re.compile(r"\S+")
+# rouge-score's final filter, applied after stemming (re.match with ^...$, as it does).
+_VALID_TOKEN = re.compile(r"^[a-z0-9]+$")
+
+Tokenizer = Callable[[str], list[str]]
+
+
+class StemmerUnavailable(RuntimeError):
+    """Stemming was asked for but NLTK (which provides the Porter stemmer) is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__('stemming needs NLTK: pip install "rouge-tui[stem]"')
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A token as matched (`text`, normalised and maybe stemmed) and where it was written.
+
+    `original[start:end]` is the word as it appears in the original text.
+    """
+
+    text: str
+    start: int
+    end: int
+
+
+# --- stemming ------------------------------------------------------------------------------
+
+_stemmer: Any = None
+# word -> stem, or None when rouge-score's final filter would drop the stem.
+_stem_cache: dict[str, str | None] = {}
+_STEM_CACHE_LIMIT = 1 << 20
+
+
+def _porter() -> Any:
+    """NLTK's Porter stemmer in its default mode, as rouge-score builds it; imported lazily."""
+    global _stemmer
+    if _stemmer is None:
+        try:
+            from nltk.stem import porter
+        except ImportError as exc:
+            raise StemmerUnavailable() from exc
+        _stemmer = porter.PorterStemmer()
+    return _stemmer
+
+
+def _stem(word: str) -> str | None:
+    """rouge-score's per-token stemming step plus its validity filter, cached per word."""
+    try:
+        return _stem_cache[word]
+    except KeyError:
+        pass
+    stem = _porter().stem(word)
+    result = stem if _VALID_TOKEN.match(stem) else None
+    if len(_stem_cache) >= _STEM_CACHE_LIMIT:
+        _stem_cache.clear()
+    _stem_cache[word] = result
+    return result
+
+
+def _stem_tokens(words: list[str]) -> list[str]:
+    """Stem words longer than 3 characters and drop invalid results, as rouge-score does."""
+    cache = _stem_cache
+    out: list[str] = []
+    append = out.append
+    for word in words:
+        if len(word) <= 3:
+            append(word)
+            continue
+        stem = cache[word] if word in cache else _stem(word)
+        if stem is not None:
+            append(stem)
+    return out
+
+
+# --- fast tokenizers -----------------------------------------------------------------------
+
+
+def _whitespace(text: str) -> list[str]:
+    return text.lower().split()
+
+
+def _rouge_score(text: str) -> list[str]:
+    return _ALNUM_RUN.findall(text.lower())
+
+
+def _rouge_score_stemmed(text: str) -> list[str]:
+    return _stem_tokens(_ALNUM_RUN.findall(text.lower()))
+
+
+def _check(name: str, stem: bool) -> None:
+    if name not in TOKENIZERS:
+        raise ValueError(f"unknown tokenizer {name!r}: expected one of {', '.join(TOKENIZERS)}")
+    if stem and name != "rouge-score":
+        raise ValueError(f"stemming applies to the rouge-score tokenizer only, not {name!r}")
+    if stem:
+        _porter()
+
+
+def make_tokenizer(name: str = "whitespace", stem: bool = False) -> Tokenizer:
+    """The fast `str -> list[str]` tokenizer for `name`, validated up front.
+
+    Raises ValueError for an unknown name or stemming with `whitespace`, and
+    StemmerUnavailable when stemming is asked for without NLTK.
+    """
+    _check(name, stem)
+    if name == "whitespace":
+        return _whitespace
+    return _rouge_score_stemmed if stem else _rouge_score
+
+
+def tokenize(text: str, tokenizer: str = "whitespace", stem: bool = False) -> list[str]:
+    """Tokens of `text` as the named tokenizer produces them (see `make_tokenizer`)."""
+    return make_tokenizer(tokenizer, stem)(text)
+
+
+# --- tokens with offsets -------------------------------------------------------------------
+
+
+def _lowered_to_original(text: str, lowered: str) -> list[int] | None:
+    """Map each index of `text.lower()` to the index of the original character.
+
+    None when lowering kept the length, so indices are the same. Only a few characters
+    lower to more than one (e.g. 'İ' -> 'i' + combining dot); lowering is per character
+    in length, so summing per-character lengths gives the map.
+    """
+    if len(lowered) == len(text):
+        return None
+    back: list[int] = []
+    for index, char in enumerate(text):
+        width = len(char.lower())
+        back.extend([index] * width)
+    return back
+
+
+def tokenize_with_offsets(
+    text: str, tokenizer: str = "whitespace", stem: bool = False
+) -> list[Token]:
+    """Tokens of `text` with their character offsets in `text`.
+
+    Token texts equal `tokenize(text, tokenizer, stem)`; offsets cover the characters the
+    token came from (so `02:14 UTC,` gives `utc` at the offsets of `UTC`).
+    """
+    _check(tokenizer, stem)
+    lowered = text.lower()
+    back = _lowered_to_original(text, lowered)
+    pattern = _NON_SPACE_RUN if tokenizer == "whitespace" else _ALNUM_RUN
+    tokens: list[Token] = []
+    for match in pattern.finditer(lowered):
+        word = match.group()
+        if stem and len(word) > 3:
+            stemmed = _stem(word)
+            if stemmed is None:
+                continue
+            word = stemmed
+        start, end = match.span()
+        if back is not None:
+            start, end = back[start], back[end - 1] + 1
+        tokens.append(Token(word, start, end))
+    return tokens
+
+
+# --- sentences (rougeLsum) -----------------------------------------------------------------
+
+
+def sentences(text: str) -> list[str]:
+    """rougeLsum's sentences: the text split on "\\n", empty pieces dropped."""
+    return [line for line in text.split("\n") if line]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets in `text` of each item of `sentences(text)`, in order."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        if line:
+            spans.append((start, end))
+        start = end + 1
+    return spans
+
+
+def sentence_tokens(
+    text: str, tokenizer: str = "whitespace", stem: bool = False
+) -> list[list[Token]]:
+    """Tokens with offsets (into the whole `text`) for each of `sentences(text)`.
+
+    A sentence may have no tokens (a line of punctuation, say); it is kept, as rouge-score
+    keeps it. Concatenated, the lists equal `tokenize_with_offsets(text, ...)`, because
+    neither tokenizer lets a token span a newline.
+    """
+    spans = sentence_spans(text)
+    result: list[list[Token]] = [[] for _ in spans]
+    if not spans:
+        return result
+    starts = [start for start, _ in spans]
+    for token in tokenize_with_offsets(text, tokenizer, stem):
+        result[bisect.bisect_right(starts, token.start) - 1].append(token)
+    return result

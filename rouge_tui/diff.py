@@ -1,0 +1,655 @@
+"""A pure model of one example's diff: what each build matched, and how the outputs differ.
+
+Two views of the same example, both drawn on the text as written (tokens keep offsets):
+
+- *against the reference*: for each build (a `Side`), the words that count towards its score,
+  and the arithmetic of that score, P, R and F equal to rouge-score's floats. The reference
+  (`ReferenceView`) shows which of its words each build matched.
+- *baseline vs candidate*: a word-level LCS alignment of the two outputs (`AlignedRow`s).
+
+What is highlighted, per metric:
+
+- rougeL: the LCS rouge-score's traceback picks (its tie rule), so the highlighted candidate
+  words are exactly the `matches` of P = matches / candidate_len.
+- rougeLsum: rouge-score's summary-level hits (union LCS per reference sentence, clipped by
+  token counts). Each hit is a reference word; on the output side it is drawn on an output word
+  the union LCS paired with it, or, when that word already carries an earlier hit, on the first
+  free output word with the same token (rouge-score counts tokens, not positions). The number of
+  highlighted output words equals `matches`.
+- rouge1: the clipped unigram overlap: for each word, its first min(count in output, count in
+  reference) occurrences on each side. Highlighted output words == `matches`.
+- rouge2: the clipped bigram overlap, drawn as both words of each matching bigram (first
+  occurrences). `matches` counts bigrams, so highlighted words can differ from it.
+
+Multi-reference: each side scores against the reference with its highest F (ties to the first
+listed, as rouge-score's `score_multi`). The reference pane follows the candidate's choice,
+marks what each build matched *in that reference*, and `ReferenceView.note` says when the
+baseline's figures came from another reference.
+
+No Textual here: the export and the CLI use `render_plain`; the app's widget draws the same
+model with Rich styles.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from rouge_tui.metrics.lcs import lcs_pairs
+from rouge_tui.metrics.rouge import lsum_pairs
+from rouge_tui.metrics.tokenize import Token, sentence_spans, tokenize_with_offsets
+from rouge_tui.safetext import one_line, visible
+
+__all__ = [
+    "DIFF_METRICS",
+    "AlignedRow",
+    "ExampleDiff",
+    "MatchedBy",
+    "ReferenceView",
+    "RowKind",
+    "Segment",
+    "Side",
+    "example_diff",
+    "fold_words",
+    "markdown_block",
+    "output_alignment",
+    "reference_segments",
+    "render_plain",
+    "segments",
+    "side_segments",
+]
+
+DIFF_METRICS: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+
+MatchedBy = Literal["both", "baseline", "candidate", "neither"]
+RowKind = Literal["equal", "delete", "insert", "replace"]
+
+# How much of a text the renderings show; the figures always use the whole text.
+DEFAULT_LIMIT = 20_000
+# Equal runs longer than this many words fold to "… N unchanged words …".
+FOLD_THRESHOLD = 12
+FOLD_CONTEXT = 3
+
+
+def _fmeasure(precision: float, recall: float) -> float:
+    """rouge-score's `scoring.fmeasure`, same operations in the same order."""
+    if precision + recall > 0:
+        return 2 * precision * recall / (precision + recall)
+    return 0.0
+
+
+@dataclass
+class Side:
+    """One build's output scored against one reference, with the words that count marked."""
+
+    text: str
+    tokens: list[Token]
+    on_lcs: set[int]  # token indices highlighted (see the module docstring, per metric)
+    matches: int  # LCS length, summary-level hits, or n-gram overlap
+    candidate_len: int  # tokens (rougeL/Lsum) or n-grams (rouge1/2) of the output
+    reference_len: int  # the same, of the reference
+    precision: float
+    recall: float
+    fmeasure: float
+    reference_index: int  # which reference the figures are against
+    metric: str = "rougeL"
+    reference_on: set[int] = field(default_factory=set)  # reference token indices matched
+
+    def arithmetic(self) -> str:
+        """The score as the chapter writes it: `LCS 17 · P 17/53 = 0.32 · R 17/56 = 0.30 · F 0.31`."""
+        label = {
+            "rougeL": "LCS",
+            "rougeLsum": "summary LCS",
+            "rouge1": "unigram overlap",
+            "rouge2": "bigram overlap",
+        }.get(self.metric, "overlap")
+        m = self.matches
+        return (
+            f"{label} {m} · P {m}/{self.candidate_len} = {self.precision:.2f}"
+            f" · R {m}/{self.reference_len} = {self.recall:.2f} · F {self.fmeasure:.2f}"
+        )
+
+
+@dataclass
+class ReferenceView:
+    """The reference shown beside the outputs, each word marked by which build matched it."""
+
+    text: str
+    tokens: list[Token]
+    matched_by: list[MatchedBy]  # per token: "both" | "baseline" | "candidate" | "neither"
+    index: int = 0  # which of the example's references this is
+    count: int = 1  # how many references the example has
+    note: str = ""  # e.g. that the baseline's figures are against another reference
+
+
+@dataclass
+class ExampleDiff:
+    """Everything the diff view shows for one example against its reference(s)."""
+
+    id: str
+    metric: str
+    tokenizer: str
+    stem: bool
+    reference: ReferenceView
+    baseline: Side
+    candidate: Side
+
+
+@dataclass
+class AlignedRow:
+    """One row of the outputs' alignment: a run of words, as written, on either side.
+
+    `delete` has words only on the left (baseline), `insert` only on the right (candidate),
+    `replace` on both (removed left, added right), `equal` the same words on both.
+    """
+
+    kind: RowKind
+    left: str
+    right: str
+    left_words: int = 0
+    right_words: int = 0
+
+
+# --- matching ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Text:
+    """A text tokenised once: its tokens, their texts, and rougeLsum's sentences (as indices)."""
+
+    text: str
+    tokens: list[Token]
+    words: list[str]
+    sentences: list[range] | None  # token index ranges, one per sentence (rougeLsum only)
+
+
+@lru_cache(maxsize=16)
+def _tokens(text: str, tokenizer: str, stem: bool) -> tuple[Token, ...]:
+    """Tokens with offsets, kept for a while: the two views of one example share them."""
+    return tuple(tokenize_with_offsets(text, tokenizer, stem))
+
+
+def _prepare(text: str, metric: str, tokenizer: str, stem: bool) -> _Text:
+    tokens = list(_tokens(text, tokenizer, stem))
+    ranges: list[range] | None = None
+    if metric == "rougeLsum":
+        # rougeLsum's sentences; no token spans a newline, so each falls in one sentence.
+        starts = [t.start for t in tokens]
+        ranges = [
+            range(bisect_left(starts, start), bisect_left(starts, end))
+            for start, end in sentence_spans(text)
+        ]
+    return _Text(text, tokens, [t.text for t in tokens], ranges)
+
+
+@dataclass
+class _Match:
+    matches: int
+    candidate_len: int
+    reference_len: int
+    candidate_on: set[int]
+    reference_on: set[int]
+
+    def score(self) -> tuple[float, float, float]:
+        """P, R, F with rouge-score's formulas (max(len, 1) for n-grams, 0 for empty LCS)."""
+        precision = self.matches / max(self.candidate_len, 1)
+        recall = self.matches / max(self.reference_len, 1)
+        return precision, recall, _fmeasure(precision, recall)
+
+
+def _match_lcs(ref: _Text, can: _Text) -> _Match:
+    pairs = lcs_pairs(ref.words, can.words) if ref.words and can.words else []
+    return _Match(
+        len(pairs), len(can.words), len(ref.words), {j for _, j in pairs}, {i for i, _ in pairs}
+    )
+
+
+def _match_lsum(ref: _Text, can: _Text) -> _Match:
+    """rouge-score's `_summary_level_lcs`, keeping which positions each hit used."""
+    assert ref.sentences is not None and can.sentences is not None
+    m, n = len(ref.words), len(can.words)
+    ref_sentences = [r for r in ref.sentences if len(r)]
+    can_sentences = [c for c in can.sentences if len(c)]
+    if not ref_sentences or not can_sentences:
+        return _Match(0, n, m, set(), set())
+    # reference sentence -> {position in it: output positions the union LCS paired with it}
+    paired: list[dict[int, list[int]]] = [{} for _ in ref_sentences]
+    for k, s, pairs in lsum_pairs(
+        [ref.words[r.start : r.stop] for r in ref_sentences],
+        [can.words[c.start : c.stop] for c in can_sentences],
+    ):
+        offset = can_sentences[s].start
+        found = paired[k]
+        for i, j in pairs:
+            found.setdefault(i, []).append(offset + j)
+    left_r = Counter(ref.words)
+    left_c = Counter(can.words)
+    # Output positions per token, in text order, for hits whose paired positions are taken.
+    positions: dict[str, list[int]] = {}
+    for j, word in enumerate(can.words):
+        positions.setdefault(word, []).append(j)
+    used: set[int] = set()
+    reference_on: set[int] = set()
+    hits = 0
+    for r_range, found in zip(ref_sentences, paired):
+        for i in sorted(found):
+            word = ref.words[r_range.start + i]
+            if left_c[word] > 0 and left_r[word] > 0:
+                hits += 1
+                left_c[word] -= 1
+                left_r[word] -= 1
+                reference_on.add(r_range.start + i)
+                spot = next((j for j in found[i] if j not in used), None)
+                if spot is None:
+                    # Counting is per token: some free position with this token exists.
+                    spot = next(j for j in positions[word] if j not in used)
+                used.add(spot)
+    return _Match(hits, n, m, used, reference_on)
+
+
+def _ngram_positions(words: list[str], n: int) -> dict[tuple[str, ...], list[int]]:
+    found: dict[tuple[str, ...], list[int]] = {}
+    for start in range(len(words) - n + 1):
+        found.setdefault(tuple(words[start : start + n]), []).append(start)
+    return found
+
+
+def _match_ngrams(ref: _Text, can: _Text, n: int) -> _Match:
+    """Clipped n-gram overlap; the first min(count, count) occurrences of each n-gram marked."""
+    ref_grams = _ngram_positions(ref.words, n)
+    can_grams = _ngram_positions(can.words, n)
+    overlap = 0
+    reference_on: set[int] = set()
+    candidate_on: set[int] = set()
+    for gram, ref_starts in ref_grams.items():
+        can_starts = can_grams.get(gram)
+        if not can_starts:
+            continue
+        shared = min(len(ref_starts), len(can_starts))
+        overlap += shared
+        for start in ref_starts[:shared]:
+            reference_on.update(range(start, start + n))
+        for start in can_starts[:shared]:
+            candidate_on.update(range(start, start + n))
+    return _Match(
+        overlap,
+        max(len(can.words) - n + 1, 0),
+        max(len(ref.words) - n + 1, 0),
+        candidate_on,
+        reference_on,
+    )
+
+
+def _match(metric: str, ref: _Text, can: _Text) -> _Match:
+    if metric == "rougeL":
+        return _match_lcs(ref, can)
+    if metric == "rougeLsum":
+        return _match_lsum(ref, can)
+    return _match_ngrams(ref, can, 1 if metric == "rouge1" else 2)
+
+
+def _side(metric: str, refs: list[_Text], can: _Text) -> tuple[Side, list[_Match]]:
+    """The side against its best reference (highest F, ties to the first), and all matches."""
+    found = [_match(metric, ref, can) for ref in refs]
+    scores = [m.score() for m in found]
+    best = 0
+    for index, score in enumerate(scores):
+        if score[2] > scores[best][2]:
+            best = index
+    match = found[best]
+    precision, recall, fmeasure = scores[best]
+    side = Side(
+        text=can.text,
+        tokens=can.tokens,
+        on_lcs=match.candidate_on,
+        matches=match.matches,
+        candidate_len=match.candidate_len,
+        reference_len=match.reference_len,
+        precision=precision,
+        recall=recall,
+        fmeasure=fmeasure,
+        reference_index=best,
+        metric=metric,
+        reference_on=match.reference_on,
+    )
+    return side, found
+
+
+def example_diff(
+    example_id: str,
+    references: Sequence[str],
+    baseline: str,
+    candidate: str,
+    metric: str = "rougeL",
+    tokenizer: str = "whitespace",
+    stem: bool = False,
+) -> ExampleDiff:
+    """Score both outputs against the reference(s) and mark the words that count.
+
+    Raises ValueError for an unknown metric or tokenizer, no references, or stemming with
+    the whitespace tokenizer.
+    """
+    if metric not in DIFF_METRICS:
+        raise ValueError(f"unknown metric {metric!r}: expected one of {', '.join(DIFF_METRICS)}")
+    if not references:
+        raise ValueError(f"example {example_id!r} has no reference to compare against")
+    refs = [_prepare(text, metric, tokenizer, stem) for text in references]
+    base_side, base_all = _side(metric, refs, _prepare(baseline, metric, tokenizer, stem))
+    cand_side, cand_all = _side(metric, refs, _prepare(candidate, metric, tokenizer, stem))
+
+    shown = cand_side.reference_index
+    base_on = base_all[shown].reference_on
+    cand_on = cand_all[shown].reference_on
+    matched_by: list[MatchedBy] = []
+    for index in range(len(refs[shown].tokens)):
+        in_base, in_cand = index in base_on, index in cand_on
+        matched_by.append(
+            "both"
+            if in_base and in_cand
+            else "baseline"
+            if in_base
+            else "candidate"
+            if in_cand
+            else "neither"
+        )
+    note = ""
+    if len(refs) > 1:
+        note = f"reference {shown + 1} of {len(refs)}: the candidate's best"
+        if base_side.reference_index != shown:
+            note += (
+                f"; the baseline scored best against reference {base_side.reference_index + 1},"
+                " its figures are against that one"
+            )
+        else:
+            note += " and the baseline's"
+    view = ReferenceView(
+        text=refs[shown].text,
+        tokens=refs[shown].tokens,
+        matched_by=matched_by,
+        index=shown,
+        count=len(refs),
+        note=note,
+    )
+    return ExampleDiff(
+        id=example_id,
+        metric=metric,
+        tokenizer=tokenizer,
+        stem=stem,
+        reference=view,
+        baseline=base_side,
+        candidate=cand_side,
+    )
+
+
+# --- the outputs against each other --------------------------------------------------------
+
+
+def _run_text(text: str, tokens: Sequence[Token], start: int, stop: int) -> str:
+    """Tokens [start, stop) as written: from the first token to the next run (or the end).
+
+    The first run also takes any text before the first token, so the rows together show all
+    of the text; whitespace at either end is trimmed.
+    """
+    begin = 0 if start == 0 else tokens[start].start
+    end = tokens[stop].start if stop < len(tokens) else len(text)
+    return text[begin:end].strip()
+
+
+def _interned(words: Sequence[str], table: dict[str, int]) -> list[Hashable]:
+    return [table.setdefault(word, len(table)) for word in words]
+
+
+def output_alignment(
+    baseline: str, candidate: str, tokenizer: str = "whitespace", stem: bool = False
+) -> list[AlignedRow]:
+    """Word-level LCS alignment of the two outputs, as rows of runs of words as written.
+
+    Runs of equal words are grouped; a removed run next to an added run forms one `replace`
+    row. The LCS is rouge-score's traceback (deterministic), over the tokenizer's words.
+    """
+    a = _tokens(baseline, tokenizer, stem)
+    b = _tokens(candidate, tokenizer, stem)
+    table: dict[str, int] = {}
+    a_ids = _interned([t.text for t in a], table)
+    b_ids = _interned([t.text for t in b], table)
+    pairs = lcs_pairs(a_ids, b_ids) if a and b else []
+
+    rows: list[AlignedRow] = []
+
+    def changed(i0: int, i1: int, j0: int, j1: int) -> None:
+        if i1 > i0 and j1 > j0:
+            kind: RowKind = "replace"
+        elif i1 > i0:
+            kind = "delete"
+        elif j1 > j0:
+            kind = "insert"
+        else:
+            return
+        rows.append(
+            AlignedRow(
+                kind,
+                _run_text(baseline, a, i0, i1) if i1 > i0 else "",
+                _run_text(candidate, b, j0, j1) if j1 > j0 else "",
+                i1 - i0,
+                j1 - j0,
+            )
+        )
+
+    i = j = 0
+    k = 0
+    while k < len(pairs):
+        pi, pj = pairs[k]
+        changed(i, pi, j, pj)
+        length = 1
+        while k + length < len(pairs) and pairs[k + length] == (pi + length, pj + length):
+            length += 1
+        rows.append(
+            AlignedRow(
+                "equal",
+                _run_text(baseline, a, pi, pi + length),
+                _run_text(candidate, b, pj, pj + length),
+                length,
+                length,
+            )
+        )
+        i, j = pi + length, pj + length
+        k += length
+    changed(i, len(a), j, len(b))
+    return rows
+
+
+# --- drawing helpers shared by the plain rendering and the widget --------------------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of the original text and its mark (None: not marked). Not yet made visible."""
+
+    text: str
+    mark: str | None
+
+
+_INLINE_SPACE = re.compile(r"[ \t]+")
+
+
+def segments(
+    text: str, tokens: Sequence[Token], marks: Sequence[str | None], limit: int | None = None
+) -> tuple[list[Segment], int]:
+    """Cut `text` into marked and unmarked pieces by token offsets.
+
+    `marks[k]` is token k's mark. Spaces between two tokens with the same mark take that mark
+    too (so an underline runs on across a phrase); punctuation and line breaks do not.
+    With `limit`, only the first `limit` characters are cut; returns the pieces and how many
+    characters were left out.
+    """
+    end_at = len(text) if limit is None else min(len(text), limit)
+    pieces: list[Segment] = []
+    at = 0
+    previous: str | None = None
+
+    def add(piece: str, mark: str | None) -> None:
+        if not piece:
+            return
+        if pieces and pieces[-1].mark == mark:
+            pieces[-1] = Segment(pieces[-1].text + piece, mark)
+        else:
+            pieces.append(Segment(piece, mark))
+
+    for token, mark in zip(tokens, marks):
+        if token.start >= end_at:
+            break
+        gap = text[at : token.start]
+        if gap:
+            same = mark is not None and mark == previous and _INLINE_SPACE.fullmatch(gap)
+            add(gap, mark if same else None)
+        stop = min(token.end, end_at)
+        add(text[token.start : stop], mark)
+        at = stop
+        previous = mark
+    if at < end_at:
+        add(text[at:end_at], None)
+    return pieces, len(text) - end_at
+
+
+def side_segments(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Segment], int]:
+    """A side's text cut into pieces, marked "match" where the word counts towards its score."""
+    on = side.on_lcs
+    marks = ["match" if k in on else None for k in range(len(side.tokens))]
+    return segments(side.text, side.tokens, marks, limit)
+
+
+def reference_segments(
+    view: ReferenceView, limit: int | None = DEFAULT_LIMIT
+) -> tuple[list[Segment], int]:
+    """The reference cut into pieces marked "both", "baseline" or "candidate" (or unmarked)."""
+    marks = [None if by == "neither" else by for by in view.matched_by]
+    return segments(view.text, view.tokens, marks, limit)
+
+
+def fold_words(text: str, words: int, context: int = FOLD_CONTEXT) -> str:
+    """`text` with its middle replaced by `… N unchanged words …`, keeping `context` words.
+
+    Words here are whitespace-separated pieces as written (what a reader sees).
+    """
+    pieces = text.split()
+    hidden = len(pieces) - 2 * context
+    if hidden <= 0:
+        return text
+    head = " ".join(pieces[:context])
+    tail = " ".join(pieces[-context:]) if context else ""
+    unit = "word" if hidden == 1 else "words"
+    middle = f"… {hidden} unchanged {unit} …"
+    return " ".join(part for part in (head, middle, tail) if part)
+
+
+# --- plain text ----------------------------------------------------------------------------
+
+_PLAIN_MARKS = {
+    "match": ("[[", "]]"),
+    "both": ("[[", "]]"),
+    "baseline": ("{{", "}}"),
+    "candidate": ("<<", ">>"),
+}
+
+
+def _plain_text(pieces: list[Segment], left_out: int, width: int) -> list[str]:
+    marked = "".join(
+        _PLAIN_MARKS[p.mark][0] + visible(p.text) + _PLAIN_MARKS[p.mark][1]
+        if p.mark
+        else visible(p.text)
+        for p in pieces
+    )
+    lines: list[str] = []
+    for line in marked.split("\n"):
+        wrapped = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+        lines.extend("  " + part for part in wrapped or [""])
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if left_out:
+        lines.append(f"  … {left_out} more characters not shown (the figures use all of them)")
+    return lines
+
+
+def _clip(text: str, budget: int) -> tuple[str, int]:
+    """`text` cut to `budget` characters (saying how many were cut), and the budget left."""
+    if len(text) <= budget:
+        return text, budget - len(text)
+    return f"{text[:budget]} … {len(text) - budget} more characters", 0
+
+
+def _plain_row(prefix: str, text: str, width: int) -> list[str]:
+    wrapped = textwrap.wrap(
+        visible(text.replace("\n", " ")),
+        width,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [f"{prefix} {part}" for part in wrapped or [""]]
+
+
+def render_plain(
+    diff: ExampleDiff,
+    rows: list[AlignedRow],
+    *,
+    width: int = 100,
+    limit: int | None = DEFAULT_LIMIT,
+    fold: int = FOLD_THRESHOLD,
+) -> str:
+    """The diff as plain text for a Markdown code block (see `markdown_block`).
+
+    Words that count towards a side's score are `[[marked]]`; the reference marks words both
+    builds matched `[[so]]`, the baseline only `{{so}}`, the candidate only `<<so>>`. Then
+    the outputs' alignment: `=` unchanged (long runs folded), `-` removed, `+` added.
+    Control characters are shown as escapes; each text is cut at `limit` characters.
+    """
+    stem = "stemming" if diff.stem else "no stemming"
+    out = [
+        f"example {one_line(diff.id)} · {diff.metric} · tokenizer {diff.tokenizer} · {stem}",
+        "",
+    ]
+    ref = diff.reference
+    heading = "reference" if ref.count == 1 else f"reference {ref.index + 1} of {ref.count}"
+    out.append(f"{heading}  ([[both]] {{{{baseline only}}}} <<candidate only>> plain: neither)")
+    if ref.note:
+        out.append(f"  ({ref.note})")
+    out += _plain_text(*reference_segments(ref, limit), width)
+    for name, side in (("baseline", diff.baseline), ("candidate", diff.candidate)):
+        out.append("")
+        against = ""
+        if ref.count > 1:
+            against = f" (against reference {side.reference_index + 1})"
+        out.append(f"{name}{against}: {side.arithmetic()}")
+        out += _plain_text(*side_segments(side, limit), width)
+    out.append("")
+    out.append("baseline vs candidate (word-level LCS; = unchanged, - removed, + added)")
+    budget = limit
+    for number, row in enumerate(rows):
+        if budget is not None and budget <= 0:
+            out.append(f"  … {len(rows) - number} more rows not shown")
+            break
+        if row.kind == "equal":
+            text = fold_words(row.left, row.left_words) if row.left_words > fold else row.left
+            parts = [("=", text)]
+        else:
+            parts = [(p, t) for p, t in (("-", row.left), ("+", row.right)) if t]
+        for prefix, text in parts:
+            if budget is not None:
+                text, budget = _clip(text, budget)
+            out += _plain_row(prefix, text, width)
+    if not rows:
+        out.append("  (both outputs are empty)")
+    return "\n".join(out) + "\n"
+
+
+def markdown_block(text: str) -> str:
+    """`text` in a fenced code block whose fence no run of backticks in `text` can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}text\n{body}{fence}\n"

@@ -1,0 +1,123 @@
+"""What the table screen and the diff screen share: marking, notes and the export."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.binding import Binding
+from textual.screen import Screen
+
+from rouge_tui.app.session import Review
+from rouge_tui.safetext import one_line
+
+# First in every screen's bindings so the footer always has room for them.
+APP_BINDINGS = [
+    Binding("question_mark", "app.help", "help", id="help"),
+    Binding("q", "app.quit", "quit", id="quit"),
+]
+
+MARK_BINDINGS = [
+    Binding("g", "mark('fine')", "fine", id="mark-fine"),
+    Binding("b", "mark('regression')", "regr", id="mark-regression"),
+    Binding("u", "mark('unsure')", "unsure", id="mark-unsure"),
+    Binding("c", "note", "note", id="note"),
+    Binding("x", "clear_mark", "clear mark", id="clear-mark", show=False),
+    Binding("e", "export", "export", id="export"),
+]
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a person: the message, or the exception's name when it has none."""
+    text = str(exc) or type(exc).__name__
+    if not isinstance(exc, (ValueError, OSError)) and type(exc).__name__ not in text:
+        text = f"{type(exc).__name__}: {text}"
+    return one_line(text, 300)
+
+
+def mark_example(
+    screen: Screen, review: Review, example_id: str, mark: str, after: Callable[[], None]
+) -> None:
+    """Record ``mark`` for ``example_id`` and say so (ids are untrusted: no markup)."""
+    try:
+        notice = review.set_mark(example_id, mark)
+    except OSError as exc:
+        screen.notify(
+            f"could not save the mark: {describe_error(exc)}", severity="error", markup=False
+        )
+        return
+    after()
+    screen.notify(f"{one_line(example_id, 40)}: {mark}", markup=False, timeout=2)
+    if notice:
+        screen.notify(one_line(notice, 200), severity="warning", markup=False)
+
+
+def clear_example(
+    screen: Screen, review: Review, example_id: str, after: Callable[[], None]
+) -> None:
+    if review.mark_of(example_id) is None:
+        screen.notify("no mark to clear", markup=False, timeout=2)
+        return
+    try:
+        review.clear_mark(example_id)
+    except OSError as exc:
+        screen.notify(
+            f"could not clear the mark: {describe_error(exc)}", severity="error", markup=False
+        )
+        return
+    after()
+    screen.notify(f"{one_line(example_id, 40)}: mark and note cleared", markup=False, timeout=2)
+
+
+def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[], None]) -> None:
+    """Open the note editor for ``example_id``; saving records the note (and keeps the mark)."""
+    from rouge_tui.app.screens.note import NoteScreen
+
+    current = review.mark_of(example_id)
+
+    def save(note: str | None) -> None:
+        if note is None:
+            return
+        try:
+            notice = review.set_mark(example_id, None, note)
+        except OSError as exc:
+            screen.notify(
+                f"could not save the note: {describe_error(exc)}", severity="error", markup=False
+            )
+            return
+        after()
+        mark = review.mark_of(example_id)
+        screen.notify(
+            f"note saved for {one_line(example_id, 40)} ({mark.mark if mark else 'unmarked'})",
+            markup=False,
+            timeout=2,
+        )
+        if notice:
+            screen.notify(one_line(notice, 200), severity="warning", markup=False)
+
+    screen.app.push_screen(NoteScreen(example_id, current.note if current else ""), save)
+
+
+def export_review(screen: Screen, review: Review) -> None:
+    """Write the Markdown review in a worker thread and say where it went."""
+
+    def work() -> None:
+        try:
+            path = review.export()
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong, say it and keep running
+            screen.app.call_from_thread(
+                screen.notify,
+                f"export failed: {describe_error(exc)}",
+                severity="error",
+                markup=False,
+            )
+            return
+        screen.app.call_from_thread(
+            screen.notify,
+            f"review written to {one_line(str(path))}",
+            title="exported",
+            markup=False,
+            timeout=8,
+        )
+
+    screen.notify("exporting the review…", markup=False, timeout=2)
+    screen.run_worker(work, thread=True, group="export", name="export")

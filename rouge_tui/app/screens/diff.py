@@ -1,0 +1,200 @@
+"""The diff of one example, and the walk through the ten most-moved outputs.
+
+The screen hosts ``DiffView`` (rouge_tui/app/widgets/diff_view.py) and steps through a
+sequence of ranked examples: the table's rows (opened with enter) or the ten (``w``). The
+diff is computed in a worker so a huge output never freezes the keys.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
+
+from rouge_tui.app.messages import DiffReady, WorkFailed
+from rouge_tui.app.screens.common import (
+    APP_BINDINGS,
+    MARK_BINDINGS,
+    clear_example,
+    describe_error,
+    edit_note,
+    export_review,
+    mark_example,
+)
+from rouge_tui.app.session import Review
+from rouge_tui.app.widgets.diff_view import DiffView
+from rouge_tui.report import verdict_mark, verdict_words
+from rouge_tui.safetext import one_line
+
+MODES = ("reference", "outputs")
+MODE_WORDS = {"reference": "against the reference", "outputs": "baseline vs candidate"}
+
+
+class DiffScreen(Screen[int]):
+    """One example's diff; ``n``/``p`` step through ``sequence`` (ranked indices)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *APP_BINDINGS,
+        Binding("escape", "back", "back", id="back"),
+        Binding("d", "mode", "mode", id="mode"),
+        Binding("n", "step(1)", "next", id="next"),
+        Binding("p", "step(-1)", "previous", id="previous"),
+        *MARK_BINDINGS,
+    ]
+
+    mode: reactive[str] = reactive("reference", init=False)
+
+    def __init__(self, review: Review, sequence: np.ndarray, position: int, *, walk: bool) -> None:
+        super().__init__()
+        self.review = review
+        self.sequence = sequence
+        self.position = max(0, min(position, len(sequence) - 1))
+        self.walk = walk
+        self.shown: int | None = None  # the ranked index whose diff is on screen
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="diff-summary")
+        yield Static(id="diff-title")
+        yield DiffView(id="diff")
+        yield Footer(compact=True)
+
+    @property
+    def index(self) -> int:
+        """The ranked index of the example this screen is on."""
+        return int(self.sequence[self.position])
+
+    @property
+    def example_id(self) -> str:
+        return self.review.comparison.ids[self.index]
+
+    def on_mount(self) -> None:
+        self.query_one("#diff-summary", Static).update(self.summary())
+        self.show_current()
+
+    def summary(self) -> Text:
+        """One line of the overview, so the verdict stays in view on this screen."""
+        review = self.review
+        c = review.comparison
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(one_line(review.suite.name, 30), style="bold")
+        text.append("  ")
+        text.append(f"{verdict_mark(c.verdict)} {verdict_words(c.verdict)}", style="bold")
+        text.append(f"  Δ {c.delta_mean:+.4f}  {review.analysis.signature}")
+        return text
+
+    # ------------------------------------------------------------------ the example
+
+    def step_label(self) -> str:
+        k, total = self.position + 1, len(self.sequence)
+        return f"{k}/{total}" if self.walk else f"row {k}/{total}"
+
+    def show_current(self) -> None:
+        self.title = self.step_label()
+        self.update_title()
+        self.compute(self.index)
+
+    def update_title(self) -> None:
+        c = self.review.comparison
+        index = self.index
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(self.step_label(), style="bold reverse")
+        text.append(" ")
+        text.append(one_line(self.example_id, 40), style="bold")
+        text.append(f"  rank {index + 1}  Δ {float(c.delta[index]):+.4f}")
+        text.append(
+            f"  base {float(c.baseline_f[index]):.4f} → cand {float(c.candidate_f[index]):.4f}"
+        )
+        runs = max(len(self.review.baseline.runs), len(self.review.candidate.runs))
+        if runs > 1:
+            text.append("  (outputs of run 1; F is the mean over runs)")
+        text.append(f"  · {MODE_WORDS[self.mode]}")
+        cell = self.review.mark_cell(self.example_id)
+        if cell is not None:
+            text.append("  · marked ")
+            text.append(cell.mark, style="bold")
+            if cell.stale:
+                text.append(" (stale: outputs changed since)")
+            if cell.has_note:
+                text.append(" + note")
+        self.query_one("#diff-title", Static).update(text)
+
+    @work(thread=True, exclusive=True, group="diff")
+    def compute(self, index: int) -> None:
+        """The diff model of ranked example ``index``, in a thread (huge outputs stay responsive)."""
+        from rouge_tui.diff import example_diff, output_alignment
+
+        review = self.review
+        settings = review.settings
+        example_id = review.comparison.ids[index]
+        try:
+            baseline, candidate = review.outputs(example_id)
+            diff = example_diff(
+                example_id,
+                review.references(example_id),
+                baseline,
+                candidate,
+                settings.metric,
+                settings.tokenizer,
+                settings.stem,
+            )
+            rows = output_alignment(baseline, candidate, settings.tokenizer)
+        except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
+            self.post_message(WorkFailed(f"could not build the diff: {describe_error(exc)}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(DiffReady(index, diff, rows))
+
+    def on_diff_ready(self, message: DiffReady) -> None:
+        if message.index != self.index:
+            return
+        self.shown = message.index
+        self.query_one(DiffView).show(message.diff, message.rows, self.mode)  # type: ignore[arg-type]
+
+    def on_work_failed(self, message: WorkFailed) -> None:
+        self.notify(message.text, severity="error", markup=False, timeout=10)
+
+    # ------------------------------------------------------------------ actions
+
+    def watch_mode(self, mode: str) -> None:
+        self.query_one(DiffView).mode = mode
+        self.update_title()
+
+    def action_mode(self) -> None:
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+
+    def action_step(self, step: int) -> None:
+        target = self.position + step
+        if target >= len(self.sequence):
+            self.notify("end of the ten" if self.walk else "last row", markup=False, timeout=3)
+            return
+        if target < 0:
+            self.notify("start of the ten" if self.walk else "first row", markup=False, timeout=3)
+            return
+        self.position = target
+        self.show_current()
+
+    def action_back(self) -> None:
+        self.dismiss(self.index)
+
+    def marks_changed(self) -> None:
+        self.update_title()
+
+    def action_mark(self, mark: str) -> None:
+        mark_example(self, self.review, self.example_id, mark, self.marks_changed)
+
+    def action_clear_mark(self) -> None:
+        clear_example(self, self.review, self.example_id, self.marks_changed)
+
+    def action_note(self) -> None:
+        edit_note(self, self.review, self.example_id, self.marks_changed)
+
+    def action_export(self) -> None:
+        export_review(self, self.review)

@@ -1,0 +1,401 @@
+"""The main view of one suite: the overview on top, the movers table below, a status line.
+
+Loading and every re-scoring run in thread workers that post messages back, so the first
+frame appears at once and the screen keeps answering keys while a big suite scores.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual.worker import get_current_worker
+
+from rouge_tui.app.messages import AnalysisDone, FilterDone, ReviewLoaded, WorkFailed, WorkProgress
+from rouge_tui.app.screens.common import (
+    APP_BINDINGS,
+    MARK_BINDINGS,
+    clear_example,
+    describe_error,
+    edit_note,
+    export_review,
+    mark_example,
+)
+from rouge_tui.app.session import (
+    METRIC_CYCLE,
+    TOKENIZER_CYCLE,
+    Review,
+    describe_sort,
+    find_matches,
+    next_in,
+    open_review,
+)
+from rouge_tui.app.widgets.movers import MoversTable
+from rouge_tui.app.widgets.overview import Overview
+from rouge_tui.compare import SORTS
+from rouge_tui.safetext import one_line
+from rouge_tui.scoring import ScoreSettings
+
+
+class Cancelled(Exception):
+    """A newer request replaced the one a worker was doing."""
+
+
+class ReviewScreen(Screen[None]):
+    """Overview and movers table of one suite; the base of the review."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *APP_BINDINGS,
+        Binding("enter", "open_diff", "diff", id="diff"),
+        Binding("w", "walk", "walk", id="walk"),
+        *MARK_BINDINGS,
+        Binding("s", "sort", "sort", id="sort"),
+        Binding("slash", "filter", "filter", id="filter"),
+        Binding("m", "metric", "metric", id="metric"),
+        Binding("t", "tokenizer", "tok", id="tokenizer"),
+        Binding("B", "builds", "builds", id="builds"),
+        Binding("escape", "back", "back", id="back", show=False),
+    ]
+
+    def __init__(
+        self, path: Path, options: argparse.Namespace | None = None, *, standalone: bool = True
+    ) -> None:
+        super().__init__()
+        self.path = path
+        self.options = options
+        self.standalone = standalone
+        self.review: Review | None = None
+        self.sort = SORTS[0]
+        self.filter_query = ""
+        self.matches: np.ndarray | None = None
+        self.pending: ScoreSettings | None = None
+        self.progress_text = ""
+        self.error: str | None = None
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Overview(id="overview")
+        yield MoversTable(id="movers")
+        yield Input(
+            placeholder="filter: part of an id or of an output (enter keeps, escape clears)",
+            id="filter",
+        )
+        yield Static(id="status")
+        yield Footer(compact=True)
+
+    @property
+    def table(self) -> MoversTable:
+        return self.query_one(MoversTable)
+
+    @property
+    def overview(self) -> Overview:
+        return self.query_one(Overview)
+
+    def on_mount(self) -> None:
+        self.overview.loading_text = f"loading {one_line(str(self.path))}…"
+        self.table.empty_text = "loading…"
+        self.table.focus()
+        self.update_status()
+        self.load()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("back",):
+            return True
+        return self.review is not None
+
+    # ------------------------------------------------------------------ workers
+
+    def _progress(self, label: str):
+        worker = get_current_worker()
+
+        def progress(stage: str, fraction: float) -> None:
+            if worker.is_cancelled:
+                raise Cancelled()
+            self.post_message(WorkProgress(f"{label}: {stage}", fraction))
+
+        return progress
+
+    @work(thread=True, exclusive=True, group="score")
+    def load(self) -> None:
+        """Load the suite and analyse the default pair (or the one the flags name)."""
+        self.post_message(WorkProgress(f"loading {one_line(str(self.path))}"))
+        try:
+            review = open_review(self.path, self.options, self._progress("scoring"))
+        except Cancelled:
+            return
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a message, not a traceback
+            self.post_message(WorkFailed(describe_error(exc), fatal=True))
+            return
+        self.post_message(ReviewLoaded(review))
+
+    @work(thread=True, exclusive=True, group="score")
+    def rescore(
+        self,
+        settings: ScoreSettings,
+        baseline_name: str | None = None,
+        candidate_name: str | None = None,
+    ) -> None:
+        """Score again under other settings or another build pair, then show it."""
+        review = self.review
+        assert review is not None
+        label = (
+            f"scoring {settings.metric} ({settings.tokenizer}{', stem' if settings.stem else ''})"
+        )
+        self.post_message(WorkProgress(label, 0.0))
+        try:
+            baseline = review.suite.build(baseline_name) if baseline_name else None
+            candidate = review.suite.build(candidate_name) if candidate_name else None
+            analysis = review.rescore(settings, baseline, candidate, self._progress(label))
+        except Cancelled:
+            return
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(WorkFailed(describe_error(exc)))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(AnalysisDone(analysis, label))
+
+    @work(thread=True, exclusive=True, group="filter")
+    def run_filter(self, query: str) -> None:
+        review = self.review
+        if review is None:
+            return
+        worker = get_current_worker()
+        matches = find_matches(
+            review.comparison, review.baseline, review.candidate, query, lambda: worker.is_cancelled
+        )
+        if not worker.is_cancelled:
+            self.post_message(FilterDone(query, matches))
+
+    # ------------------------------------------------------------------ messages
+
+    def on_work_progress(self, message: WorkProgress) -> None:
+        percent = f" {message.fraction:.0%}" if message.fraction is not None else "…"
+        self.progress_text = f"{message.text}{percent}"
+        if self.review is None:
+            self.overview.loading_text = self.progress_text
+            self.overview.refresh()
+        self.update_status()
+
+    def on_review_loaded(self, message: ReviewLoaded) -> None:
+        self.review = message.review
+        self.progress_text = ""
+        for warning in self.review.warnings:
+            self.notify(one_line(warning, 300), severity="warning", markup=False)
+        self.show_analysis(keep=None)
+        self.refresh_bindings()
+
+    def on_analysis_done(self, message: AnalysisDone) -> None:
+        review = self.review
+        assert review is not None
+        current = self.current_id()
+        review.adopt(message.analysis)
+        self.pending = None
+        self.progress_text = ""
+        if self.filter_query:
+            self.matches = find_matches(
+                review.comparison, review.baseline, review.candidate, self.filter_query
+            )
+        keep = review.comparison.ids.index(current) if current in review.comparison.ids else None
+        self.show_analysis(keep=keep)
+        c = review.comparison
+        self.notify(f"now {c.metric} ({c.tokenizer}): {c.verdict}", markup=False, timeout=3)
+
+    def on_work_failed(self, message: WorkFailed) -> None:
+        self.progress_text = ""
+        self.pending = None
+        if message.fatal and self.review is None:
+            self.error = message.text
+            if self.standalone:
+                self.app.exit(return_code=2, message=Text(f"rouge-tui: error: {message.text}"))
+                return
+            self.overview.loading_text = f"could not open this suite: {message.text}"
+            self.overview.refresh()
+            self.table.empty_text = "nothing to show (escape: back to the suites)"
+            self.table.refresh()
+        self.notify(message.text, severity="error", markup=False, timeout=10)
+        self.update_status()
+
+    def on_filter_done(self, message: FilterDone) -> None:
+        if message.query != self.filter_query:
+            return
+        self.matches = message.matches
+        self.apply_view(keep=self.table.current)
+
+    @on(MoversTable.Chosen)
+    def on_row_chosen(self) -> None:
+        self.action_open_diff()
+
+    # ------------------------------------------------------------------ showing
+
+    def show_analysis(self, keep: int | None) -> None:
+        review = self.review
+        assert review is not None
+        self.overview.analysis = review.analysis
+        self.table.empty_text = "no example matches the filter"
+        self.apply_view(keep=keep)
+
+    def apply_view(self, keep: int | None) -> None:
+        review = self.review
+        if review is None:
+            return
+        view = review.view(self.sort, self.matches)
+        rule = self.sort == SORTS[0] and self.matches is None
+        self.table.set_rows(
+            review.comparison, view, rule=rule, mark_lookup=review.mark_cell, keep=keep
+        )
+        self.update_status()
+
+    def update_status(self) -> None:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        review = self.review
+        if review is not None:
+            c = review.comparison
+            text.append(f"{describe_sort(self.sort)} · {self.table.row_count} of {c.paired}")
+            if self.filter_query:
+                text.append(" · filter ")
+                text.append(repr(one_line(self.filter_query, 40)))
+            left_out = [
+                (len(c.only_in_baseline), "only in baseline"),
+                (len(c.only_in_candidate), "only in candidate"),
+                (len(c.missing_reference), "no reference"),
+            ]
+            shown = [f"{n} {what}" for n, what in left_out if n]
+            if shown:
+                text.append(" · left out: " + ", ".join(shown))
+            marked = len(review.store.marks)
+            if marked:
+                text.append(f" · {marked} marked")
+        if self.progress_text:
+            text.append("  " if text.plain else "")
+            text.append(self.progress_text, style="bold")
+        self.query_one("#status", Static).update(text)
+
+    def current_id(self) -> str | None:
+        index = self.table.current
+        if self.review is None or index is None:
+            return None
+        return self.review.comparison.ids[index]
+
+    def marks_changed(self) -> None:
+        self.table.refresh_rows()
+        self.update_status()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_open_diff(self) -> None:
+        from rouge_tui.app.screens.diff import DiffScreen
+
+        if self.review is None or self.table.current is None:
+            return
+        screen = DiffScreen(self.review, self.table.view, self.table.cursor, walk=False)
+        self.app.push_screen(screen, self.back_from_diff)
+
+    def action_walk(self) -> None:
+        from rouge_tui.app.screens.diff import DiffScreen
+
+        if self.review is None:
+            return
+        ten = np.arange(self.review.ten, dtype=np.int64)
+        self.app.push_screen(DiffScreen(self.review, ten, 0, walk=True), self.back_from_diff)
+
+    def back_from_diff(self, index: int | None) -> None:
+        if index is not None:
+            row = self.table.row_of(index)
+            if row is not None:
+                self.table.cursor = row
+        self.marks_changed()
+
+    def action_sort(self) -> None:
+        self.sort = next_in(SORTS, self.sort)
+        self.apply_view(keep=self.table.current)
+
+    def action_filter(self) -> None:
+        filter_input = self.query_one("#filter", Input)
+        filter_input.add_class("-shown")
+        filter_input.focus()
+
+    @on(Input.Changed, "#filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        self.filter_query = event.value
+        if not event.value.strip():
+            self.matches = None
+            self.apply_view(keep=self.table.current)
+            return
+        self.run_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def filter_submitted(self) -> None:
+        self.table.focus()
+
+    def action_back(self) -> None:
+        filter_input = self.query_one("#filter", Input)
+        if filter_input.has_class("-shown") or self.filter_query:
+            filter_input.value = ""
+            filter_input.remove_class("-shown")
+            self.filter_query = ""
+            self.matches = None
+            self.table.focus()
+            self.apply_view(keep=self.table.current)
+            return
+        if not self.standalone:
+            self.dismiss(None)
+
+    def _switch(self, settings: ScoreSettings) -> None:
+        self.pending = settings
+        self.rescore(settings)
+
+    def action_metric(self) -> None:
+        assert self.review is not None
+        base = self.pending or self.review.settings
+        self._switch(self.review.settings_for(base, metric=next_in(METRIC_CYCLE, base.metric)))
+
+    def action_tokenizer(self) -> None:
+        assert self.review is not None
+        base = self.pending or self.review.settings
+        self._switch(
+            self.review.settings_for(base, tokenizer=next_in(TOKENIZER_CYCLE, base.tokenizer))
+        )
+
+    def action_mark(self, mark: str) -> None:
+        example_id = self.current_id()
+        if self.review is not None and example_id is not None:
+            mark_example(self, self.review, example_id, mark, self.marks_changed)
+
+    def action_clear_mark(self) -> None:
+        example_id = self.current_id()
+        if self.review is not None and example_id is not None:
+            clear_example(self, self.review, example_id, self.marks_changed)
+
+    def action_note(self) -> None:
+        example_id = self.current_id()
+        if self.review is not None and example_id is not None:
+            edit_note(self, self.review, example_id, self.marks_changed)
+
+    def action_export(self) -> None:
+        if self.review is not None:
+            export_review(self, self.review)
+
+    def action_builds(self) -> None:
+        from rouge_tui.app.screens.builds import BuildsScreen
+
+        if self.review is None:
+            return
+
+        def chosen(pair: tuple[str, str] | None) -> None:
+            review = self.review
+            if pair is None or review is None:
+                return
+            if pair == (review.baseline.name, review.candidate.name):
+                return
+            self.rescore(self.pending or review.settings, *pair)
+
+        self.app.push_screen(BuildsScreen(self.review), chosen)

@@ -7,7 +7,7 @@ Two views of the same example, both drawn on the text as written (tokens keep of
   (`ReferenceView`) shows which of its words each build matched.
 - *baseline vs candidate*: a word-level LCS alignment of the two outputs (`AlignedRow`s).
 
-What is highlighted, per metric:
+What is highlighted, per metric (the matching itself is `rouge_tui.metrics.alignment`):
 
 - rougeL: the LCS rouge-score's traceback picks (its tie rule), so the highlighted candidate
   words are exactly the `matches` of P = matches / candidate_len.
@@ -34,16 +34,11 @@ from __future__ import annotations
 
 import re
 import textwrap
-from bisect import bisect_left
-from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Literal
 
-from rouge_tui.metrics.lcs import lcs_pairs
-from rouge_tui.metrics.rouge import lsum_pairs
-from rouge_tui.metrics.tokenize import Token, sentence_spans, tokenize_with_offsets
+from rouge_tui.metrics import Alignment, Token, align_outputs, alignment, tokenize_with_offsets
 from rouge_tui.safetext import one_line, visible
 
 __all__ = [
@@ -159,166 +154,39 @@ class AlignedRow:
 # --- matching ------------------------------------------------------------------------------
 
 
-@dataclass
-class _Text:
-    """A text tokenised once: its tokens, their texts, and rougeLsum's sentences (as indices)."""
-
-    text: str
-    tokens: list[Token]
-    words: list[str]
-    sentences: list[range] | None  # token index ranges, one per sentence (rougeLsum only)
-
-
-@lru_cache(maxsize=16)
-def _tokens(text: str, tokenizer: str, stem: bool) -> tuple[Token, ...]:
-    """Tokens with offsets, kept for a while: the two views of one example share them."""
-    return tuple(tokenize_with_offsets(text, tokenizer, stem))
-
-
-def _prepare(text: str, metric: str, tokenizer: str, stem: bool) -> _Text:
-    tokens = list(_tokens(text, tokenizer, stem))
-    ranges: list[range] | None = None
-    if metric == "rougeLsum":
-        # rougeLsum's sentences; no token spans a newline, so each falls in one sentence.
-        starts = [t.start for t in tokens]
-        ranges = [
-            range(bisect_left(starts, start), bisect_left(starts, end))
-            for start, end in sentence_spans(text)
-        ]
-    return _Text(text, tokens, [t.text for t in tokens], ranges)
-
-
-@dataclass
-class _Match:
-    matches: int
-    candidate_len: int
-    reference_len: int
-    candidate_on: set[int]
-    reference_on: set[int]
-
-    def score(self) -> tuple[float, float, float]:
-        """P, R, F with rouge-score's formulas (max(len, 1) for n-grams, 0 for empty LCS)."""
-        precision = self.matches / max(self.candidate_len, 1)
-        recall = self.matches / max(self.reference_len, 1)
-        return precision, recall, _fmeasure(precision, recall)
-
-
-def _match_lcs(ref: _Text, can: _Text) -> _Match:
-    pairs = lcs_pairs(ref.words, can.words) if ref.words and can.words else []
-    return _Match(
-        len(pairs), len(can.words), len(ref.words), {j for _, j in pairs}, {i for i, _ in pairs}
-    )
-
-
-def _match_lsum(ref: _Text, can: _Text) -> _Match:
-    """rouge-score's `_summary_level_lcs`, keeping which positions each hit used."""
-    assert ref.sentences is not None and can.sentences is not None
-    m, n = len(ref.words), len(can.words)
-    ref_sentences = [r for r in ref.sentences if len(r)]
-    can_sentences = [c for c in can.sentences if len(c)]
-    if not ref_sentences or not can_sentences:
-        return _Match(0, n, m, set(), set())
-    # reference sentence -> {position in it: output positions the union LCS paired with it}
-    paired: list[dict[int, list[int]]] = [{} for _ in ref_sentences]
-    for k, s, pairs in lsum_pairs(
-        [ref.words[r.start : r.stop] for r in ref_sentences],
-        [can.words[c.start : c.stop] for c in can_sentences],
-    ):
-        offset = can_sentences[s].start
-        found = paired[k]
-        for i, j in pairs:
-            found.setdefault(i, []).append(offset + j)
-    left_r = Counter(ref.words)
-    left_c = Counter(can.words)
-    # Output positions per token, in text order, for hits whose paired positions are taken.
-    positions: dict[str, list[int]] = {}
-    for j, word in enumerate(can.words):
-        positions.setdefault(word, []).append(j)
-    used: set[int] = set()
-    reference_on: set[int] = set()
-    hits = 0
-    for r_range, found in zip(ref_sentences, paired):
-        for i in sorted(found):
-            word = ref.words[r_range.start + i]
-            if left_c[word] > 0 and left_r[word] > 0:
-                hits += 1
-                left_c[word] -= 1
-                left_r[word] -= 1
-                reference_on.add(r_range.start + i)
-                spot = next((j for j in found[i] if j not in used), None)
-                if spot is None:
-                    # Counting is per token: some free position with this token exists.
-                    spot = next(j for j in positions[word] if j not in used)
-                used.add(spot)
-    return _Match(hits, n, m, used, reference_on)
-
-
-def _ngram_positions(words: list[str], n: int) -> dict[tuple[str, ...], list[int]]:
-    found: dict[tuple[str, ...], list[int]] = {}
-    for start in range(len(words) - n + 1):
-        found.setdefault(tuple(words[start : start + n]), []).append(start)
-    return found
-
-
-def _match_ngrams(ref: _Text, can: _Text, n: int) -> _Match:
-    """Clipped n-gram overlap; the first min(count, count) occurrences of each n-gram marked."""
-    ref_grams = _ngram_positions(ref.words, n)
-    can_grams = _ngram_positions(can.words, n)
-    overlap = 0
-    reference_on: set[int] = set()
-    candidate_on: set[int] = set()
-    for gram, ref_starts in ref_grams.items():
-        can_starts = can_grams.get(gram)
-        if not can_starts:
-            continue
-        shared = min(len(ref_starts), len(can_starts))
-        overlap += shared
-        for start in ref_starts[:shared]:
-            reference_on.update(range(start, start + n))
-        for start in can_starts[:shared]:
-            candidate_on.update(range(start, start + n))
-    return _Match(
-        overlap,
-        max(len(can.words) - n + 1, 0),
-        max(len(ref.words) - n + 1, 0),
-        candidate_on,
-        reference_on,
-    )
-
-
-def _match(metric: str, ref: _Text, can: _Text) -> _Match:
-    if metric == "rougeL":
-        return _match_lcs(ref, can)
-    if metric == "rougeLsum":
-        return _match_lsum(ref, can)
-    return _match_ngrams(ref, can, 1 if metric == "rouge1" else 2)
-
-
-def _side(metric: str, refs: list[_Text], can: _Text) -> tuple[Side, list[_Match]]:
-    """The side against its best reference (highest F, ties to the first), and all matches."""
-    found = [_match(metric, ref, can) for ref in refs]
-    scores = [m.score() for m in found]
+def _side(
+    metric: str, references: Sequence[str], text: str, tokenizer: str, stem: bool
+) -> tuple[Side, list[Alignment]]:
+    """The side against its best reference (highest F, ties to the first), and every alignment."""
+    found = [alignment(reference, text, metric, tokenizer, stem) for reference in references]
     best = 0
-    for index, score in enumerate(scores):
-        if score[2] > scores[best][2]:
+    for index, match in enumerate(found):
+        if match.score.fmeasure > found[best].score.fmeasure:
             best = index
     match = found[best]
-    precision, recall, fmeasure = scores[best]
+    precision, recall, fmeasure = match.score
     side = Side(
-        text=can.text,
-        tokens=can.tokens,
-        on_lcs=match.candidate_on,
+        text=text,
+        tokens=list(match.candidate),
+        on_lcs=_marked(match.candidate_hits, match.span),
         matches=match.matches,
-        candidate_len=match.candidate_len,
-        reference_len=match.reference_len,
+        candidate_len=match.candidate_count,
+        reference_len=match.reference_count,
         precision=precision,
         recall=recall,
         fmeasure=fmeasure,
         reference_index=best,
         metric=metric,
-        reference_on=match.reference_on,
+        reference_on=_marked(match.reference_hits, match.span),
     )
     return side, found
+
+
+def _marked(starts: Sequence[int], span: int) -> set[int]:
+    """Token indices covered by matches starting at `starts`, each `span` tokens long."""
+    if span == 1:
+        return set(starts)
+    return {start + k for start in starts for k in range(span)}
 
 
 def example_diff(
@@ -339,15 +207,15 @@ def example_diff(
         raise ValueError(f"unknown metric {metric!r}: expected one of {', '.join(DIFF_METRICS)}")
     if not references:
         raise ValueError(f"example {example_id!r} has no reference to compare against")
-    refs = [_prepare(text, metric, tokenizer, stem) for text in references]
-    base_side, base_all = _side(metric, refs, _prepare(baseline, metric, tokenizer, stem))
-    cand_side, cand_all = _side(metric, refs, _prepare(candidate, metric, tokenizer, stem))
+    base_side, base_all = _side(metric, references, baseline, tokenizer, stem)
+    cand_side, cand_all = _side(metric, references, candidate, tokenizer, stem)
 
     shown = cand_side.reference_index
-    base_on = base_all[shown].reference_on
-    cand_on = cand_all[shown].reference_on
+    shown_tokens = cand_all[shown].reference
+    base_on = _marked(base_all[shown].reference_hits, base_all[shown].span)
+    cand_on = _marked(cand_all[shown].reference_hits, cand_all[shown].span)
     matched_by: list[MatchedBy] = []
-    for index in range(len(refs[shown].tokens)):
+    for index in range(len(shown_tokens)):
         in_base, in_cand = index in base_on, index in cand_on
         matched_by.append(
             "both"
@@ -359,8 +227,8 @@ def example_diff(
             else "neither"
         )
     note = ""
-    if len(refs) > 1:
-        note = f"reference {shown + 1} of {len(refs)}: the candidate's best"
+    if len(references) > 1:
+        note = f"reference {shown + 1} of {len(references)}: the candidate's best"
         if base_side.reference_index != shown:
             note += (
                 f"; the baseline scored best against reference {base_side.reference_index + 1},"
@@ -369,11 +237,11 @@ def example_diff(
         else:
             note += " and the baseline's"
     view = ReferenceView(
-        text=refs[shown].text,
-        tokens=refs[shown].tokens,
+        text=references[shown],
+        tokens=list(shown_tokens),
         matched_by=matched_by,
         index=shown,
-        count=len(refs),
+        count=len(references),
         note=note,
     )
     return ExampleDiff(
@@ -401,10 +269,6 @@ def _run_text(text: str, tokens: Sequence[Token], start: int, stop: int) -> str:
     return text[begin:end].strip()
 
 
-def _interned(words: Sequence[str], table: dict[str, int]) -> list[Hashable]:
-    return [table.setdefault(word, len(table)) for word in words]
-
-
 def output_alignment(
     baseline: str, candidate: str, tokenizer: str = "whitespace", stem: bool = False
 ) -> list[AlignedRow]:
@@ -413,12 +277,9 @@ def output_alignment(
     Runs of equal words are grouped; a removed run next to an added run forms one `replace`
     row. The LCS is rouge-score's traceback (deterministic), over the tokenizer's words.
     """
-    a = _tokens(baseline, tokenizer, stem)
-    b = _tokens(candidate, tokenizer, stem)
-    table: dict[str, int] = {}
-    a_ids = _interned([t.text for t in a], table)
-    b_ids = _interned([t.text for t in b], table)
-    pairs = lcs_pairs(a_ids, b_ids) if a and b else []
+    a = tokenize_with_offsets(baseline, tokenizer, stem)
+    b = tokenize_with_offsets(candidate, tokenizer, stem)
+    pairs = [(op[1], op[2]) for op in align_outputs(a, b) if op[0] == "equal"]
 
     rows: list[AlignedRow] = []
 

@@ -94,6 +94,7 @@ def to_json(
         "delta_interval": [c.delta_interval[0], c.delta_interval[1]],
         "delta_interval_method": c.delta_interval_method,
         "verdict": c.verdict,
+        "verdict_reason": verdict_sentence(c),
         "paired": c.paired,
         "only_in_baseline": c.only_in_baseline,
         "only_in_candidate": c.only_in_candidate,
@@ -113,11 +114,11 @@ def render_json(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~])")
 
 
 def md(text: str) -> str:
-    """Escape untrusted text for Markdown (one line, punctuation backslashed)."""
+    """Escape untrusted text for a Markdown table cell (one line; inline syntax backslashed)."""
     return _MD_SPECIAL.sub(r"\\\1", one_line(text))
 
 
@@ -188,11 +189,14 @@ def render_text(data: dict[str, Any], width: int | None = None) -> "object":
     verdict_style = {"drift-down": "bold red", "drift-up": "bold yellow"}.get(data["verdict"], "bold green")
     head = Text()
     head.append(one_line(data["suite"]), style="bold")
-    head.append(f"   {data['signature']}   references {data['reference_fingerprint'][:12]}\n")
-    head.append("verdict ")
+    head.append(f"\nsignature  {data['signature']}   references {data['reference_fingerprint'][:12]}")
+    head.append("\nverdict    ")
     head.append(f"{verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}", style=verdict_style)
-    head.append(f"   delta {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] ({data['delta_interval_method']})")
-    head.append(f"   paired {data['paired']}   k {data['k']:g}")
+    head.append(f"\n           {data['verdict_reason']}")
+    head.append(
+        f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] {data['delta_interval_method']}"
+        f"   paired {data['paired']}   k {data['k']:g}"
+    )
 
     builds = Table(box=None, pad_edge=False, show_edge=False)
     for col, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),

@@ -120,22 +120,29 @@ class SuiteScorer:
     """Scores a suite's builds under one setting, each run once, through the cache."""
 
     def __init__(self, suite: Suite, settings: ScoreSettings, cache: ScoreCache | None = None):
-        from rouge_tui.metrics import SuiteMetric
+        from rouge_tui.metrics import Scorer
 
         self.suite = suite
         self.settings = settings
         self.cache = cache
-        self.metric = SuiteMetric(settings.metric, settings.tokenizer, settings.stem)
-        self._references: dict[str, object] = {}
+        self.scorer = Scorer([settings.metric], settings.tokenizer, settings.stem)
+        self._references: dict[str, list] = {}
         self.scored_pairs = 0
         self.cache_hits = 0
 
-    def _reference(self, example_id: str) -> object:
+    def _reference(self, example_id: str) -> list:
+        """The example's references, tokenised once and reused for every build and run."""
         prepared = self._references.get(example_id)
         if prepared is None:
-            prepared = self.metric.prepare_references(self.suite.references[example_id])
+            prepare = self.scorer.prepare
+            prepared = [prepare(ref) for ref in self.suite.references[example_id]]
             self._references[example_id] = prepared
         return prepared
+
+    def fmeasure(self, example_id: str, output: str) -> float:
+        """F of one output: the best over the example's references (first on ties)."""
+        scores = self.scorer.score_multi_prepared(self._reference(example_id), self.scorer.prepare(output))
+        return scores[self.settings.metric].fmeasure
 
     def run_scores(self, outputs: dict[str, str], progress: Progress | None = None) -> dict[str, float]:
         """F for every id of one run that has a usable reference, keyed by id."""
@@ -156,7 +163,7 @@ class SuiteScorer:
         values = np.empty(len(ids), dtype=np.float64)
         step = max(len(ids) // 50, 1)
         for index, example_id in enumerate(ids):
-            values[index] = self.metric.fmeasure(self._reference(example_id), outputs[example_id])
+            values[index] = self.fmeasure(example_id, outputs[example_id])
             if progress is not None and index % step == 0:
                 progress("scoring", index / max(len(ids), 1))
         self.scored_pairs += len(ids)

@@ -77,6 +77,7 @@ class DiffScreen(Screen[int]):
 
     def on_mount(self) -> None:
         self.query_one("#diff-summary", Static).update(self.summary())
+        self.query_one(DiffView).focus()
         self.show_current()
 
     def summary(self) -> Text:
@@ -156,7 +157,13 @@ class DiffScreen(Screen[int]):
         if message.index != self.index:
             return
         self.shown = message.index
-        self.query_one(DiffView).show(message.diff, message.rows, self.mode)  # type: ignore[arg-type]
+        self.query_one(DiffView).show(
+            message.diff,  # type: ignore[arg-type]
+            message.rows,
+            self.mode,
+            baseline_name=self.review.baseline.name,
+            candidate_name=self.review.candidate.name,
+        )
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.notify(message.text, severity="error", markup=False, timeout=10)

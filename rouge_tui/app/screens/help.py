@@ -89,6 +89,7 @@ class HelpScreen(ModalScreen[None]):
     """All keys, grouped by view."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "app.quit", "quit", id="quit"),
         Binding("escape", "close", "close", id="close"),
         Binding("question_mark", "close", "close", show=False),
     ]

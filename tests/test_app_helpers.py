@@ -1,0 +1,111 @@
+"""Helpers shared by the app's tests: waiting for workers, reading the sample suites with the
+json module (not the loader under test), and an independent ROUGE oracle (rouge-score with
+the chapter's ``lower().split()`` tokenizer plugged in)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from rouge_score import rouge_scorer
+from textual.pilot import Pilot
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_suites"
+INCIDENT = SAMPLES / "incident-summaries"
+SUPPORT = SAMPLES / "support-answers"
+
+
+async def settle(pilot: Pilot, rounds: int = 3) -> None:
+    """Let workers finish and the messages they posted be handled (a few rounds, as one
+    message's handler may start another worker)."""
+    for _ in range(rounds):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def press(pilot: Pilot, *keys: str) -> None:
+    """Press keys one by one; after each, let any worker it started finish and report."""
+    for key in keys:
+        await pilot.press(key)
+        if any(worker.is_running for worker in pilot.app.workers):
+            await settle(pilot, 2)
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    """Type into the focused Input: the first characters as keys (so the keys do reach it),
+    the rest set at once (each pilot key press costs tens of milliseconds)."""
+    await pilot.press(*text[:2])
+    widget = pilot.app.focused
+    widget.insert_text_at_cursor(text[2:])
+    await settle(pilot, 2)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+
+
+class Whitespace:
+    """The chapter's tokenizer, for rouge-score's ``tokenizer=`` hook."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return text.lower().split()
+
+
+@cache
+def oracle(metric: str, tokenizer: str) -> rouge_scorer.RougeScorer:
+    if tokenizer == "whitespace":
+        return rouge_scorer.RougeScorer([metric], tokenizer=Whitespace())
+    return rouge_scorer.RougeScorer([metric], use_stemmer=False)
+
+
+def oracle_f(
+    reference: str, output: str, metric: str = "rougeL", tokenizer: str = "whitespace"
+) -> float:
+    return oracle(metric, tokenizer).score(reference, output)[metric].fmeasure
+
+
+@cache
+def incident_pairs() -> dict[str, tuple[str, str, str]]:
+    """id -> (reference, baseline output, candidate output) for every paired id of the
+    incident suite, read straight from its files."""
+    refs = {r["id"]: r["reference"] for r in read_jsonl(INCIDENT / "references.jsonl")}
+    builds = sorted((INCIDENT / "builds").glob("*.jsonl"))
+    base = {r["id"]: r["output"] for r in read_jsonl(builds[0])}
+    cand = {r["id"]: r["output"] for r in read_jsonl(builds[1])}
+    return {
+        i: (refs[i], base[i], cand[i]) for i in base if i in cand and i in refs and refs[i].strip()
+    }
+
+
+@cache
+def incident_deltas() -> dict[str, float]:
+    """Per-example F(candidate) - F(baseline) under rougeL / whitespace, from the oracle."""
+    return {i: oracle_f(ref, c) - oracle_f(ref, b) for i, (ref, b, c) in incident_pairs().items()}
+
+
+def ranked_ids() -> list[str]:
+    deltas = incident_deltas()
+    return sorted(deltas, key=lambda i: (-abs(deltas[i]), i))
+
+
+def table_lines(table) -> list[str]:
+    """The text of every line the movers table shows now (header first)."""
+    return [table.render_line(y).text for y in range(table.size.height)]
+
+
+def share_score_cache(tmp_path_factory, monkeypatch) -> Path:
+    """Point the score cache at one folder for the whole test session: entries are keyed by
+    content, so sharing them only saves the re-scoring of the same sample files."""
+    import os
+
+    shared = Path(os.environ.get("ROUGE_TUI_TEST_SHARED_CACHE", ""))
+    if not shared.name:
+        shared = tmp_path_factory.getbasetemp() / "shared-score-cache"
+        shared.mkdir(exist_ok=True)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    return shared

@@ -7,7 +7,7 @@ from typing import ClassVar
 import pytest
 from textual.app import App, ComposeResult
 
-from rouge_tui.app.widgets.diff_view import DiffView, TextPane
+from rouge_tui.app.widgets.diff_view import DiffView, TextPane, arithmetic_lines
 from rouge_tui.diff import example_diff, output_alignment
 
 REFERENCE = (
@@ -218,3 +218,39 @@ async def test_mode_is_validated_and_empty_outputs_say_so() -> None:
         else:
             raise AssertionError("an unknown mode was accepted")
         assert view.mode == "outputs"
+
+
+async def test_fold_key_only_acts_and_shows_in_the_outputs_mode() -> None:
+    app = DiffApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(DiffView)
+        view.show(*chapter_diff())
+        view.focus()
+        await pilot.pause()
+        assert "f" not in app.screen.active_bindings
+        await pilot.press("f")
+        assert view.folded  # nothing to fold against the reference
+        view.mode = "outputs"
+        await pilot.pause()
+        assert app.screen.active_bindings["f"].binding.id == "diff.fold"
+        await pilot.press("f")
+        assert not view.folded
+
+
+def test_arithmetic_breaks_only_between_terms() -> None:
+    line = "LCS 27 · P 27/58 = 0.47 · R 27/65 = 0.42 · F 0.44"
+    assert arithmetic_lines(line, 80) == [line]
+    assert arithmetic_lines(line, 45) == ["LCS 27 · P 27/58 = 0.47 · R 27/65 = 0.42", "F 0.44"]
+    assert arithmetic_lines(line, 10) == ["LCS 27", "P 27/58 = 0.47", "R 27/65 = 0.42", "F 0.44"]
+
+
+async def test_arithmetic_line_is_not_split_inside_a_term_in_narrow_panes() -> None:
+    app = DiffApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(DiffView)
+        diff, rows = chapter_diff()
+        view.show(diff, rows)
+        await pilot.pause()
+        lines = app.query_one("#diff-baseline", TextPane).plain.splitlines()
+        tail = [line for line in lines if line.startswith(("LCS", "F ", "R "))]
+        assert " · ".join(tail) == diff.baseline.arithmetic()

@@ -65,6 +65,10 @@ NOTE = Style(italic=True)
 ARITHMETIC = Style(bold=True)
 
 
+# Lines of a pane for a width and a base style (the pane's colours).
+Builder = Callable[[Console, int, Style], list[Strip]]
+
+
 def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -> Text:
     """Rich text from pieces of the original text, each made visible, marks as styles."""
     text = Text()
@@ -79,13 +83,36 @@ def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -
 
 
 def side_text(side: Side, limit: int | None = DEFAULT_LIMIT) -> Text:
-    """A side's output with the words that count highlighted, then its arithmetic line."""
+    """A side's output with the words that count highlighted (no arithmetic line)."""
     text = _marked_text(*side_segments(side, limit), {"match": MATCH})
     if not side.text.strip():
         text.append("(empty output)", NOTE)
-    text.append("\n\n")
-    text.append(side.arithmetic(), ARITHMETIC)
     return text
+
+
+def arithmetic_lines(arithmetic: str, width: int) -> list[str]:
+    """The arithmetic line, broken only between its ` · ` terms when it is too wide."""
+    lines: list[str] = []
+    for term in arithmetic.split(" · "):
+        if lines and cell_len(lines[-1]) + 3 + cell_len(term) <= width:
+            lines[-1] += " · " + term
+        else:
+            lines.append(term)
+    return lines
+
+
+def side_builder(side: Side, limit: int | None = DEFAULT_LIMIT) -> Builder:
+    """Lines of a side's pane at any width: the output, a blank line, the arithmetic."""
+    body = side_text(side, limit)
+
+    def build(console: Console, width: int, base: Style) -> list[Strip]:
+        strips = wrap(console, body, width, base)
+        strips.append(Strip.blank(max(width, 1), base))
+        for line in arithmetic_lines(side.arithmetic(), width):
+            strips += wrap(console, Text(line, ARITHMETIC), width, base)
+        return strips
+
+    return build
 
 
 def reference_text(diff: ExampleDiff, limit: int | None = DEFAULT_LIMIT) -> Text:
@@ -230,9 +257,6 @@ def stacked(cells: list[Cells], console: Console, width: int, base: Style) -> li
     return strips
 
 
-Builder = Callable[[Console, int, Style], list[Strip]]
-
-
 class TextPane(Widget):
     """Wrapped rich text drawn through the Line API: lines are built once per width, and
     only the visible ones are painted, so long diffs stay quick."""
@@ -327,7 +351,7 @@ class DiffView(VerticalScroll, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f", "toggle_fold", "Fold/unfold", id="diff.fold"),
+        Binding("f", "toggle_fold", "fold", id="diff.fold"),
     ]
 
     mode: reactive[str] = reactive("reference", init=False)
@@ -402,11 +426,18 @@ class DiffView(VerticalScroll, can_focus=True):
     def watch_mode(self, mode: str) -> None:
         for each in MODES:
             self.set_class(each == mode, f"-mode-{each}")
+        self.refresh_bindings()
         self._redraw()
         self.scroll_home(animate=False)
 
     def watch_folded(self, folded: bool) -> None:
         self._draw_rows()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Folding only means something in the outputs mode: hide `f` elsewhere."""
+        if action == "toggle_fold":
+            return self.mode == "outputs"
+        return True
 
     def action_toggle_fold(self) -> None:
         self.toggle_fold()
@@ -433,8 +464,8 @@ class DiffView(VerticalScroll, can_focus=True):
         heading = "reference" if ref.count == 1 else f"reference {ref.index + 1} of {ref.count}"
         reference.border_title = Text(f"{heading} · {one_line(diff.id, 60)}")
         if self.mode == "reference":
-            baseline.update(side_text(diff.baseline))
-            candidate.update(side_text(diff.candidate))
+            baseline.update(side_builder(diff.baseline))
+            candidate.update(side_builder(diff.candidate))
             reference.update(reference_text(diff))
         self._draw_rows()
 

@@ -38,7 +38,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from rouge_tui.metrics import Alignment, Token, align_outputs, alignment, tokenize_with_offsets
+from rouge_tui.metrics import (
+    METRICS,
+    Alignment,
+    Token,
+    align_outputs,
+    alignment,
+    tokenize_with_offsets,
+)
 from rouge_tui.safetext import one_line, visible
 
 __all__ = [
@@ -60,7 +67,7 @@ __all__ = [
     "side_segments",
 ]
 
-DIFF_METRICS: tuple[str, ...] = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+DIFF_METRICS: tuple[str, ...] = METRICS
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
 RowKind = Literal["equal", "delete", "insert", "replace"]
@@ -70,13 +77,6 @@ DEFAULT_LIMIT = 20_000
 # Equal runs longer than this many words fold to "… N unchanged words …".
 FOLD_THRESHOLD = 12
 FOLD_CONTEXT = 3
-
-
-def _fmeasure(precision: float, recall: float) -> float:
-    """rouge-score's `scoring.fmeasure`, same operations in the same order."""
-    if precision + recall > 0:
-        return 2 * precision * recall / (precision + recall)
-    return 0.0
 
 
 @dataclass

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import random
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -462,3 +464,10 @@ def test_markdown_block_fence_cannot_be_closed_by_the_text() -> None:
     first = block.splitlines()[0]
     assert first == "``````text"
     assert block.rstrip("\n").endswith("\n``````")
+
+
+def test_the_diff_model_does_not_load_textual() -> None:
+    # The export and the headless report use this module; Textual costs ~0.2 s to import.
+    code = "import sys, rouge_tui.diff; print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

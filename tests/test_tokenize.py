@@ -1,0 +1,229 @@
+"""Tokenizers against rouge-score 0.1.2's and the chapter's definition, offsets included."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from nltk.stem import porter
+from rouge_score import tokenize as rs_tokenize
+from rouge_score import tokenizers as rs_tokenizers
+
+from rouge_tui.metrics.tokenize import (
+    StemmerUnavailable,
+    Token,
+    make_tokenizer,
+    sentence_spans,
+    sentence_tokens,
+    sentences,
+    tokenize,
+    tokenize_with_offsets,
+)
+
+# Pieces that have tripped tokenizers: clock times, trailing punctuation, characters whose
+# lowercase is longer ('İ') or ASCII (the Kelvin sign), final sigma, ligatures, Unicode
+# whitespace, CRLF and blank lines, markup-looking text, words the stemmer changes
+# (three-letter words are never stemmed, though Porter would turn 'was' into 'wa').
+PIECES = [
+    "02:14",
+    "UTC,",
+    "İ",
+    "İstanbul",
+    "xİy",
+    "\u212a",
+    "\u212aelvin",
+    "café",
+    "naïve",
+    "ΣΑΣ ",
+    "ΟΔΟΣ",
+    "ﬁne",
+    "ß",
+    "Ǆ",
+    "\r\n",
+    "\n",
+    "\n\n",
+    " ",
+    "\t",
+    "\u00a0",
+    "\u2028",
+    "\x1c",
+    "\x85",
+    "[bold red]",
+    "don't",
+    "U.S.",
+    "co-operate",
+    "—",
+    "41",
+    "running",
+    "Runs",
+    "was",
+    "has",
+    "its",
+    "generously",
+    "agreed",
+    "the",
+    "a",
+    "outage",
+    "configuration",
+]
+
+texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=4)), max_size=25).map("".join)
+
+CONFIGS = [("whitespace", False), ("rouge-score", False), ("rouge-score", True)]
+
+_porter = porter.PorterStemmer()
+
+
+def oracle(text: str, tokenizer: str, stem: bool) -> list[str]:
+    """The definitions: the chapter's lower().split(), or rouge-score's own tokenizer."""
+    if tokenizer == "whitespace":
+        return text.lower().split()
+    return rs_tokenizers.DefaultTokenizer(use_stemmer=stem).tokenize(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_fast_tokenizers_equal_their_definitions(text: str) -> None:
+    for tokenizer, stem in CONFIGS:
+        assert tokenize(text, tokenizer, stem) == oracle(text, tokenizer, stem)
+        assert make_tokenizer(tokenizer, stem)(text) == oracle(text, tokenizer, stem)
+    assert tokenize(text, "rouge-score") == rs_tokenize.tokenize(text, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_offset_tokens_equal_fast_tokens(text: str) -> None:
+    for tokenizer, stem in CONFIGS:
+        tokens = tokenize_with_offsets(text, tokenizer, stem)
+        assert [t.text for t in tokens] == tokenize(text, tokenizer, stem)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_whitespace_offsets_cover_the_words_as_written(text: str) -> None:
+    tokens = tokenize_with_offsets(text, "whitespace")
+    position = 0
+    for token in tokens:
+        assert text[token.start : token.end].lower() == token.text
+        # Nothing but whitespace is skipped between tokens.
+        assert text[position : token.start].strip() == ""
+        position = token.end
+    assert text[position:].strip() == ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_rouge_score_offsets_point_at_the_original_characters(text: str) -> None:
+    plain = tokenize_with_offsets(text, "rouge-score")
+    stemmed = tokenize_with_offsets(text, "rouge-score", stem=True)
+    previous_end = 0
+    for token in plain:
+        written = text[token.start : token.end]
+        # The token is made of exactly the [a-z0-9] characters its span lowercases to,
+        # and the span starts and ends on characters that contribute to it.
+        assert "".join(re.findall("[a-z0-9]", written.lower())) == token.text
+        assert re.search("[a-z0-9]", text[token.start].lower())
+        assert re.search("[a-z0-9]", text[token.end - 1].lower())
+        assert token.start >= previous_end - 1  # only an 'İ' may be shared by two tokens
+        previous_end = token.end
+    # Stemming keeps each token's span and applies NLTK's Porter stemmer to long words.
+    expected = [
+        (_porter.stem(t.text) if len(t.text) > 3 else t.text, t.start, t.end) for t in plain
+    ]
+    assert [(t.text, t.start, t.end) for t in stemmed] == expected
+
+
+def test_utc_with_comma_is_highlighted_without_the_comma() -> None:
+    text = "The outage began at 02:14 UTC, when a push"
+    by_text = {t.text: t for t in tokenize_with_offsets(text, "rouge-score")}
+    utc = by_text["utc"]
+    assert text[utc.start : utc.end] == "UTC"
+    assert text[by_text["02"].start : by_text["14"].end] == "02:14"
+    words = {t.text: t for t in tokenize_with_offsets(text, "whitespace")}
+    assert text[words["utc,"].start : words["utc,"].end] == "UTC,"
+
+
+def test_dotted_capital_i_and_kelvin_sign() -> None:
+    text = "İstanbul \u212aelvin xİy"
+    # rouge-score itself splits 'İ' (lowercase 'i' + combining dot) and keeps the Kelvin 'k'.
+    assert rs_tokenize.tokenize(text, None) == ["i", "stanbul", "kelvin", "xi", "y"]
+    tokens = tokenize_with_offsets(text, "rouge-score")
+    assert [(t.text, text[t.start : t.end]) for t in tokens] == [
+        ("i", "İ"),
+        ("stanbul", "stanbul"),
+        ("kelvin", "\u212aelvin"),
+        ("xi", "xİ"),
+        ("y", "y"),
+    ]
+    # After an 'İ' lowercase is one character longer: offsets must not drift.
+    assert tokens[2] == Token("kelvin", 9, 15)
+    words = tokenize_with_offsets(text, "whitespace")
+    assert [text[t.start : t.end] for t in words] == text.split()
+
+
+def test_stemming_with_whitespace_is_an_error() -> None:
+    with pytest.raises(ValueError, match="stemming"):
+        make_tokenizer("whitespace", stem=True)
+    with pytest.raises(ValueError, match="stemming"):
+        tokenize_with_offsets("text", "whitespace", stem=True)
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        make_tokenizer("spacy")
+
+
+def test_missing_nltk_raises_stemmer_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The package exports a `tokenize` function, so reach the module through sys.modules.
+    monkeypatch.setattr(sys.modules["rouge_tui.metrics.tokenize"], "_stemmer", None)
+    monkeypatch.setitem(sys.modules, "nltk.stem", None)  # makes the import fail
+    with pytest.raises(StemmerUnavailable) as info:
+        make_tokenizer("rouge-score", stem=True)
+    assert isinstance(info.value, RuntimeError)
+    assert str(info.value) == 'stemming needs NLTK: pip install "rouge-tui[stem]"'
+    # Without stemming NLTK is not needed.
+    assert tokenize("Running dogs", "rouge-score") == ["running", "dogs"]
+
+
+def test_importing_the_core_loads_neither_nltk_nor_textual() -> None:
+    code = (
+        "import sys, rouge_tui.metrics as m;"
+        "m.Scorer(['rougeL', 'rougeLsum']).score('a b', 'b a');"
+        "print(sorted(k for k in sys.modules if k.split('.')[0] in ('nltk', 'textual', 'numpy')))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_sentences_are_rouge_scores_newline_split(text: str) -> None:
+    # rouge-score's get_sents with split_summaries=False.
+    expected = [x for x in text.split("\n") if len(x)]
+    assert sentences(text) == expected
+    assert [text[a:b] for a, b in sentence_spans(text)] == expected
+    for tokenizer, stem in CONFIGS:
+        per_sentence = sentence_tokens(text, tokenizer, stem)
+        assert [[t.text for t in s] for s in per_sentence] == [
+            oracle(s, tokenizer, stem) for s in expected
+        ]
+        # Offsets are into the whole text and stay inside their sentence.
+        for (a, b), tokens in zip(sentence_spans(text), per_sentence, strict=True):
+            assert all(a <= t.start < t.end <= b for t in tokens)
+        flat = [t for s in per_sentence for t in s]
+        assert flat == tokenize_with_offsets(text, tokenizer, stem)
+
+
+def test_crlf_and_blank_lines() -> None:
+    text = "First line.\r\n\r\nSecond line\n\nthird"
+    assert sentences(text) == ["First line.\r", "\r", "Second line", "third"]
+    tokens = sentence_tokens(text, "rouge-score")
+    assert [[t.text for t in s] for s in tokens] == [
+        ["first", "line"],
+        [],
+        ["second", "line"],
+        ["third"],
+    ]

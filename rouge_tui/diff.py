@@ -351,30 +351,35 @@ def segments(
     """
     end_at = len(text) if limit is None else min(len(text), limit)
     pieces: list[Segment] = []
+    # Pieces are consecutive spans of `text`: track where the current run began and its mark.
+    run_start, run_mark = 0, None
     at = 0
     previous: str | None = None
-
-    def add(piece: str, mark: str | None) -> None:
-        if not piece:
-            return
-        if pieces and pieces[-1].mark == mark:
-            pieces[-1] = Segment(pieces[-1].text + piece, mark)
-        else:
-            pieces.append(Segment(piece, mark))
-
+    inline_space = _INLINE_SPACE.fullmatch
     for token, mark in zip(tokens, marks):
-        if token.start >= end_at:
+        start = token.start
+        if start >= end_at:
             break
-        gap = text[at : token.start]
-        if gap:
-            same = mark is not None and mark == previous and _INLINE_SPACE.fullmatch(gap)
-            add(gap, mark if same else None)
-        stop = min(token.end, end_at)
-        add(text[token.start : stop], mark)
-        at = stop
+        if start > at:
+            gap_mark = mark if mark is not None and mark == previous else None
+            if gap_mark is not None and not inline_space(text, at, start):
+                gap_mark = None
+            if gap_mark != run_mark:
+                if at > run_start:
+                    pieces.append(Segment(text[run_start:at], run_mark))
+                run_start, run_mark = at, gap_mark
+        if mark != run_mark:
+            if start > run_start:
+                pieces.append(Segment(text[run_start:start], run_mark))
+            run_start, run_mark = start, mark
+        at = min(token.end, end_at)
         previous = mark
-    if at < end_at:
-        add(text[at:end_at], None)
+    if run_mark is not None:
+        if at > run_start:
+            pieces.append(Segment(text[run_start:at], run_mark))
+        run_start = at
+    if end_at > run_start:
+        pieces.append(Segment(text[run_start:end_at], None))
     return pieces, len(text) - end_at
 
 

@@ -23,7 +23,7 @@ from rouge_tui.diff import (
     segments,
     side_segments,
 )
-from rouge_tui.metrics.tokenize import Token
+from rouge_tui.metrics.tokenize import Token, tokenize_with_offsets
 
 # The chapter's worked example, copied from reference/rouge-chapter.txt (hard-wrapped there).
 REFERENCE = """The outage began at 02:14 UTC when a configuration push removed the read
@@ -471,3 +471,33 @@ def test_the_diff_model_does_not_load_textual() -> None:
     code = "import sys, rouge_tui.diff; print('textual' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=texts | free_text,
+    seed=st.integers(0, 1000),
+    limit=st.none() | st.integers(0, 60),
+    tokenizer=st.sampled_from(["whitespace", "rouge-score"]),
+)
+def test_segments_cover_the_text_and_carry_each_token_mark(
+    text: str, seed: int, limit: int | None, tokenizer: str
+) -> None:
+    tokens = tokenize_with_offsets(text, tokenizer)
+    rng = random.Random(seed)
+    marks = [rng.choice([None, "a", "b"]) for _ in tokens]
+    pieces, left_out = segments(text, tokens, marks, limit)
+    shown = text if limit is None else text[:limit]
+    assert "".join(p.text for p in pieces) == shown
+    assert left_out == len(text) - len(shown)
+    assert all(p.text for p in pieces)
+    assert all(a.mark != b.mark for a, b in itertools.pairwise(pieces))
+    # the mark of every character, from the pieces
+    per_char = [p.mark for p in pieces for _ in p.text]
+    for token, mark in zip(tokens, marks):
+        for k in range(token.start, min(token.end, len(shown))):
+            assert per_char[k] == mark
+    inside = {k for t in tokens for k in range(t.start, t.end)}
+    for k, mark in enumerate(per_char):
+        if k not in inside and mark is not None:
+            assert text[k] in " \t"  # only spaces between two like-marked words take a mark

@@ -103,28 +103,27 @@ class DiffScreen(Screen[int]):
         self.compute(self.index)
 
     def update_title(self) -> None:
+        """Where we are (k/10), which example, the mode, its mark, then its figures."""
         c = self.review.comparison
         index = self.index
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(self.step_label(), style="bold reverse")
         text.append(" ")
         text.append(one_line(self.example_id, 40), style="bold")
-        text.append(f"  rank {index + 1}  Δ {float(c.delta[index]):+.4f}")
-        text.append(
-            f"  base {float(c.baseline_f[index]):.4f} → cand {float(c.candidate_f[index]):.4f}"
-        )
-        runs = max(len(self.review.baseline.runs), len(self.review.candidate.runs))
-        if runs > 1:
-            text.append("  (outputs of run 1; F is the mean over runs)")
-        text.append(f"  · {MODE_WORDS[self.mode]}")
+        text.append(f" · {MODE_WORDS[self.mode]}")
         cell = self.review.mark_cell(self.example_id)
         if cell is not None:
-            text.append("  · marked ")
+            text.append(" · marked ")
             text.append(cell.mark, style="bold")
             if cell.stale:
-                text.append(" (stale: outputs changed since)")
+                text.append(" (stale: the outputs changed since)")
             if cell.has_note:
                 text.append(" + note")
+        text.append(f" · rank {index + 1} Δ {float(c.delta[index]):+.4f}")
+        text.append(f" ({float(c.baseline_f[index]):.4f} → {float(c.candidate_f[index]):.4f})")
+        runs = max(len(self.review.baseline.runs), len(self.review.candidate.runs))
+        if runs > 1:
+            text.append(" · outputs of run 1, F the mean over runs")
         self.query_one("#diff-title", Static).update(text)
 
     @work(thread=True, exclusive=True, group="diff")

@@ -25,7 +25,9 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         "Movers table",
         [
             ("enter", "open the diff of the highlighted example"),
-            ("up down pageup pagedown home end", "move in the table (end: the last example)"),
+            ("up / down", "move one row"),
+            ("pageup / pagedown", "move one page"),
+            ("home / end", "first / last example"),
             ("w", "walk the ten most-moved outputs (n / p: next / previous)"),
             ("s", "sort: |delta|, regressions first, improvements first, id"),
             ("/", "filter by id or output text (escape clears)"),
@@ -74,14 +76,16 @@ LEGEND = (
 
 
 def help_table() -> Table:
+    """Keys grouped by view: a section title, then one row per key."""
     table = Table(box=None, show_header=False, pad_edge=False, expand=True)
-    table.add_column("key", style="bold", no_wrap=True, ratio=1)
-    table.add_column("action", ratio=3)
-    for section, rows in KEYS:
-        table.add_row(Text(section, style="bold underline"), "")
+    table.add_column("key", style="bold", no_wrap=True, min_width=18)
+    table.add_column("action", ratio=1)
+    for number, (section, rows) in enumerate(KEYS):
+        if number:
+            table.add_row("", "")
+        table.add_row(Text(section, style="bold underline"), "", end_section=False)
         for key, action in rows:
             table.add_row(Text(key), Text(action))
-        table.add_row("", "")
     return table
 
 

@@ -255,7 +255,11 @@ class ReviewScreen(Screen[None]):
         self.update_status()
 
     def update_status(self) -> None:
+        """Progress first (it must not be cut off), then sort, rows, filter, marks, left out."""
         text = Text(no_wrap=True, overflow="ellipsis")
+        if self.progress_text:
+            text.append(self.progress_text, style="bold")
+            text.append("  ")
         review = self.review
         if review is not None:
             c = review.comparison
@@ -263,6 +267,9 @@ class ReviewScreen(Screen[None]):
             if self.filter_query:
                 text.append(" · filter ")
                 text.append(repr(one_line(self.filter_query, 40)))
+            marked = len(review.store.marks)
+            if marked:
+                text.append(f" · {marked} marked")
             left_out = [
                 (len(c.only_in_baseline), "only in baseline"),
                 (len(c.only_in_candidate), "only in candidate"),
@@ -271,12 +278,6 @@ class ReviewScreen(Screen[None]):
             shown = [f"{n} {what}" for n, what in left_out if n]
             if shown:
                 text.append(" · left out: " + ", ".join(shown))
-            marked = len(review.store.marks)
-            if marked:
-                text.append(f" · {marked} marked")
-        if self.progress_text:
-            text.append("  " if text.plain else "")
-            text.append(self.progress_text, style="bold")
         self.query_one("#status", Static).update(text)
 
     def current_id(self) -> str | None:

@@ -1,0 +1,129 @@
+"""Hostile text through the whole app: Rich markup, OSC/CSI escapes, bidi overrides and a
+1 MB output in ids and outputs. The app must show them literally (escaped) and keep running:
+open the table, open the diff in both modes, mark, note, export."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+from test_app_helpers import press, settle, table_lines
+
+from rouge_tui.app.app import RougeApp
+from rouge_tui.app.screens.diff import DiffScreen
+from rouge_tui.app.screens.review import ReviewScreen
+from rouge_tui.app.widgets.diff_view import DiffView
+
+MARKUP_ID = "[bold red]x[/]"
+CLOSE_ID = "x [/] y"
+OSC_ID = "osc\x1b]2;pwned\x07"
+CSI_ID = "csi\x1b[31mred\x1b[0m"
+BIDI_ID = "bidi\u202eevil"
+BIG = "big"
+
+HOSTILE_TEXT = {
+    MARKUP_ID: "[bold red]x[/] is [link=http://e.vil]here[/link] :smile:",
+    CLOSE_ID: "a closing tag x [/] y and [/bold] in an output",
+    OSC_ID: "set the title \x1b]2;pwned\x07 then ring \x07 the bell",
+    CSI_ID: "clear \x1b[2J the screen \x1b[31m red \x1b[0m and \x9b31m C1",
+    BIDI_ID: "right-to-left \u202e override \u2066 isolate \u200f mark",
+}
+
+
+def write_suite(root: Path) -> Path:
+    suite = root / "hostile"
+    (suite / "builds").mkdir(parents=True)
+    (suite / "suite.toml").write_text(
+        'name = "[bold]hostile[/] \\u001b[31m suite"\n', encoding="utf-8"
+    )
+    refs, base, cand = [], [], []
+    for example_id, text in HOSTILE_TEXT.items():
+        refs.append({"id": example_id, "reference": f"the reference words {text}"})
+        base.append({"id": example_id, "output": f"baseline words {text}"})
+        cand.append({"id": example_id, "output": f"{text} candidate"})
+    # A 1 MB output (one line, ~170,000 words) beside a short reference.
+    refs.append({"id": BIG, "reference": "alpha beta gamma delta"})
+    base.append({"id": BIG, "output": "alpha beta gamma"})
+    cand.append({"id": BIG, "output": ("alpha beta [b] gamma \x1b[1m " * 40_000)[:1_000_000]})
+    for name, rows in (
+        ("references.jsonl", refs),
+        ("builds/a.jsonl", base),
+        ("builds/b.jsonl", cand),
+    ):
+        (suite / name).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return suite
+
+
+def assert_inert(text: str) -> None:
+    """No raw control or bidi character reaches the screen."""
+    assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
+    assert "\u202e" not in text and "\u2066" not in text and "\u200f" not in text
+
+
+def screen_text(app: RougeApp) -> str:
+    """Everything on screen now, as the terminal would get it (without styles)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.mark.slow
+async def test_hostile_text_is_shown_literally_and_the_app_keeps_running(
+    tmp_path: Path, isolated_state: Path
+) -> None:
+    suite = write_suite(tmp_path)
+    app = RougeApp(suites=[suite], options=argparse.Namespace())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen), getattr(screen, "error", None)
+        assert screen.review.comparison.paired == len(HOSTILE_TEXT) + 1
+        lines = "\n".join(table_lines(screen.table))
+        assert_inert(lines)
+        # Shown literally: the markup as typed, escapes made visible.
+        assert MARKUP_ID in lines
+        assert CLOSE_ID in lines
+        assert "osc\\x1b]2;pwned\\x07" in lines
+        assert "csi\\x1b[31mred" in lines
+        assert "bidi\\u202eevil" in lines
+        overview = screen_text(app)
+        assert_inert(overview)
+        assert "[bold]hostile[/] \\x1b[31m suite" in overview
+        # Every row: open its diff in both modes, step through with n, mark and note.
+        await press(pilot, "home", "enter")
+        diff_screen = app.screen
+        assert isinstance(diff_screen, DiffScreen)
+        seen = set()
+        for _ in range(len(HOSTILE_TEXT) + 1):
+            await settle(pilot)
+            assert diff_screen.shown == diff_screen.index
+            seen.add(diff_screen.example_id)
+            for _mode in ("outputs", "reference"):
+                await press(pilot, "d")
+                await settle(pilot)
+                shown = screen_text(app)
+                assert_inert(shown)
+            await press(pilot, "n")
+        assert seen == set(HOSTILE_TEXT) | {BIG}
+        view = diff_screen.query_one(DiffView)
+        assert view.mode == "reference"
+        # The markup example, in the reference mode: the output's brackets appear as typed.
+        await press(pilot, "escape", "slash")
+        app.focused.insert_text_at_cursor("[bold red]")
+        await settle(pilot)
+        await press(pilot, "enter", "enter")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "[bold red]x[/] is [link=http://e.vil]here[/link]" in shown
+        await press(pilot, "b", "c")
+        app.focused.insert_text_at_cursor("[red]not markup[/] \x1b[31m")
+        await press(pilot, "enter", "e")
+        await settle(pilot)
+        notes = [n.message for n in app._notifications]
+        assert any(MARKUP_ID in message for message in notes)
+        assert all("\x1b" not in message for message in notes)
+    exports = list((isolated_state / "xdg_data_home" / "rouge-tui" / "exports").glob("*.md"))
+    assert len(exports) == 1
+    text = exports[0].read_text(encoding="utf-8")
+    assert_inert(text)
+    assert "regression" in text

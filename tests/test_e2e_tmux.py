@@ -1,0 +1,124 @@
+"""End to end in a real terminal: the installed ``rouge-tui`` under tmux, driven by keys.
+
+Start, enter (the most-moved diff), mark, back, export, quit; the screen text, the marks
+file, the export and the exit status are checked. tmux is required (CI installs it): this
+test fails rather than skips without it. It runs on its own tmux server socket, which it
+kills at the end, so it never touches anyone's sessions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_app_helpers import INCIDENT, ranked_ids
+
+WIDTH, HEIGHT = 100, 30
+
+
+class Tmux:
+    """One private tmux server with one session running one command."""
+
+    def __init__(self, tmux: str, command: str, env: dict[str, str]) -> None:
+        self.tmux = tmux
+        self.socket = f"rouge-tui-test-{uuid.uuid4().hex[:12]}"
+        self.env = env
+        self.run("new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), command)
+
+    def run(self, *args: str) -> str:
+        result = subprocess.run(
+            [self.tmux, "-L", self.socket, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=20,
+            check=False,
+        )
+        return result.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "t")
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "t", *keys)
+
+    def close(self) -> None:
+        self.run("kill-server")
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.slow
+def test_rouge_tui_in_tmux_start_enter_mark_export_quit(tmp_path: Path) -> None:
+    tmux = shutil.which("tmux")
+    program = shutil.which("rouge-tui")
+    assert tmux, "tmux is required for the end-to-end test (CI installs it)"
+    assert program, "rouge-tui is not installed (pip install -e .)"
+    home = tmp_path / "home"
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TMUX")}
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        env[var] = str(home / var.lower())
+    env["TERM"] = "xterm-256color"
+    status = tmp_path / "status"
+    command = (
+        f"{shlex.quote(program)} --no-mouse {shlex.quote(str(INCIDENT))}; "
+        f"echo $? > {shlex.quote(str(status))}; sleep 60"
+    )
+    # the session's command gets the environment of the tmux server, which is ours
+    session = Tmux(tmux, f"sh -c {shlex.quote(command)}", env)
+    data = home / "xdg_data_home" / "rouge-tui"
+    try:
+        wait_for(lambda: "drift-down" in session.screen(), "the overview")
+        start = session.screen()
+        top = ranked_ids()[0]
+        assert "▼ drift-down" in start
+        assert "Incident summaries" in start
+        assert re.search(rf"▶ +1 {top} ", start), start
+        assert "the ten most-moved above" in start
+        assert "? help" in start and "q quit" in start
+
+        session.keys("Enter")
+        wait_for(lambda: "LCS" in session.screen(), "the diff")
+        diff = session.screen()
+        assert "row 1/" in diff and top in diff
+
+        session.keys("g")
+        wait_for(lambda: any((data / "marks").glob("*.json")), "the marks file")
+        wait_for(lambda: "marked fine" in session.screen(), "the mark in the title")
+        marks = json.loads(next((data / "marks").glob("*.json")).read_text(encoding="utf-8"))
+        assert marks["marks"][top]["mark"] == "fine"
+
+        session.keys("Escape")
+        wait_for(lambda: "the ten most-moved above" in session.screen(), "the table again")
+        table = session.screen()
+        row = next(line for line in table.splitlines() if re.search(rf" 1 {top} ", line))
+        assert row.rstrip().endswith("fine")
+
+        session.keys("e")
+        wait_for(lambda: any((data / "exports").glob("*.md")), "the export")
+        export = next((data / "exports").glob("*.md"))
+        wait_for(lambda: "review written to" in session.screen(), "the export notice")
+        text = export.read_text(encoding="utf-8")
+        assert "drift-down" in text and "fine" in text and "LCS" in text
+
+        session.keys("q")
+        wait_for(status.exists, "the app to exit")
+        assert status.read_text().strip() == "0"
+    finally:
+        session.close()

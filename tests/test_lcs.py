@@ -16,7 +16,7 @@ from rouge_tui.metrics.lcs import (
     lcs_indices,
     lcs_length,
     lcs_pairs,
-    lcs_rows,
+    rows_for,
     traceback,
 )
 
@@ -76,28 +76,34 @@ def test_checkpointed_rows_give_the_same_traceback(ref: list[str], can: list[str
         LCS_MODULE._ROW_BITS_LIMIT = original
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(small, max_size=4), st.lists(small, max_size=4))
+@settings(max_examples=150, deadline=None)
+@given(st.lists(small, max_size=4), st.lists(small, max_size=4), st.booleans())
 def test_packed_passes_trace_every_sentence_pair(
-    references: list[list[str]], candidates: list[list[str]]
+    references: list[list[str]], candidates: list[list[str]], checkpointed: bool
 ) -> None:
     """Several sequences share one integer; each pair must trace as if alone."""
-    ref_packed, can_packed = Packed(references), Packed(candidates)
-    ref_rows = [lcs_rows(ref_packed.masks, ref_packed.keep, c, True) for c in candidates]
-    for k, ref in enumerate(references):
-        can_rows = lcs_rows(can_packed.masks, can_packed.keep, ref, True)
-        for s, can in enumerate(candidates):
-            pairs = traceback(
-                ref,
-                can,
-                ref_rows[s],
-                can_rows,
-                ref_packed.masks,
-                can_packed.masks,
-                ref_packed.offsets[k],
-                can_packed.offsets[s],
-            )
-            assert [i for i, _ in pairs] == rouge_score_indices(ref, can)
+    original = LCS_MODULE._ROW_BITS_LIMIT
+    if checkpointed:
+        LCS_MODULE._ROW_BITS_LIMIT = 1
+    try:
+        ref_packed, can_packed = Packed(references), Packed(candidates)
+        ref_rows = [rows_for(ref_packed.masks, ref_packed.keep, c, True) for c in candidates]
+        for k, ref in enumerate(references):
+            can_rows = rows_for(can_packed.masks, can_packed.keep, ref, True)
+            for s, can in enumerate(candidates):
+                pairs = traceback(
+                    ref,
+                    can,
+                    ref_rows[s],
+                    can_rows,
+                    ref_packed.masks,
+                    can_packed.masks,
+                    ref_packed.offsets[k],
+                    can_packed.offsets[s],
+                )
+                assert [i for i, _ in pairs] == rouge_score_indices(ref, can)
+    finally:
+        LCS_MODULE._ROW_BITS_LIMIT = original
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -19,7 +19,7 @@ sentence against a candidate sentence in a single pass that way.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 __all__ = [
     "Packed",
@@ -28,6 +28,7 @@ __all__ = [
     "lcs_length_masks",
     "lcs_pairs",
     "lcs_rows",
+    "rows_for",
     "token_masks",
     "traceback",
 ]
@@ -130,35 +131,37 @@ def lcs_rows(
     return rows
 
 
-def _rows(masks: dict[Hashable, int], width: int, tokens: Sequence[Hashable]) -> Sequence[int]:
-    """All V rows of a pass if they fit in `_ROW_BITS_LIMIT` bits, else `_Checkpoints`."""
-    if (len(tokens) + 1) * max(width, 1) <= _ROW_BITS_LIMIT:
-        return lcs_rows(masks, (1 << width) - 1, tokens)
-    return _Checkpoints(masks, width, tokens)
+def rows_for(
+    masks: dict[Hashable, int], keep: int, tokens: Sequence[Hashable], guarded: bool = False
+) -> Sequence[int]:
+    """The V rows of a pass, as `lcs_rows`, for `traceback`.
+
+    All rows when they fit in `_ROW_BITS_LIMIT` bits; beyond (untrusted text can hold a
+    megabyte on one line), a sequence that keeps every k-th row and recomputes the rest.
+    """
+    if (len(tokens) + 1) * max(keep.bit_length(), 1) <= _ROW_BITS_LIMIT:
+        return lcs_rows(masks, keep, tokens, guarded)
+    return _Checkpoints(masks, keep, tokens, guarded)
 
 
 class _Checkpoints(Sequence[int]):
     """The V rows of a pass over long inputs: every k-th row kept, blocks recomputed.
 
-    The traceback only moves to lower rows, so one recomputed block is kept at a time.
+    A traceback only moves to lower rows, so one recomputed block is kept at a time.
     """
 
-    def __init__(self, masks: dict[Hashable, int], width: int, tokens: Sequence[Hashable]):
+    def __init__(
+        self, masks: dict[Hashable, int], keep: int, tokens: Sequence[Hashable], guarded: bool
+    ):
         self._masks = masks
+        self._keep = keep
         self._tokens = tokens
+        self._guarded = guarded
         self._len = len(tokens) + 1
         self._step = step = max(1, math.isqrt(len(tokens)))
-        v = (1 << width) - 1
-        checkpoints = [v]
-        get = masks.get
-        for j, token in enumerate(tokens, 1):
-            mask = get(token)
-            if mask:
-                u = v & mask
-                v = (v + u) | (v - u)
-            if j % step == 0:
-                checkpoints.append(v)
-        self._checkpoints = checkpoints
+        # V at rows 0, step, 2 * step, ...: every step-th row of the full pass.
+        passed = enumerate(_pass(masks, keep, keep, tokens, guarded), 1)
+        self._checkpoints = [keep, *(row for j, row in passed if j % step == 0)]
         self._block: list[int] = []
         self._base = -1
 
@@ -170,9 +173,26 @@ class _Checkpoints(Sequence[int]):
         base = j - j % step
         if base != self._base:
             start = self._checkpoints[base // step]
-            self._block = lcs_rows(self._masks, start, self._tokens[base : base + step - 1])
+            tokens = self._tokens[base : base + step - 1]
+            self._block = [start, *_pass(self._masks, self._keep, start, tokens, self._guarded)]
             self._base = base
         return self._block[j - base]
+
+
+def _pass(
+    masks: dict[Hashable, int], keep: int, start: int, tokens: Iterable[Hashable], guarded: bool
+) -> Iterator[int]:
+    """V after each token of a pass that starts from the row value `start`."""
+    v = start
+    get = masks.get
+    for token in tokens:
+        mask = get(token)
+        if mask:
+            u = v & mask
+            v = (v + u) | (v - u)
+            if guarded:
+                v &= keep
+        yield v
 
 
 def traceback(
@@ -239,8 +259,8 @@ def lcs_pairs(ref: Sequence[Hashable], can: Sequence[Hashable]) -> list[tuple[in
     return traceback(
         ref,
         can,
-        _rows(ref_masks, len(ref), can),
-        _rows(can_masks, len(can), ref),
+        rows_for(ref_masks, (1 << len(ref)) - 1, can),
+        rows_for(can_masks, (1 << len(can)) - 1, ref),
         ref_masks,
         can_masks,
     )

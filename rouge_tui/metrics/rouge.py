@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterator, Sequence
 from typing import NamedTuple
 
-from rouge_tui.metrics.lcs import Packed, lcs_length_masks, lcs_rows, token_masks, traceback
+from rouge_tui.metrics.lcs import Packed, lcs_length_masks, rows_for, token_masks, traceback
 from rouge_tui.metrics.tokenize import TOKENIZERS, make_tokenizer
 
 __all__ = [
@@ -115,6 +115,7 @@ def lsum_pairs(
     `pairs` are the (index in k, index in s) of the LCS rouge-score's traceback picks
     for that sentence pair; rougeLsum's union LCS of sentence k is the union of their
     first items over s. Packed layouts of the sentences may be passed in when cached.
+    (`_lsum_score` inlines the same loops: it is the scoring hot path.)
     """
     ref_packed = ref_packed or Packed(reference)
     can_packed = can_packed or Packed(candidate)
@@ -123,9 +124,9 @@ def lsum_pairs(
     # One pass per candidate sentence against all reference sentences at once, and one
     # per reference sentence against all candidate sentences; the tracebacks then read
     # every sentence pair out of these rows.
-    ref_rows = [lcs_rows(ref_masks, ref_keep, sent, True) for sent in candidate]
+    ref_rows = [rows_for(ref_masks, ref_keep, sent, True) for sent in candidate]
     for k, ref_sent in enumerate(reference):
-        can_rows = lcs_rows(can_masks, can_keep, ref_sent, True)
+        can_rows = rows_for(can_masks, can_keep, ref_sent, True)
         offset = ref_offsets[k]
         for s, can_sent in enumerate(candidate):
             pairs = traceback(
@@ -157,11 +158,11 @@ def _lsum_score(
     can_packed = can_packed or Packed(candidate)
     ref_masks, ref_keep, ref_offsets = ref_packed.masks, ref_packed.keep, ref_packed.offsets
     can_masks, can_keep, can_offsets = can_packed.masks, can_packed.keep, can_packed.offsets
-    ref_rows = [lcs_rows(ref_masks, ref_keep, sent, True) for sent in candidate]
+    ref_rows = [rows_for(ref_masks, ref_keep, sent, True) for sent in candidate]
     sentence_pairs = list(zip(candidate, ref_rows, can_offsets))
     union_counts: Counter[Hashable] = Counter()
     for ref_sent, offset in zip(reference, ref_offsets):
-        can_rows = lcs_rows(can_masks, can_keep, ref_sent, True)
+        can_rows = rows_for(can_masks, can_keep, ref_sent, True)
         union: set[int] = set()
         for can_sent, rows, can_offset in sentence_pairs:
             for i, _ in traceback(

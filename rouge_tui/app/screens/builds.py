@@ -80,7 +80,7 @@ class BuildsScreen(Screen[tuple[str, str] | None]):
                 if name == self.candidate
                 else ""
             )
-            self.table.update_cell(name, "role", Text(role, style="bold"))
+            self.table.update_cell(name, "role", Text(role, style="bold"), update_width=True)
         settings = self.review.settings
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append("Builds of ")
@@ -116,12 +116,13 @@ class BuildsScreen(Screen[tuple[str, str] | None]):
 
     def show_stats(self, name: str, stats: BuildStats | None) -> None:
         if stats is None:
-            self.table.update_cell(name, "mean", Text("no ids"))
+            self.table.update_cell(name, "mean", Text("no ids"), update_width=True)
             return
-        self.table.update_cell(name, "mean", Text(f"{stats.mean:.4f}", justify="right"))
         self.table.update_cell(
-            name, "band", Text(f"[{stats.band[0]:.4f}, {stats.band[1]:.4f}] {stats.band_source}")
+            name, "mean", Text(f"{stats.mean:.4f}", justify="right"), update_width=True
         )
+        band = Text(f"[{stats.band[0]:.4f}, {stats.band[1]:.4f}] {stats.band_source}")
+        self.table.update_cell(name, "band", band, update_width=True)
 
     def highlighted(self) -> str:
         return self.names[self.table.cursor_row]

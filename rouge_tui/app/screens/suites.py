@@ -79,14 +79,18 @@ class SuiteListScreen(Screen[None]):
         summary: SuiteSummary = message.summary
         key = str(message.index)
         table = self.table
-        table.update_cell(key, "suite", Text(one_line(summary.name, 40)))
+        table.update_cell(key, "suite", Text(one_line(summary.name, 40)), update_width=True)
         table.update_cell(key, "builds", Text(str(summary.builds), justify="right"))
         style = "bold" if summary.verdict in ("drift-down", "drift-up") else ""
-        table.update_cell(key, "newest pair", Text(summary.verdict_text(), style=style))
+        table.update_cell(
+            key, "newest pair", Text(summary.verdict_text(), style=style), update_width=True
+        )
         if summary.delta is not None:
-            table.update_cell(key, "Δ", Text(f"{summary.delta:+.4f}", justify="right"))
+            table.update_cell(
+                key, "Δ", Text(f"{summary.delta:+.4f}", justify="right"), update_width=True
+            )
         if summary.error:
-            table.update_cell(key, "folder", Text(one_line(summary.error, 80)))
+            table.update_cell(key, "folder", Text(one_line(summary.error, 80)), update_width=True)
 
     def action_open(self) -> None:
         from rouge_tui.app.screens.review import ReviewScreen

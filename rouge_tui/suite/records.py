@@ -275,7 +275,8 @@ def parse_csv(path: Path, required: tuple[str, ...]) -> _Records:
     text = _decode(data, path, 1).removeprefix("\ufeff")
     del data
     _raise_csv_field_limit()
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # strict: a stray or unclosed quote is an error, not a field that swallows the next lines.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     start = 1
     header: list[str] = []
     try:

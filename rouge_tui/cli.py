@@ -101,7 +101,7 @@ def _load(args: argparse.Namespace):
 def cmd_report(args: argparse.Namespace) -> int:
     from rouge_tui import report
     from rouge_tui.scoring import analyse
-    from rouge_tui.state import MarkStore, ScoreCache, outputs_hash
+    from rouge_tui.state import History, MarkStore, ScoreCache, outputs_hash
 
     if args.top < 0:
         raise CliError("--top must be 0 or more")
@@ -115,6 +115,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     base_out, cand_out = baseline.runs[0].outputs, candidate.runs[0].outputs
     current = {i: outputs_hash(base_out[i], cand_out[i]) for i in marks if i in base_out and i in cand_out}
     data = report.to_json(analysis, args.top, report.marks_json(marks, current))
+    history = History(suite.name)
+    change = history.reference_change(suite.fingerprint, (baseline.name, candidate.name))
+    history.record(report.history_entry(data))
+    for warning in (history.warning, change.message() if change else None):
+        if warning:
+            print(f"rouge-tui: warning: {warning}", file=sys.stderr)
+    data["references_changed"] = (
+        {"previous": change.previous, "current": change.current, "since": change.since} if change else None
+    )
     if args.format == "json":
         sys.stdout.write(report.render_json(data))
     elif args.format == "markdown":

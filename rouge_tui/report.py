@@ -109,6 +109,30 @@ def to_json(
     }
 
 
+def history_entry(data: dict[str, Any]) -> dict[str, Any]:
+    """What the per-suite history keeps of one report."""
+    return {
+        "fingerprint": data["reference_fingerprint"],
+        "signature": data["signature"],
+        "baseline": data["baseline"]["name"],
+        "candidate": data["candidate"]["name"],
+        "baseline_mean": data["baseline"]["mean"],
+        "candidate_mean": data["candidate"]["mean"],
+        "verdict": data["verdict"],
+    }
+
+
+def references_warning(data: dict[str, Any]) -> str | None:
+    change = data.get("references_changed")
+    if not change:
+        return None
+    return (
+        f"WARNING: the references changed since {change['since']} "
+        f"({change['previous'][:12]} -> {change['current'][:12]}): "
+        "deltas against earlier figures are not comparable"
+    )
+
+
 def render_json(data: dict[str, Any]) -> str:
     """ASCII-only JSON, so no byte of untrusted text can act on a terminal."""
     return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
@@ -138,6 +162,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         f"**Verdict: {verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}**"
         f" (band k = {data['k']:g})",
         "",
+        *([f"> **{references_warning(data)}**", ""] if references_warning(data) else []),
         f"- Signature: `{data['signature']}`",
         f"- Reference fingerprint: `{data['reference_fingerprint'][:16]}`",
         f"- Paired examples: {data['paired']}",
@@ -197,6 +222,10 @@ def render_text(data: dict[str, Any], width: int | None = None) -> "object":
         f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] {data['delta_interval_method']}"
         f"   paired {data['paired']}   k {data['k']:g}"
     )
+
+    warning = references_warning(data)
+    if warning:
+        head.append("\n" + warning, style="bold yellow")
 
     builds = Table(box=None, pad_edge=False, show_edge=False)
     for col, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),

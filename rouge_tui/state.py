@@ -337,3 +337,83 @@ class ScoreCache:
         data = _CACHE_MAGIC + hashlib.sha256(payload).digest() + payload
         with contextlib.suppress(OSError):
             atomic_write_bytes(self._path(key), data)
+
+
+# --------------------------------------------------------------------------- history
+
+HISTORY_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class ReferenceChange:
+    """The frozen references moved: a delta against a moved reference set means little."""
+
+    previous: str
+    current: str
+    since: str  # when the previous fingerprint was last seen
+
+    def message(self) -> str:
+        return (
+            f"references changed since {self.since}: fingerprint {self.previous[:12]} -> "
+            f"{self.current[:12]}; deltas against earlier reviews are not comparable"
+        )
+
+
+class History:
+    """Per-suite history of build means and the reference fingerprint they were scored against.
+
+    Keyed by the suite's name (not its path), so a suite whose references file was edited is
+    recognised as the same suite with moved references.
+    """
+
+    def __init__(self, suite_name: str):
+        self.suite_name = suite_name
+        self.path = data_dir() / "history" / f"{safe_name(suite_name, 40)}.json"
+        self.warning: str | None = None
+
+    def entries(self) -> list[dict[str, Any]]:
+        try:
+            data = json.loads(self.path.read_bytes().decode("utf-8"))
+            entries = data["entries"]
+            if not isinstance(entries, list):
+                raise TypeError("entries is not a list")
+            return [e for e in entries if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)]
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            self.warning = f"could not read history {self.path}: {exc.strerror or exc}"
+            return []
+        except (ValueError, KeyError, TypeError) as exc:
+            target = self.path.with_name(f"{self.path.name}.corrupt-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+            with contextlib.suppress(OSError):
+                os.replace(self.path, target)
+            self.warning = f"history file was unreadable ({type(exc).__name__}); kept it as {target}"
+            return []
+
+    def reference_change(self, fingerprint: str, builds: tuple[str, ...] = ()) -> ReferenceChange | None:
+        """How the references moved, if they did.
+
+        Said when the newest recorded review used other references, or when either of
+        ``builds`` was ever scored against other references (its old figures are then not
+        comparable with the new ones). Stays said as long as such builds are compared.
+        """
+        entries = self.entries()
+        for entry in reversed(entries):
+            if entry["fingerprint"] == fingerprint:
+                continue
+            if entry is entries[-1] or entry.get("baseline") in builds or entry.get("candidate") in builds:
+                return ReferenceChange(entry["fingerprint"], fingerprint, str(entry.get("time", "an earlier review")))
+        return None
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """Append one review's figures (atomic, under a lock); failures only cost the record."""
+        try:
+            with locked(self.path):
+                entries = self.entries()
+                if entries and all(entries[-1].get(key) == value for key, value in entry.items()):
+                    return  # the same review again: nothing new to keep
+                entries.append({"time": now_iso(), **entry})
+                payload = {"suite": self.suite_name, "entries": entries[-HISTORY_LIMIT:]}
+                atomic_write_text(self.path, json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
+        except OSError as exc:
+            self.warning = f"could not record history in {self.path.parent}: {exc.strerror or exc}"

@@ -171,6 +171,7 @@ async def test_sort_cycles_through_the_four_orders() -> None:
         assert shown_ids() == ranked_ids()
 
 
+@pytest.mark.slow
 async def test_filter_by_id_or_output_text_and_escape_clears() -> None:
     pairs = incident_pairs()
     app = app_for(INCIDENT)
@@ -276,6 +277,7 @@ async def test_marks_persist_and_come_back(isolated_state: Path) -> None:
         assert app.screen.review.mark_of(top[0]).mark == "fine"
 
 
+@pytest.mark.slow
 async def test_note_is_written_in_a_modal_and_stored(isolated_state: Path) -> None:
     top = ranked_ids()
     app = app_for(INCIDENT)
@@ -297,6 +299,7 @@ async def test_note_is_written_in_a_modal_and_stored(isolated_state: Path) -> No
         assert marks_on_disk(isolated_state)[top[0]]["note"] == "truncated [bold]q"
 
 
+@pytest.mark.slow
 async def test_export_writes_markdown_with_figures_marks_notes_and_diffs(
     isolated_state: Path,
 ) -> None:
@@ -328,6 +331,7 @@ async def test_export_writes_markdown_with_figures_marks_notes_and_diffs(
     assert "```" in text
 
 
+@pytest.mark.slow
 async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:
     top = ranked_ids()
     app = app_for(INCIDENT)

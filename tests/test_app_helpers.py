@@ -17,13 +17,15 @@ INCIDENT = SAMPLES / "incident-summaries"
 SUPPORT = SAMPLES / "support-answers"
 
 
-async def settle(pilot: Pilot, rounds: int = 3) -> None:
-    """Let workers finish and the messages they posted be handled (a few rounds, as one
-    message's handler may start another worker)."""
+async def settle(pilot: Pilot, rounds: int = 4) -> None:
+    """Let workers finish and the messages they posted be handled; again while a handler
+    started another worker (at most ``rounds`` times)."""
+    await pilot.pause()
     for _ in range(rounds):
-        await pilot.pause()
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+        if not any(worker.is_running for worker in pilot.app.workers):
+            return
 
 
 async def press(pilot: Pilot, *keys: str) -> None:
@@ -31,7 +33,7 @@ async def press(pilot: Pilot, *keys: str) -> None:
     for key in keys:
         await pilot.press(key)
         if any(worker.is_running for worker in pilot.app.workers):
-            await settle(pilot, 2)
+            await settle(pilot)
 
 
 async def type_text(pilot: Pilot, text: str) -> None:
@@ -40,7 +42,7 @@ async def type_text(pilot: Pilot, text: str) -> None:
     await pilot.press(*text[:2])
     widget = pilot.app.focused
     widget.insert_text_at_cursor(text[2:])
-    await settle(pilot, 2)
+    await settle(pilot)
 
 
 def read_jsonl(path: Path) -> list[dict]:

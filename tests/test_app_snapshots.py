@@ -15,6 +15,8 @@ from textual.pilot import Pilot
 
 from rouge_tui.app.app import RougeApp
 
+pytestmark = pytest.mark.slow  # about two seconds each (a whole app run per picture)
+
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 

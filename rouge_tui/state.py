@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import platformdirs
 
@@ -185,18 +185,27 @@ class MarkStore:
         self.path = data_dir() / "marks" / f"{safe_name(suite_name, 40)}-{digest}.json"
         self.marks: dict[str, Mark] = {}
         self.warning: str | None = None
+        # Changes not on disk yet (a save failed): kept in memory and written by the next save.
+        self.pending: dict[str, Mark | None] = {}
+        self._known: dict[str, Mark] = {}  # the marks as last read from or written to disk
 
     def load(self) -> dict[str, Mark]:
         """Read the marks from disk; a corrupt file is set aside with a warning, never dropped."""
         self.marks, self.warning = self._read()
+        self._known = dict(self.marks)
+        self._apply(self.marks, self.pending)
         return self.marks
 
-    def _read(self) -> tuple[dict[str, Mark], str | None]:
+    def _read(self, strict: bool = False) -> tuple[dict[str, Mark], str | None]:
+        """The marks on disk. ``strict`` (before a write) raises when the file exists but cannot
+        be read, so a failed read is never followed by a write that drops the marks in it."""
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return {}, None
         except OSError as exc:
+            if strict:
+                raise
             return {}, f"could not read marks {self.path}: {exc.strerror or exc}"
         try:
             data = json.loads(raw.decode("utf-8"))
@@ -233,42 +242,60 @@ class MarkStore:
         }
         return (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
+    @staticmethod
+    def _apply(marks: dict[str, Mark], changes: dict[str, Mark | None]) -> None:
+        for key, entry in changes.items():
+            if entry is None:
+                marks.pop(key, None)
+            else:
+                marks[key] = entry
+
+    @staticmethod
+    def _entry(current: Mark | None, mark: str | None, note: str | None, outputs: str) -> Mark | None:
+        """The mark after a change: ``None`` for mark or note keeps the current one."""
+        new_mark = mark if mark is not None else (current.mark if current else None)
+        new_note = note if note is not None else (current.note if current else "")
+        if new_mark is None and new_note:
+            new_mark = "unsure"  # a note needs a mark to hang on; unsure claims nothing
+        if new_mark is None:
+            return None
+        return Mark(new_mark, new_note, outputs, now_iso())
+
     def set(self, example_id: str, mark: str | None, note: str | None, outputs: str) -> str | None:
         """Set (or with ``mark=None`` and no note, clear) one example's mark; returns a notice.
 
         The notice says when another session had changed the same example since we last
-        read it: the last writer wins, and the other is told.
+        read it: the last writer wins, and the other is told. If the save fails (``OSError``:
+        full disk, read-only or missing directory) the change is still kept in ``marks`` and
+        ``pending``, so nothing typed is lost and the next save (a retry) writes it.
         """
         if mark is not None and mark not in MARKS:
             raise ValueError(f"unknown mark {mark!r}")
+        return self._save(example_id, lambda current: self._entry(current, mark, note, outputs))
+
+    def clear(self, example_id: str) -> None:
+        self._save(example_id, lambda current: None)
+
+    def _save(self, example_id: str, change: Callable[[Mark | None], Mark | None]) -> str | None:
         notice = None
+        before = self._known.get(example_id)
+        mine = self.marks.get(example_id)
+        self.pending[example_id] = change(mine)
+        self._apply(self.marks, {example_id: self.pending[example_id]})
         with locked(self.path):
-            on_disk, warning = self._read()
+            on_disk, warning = self._read(strict=True)
             if warning:
                 self.warning = warning
-            before = self.marks.get(example_id)
             theirs = on_disk.get(example_id)
             if theirs is not None and theirs != before:
                 notice = f"another session had marked {example_id!r} as {theirs.mark}; replaced"
-            current = theirs or before
-            new_mark = mark if mark is not None else (current.mark if current else None)
-            new_note = note if note is not None else (current.note if current else "")
-            if new_mark is None and new_note:
-                new_mark = "unsure"  # a note needs a mark to hang on; unsure claims nothing
-            if new_mark is None:
-                on_disk.pop(example_id, None)
-            else:
-                on_disk[example_id] = Mark(new_mark, new_note, outputs, now_iso())
+            self.pending[example_id] = change(theirs or mine)
+            self._apply(on_disk, self.pending)
             atomic_write_bytes(self.path, self._payload(on_disk))
+            self.pending.clear()
             self.marks = on_disk
+            self._known = dict(on_disk)
         return notice
-
-    def clear(self, example_id: str) -> None:
-        with locked(self.path):
-            on_disk, _ = self._read()
-            on_disk.pop(example_id, None)
-            atomic_write_bytes(self.path, self._payload(on_disk))
-            self.marks = on_disk
 
 
 # --------------------------------------------------------------------------- cache
@@ -279,8 +306,9 @@ _CACHE_MAGIC = b"rouge-tui-scores\x00"
 class ScoreCache:
     """Scored results on disk, keyed by content hashes, scoring settings and tool version.
 
-    An entry is the raw float64 scores behind a magic string and the sha256 of the payload,
-    so a truncated, corrupt or foreign entry is detected, ignored and rebuilt, never trusted.
+    An entry is the raw float64 scores behind a magic string and the sha256 of its key and
+    payload, so a truncated, corrupt or foreign entry (another key's file, copied or left in
+    its place) is detected, ignored and rebuilt, never trusted.
     An unwritable cache directory only costs speed.
     """
 
@@ -297,6 +325,11 @@ class ScoreCache:
             digest.update(len(data).to_bytes(8, "big"))
             digest.update(data)
         return digest.hexdigest()
+
+    @staticmethod
+    def _digest(key: str, payload: bytes) -> bytes:
+        """Binds an entry to its key: the same scores under another key do not check out."""
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass") + b"\x00" + payload).digest()
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.bin"
@@ -315,7 +348,7 @@ class ScoreCache:
         payload = raw[head:]
         if (
             raw[: len(_CACHE_MAGIC)] != _CACHE_MAGIC
-            or hashlib.sha256(payload).digest() != raw[len(_CACHE_MAGIC) : head]
+            or self._digest(key, payload) != raw[len(_CACHE_MAGIC) : head]
             or len(payload) != 8 * count
         ):
             self.rejected += 1
@@ -334,7 +367,7 @@ class ScoreCache:
         import numpy as np
 
         payload = np.ascontiguousarray(values, dtype="<f8").tobytes()
-        data = _CACHE_MAGIC + hashlib.sha256(payload).digest() + payload
+        data = _CACHE_MAGIC + self._digest(key, payload) + payload
         with contextlib.suppress(OSError):
             atomic_write_bytes(self._path(key), data)
 

@@ -39,8 +39,21 @@ __all__ = [
 _ROW_BITS_LIMIT = 1 << 27
 
 
+# Below this many tokens, OR-ing each bit into a growing integer is the fastest way to build
+# the masks; above it that is quadratic (every OR copies an integer as wide as the text so
+# far), so the masks are built in one go per token from a bytearray of its positions.
+_SMALL_MASKS = 1024
+
+
 def token_masks(tokens: Iterable[Hashable]) -> dict[Hashable, int]:
-    """Bitmask per distinct token: bit i is set where tokens[i] is that token."""
+    """Bitmask per distinct token: bit i is set where tokens[i] is that token.
+
+    Linear in the text's length (plus the size of the masks themselves).
+    """
+    if not isinstance(tokens, Sequence):
+        tokens = list(tokens)
+    if len(tokens) > _SMALL_MASKS:
+        return _masks_at(tokens, 0)
     masks: dict[Hashable, int] = {}
     get = masks.get
     bit = 1
@@ -48,6 +61,28 @@ def token_masks(tokens: Iterable[Hashable]) -> dict[Hashable, int]:
         masks[token] = get(token, 0) | bit
         bit <<= 1
     return masks
+
+
+def _mask_from(positions: list[int]) -> int:
+    """The integer with exactly the bits at ``positions`` set (ascending), built in one go."""
+    if len(positions) == 1:
+        return 1 << positions[0]
+    buffer = bytearray((positions[-1] >> 3) + 1)
+    for position in positions:
+        buffer[position >> 3] |= 1 << (position & 7)
+    return int.from_bytes(buffer, "little")
+
+
+def _masks_at(tokens: Sequence[Hashable], start: int) -> dict[Hashable, int]:
+    """`token_masks` by positions: each mask is made once, from all of its bits."""
+    positions: dict[Hashable, list[int]] = {}
+    for position, token in enumerate(tokens, start):
+        found = positions.get(token)
+        if found is None:
+            positions[token] = [position]
+        else:
+            found.append(position)
+    return {token: _mask_from(found) for token, found in positions.items()}
 
 
 class Packed:
@@ -61,11 +96,29 @@ class Packed:
     __slots__ = ("keep", "masks", "offsets")
 
     def __init__(self, sequences: Sequence[Sequence[Hashable]]):
-        masks: dict[Hashable, int] = {}
-        get = masks.get
         offsets: list[int] = []
         keep = 0
         position = 0
+        if sum(map(len, sequences)) > _SMALL_MASKS:
+            # Linear build for long texts (see `token_masks`).
+            positions: dict[Hashable, list[int]] = {}
+            guards: list[int] = []
+            for seq in sequences:
+                offsets.append(position)
+                for at, token in enumerate(seq, position):
+                    found = positions.get(token)
+                    if found is None:
+                        positions[token] = [at]
+                    else:
+                        found.append(at)
+                position += len(seq) + 1
+                guards.append(position - 1)
+            self.masks = {token: _mask_from(found) for token, found in positions.items()}
+            self.keep = ((1 << position) - 1) & ~_mask_from(guards) if guards else 0
+            self.offsets = offsets
+            return
+        masks: dict[Hashable, int] = {}
+        get = masks.get
         for seq in sequences:
             offsets.append(position)
             bit = 1 << position

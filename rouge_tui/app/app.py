@@ -7,6 +7,9 @@ rouge_tui/app/session.py, which does not import Textual.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -35,8 +38,13 @@ class RougeApp(App[None]):
         self.suites = [Path(path) for path in suites]
         self.options = options if options is not None else argparse.Namespace()
 
+    # An SSH connection that drops sends SIGHUP; a shutdown or `kill` sends SIGTERM.
+    EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+
     def on_mount(self) -> None:
         from rouge_tui.state import load_user_defaults
+
+        self._handle_exit_signals()
 
         defaults, _ = load_user_defaults()  # a bad config file is reported when the suite loads
         if defaults.theme and defaults.theme in self.available_themes:
@@ -45,6 +53,22 @@ class RougeApp(App[None]):
             self.push_screen(ReviewScreen(self.suites[0], self.options, standalone=True))
         else:
             self.push_screen(SuiteListScreen(self.suites, self.options))
+
+    def _handle_exit_signals(self) -> None:
+        """End the app on SIGHUP or SIGTERM the way ``q`` does, so the terminal is restored
+        (Textual 8 leaves both to Python's default, which dies in the alternate screen).
+        Marks and notes are on disk already: each is saved when it is made. The exit status
+        is 128 + the signal's number, as a shell reports a process ended by it."""
+        loop = asyncio.get_running_loop()
+        for signum in self.EXIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self.exit, None, 128 + signum)
+
+    def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in self.EXIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -114,13 +114,21 @@ class ReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------------ workers
 
-    def _progress(self, label: str):
+    def _progress(self, label: str, runs: int | None = None):
+        """A progress callback for ``analyse`` that posts replaceable messages and stops the
+        work when a newer request cancelled this worker. ``analyse`` reports each run from
+        0 to 1, so a fall in the fraction means the next run has started."""
         worker = get_current_worker()
+        state = {"run": 1, "last": 0.0}
 
         def progress(stage: str, fraction: float) -> None:
             if worker.is_cancelled:
                 raise Cancelled()
-            self.post_message(WorkProgress(f"{label}: {stage}", fraction))
+            if fraction < state["last"]:
+                state["run"] += 1
+            state["last"] = fraction
+            where = f"run {state['run']}/{runs}" if runs else f"run {state['run']}"
+            self.post_message(WorkProgress(f"{label}: {where}", fraction))
 
         return progress
 
@@ -154,7 +162,10 @@ class ReviewScreen(Screen[None]):
         try:
             baseline = review.suite.build(baseline_name) if baseline_name else None
             candidate = review.suite.build(candidate_name) if candidate_name else None
-            analysis = review.rescore(settings, baseline, candidate, self._progress(label))
+            runs = len((baseline or review.baseline).runs) + len(
+                (candidate or review.candidate).runs
+            )
+            analysis = review.rescore(settings, baseline, candidate, self._progress(label, runs))
         except Cancelled:
             return
         except Exception as exc:  # noqa: BLE001

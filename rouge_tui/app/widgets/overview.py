@@ -96,7 +96,7 @@ class Overview(Widget):
         return self._style("within")
 
     def lines(self, analysis: Analysis, width: int) -> list[Text]:
-        """The overview's lines for a terminal ``width`` cells wide."""
+        """The overview's lines for a content area ``width`` cells wide."""
         suite, c = analysis.suite, analysis.comparison
         label, dim = self._style("label"), self._style("dim")
 
@@ -107,7 +107,7 @@ class Overview(Widget):
         title.append("  refs ", style=label)
         title.append(short_fingerprint(suite.fingerprint))
 
-        name_width = max(10, min(28, width - 63))
+        name_width = max(10, min(28, width - 58 - len(str(c.paired))))
         rows = [
             self.build_line("baseline ", c.baseline, name_width),
             self.build_line("candidate", c.candidate, name_width),
@@ -123,8 +123,6 @@ class Overview(Widget):
         low, high = c.delta_interval
         verdict.append("  95% ", style=label)
         verdict.append(f"[{low:+.4f}, {high:+.4f}]")
-        verdict.append("  paired ", style=label)
-        verdict.append(str(c.paired))
         verdict.append("  band ", style=label)
         verdict.append(f"{c.baseline.band_source} k={c.k:g}")
 

@@ -17,15 +17,25 @@ from pathlib import Path
 import numpy as np
 
 from rouge_tui.compare import Comparison
-from rouge_tui.report import marks_json, md, render_markdown, to_json, verdict_mark, verdict_words
+from rouge_tui.report import (
+    history_entry,
+    marks_json,
+    md,
+    render_markdown,
+    to_json,
+    verdict_mark,
+    verdict_words,
+)
 from rouge_tui.scoring import Analysis, Progress, ScoreSettings, analyse, resolve_settings
 from rouge_tui.state import (
+    History,
     Mark,
     MarkStore,
     ScoreCache,
     atomic_write_text,
     data_dir,
     load_user_defaults,
+    ReferenceChange,
     outputs_hash,
     safe_name,
 )
@@ -75,8 +85,11 @@ class Review:
         cache: ScoreCache | None,
         stem_preference: bool,
         warnings: Sequence[str] = (),
+        reference_change: ReferenceChange | None = None,
     ) -> None:
         self.suite = suite
+        # the frozen references moved since an earlier review of this suite (from History)
+        self.reference_change = reference_change
         self.cache = cache
         self.stem_preference = stem_preference
         self.warnings = list(warnings)
@@ -341,7 +354,12 @@ def open_review(
     cache = None if option(options, "no_cache") else ScoreCache()
     analysis = analyse(suite, baseline, candidate, settings, cache, progress)
     stem_preference = bool(stem_flag) if stem_flag is not None else bool(suite.settings.stem)
-    return Review(suite, analysis, cache, stem_preference, [warning] if warning else [])
+    # As the report does: say when the references moved under these builds, then record it.
+    history = History(suite.name)
+    change = history.reference_change(suite.fingerprint, (baseline.name, candidate.name))
+    history.record(history_entry(to_json(analysis, 0)))
+    warnings = [w for w in (warning, change.message() if change else None, history.warning) if w]
+    return Review(suite, analysis, cache, stem_preference, warnings, change)
 
 
 @dataclass(frozen=True)

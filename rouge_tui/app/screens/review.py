@@ -201,6 +201,7 @@ class ReviewScreen(Screen[None]):
         self.progress_text = ""
         for warning in self.review.warnings:
             self.notify(one_line(warning, 300), severity="warning", markup=False)
+        self.overview.reference_change = self.review.reference_change
         self.show_analysis(keep=None)
         self.refresh_bindings()
 

@@ -22,6 +22,7 @@ from rouge_tui.compare import SIGNAL_NAMES, SIGNAL_SHORT, VERDICT_DOWN, VERDICT_
 from rouge_tui.report import verdict_mark, verdict_words
 from rouge_tui.safetext import one_line
 from rouge_tui.scoring import Analysis
+from rouge_tui.state import ReferenceChange
 
 SPARKS = "▁▂▃▄▅▆▇█"
 EMPTY_BIN = "·"
@@ -78,6 +79,8 @@ class Overview(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.loading_text = ""
+        # set when the frozen references moved since an earlier review (History)
+        self.reference_change: ReferenceChange | None = None
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"overview--{name}", partial=True)
@@ -103,6 +106,11 @@ class Overview(Widget):
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(one_line(suite.name, 40), style=self._style("title"))
         title.append("  ")
+        if self.reference_change is not None:
+            # before the signature, so even 80 columns show it
+            since = self.reference_change.since[:10]
+            title.append(f"! refs changed since {since}", style=self._style("up"))
+            title.append("  ")
         title.append(analysis.signature)
         title.append("  refs ", style=label)
         title.append(short_fingerprint(suite.fingerprint))

@@ -39,10 +39,14 @@ class ReviewLoaded(Message):
 class AnalysisDone(Message):
     """A re-scoring (metric, tokenizer or build pair) finished."""
 
-    def __init__(self, analysis: Analysis, reason: str) -> None:
+    def __init__(
+        self, analysis: Analysis, reason: str, query: str = "", matches: np.ndarray | None = None
+    ) -> None:
         super().__init__()
         self.analysis = analysis
         self.reason = reason
+        self.query = query  # the filter when scoring finished, and its rows in the new ranking
+        self.matches = matches
 
 
 class WorkFailed(Message):
@@ -57,10 +61,11 @@ class WorkFailed(Message):
 class FilterDone(Message):
     """The rows matching a filter query (``None``: no filter)."""
 
-    def __init__(self, query: str, matches: np.ndarray | None) -> None:
+    def __init__(self, query: str, matches: np.ndarray | None, comparison: object) -> None:
         super().__init__()
         self.query = query
         self.matches = matches
+        self.comparison = comparison  # the ranking the matches index into
 
 
 class SuiteSummarised(Message):

@@ -101,6 +101,12 @@ class DiffScreen(Screen[int]):
         self.title = self.step_label()
         self.update_title()
         self.compute(self.index)
+        # A huge output can take seconds: say so, but only then (no flicker on quick steps).
+        self.set_timer(0.3, self.show_busy)
+
+    def show_busy(self) -> None:
+        if self.shown != self.index:
+            self.query_one(DiffView).loading = True
 
     def update_title(self) -> None:
         """Where we are (k/10), which example, the mode, its mark, then its figures."""
@@ -156,7 +162,9 @@ class DiffScreen(Screen[int]):
         if message.index != self.index:
             return
         self.shown = message.index
-        self.query_one(DiffView).show(
+        view = self.query_one(DiffView)
+        view.loading = False
+        view.show(
             message.diff,  # type: ignore[arg-type]
             message.rows,
             self.mode,
@@ -165,6 +173,7 @@ class DiffScreen(Screen[int]):
         )
 
     def on_work_failed(self, message: WorkFailed) -> None:
+        self.query_one(DiffView).loading = False
         self.notify(message.text, severity="error", markup=False, timeout=10)
 
     # ------------------------------------------------------------------ actions

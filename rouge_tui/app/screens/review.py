@@ -171,8 +171,11 @@ class ReviewScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001
             self.post_message(WorkFailed(describe_error(exc)))
             return
+        # The filter's matches follow the new ranking; find them here, off the UI thread.
+        query = self.filter_query
+        matches = find_matches(analysis.comparison, analysis.baseline, analysis.candidate, query)
         if not get_current_worker().is_cancelled:
-            self.post_message(AnalysisDone(analysis, label))
+            self.post_message(AnalysisDone(analysis, label, query, matches))
 
     @work(thread=True, exclusive=True, group="filter")
     def run_filter(self, query: str) -> None:
@@ -180,11 +183,13 @@ class ReviewScreen(Screen[None]):
         if review is None:
             return
         worker = get_current_worker()
+        analysis = review.analysis  # one consistent ranking and pair, whatever happens meanwhile
+        comparison = analysis.comparison
         matches = find_matches(
-            review.comparison, review.baseline, review.candidate, query, lambda: worker.is_cancelled
+            comparison, analysis.baseline, analysis.candidate, query, lambda: worker.is_cancelled
         )
         if not worker.is_cancelled:
-            self.post_message(FilterDone(query, matches))
+            self.post_message(FilterDone(query, matches, comparison))
 
     # ------------------------------------------------------------------ messages
 
@@ -212,10 +217,11 @@ class ReviewScreen(Screen[None]):
         review.adopt(message.analysis)
         self.pending = None
         self.progress_text = ""
-        if self.filter_query:
-            self.matches = find_matches(
-                review.comparison, review.baseline, review.candidate, self.filter_query
-            )
+        if message.query == self.filter_query:
+            self.matches = message.matches
+        else:  # the filter changed while scoring: find it again for the new ranking
+            self.matches = None
+            self.run_filter(self.filter_query)
         keep = review.comparison.ids.index(current) if current in review.comparison.ids else None
         self.show_analysis(keep=keep)
         c = review.comparison
@@ -237,8 +243,10 @@ class ReviewScreen(Screen[None]):
         self.update_status()
 
     def on_filter_done(self, message: FilterDone) -> None:
-        if message.query != self.filter_query:
+        if message.query != self.filter_query or self.review is None:
             return
+        if message.comparison is not self.review.comparison:
+            return  # computed for a ranking that a re-scoring has replaced since
         self.matches = message.matches
         self.apply_view(keep=self.table.current)
 

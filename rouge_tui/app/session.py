@@ -31,11 +31,11 @@ from rouge_tui.state import (
     History,
     Mark,
     MarkStore,
+    ReferenceChange,
     ScoreCache,
     atomic_write_text,
     data_dir,
     load_user_defaults,
-    ReferenceChange,
     outputs_hash,
     safe_name,
 )

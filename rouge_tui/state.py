@@ -218,8 +218,10 @@ class MarkStore:
                     updated=str(value.get("updated", "")),
                 )
                 for key, value in entries.items()
-                if value.get("mark") in MARKS
             }
+            unknown = sorted(k for k, m in marks.items() if m.mark not in MARKS)
+            if unknown:  # a word this version does not know: keep the file, do not drop it
+                raise ValueError(f"unknown mark word for {unknown[0]!r}")
             return marks, None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             kept = self._set_aside()

@@ -42,8 +42,12 @@ def mark_example(
         notice = review.set_mark(example_id, mark)
     except OSError as exc:
         screen.notify(
-            f"could not save the mark: {describe_error(exc)}", severity="error", markup=False
+            f"could not save the mark (kept in this session; mark again to retry): "
+            f"{describe_error(exc)}",
+            severity="error",
+            markup=False,
         )
+        after()  # the mark stays in memory: show it
         return
     after()
     screen.notify(f"{one_line(example_id, 40)}: {mark}", markup=False, timeout=2)
@@ -61,8 +65,12 @@ def clear_example(
         review.clear_mark(example_id)
     except OSError as exc:
         screen.notify(
-            f"could not clear the mark: {describe_error(exc)}", severity="error", markup=False
+            f"could not save clearing the mark (kept in this session; retry): "
+            f"{describe_error(exc)}",
+            severity="error",
+            markup=False,
         )
+        after()
         return
     after()
     screen.notify(f"{one_line(example_id, 40)}: mark and note cleared", markup=False, timeout=2)
@@ -81,8 +89,12 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
             notice = review.set_mark(example_id, None, note)
         except OSError as exc:
             screen.notify(
-                f"could not save the note: {describe_error(exc)}", severity="error", markup=False
+                f"could not save the note (kept in this session; c and enter to retry): "
+                f"{describe_error(exc)}",
+                severity="error",
+                markup=False,
             )
+            after()  # the note stays in memory and comes back in the editor
             return
         after()
         mark = review.mark_of(example_id)

@@ -1,0 +1,96 @@
+"""Helpers for the safety tests (fuzz, faults, sessions, signals, read-only): small suites
+written with ``json`` (not the loader under test), the CLI as a subprocess with a timeout,
+and a snapshot of a directory tree to prove what was and was not written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_suites" / "incident-summaries"
+XDG_VARS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+
+REFERENCES = {
+    "1": "the cat sat on the mat",
+    "2": "a dog ran in the park today",
+    "3": "rain is expected in the north tomorrow",
+}
+BASELINE = {"1": "the cat sat", "2": "a dog ran in a park", "3": "rain tomorrow"}
+CANDIDATE = {"1": "the cat sat on the mat", "2": "dog", "3": "rain is expected tomorrow"}
+
+
+def jsonl(path: Path, records: Iterable[Mapping[str, object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def small_suite(root: Path, name: str | None = None) -> Path:
+    """A three-example suite with two builds (a, b) and, if given, a suite.toml name."""
+    root.mkdir(parents=True, exist_ok=True)
+    jsonl(root / "references.jsonl", ({"id": k, "reference": v} for k, v in REFERENCES.items()))
+    jsonl(root / "builds" / "a.jsonl", ({"id": k, "output": v} for k, v in BASELINE.items()))
+    jsonl(root / "builds" / "b.jsonl", ({"id": k, "output": v} for k, v in CANDIDATE.items()))
+    if name is not None:
+        (root / "suite.toml").write_text(f"name = {json.dumps(name)}\n", encoding="utf-8")
+    return root
+
+
+def xdg_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment for a subprocess whose platformdirs all live under ``home``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "TMUX"))}
+    for var in XDG_VARS:
+        env[var] = str(home / var.lower())
+    env["HOME"] = str(home / "home")
+    env.update(extra)
+    return env
+
+
+def cli(
+    *args: str, home: Path, cwd: Path | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``rouge-tui ARGS`` in a fresh interpreter (a hang fails by TimeoutExpired)."""
+    return subprocess.run(
+        [sys.executable, "-m", "rouge_tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=xdg_env(home),
+        cwd=cwd,
+    )
+
+
+def assert_one_line_error(stdout: str, stderr: str, *needles: str) -> None:
+    """Exit 2's contract: nothing on stdout, one ``rouge-tui: error:`` line, no traceback."""
+    assert stdout == "", f"partial output on stdout: {stdout[:200]!r}"
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr[-2000:]
+    assert lines[0].startswith("rouge-tui: error: "), lines[0]
+    assert "Traceback" not in stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def tree(root: Path) -> dict[str, tuple]:
+    """Every entry under ``root`` (links not followed): kind, mode, size, mtime, content hash."""
+    found: dict[str, tuple] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            info = path.lstat()
+            digest = ""
+            if path.is_file() and not path.is_symlink():
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            found[str(path.relative_to(root))] = (
+                info.st_mode,
+                info.st_size if digest else 0,
+                info.st_mtime_ns,
+                digest,
+            )
+    return found

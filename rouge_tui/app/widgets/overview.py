@@ -74,7 +74,6 @@ class Overview(Widget):
     }
 
     analysis: reactive[Analysis | None] = reactive(None, always_update=True)
-    status: reactive[str] = reactive("")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -563,3 +563,24 @@ async def test_no_cache_option_scores_without_writing_the_cache(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
     assert any(cache.rglob("*.bin"))
+
+
+async def test_a_broken_suite_in_the_list_says_why_and_escape_goes_back(tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    (broken / "builds").mkdir(parents=True)
+    (broken / "references.jsonl").write_text('{"id": "a", "reference": "x"}\n{oops\n')
+    (broken / "builds" / "b1.jsonl").write_text('{"id": "a", "output": "x"}\n')
+    app = app_for(broken, SUPPORT)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        listing = app.screen
+        assert str(listing.table.get_row_at(0)[2]) == "error"
+        assert "references.jsonl:2" in str(listing.table.get_row_at(0)[4])
+        await press(pilot, "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.review is None
+        assert "references.jsonl:2" in (screen.error or "")
+        assert app.return_code is None  # still running: the other suites are one escape away
+        await press(pilot, "escape")
+        assert app.screen is listing

@@ -6,6 +6,7 @@ Verdicts are computed in a worker, one suite at a time, so the list shows at onc
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import ClassVar
 
@@ -90,7 +91,9 @@ class SuiteListScreen(Screen[None]):
                 key, "Δ", Text(f"{summary.delta:+.4f}", justify="right"), update_width=True
             )
         if summary.error:
-            table.update_cell(key, "folder", Text(one_line(summary.error, 80)), update_width=True)
+            # The folder column shows the error, with the path inside the suite only.
+            error = summary.error.replace(f"{summary.path}{os.sep}", "")
+            table.update_cell(key, "folder", Text(one_line(error, 160)), update_width=True)
 
     def action_open(self) -> None:
         from rouge_tui.app.screens.review import ReviewScreen

@@ -278,6 +278,22 @@ class MarkStore:
     def clear(self, example_id: str) -> None:
         self._save(example_id, lambda current: None)
 
+    def _changed_by_others(self, on_disk: dict[str, Mark], skip: str) -> str | None:
+        """Which of the marks we last saw on disk another session has since changed: the
+        session whose mark was replaced is told at its next save."""
+        changed = [
+            (key, on_disk.get(key))
+            for key, seen in sorted(self._known.items())
+            if key != skip and on_disk.get(key) != seen
+        ]
+        if not changed:
+            return None
+        shown = ", ".join(
+            f"{key!r} ({'now ' + mark.mark if mark else 'cleared'})" for key, mark in changed[:3]
+        )
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        return f"another session changed your marks of {shown}{more}"
+
     def _save(self, example_id: str, change: Callable[[Mark | None], Mark | None]) -> str | None:
         notice = None
         before = self._known.get(example_id)
@@ -291,6 +307,7 @@ class MarkStore:
             theirs = on_disk.get(example_id)
             if theirs is not None and theirs != before:
                 notice = f"another session had marked {example_id!r} as {theirs.mark}; replaced"
+            notice = _join(notice, self._changed_by_others(on_disk, example_id))
             self.pending[example_id] = change(theirs or mine)
             self._apply(on_disk, self.pending)
             atomic_write_bytes(self.path, self._payload(on_disk))
@@ -298,6 +315,10 @@ class MarkStore:
             self.marks = on_disk
             self._known = dict(on_disk)
         return notice
+
+
+def _join(*notices: str | None) -> str | None:
+    return "; ".join(n for n in notices if n) or None
 
 
 # --------------------------------------------------------------------------- cache

@@ -20,10 +20,11 @@ import re
 import tempfile
 import tomllib
 import unicodedata
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import platformdirs
 

@@ -63,6 +63,7 @@ def cli(
         timeout=timeout,
         env=xdg_env(home),
         cwd=cwd,
+        check=False,
     )
 
 

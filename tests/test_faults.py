@@ -295,7 +295,7 @@ def test_corrupt_marks_file_is_set_aside_with_a_warning(name: str) -> None:
 def test_every_truncation_of_a_marks_file_is_set_aside(isolated_state: Path) -> None:
     full = _valid_marks_file()
     # every cut that loses more than the final newline is a broken file
-    for cut in range(0, len(full) - 1):
+    for cut in range(len(full) - 1):
         marks_dir = state.data_dir() / "marks"
         for old in marks_dir.glob("*"):
             old.unlink()

@@ -33,7 +33,12 @@ class Tmux:
 
     def run(self, *args: str) -> str:
         done = subprocess.run(
-            [*self.base, *args], capture_output=True, text=True, env=self.env, timeout=20
+            [*self.base, *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=20,
+            check=False,
         )
         return done.stdout
 

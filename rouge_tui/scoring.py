@@ -7,8 +7,9 @@ the app call ``analyse``; neither reads files or scores by itself.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -93,11 +94,19 @@ def usable_reference(suite: Suite, example_id: str) -> bool:
     return bool(refs) and any(ref.strip() for ref in refs)
 
 
+def usable_ids(suite: Suite) -> frozenset[str]:
+    """The ids with a usable reference (see `usable_reference`), all at once."""
+    return frozenset(
+        key for key, refs in suite.references.items() if refs and any(map(str.strip, refs))
+    )
+
+
 def pair(suite: Suite, baseline: Build, candidate: Build) -> Pairing:
     """Pair two builds on id, in the baseline's order; set aside what cannot be paired."""
     base_ids, cand_ids = baseline.ids, candidate.ids
     base_set, cand_set = set(base_ids), set(cand_ids)
-    missing = sorted(i for i in base_set | cand_set if not usable_reference(suite, i))
+    usable = usable_ids(suite)
+    missing = sorted((base_set | cand_set) - usable)
     missing_set = set(missing)
     ids = [i for i in base_ids if i in cand_set and i not in missing_set]
     only_b = sorted(i for i in base_set - cand_set if i not in missing_set)
@@ -117,18 +126,47 @@ def run_digest(outputs: dict[str, str]) -> str:
 
 
 class SuiteScorer:
-    """Scores a suite's builds under one setting, each run once, through the cache."""
+    """Scores a suite's builds under one setting, each run once, through the cache.
 
-    def __init__(self, suite: Suite, settings: ScoreSettings, cache: ScoreCache | None = None):
-        from rouge_tui.metrics import Scorer
+    Runs that miss the cache are scored together in one batch (`metrics.batch.fmeasures`),
+    so each reference is tokenised once for all of them. `workers`: None picks 2 processes
+    for big batches when the machine has two cores and forking is safe (one thread running,
+    see `metrics.batch.parallel_safe`); 1 always scores in this process.
+    """
 
+    def __init__(
+        self,
+        suite: Suite,
+        settings: ScoreSettings,
+        cache: ScoreCache | None = None,
+        workers: int | None = None,
+    ):
         self.suite = suite
         self.settings = settings
         self.cache = cache
-        self.scorer = Scorer([settings.metric], settings.tokenizer, settings.stem)
+        self.workers = workers
+        self._scorer = None
         self._references: dict[str, list] = {}
+        self._groups: dict[str, int] | None = None
+        self._usable: frozenset[str] | None = None
         self.scored_pairs = 0
         self.cache_hits = 0
+
+    @property
+    def scorer(self):
+        """The metrics `Scorer` for this setting (pair-by-pair use; made on first use)."""
+        if self._scorer is None:
+            from rouge_tui.metrics import Scorer
+
+            s = self.settings
+            self._scorer = Scorer([s.metric], s.tokenizer, s.stem)
+        return self._scorer
+
+    def usable(self, example_id: str) -> bool:
+        """Same as `usable_reference`, from a set made once per suite."""
+        if self._usable is None:
+            self._usable = usable_ids(self.suite)
+        return example_id in self._usable
 
     def _reference(self, example_id: str) -> list:
         """The example's references, tokenised once and reused for every build and run."""
@@ -144,40 +182,97 @@ class SuiteScorer:
         scores = self.scorer.score_multi_prepared(self._reference(example_id), self.scorer.prepare(output))
         return scores[self.settings.metric].fmeasure
 
+    def _key(self, outputs: dict[str, str]) -> str:
+        return ScoreCache.key(
+            self.settings.metric,
+            self.settings.tokenizer,
+            "stem" if self.settings.stem else "nostem",
+            self.suite.fingerprint,
+            run_digest(outputs),
+        )
+
+    def runs_scores(
+        self, runs: Sequence[dict[str, str]], progress: Progress | None = None
+    ) -> list[dict[str, float]]:
+        """`run_scores` of several runs; the ones the cache lacks are scored in one batch."""
+        results: list[dict[str, float] | None] = [None] * len(runs)
+        pending: list[tuple[int, list[str], str | None]] = []
+        for index, outputs in enumerate(runs):
+            ids = [i for i in outputs if self.usable(i)]
+            key = None
+            if self.cache is not None:
+                key = self._key(outputs)
+                cached = self.cache.get(key, len(ids))
+                if cached is not None:
+                    self.cache_hits += 1
+                    results[index] = dict(zip(ids, cached.tolist()))
+                    continue
+            pending.append((index, ids, key))
+        if pending:
+            values = self._score_batch([(runs[index], ids) for index, ids, _ in pending], progress)
+            for (index, ids, key), scores in zip(pending, values):
+                self.scored_pairs += len(ids)
+                if self.cache is not None and key is not None:
+                    self.cache.put(key, scores)
+                results[index] = dict(zip(ids, scores.tolist()))
+        return results  # type: ignore[return-value]
+
+    def _score_batch(
+        self, runs: list[tuple[dict[str, str], list[str]]], progress: Progress | None
+    ) -> list[np.ndarray]:
+        from rouge_tui.metrics.batch import fmeasures
+
+        if self._groups is None:
+            self._groups = {key: index for index, key in enumerate(self.suite.references)}
+        groups = self._groups
+        candidates: list[str] = []
+        indices: list[int] = []
+        for outputs, ids in runs:
+            candidates.extend(map(outputs.__getitem__, ids))
+            indices.extend(map(groups.__getitem__, ids))
+        report = None
+        if progress is not None:
+            report = lambda done: progress("scoring", done)  # noqa: E731
+        s = self.settings
+        values = fmeasures(
+            s.metric,
+            s.tokenizer,
+            s.stem,
+            list(self.suite.references.values()),
+            candidates,
+            np.array(indices, dtype=np.int64),
+            workers=self._workers(),
+            progress=report,
+        )
+        cuts = np.cumsum([len(ids) for _, ids in runs])[:-1]
+        return np.split(values, cuts)
+
+    def _workers(self) -> int:
+        if self.workers is not None:
+            return self.workers
+        return 2 if (os.cpu_count() or 1) >= 2 else 1
+
     def run_scores(self, outputs: dict[str, str], progress: Progress | None = None) -> dict[str, float]:
         """F for every id of one run that has a usable reference, keyed by id."""
-        ids = [i for i in outputs if usable_reference(self.suite, i)]
-        key = None
-        if self.cache is not None:
-            key = ScoreCache.key(
-                self.settings.metric,
-                self.settings.tokenizer,
-                "stem" if self.settings.stem else "nostem",
-                self.suite.fingerprint,
-                run_digest(outputs),
-            )
-            cached = self.cache.get(key, len(ids))
-            if cached is not None:
-                self.cache_hits += 1
-                return dict(zip(ids, cached.tolist()))
-        values = np.empty(len(ids), dtype=np.float64)
-        step = max(len(ids) // 50, 1)
-        for index, example_id in enumerate(ids):
-            values[index] = self.fmeasure(example_id, outputs[example_id])
-            if progress is not None and index % step == 0:
-                progress("scoring", index / max(len(ids), 1))
-        self.scored_pairs += len(ids)
-        if self.cache is not None and key is not None:
-            self.cache.put(key, values)
-        return dict(zip(ids, values.tolist()))
+        return self.runs_scores([outputs], progress)[0]
 
     def build_scores(self, build: Build, ids: list[str], progress: Progress | None = None) -> np.ndarray:
         """A (runs x len(ids)) matrix of F for the paired ids."""
-        matrix = np.empty((len(build.runs), len(ids)), dtype=np.float64)
-        for r, run in enumerate(build.runs):
-            scores = self.run_scores(run.outputs, progress)
-            matrix[r] = [scores[i] for i in ids]
-        return matrix
+        return self.builds_scores([(build, ids)], progress)[0]
+
+    def builds_scores(
+        self, builds: Sequence[tuple[Build, list[str]]], progress: Progress | None = None
+    ) -> list[np.ndarray]:
+        """`build_scores` of several builds, every run that misses the cache in one batch."""
+        runs = [run.outputs for build, _ in builds for run in build.runs]
+        scores = iter(self.runs_scores(runs, progress))
+        matrices = []
+        for build, ids in builds:
+            matrix = np.empty((len(build.runs), len(ids)), dtype=np.float64)
+            for r in range(len(build.runs)):
+                matrix[r] = list(map(next(scores).__getitem__, ids))
+            matrices.append(matrix)
+        return matrices
 
 
 @dataclass
@@ -202,17 +297,24 @@ def analyse(
     settings: ScoreSettings,
     cache: ScoreCache | None = None,
     progress: Progress | None = None,
+    workers: int | None = None,
 ) -> Analysis:
-    """Pair, score and compare two builds of a suite."""
+    """Pair, score and compare two builds of a suite.
+
+    `workers`: None lets big batches use a second process when that is safe (never from a
+    thread other than the only one running, e.g. the app's worker thread); 1 keeps all the
+    work in this process. The result is the same either way.
+    """
     pairing = pair(suite, baseline, candidate)
     if not pairing.ids:
         raise UsageError(
             f"{suite.path}: builds {baseline.name!r} and {candidate.name!r} share no example "
             "with a usable reference"
         )
-    scorer = SuiteScorer(suite, settings, cache)
-    base_scores = scorer.build_scores(baseline, pairing.ids, progress)
-    cand_scores = scorer.build_scores(candidate, pairing.ids, progress)
+    scorer = SuiteScorer(suite, settings, cache, workers)
+    base_scores, cand_scores = scorer.builds_scores(
+        [(baseline, pairing.ids), (candidate, pairing.ids)], progress
+    )
     base_outputs = baseline.runs[0].outputs
     cand_outputs = candidate.runs[0].outputs
     partial = {b.name: list(b.partial_ids) for b in (baseline, candidate) if b.partial_ids}

@@ -52,7 +52,10 @@ class Tmux:
         self.run("send-keys", "-t", "t", *keys)
 
     def close(self) -> None:
+        socket = self.run("display-message", "-p", "#{socket_path}").strip()
         self.run("kill-server")
+        if socket:  # tmux leaves the socket file behind; it is ours, so tidy it
+            Path(socket).unlink(missing_ok=True)
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:

@@ -187,6 +187,7 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from rouge_tui.metrics import StemmerUnavailable
     from rouge_tui.scoring import UsageError
     from rouge_tui.suite import SuiteError
 
@@ -196,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
     try:
         return handlers[args.command](args)
-    except (CliError, SuiteError, UsageError, ValueError) as exc:
+    except (CliError, SuiteError, UsageError, StemmerUnavailable, ValueError) as exc:
         print(f"rouge-tui: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

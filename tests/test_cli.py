@@ -212,3 +212,20 @@ def test_version_and_help():
     assert proc.returncode == 0 and "0.1.0" in proc.stdout
     proc = run("--help")
     assert proc.returncode == 0 and "report" in proc.stdout
+
+
+def test_stem_without_nltk_is_a_clear_error(tmp_path: Path):
+    suite = write_suite(
+        tmp_path / "s", {"a": "running runners"}, {"1": {"a": "runs"}, "2": {"a": "ran"}},
+        toml='tokenizer = "rouge-score"\nstem = true\n',
+    )
+    code = (
+        "import sys\n"
+        "sys.modules['nltk'] = None  # as if the [stem] extra were not installed\n"
+        "from rouge_tui.cli import main\n"
+        f"sys.exit(main(['report', {str(suite)!r}, '--no-cache']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert 'pip install "rouge-tui[stem]"' in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""

@@ -8,6 +8,7 @@ rounded), so no result depends on summation order or on the CPU's vector width.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -172,6 +173,11 @@ def delta_interval(delta: np.ndarray) -> tuple[float, float]:
 
 def rank(ids: Sequence[str], delta: np.ndarray) -> np.ndarray:
     """Indices ordering examples by |delta|, largest first, ties by id."""
+    magnitude = -np.abs(np.asarray(delta, dtype=np.float64))
+    if len(ids) and "\x00" not in "".join(ids):
+        # numpy's fixed-width strings order as Python's str does (by code point), except
+        # that trailing NULs are padding to numpy: ids holding a NUL take the slow path.
+        return np.lexsort((np.array(ids, dtype=str), magnitude)).astype(np.int64)
     return np.array(sorted(range(len(ids)), key=lambda i: (-abs(float(delta[i])), ids[i])), dtype=np.int64)
 
 
@@ -181,20 +187,47 @@ def _lines(text: str) -> list[str]:
 
 def has_duplicated_line(text: str) -> bool:
     """True when a non-blank line occurs twice (a repeated header or paragraph)."""
+    if not _LINE_BREAK.search(text):
+        return False  # one line: nothing to repeat
     lines = _lines(text)
     return len(set(lines)) < len(lines)
 
 
-def change_signals(baseline: str, candidate: str) -> int:
-    """The change signals of one example, as bit flags (see ``SIGNAL_NAMES``)."""
-    flags = 0
-    base_words = len(baseline.split())
-    cand_words = len(candidate.split())
-    if not candidate.strip():
+# Every character str.splitlines() breaks on.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# The ASCII characters str.split() takes for whitespace.
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+
+
+def word_counts(texts: Sequence[str]) -> np.ndarray:
+    """``len(text.split())`` of every text, without making the words (ASCII texts in bulk)."""
+    counts = np.zeros(len(texts), dtype=np.int64)
+    ascii_texts = [i for i, text in enumerate(texts) if text.isascii()]
+    if ascii_texts:
+        joined = " ".join(texts[i] for i in ascii_texts).encode("ascii")
+        space = _ASCII_SPACE[np.frombuffer(joined, dtype=np.uint8)]
+        # A word starts at a non-space whose left neighbour is a space (or the start).
+        starts = ~space
+        starts[1:] &= space[:-1]
+        lengths = np.fromiter((len(texts[i]) for i in ascii_texts), dtype=np.int64, count=len(ascii_texts))
+        begins = np.cumsum(lengths + 1) - (lengths + 1)  # texts are joined with one space
+        total = np.concatenate(([0], np.cumsum(starts, dtype=np.int64)))
+        counts[ascii_texts] = total[begins + lengths] - total[begins]
+    for i, text in enumerate(texts):
+        if not text.isascii():
+            counts[i] = len(text.split())
+    return counts
+
+
+def _signals(baseline: str, candidate: str, base_words: int, cand_words: int) -> int:
+    cand_stripped = candidate.rstrip()
+    if not cand_stripped:
         return SIGNAL_EMPTY if baseline.strip() else 0
-    base_stripped, cand_stripped = baseline.rstrip(), candidate.rstrip()
+    flags = 0
+    base_stripped = baseline.rstrip()
     if len(cand_stripped) < len(base_stripped) and (
-        base_stripped.startswith(cand_stripped) or cand_words <= TRUNCATION_RATIO * base_words
+        cand_words <= TRUNCATION_RATIO * base_words or base_stripped.startswith(cand_stripped)
     ):
         flags |= SIGNAL_TRUNCATED
     if has_duplicated_line(candidate) and not has_duplicated_line(baseline):
@@ -203,6 +236,22 @@ def change_signals(baseline: str, candidate: str) -> int:
     if abs(shift) >= LENGTH_SHIFT_WORDS and abs(shift) >= LENGTH_SHIFT_RATIO * max(base_words, 1):
         flags |= SIGNAL_LONGER if shift > 0 else SIGNAL_SHORTER
     return flags
+
+
+def change_signals(baseline: str, candidate: str) -> int:
+    """The change signals of one example, as bit flags (see ``SIGNAL_NAMES``)."""
+    return _signals(baseline, candidate, len(baseline.split()), len(candidate.split()))
+
+
+def all_change_signals(baselines: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
+    """``change_signals`` of every pair, as uint8 (word counts made in bulk)."""
+    base_words = word_counts(baselines).tolist()
+    cand_words = word_counts(candidates).tolist()
+    return np.fromiter(
+        map(_signals, baselines, candidates, base_words, cand_words),
+        dtype=np.uint8,
+        count=len(baselines),
+    )
 
 
 def signal_words(flags: int, short: bool = True) -> str:
@@ -242,11 +291,7 @@ def compare(
     cand_f = candidate_scores.mean(axis=0) if candidate_scores.shape[0] > 1 else candidate_scores[0]
     delta = cand_f - base_f
     order = rank(ids, delta)
-    signals = np.fromiter(
-        (change_signals(b, c) for b, c in zip(baseline_outputs, candidate_outputs)),
-        dtype=np.uint8,
-        count=len(ids),
-    )
+    signals = all_change_signals(baseline_outputs, candidate_outputs)
     ranked_delta = delta[order]
     return Comparison(
         metric=metric,

@@ -12,8 +12,9 @@ recall = matches / reference count, F = 2 * P * R / (P + R), and 0.0 when nothin
 from __future__ import annotations
 
 import threading
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator, Sequence
+from itertools import chain, count
 from typing import NamedTuple
 
 from rouge_tui.metrics.lcs import Packed, lcs_length_masks, rows_for, token_masks, traceback
@@ -278,24 +279,22 @@ class Scorer:
         self.stem = stem
         self._tokenize = make_tokenizer(tokenizer, stem)
         self._sentences = "rougeLsum" in self.metrics
-        self._vocab: dict[str, int] = {}
+        self._vocab: defaultdict[str, int] = defaultdict(count().__next__)
         self._lock = threading.Lock()
 
     def prepare(self, text: str) -> Prepared:
         """Tokenise and intern `text` once for any number of `score_prepared` calls."""
         tokenize = self._tokenize
-        vocab = self._vocab
+        intern = self._vocab.__getitem__  # a new token takes the next id (in C)
         if self._sentences:
-            lines = [tokenize(line) for line in text.split("\n") if line]
+            lines = [words for words in map(tokenize, text.split("\n")) if words]
             with self._lock:
-                setdefault = vocab.setdefault
-                sentences = [[setdefault(tok, len(vocab)) for tok in line] for line in lines]
-            tokens = [tok for sent in sentences for tok in sent]
-            return Prepared(self, tokens, [sent for sent in sentences if sent])
+                sentences = [list(map(intern, words)) for words in lines]
+            tokens = list(chain.from_iterable(sentences))
+            return Prepared(self, tokens, sentences)
         words = tokenize(text)
         with self._lock:
-            setdefault = vocab.setdefault
-            tokens = [setdefault(tok, len(vocab)) for tok in words]
+            tokens = list(map(intern, words))
         return Prepared(self, tokens, None)
 
     def score_prepared(self, reference: Prepared, candidate: Prepared) -> dict[str, Score]:

@@ -97,19 +97,26 @@ def _stem(word: str) -> str | None:
     return result
 
 
+# word -> token as rouge-score's stemming step leaves it: short words as they are, longer
+# ones stemmed, "" when its validity filter drops the stem. Lets a whole text go through
+# one C-level `map` when every word has been seen before.
+_token_cache: dict[str, str] = {}
+
+
 def _stem_tokens(words: list[str]) -> list[str]:
     """Stem words longer than 3 characters and drop invalid results, as rouge-score does."""
-    cache = _stem_cache
-    out: list[str] = []
-    append = out.append
-    for word in words:
-        if len(word) <= 3:
-            append(word)
-            continue
-        stem = cache[word] if word in cache else _stem(word)
-        if stem is not None:
-            append(stem)
-    return out
+    cache = _token_cache
+    tokens = list(map(cache.get, words))
+    if None in tokens:
+        if len(cache) >= _STEM_CACHE_LIMIT:
+            cache.clear()
+        for word in words:
+            if word not in cache:
+                cache[word] = word if len(word) <= 3 else (_stem(word) or "")
+        tokens = list(map(cache.__getitem__, words))
+    if "" in tokens:
+        return list(filter(None, tokens))
+    return tokens  # type: ignore[return-value]
 
 
 # --- fast tokenizers -----------------------------------------------------------------------

@@ -196,11 +196,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(_normalise_argv(argv))
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
     try:
-        return handlers[args.command](args)
+        code = handlers[args.command](args)
+        sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
+        return code
     except (CliError, SuiteError, UsageError, StemmerUnavailable, ValueError) as exc:
         print(f"rouge-tui: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except OSError as exc:
+        # e.g. stdout on a full disk: exit 2 with one line, never 1 (which means drift)
+        _silence_stdout()
+        where = f"{exc.filename}: " if exc.filename else "writing the output: "
+        print(f"rouge-tui: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what could not be
+    written does not fail again at exit (the Python docs' advice for SIGPIPE)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -479,3 +479,40 @@ async def test_app_opens_with_an_unusable_data_directory(tmp_path: Path) -> None
     assert any("could not record history" in w for w in _messages(app, "warning"))
     assert any("could not save the mark" in e for e in _messages(app, "error"))
     assert blocker.read_bytes() == b"x"
+
+
+# ---------------------------------------------------------------------- output on a full disk
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", "{suite}"],
+        ["report", "{suite}", "--format", "json"],
+        ["score", "{refs}", "{out}"],
+    ],
+    ids=["report-text", "report-json", "score"],
+)
+def test_output_to_a_full_disk_is_exit_2_not_drift_and_not_a_traceback(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """Exit 1 means drift: a report that could not be written must never say that."""
+    suite = small_suite(tmp_path / "suite")
+    values = {
+        "suite": str(suite),
+        "refs": str(suite / "references.jsonl"),
+        "out": str(suite / "builds" / "a.jsonl"),
+    }
+    with open("/dev/full", "w") as full:  # every write fails with ENOSPC
+        result = subprocess.run(
+            [sys.executable, "-m", "rouge_tui", *(a.format(**values) for a in args)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            env=xdg_env(tmp_path / "xdg"),
+            check=False,
+        )
+    _counted()
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "rouge-tui: error: writing the output: No space left on device\n"

@@ -181,8 +181,12 @@ def rank(ids: Sequence[str], delta: np.ndarray) -> np.ndarray:
     return np.array(sorted(range(len(ids)), key=lambda i: (-abs(float(delta[i])), ids[i])), dtype=np.int64)
 
 
+# Every character str.splitlines() breaks on.
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    return [line for line in map(str.strip, text.splitlines()) if line]
 
 
 def has_duplicated_line(text: str) -> bool:
@@ -193,38 +197,14 @@ def has_duplicated_line(text: str) -> bool:
     return len(set(lines)) < len(lines)
 
 
-# Every character str.splitlines() breaks on.
-_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-# The ASCII characters str.split() takes for whitespace.
-_ASCII_SPACE = np.zeros(256, dtype=bool)
-_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
-
-
-def word_counts(texts: Sequence[str]) -> np.ndarray:
-    """``len(text.split())`` of every text, without making the words (ASCII texts in bulk)."""
-    counts = np.zeros(len(texts), dtype=np.int64)
-    ascii_texts = [i for i, text in enumerate(texts) if text.isascii()]
-    if ascii_texts:
-        joined = " ".join(texts[i] for i in ascii_texts).encode("ascii")
-        space = _ASCII_SPACE[np.frombuffer(joined, dtype=np.uint8)]
-        # A word starts at a non-space whose left neighbour is a space (or the start).
-        starts = ~space
-        starts[1:] &= space[:-1]
-        lengths = np.fromiter((len(texts[i]) for i in ascii_texts), dtype=np.int64, count=len(ascii_texts))
-        begins = np.cumsum(lengths + 1) - (lengths + 1)  # texts are joined with one space
-        total = np.concatenate(([0], np.cumsum(starts, dtype=np.int64)))
-        counts[ascii_texts] = total[begins + lengths] - total[begins]
-    for i, text in enumerate(texts):
-        if not text.isascii():
-            counts[i] = len(text.split())
-    return counts
-
-
-def _signals(baseline: str, candidate: str, base_words: int, cand_words: int) -> int:
+def change_signals(baseline: str, candidate: str) -> int:
+    """The change signals of one example, as bit flags (see ``SIGNAL_NAMES``)."""
     cand_stripped = candidate.rstrip()
     if not cand_stripped:
         return SIGNAL_EMPTY if baseline.strip() else 0
     flags = 0
+    base_words = len(baseline.split())
+    cand_words = len(candidate.split())
     base_stripped = baseline.rstrip()
     if len(cand_stripped) < len(base_stripped) and (
         cand_words <= TRUNCATION_RATIO * base_words or base_stripped.startswith(cand_stripped)
@@ -238,19 +218,10 @@ def _signals(baseline: str, candidate: str, base_words: int, cand_words: int) ->
     return flags
 
 
-def change_signals(baseline: str, candidate: str) -> int:
-    """The change signals of one example, as bit flags (see ``SIGNAL_NAMES``)."""
-    return _signals(baseline, candidate, len(baseline.split()), len(candidate.split()))
-
-
 def all_change_signals(baselines: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
-    """``change_signals`` of every pair, as uint8 (word counts made in bulk)."""
-    base_words = word_counts(baselines).tolist()
-    cand_words = word_counts(candidates).tolist()
+    """``change_signals`` of every pair, as uint8."""
     return np.fromiter(
-        map(_signals, baselines, candidates, base_words, cand_words),
-        dtype=np.uint8,
-        count=len(baselines),
+        map(change_signals, baselines, candidates), dtype=np.uint8, count=len(baselines)
     )
 
 

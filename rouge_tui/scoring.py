@@ -232,7 +232,7 @@ class SuiteScorer:
             indices.extend(map(groups.__getitem__, ids))
         report = None
         if progress is not None:
-            report = lambda done: progress("scoring", done)  # noqa: E731
+            report = lambda done: progress("scoring", done)
         s = self.settings
         values = fmeasures(
             s.metric,

@@ -26,9 +26,8 @@ import itertools
 import os
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -64,7 +63,9 @@ def _collector_paused() -> Iterator[None]:
 # --- the vectorised LCS ----------------------------------------------------------------------
 
 
-def _expand(offsets: np.ndarray, lengths: np.ndarray, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _expand(
+    offsets: np.ndarray, lengths: np.ndarray, which: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """For items `which` of a flat layout: (owner index into `which`, index into the flat array)
     of every element, owners in order."""
     counts = lengths[which]
@@ -379,14 +380,16 @@ def _blocks(
     wanted = np.arange(size, total, size)
     cut_at = np.unique(change[np.minimum(np.searchsorted(change, wanted), len(change) - 1)])
     bounds = [0, *(int(c) for c in cut_at if 0 < c < total), total]
-    return list(zip(bounds[:-1], bounds[1:]))
+    return list(itertools.pairwise(bounds))
 
 
 # The work a forked process reads (inherited, not pickled): set just before forking.
 _SHARED: tuple | None = None
 
 
-def _score_span(span: tuple[int, int], progress: Callable[[float], None] | None = None) -> np.ndarray:
+def _score_span(
+    span: tuple[int, int], progress: Callable[[float], None] | None = None
+) -> np.ndarray:
     """F for the candidates of blocks span[0]..span[1] - 1, read from `_SHARED`."""
     assert _SHARED is not None
     block, references, candidates, order, sorted_groups, cuts = _SHARED
@@ -453,7 +456,12 @@ def fmeasures(
     global _SHARED
     _SHARED = (block, references, candidates, order, sorted_groups, cuts)
     try:
-        if workers >= 2 and len(cuts) >= 2 and len(candidates) >= PARALLEL_MIN_PAIRS and parallel_safe():
+        if (
+            workers >= 2
+            and len(cuts) >= 2
+            and len(candidates) >= PARALLEL_MIN_PAIRS
+            and parallel_safe()
+        ):
             values = _score_forked(cuts, progress)
         else:
             values = _score_span((0, len(cuts)), progress)
@@ -464,7 +472,9 @@ def fmeasures(
     return result
 
 
-def _score_forked(cuts: list[tuple[int, int]], progress: Callable[[float], None] | None) -> np.ndarray:
+def _score_forked(
+    cuts: list[tuple[int, int]], progress: Callable[[float], None] | None
+) -> np.ndarray:
     """Half of the blocks here, half in one forked process (2 cores: no idle parent)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

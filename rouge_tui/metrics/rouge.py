@@ -11,10 +11,11 @@ recall = matches / reference count, F = 2 * P * R / (P + R), and 0.0 when nothin
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterator, Sequence
-from itertools import chain, count
+from itertools import chain
 from typing import NamedTuple
 
 from rouge_tui.metrics.lcs import Packed, lcs_length_masks, rows_for, token_masks, traceback
@@ -279,7 +280,7 @@ class Scorer:
         self.stem = stem
         self._tokenize = make_tokenizer(tokenizer, stem)
         self._sentences = "rougeLsum" in self.metrics
-        self._vocab: defaultdict[str, int] = defaultdict(count().__next__)
+        self._vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)
         self._lock = threading.Lock()
 
     def prepare(self, text: str) -> Prepared:

@@ -1,0 +1,380 @@
+"""The batched scoring path against the per-pair `Scorer`, rouge-score and textbook oracles.
+
+Floats are compared with ==: batching, vectorising and forking must not move a single bit.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rouge_score import rouge_scorer
+
+from rouge_tui import compare
+from rouge_tui.metrics import METRICS, Scorer, batch
+from rouge_tui.metrics.lcs import Packed, token_masks
+from rouge_tui.report import render_json, to_json
+from rouge_tui.scoring import SuiteScorer, analyse, resolve_settings
+from rouge_tui.suite import load_suite
+
+CONFIGS = [("whitespace", False), ("rouge-score", False), ("rouge-score", True)]
+
+
+def chapter_lcs(a: list, b: list) -> int:
+    """The textbook dynamic program."""
+    dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a, 1):
+        for j, y in enumerate(b, 1):
+            dp[i][j] = dp[i - 1][j - 1] + 1 if x == y else max(dp[i - 1][j], dp[i][j - 1])
+    return dp[-1][-1]
+
+
+class Whitespace:
+    """The chapter's tokenizer in rouge-score's tokenizer interface."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return text.lower().split()
+
+
+# --- texts ---------------------------------------------------------------------------------
+
+# Few distinct words (repeats and LCS ties everywhere), case and punctuation that the two
+# tokenizers treat differently, words the stemmer changes or drops, and newlines (rougeLsum).
+WORDS = [
+    "the",
+    "The",
+    "cat",
+    "cats",
+    "sat",
+    "running",
+    "ran",
+    "on",
+    "mat",
+    "a",
+    "b,",
+    "x-y",
+    "é",
+    "İs",
+    "!!",
+]
+word = st.sampled_from(WORDS)
+LENGTHS = [0, 1, 2, 5, 20, 63, 64, 65, 70, 130]
+
+
+@st.composite
+def text(draw: st.DrawFn, lengths: list[int] = LENGTHS) -> str:
+    n = draw(st.sampled_from(lengths))
+    words = draw(st.lists(word, min_size=n, max_size=n))
+    breaks = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return "".join(w + ("\n" if b else " ") for w, b in zip(words, breaks))
+
+
+@st.composite
+def suite(draw: st.DrawFn) -> tuple[list[tuple[str, ...]], list[str], list[int]]:
+    """Reference groups (1-3 references each) and candidates pointing at them."""
+    groups = draw(
+        st.lists(st.lists(text(), min_size=1, max_size=3).map(tuple), min_size=1, max_size=6)
+    )
+    count = draw(st.integers(0, 12))
+    candidates = draw(st.lists(text(), min_size=count, max_size=count))
+    owners = draw(st.lists(st.integers(0, len(groups) - 1), min_size=count, max_size=count))
+    return groups, candidates, owners
+
+
+def per_pair(metric: str, tokenizer: str, stem: bool, groups, candidates, owners) -> list[float]:
+    scorer = Scorer([metric], tokenizer, stem)
+    return [scorer.score_multi(groups[g], c)[metric].fmeasure for g, c in zip(owners, candidates)]
+
+
+# --- the vectorised LCS ----------------------------------------------------------------------
+
+
+def flat(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    ids = np.array(list(itertools.chain.from_iterable(seqs)), dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum([len(s) for s in seqs]))).astype(np.int64)
+    return ids, offsets
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 4), max_size=64), min_size=1, max_size=8),
+    st.lists(st.lists(st.integers(0, 6), max_size=90), min_size=1, max_size=8),
+    st.data(),
+)
+def test_lcs_lengths_equal_the_textbook_table(refs, cans, data) -> None:
+    pairs = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, len(refs) - 1), st.integers(0, len(cans) - 1)), max_size=20
+        )
+    )
+    ref_ids, ref_offsets = flat(refs)
+    can_ids, can_offsets = flat(cans)
+    got = batch.lcs_lengths(
+        ref_ids,
+        ref_offsets,
+        can_ids,
+        can_offsets,
+        np.array([r for r, _ in pairs], dtype=np.int64),
+        np.array([c for _, c in pairs], dtype=np.int64),
+    )
+    assert got.tolist() == [chapter_lcs(refs[r], cans[c]) for r, c in pairs]
+
+
+def test_lcs_lengths_at_the_word_edge() -> None:
+    """64 tokens use every bit of the word: all-equal and all-different references."""
+    rng = random.Random(7)
+    refs = [[1] * 64, list(range(64)), [rng.randrange(3) for _ in range(64)], [5] * 63]
+    cans = [[1] * 200, list(range(63, -1, -1)), [rng.randrange(3) for _ in range(64)], [5] * 64]
+    ref_ids, ref_offsets = flat(refs)
+    can_ids, can_offsets = flat(cans)
+    pairs = [(r, c) for r in range(4) for c in range(4)]
+    got = batch.lcs_lengths(
+        ref_ids, ref_offsets, can_ids, can_offsets, *(np.array(x) for x in zip(*pairs))
+    )
+    assert got.tolist() == [chapter_lcs(refs[r], cans[c]) for r, c in pairs]
+    assert got[0] == 64 and got[5] == 1  # hand-worked: all ones; a reversed permutation
+
+
+def test_lcs_lengths_refuse_long_references() -> None:
+    ids, offsets = flat([[0] * 65])
+    with pytest.raises(ValueError):
+        batch.lcs_lengths(ids, offsets, ids, offsets, np.array([0]), np.array([0]))
+
+
+# --- fmeasures against the per-pair scorer and rouge-score ------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("tokenizer,stem", CONFIGS)
+@settings(max_examples=20, deadline=None)
+@given(data=suite())
+def test_batch_equals_score_multi(metric: str, tokenizer: str, stem: bool, data) -> None:
+    groups, candidates, owners = data
+    got = batch.fmeasures(metric, tokenizer, stem, groups, candidates, owners)
+    assert got.tolist() == per_pair(metric, tokenizer, stem, groups, candidates, owners)
+
+
+@pytest.mark.parametrize("tokenizer,stem", CONFIGS)
+def test_batch_equals_rouge_score_directly(tokenizer: str, stem: bool) -> None:
+    """rouge-score's own score_multi as the oracle, around the 64-token edge."""
+    rng = random.Random(11)
+    oracle = rouge_scorer.RougeScorer(
+        list(METRICS),
+        use_stemmer=stem,
+        tokenizer=Whitespace() if tokenizer == "whitespace" else None,
+    )
+
+    def make(n: int) -> str:
+        return " ".join(rng.choice(WORDS) + ("\n" if rng.random() < 0.15 else "") for _ in range(n))
+
+    groups = [tuple(make(rng.choice(LENGTHS)) for _ in range(rng.randint(1, 3))) for _ in range(30)]
+    candidates = [make(rng.choice(LENGTHS)) for _ in range(90)]
+    owners = [rng.randrange(30) for _ in candidates]
+    for metric in METRICS:
+        got = batch.fmeasures(metric, tokenizer, stem, groups, candidates, owners)
+        want = [
+            oracle.score_multi(list(groups[g]), c)[metric].fmeasure
+            for g, c in zip(owners, candidates)
+        ]
+        assert got.tolist() == want, metric
+
+
+def test_multi_reference_ties_and_empty_texts() -> None:
+    """Hand-worked: F is the best over the references; empty sides score 0."""
+    groups = [("a b c d", "a b c d"), ("", "x y"), ("a b",)]
+    candidates = ["a b", "", "x", "a b"]
+    got = batch.fmeasures("rougeL", "whitespace", False, groups, candidates, [0, 0, 1, 2])
+    # a b vs a b c d: P = 1, R = 1/2, F = 2/3; x vs x y: P = 1, R = 1/2; a b vs a b: 1.
+    assert got.tolist() == [2 * 1.0 * 0.5 / 1.5, 0.0, 2 * 1.0 * 0.5 / 1.5, 1.0]
+
+
+def test_long_candidates_against_short_references(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_VECTOR_STEPS a pair takes the per-pair pass: the same numbers."""
+    monkeypatch.setattr(batch, "MAX_VECTOR_STEPS", 8)
+    rng = random.Random(3)
+    groups = [(" ".join(rng.choice("abcde") for _ in range(n)),) for n in (3, 30, 64, 100)]
+    candidates = [" ".join(rng.choice("abcdef") for _ in range(n)) for n in (1, 8, 9, 50, 300)] * 4
+    owners = [i % 4 for i in range(len(candidates))]
+    got = batch.fmeasures("rougeL", "whitespace", False, groups, candidates, owners)
+    assert got.tolist() == per_pair("rougeL", "whitespace", False, groups, candidates, owners)
+
+
+def test_bad_groups_are_refused() -> None:
+    with pytest.raises(ValueError):
+        batch.fmeasures("rougeL", "whitespace", False, [("a",)], ["a"], [1])
+    with pytest.raises(ValueError):
+        batch.fmeasures("rougeL", "whitespace", False, [()], ["a"], [0])
+    with pytest.raises(ValueError):
+        batch.fmeasures("rougeL", "whitespace", False, [("a",)], ["a", "b"], [0])
+
+
+# --- blocks and the forked process -------------------------------------------------------------
+
+
+def random_suite(
+    seed: int, groups: int, candidates: int
+) -> tuple[list[tuple[str, ...]], list[str], list[int]]:
+    rng = random.Random(seed)
+
+    def make() -> str:
+        return " ".join(
+            rng.choice(WORDS) + ("\n" if rng.random() < 0.1 else "")
+            for _ in range(rng.choice(LENGTHS))
+        )
+
+    refs = [tuple(make() for _ in range(rng.randint(1, 2))) for _ in range(groups)]
+    cands = [make() for _ in range(candidates)]
+    return refs, cands, [rng.randrange(groups) for _ in cands]
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_forked_blocks_give_the_same_array(metric: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    refs, cands, owners = random_suite(5, 40, 160)
+    monkeypatch.setattr(batch, "BLOCK_TOKENS", 300)  # many small blocks
+    monkeypatch.setattr(batch, "PARALLEL_MIN_PAIRS", 0)
+    here = batch.fmeasures(metric, "rouge-score", True, refs, cands, owners, workers=1)
+    forked = batch.fmeasures(metric, "rouge-score", True, refs, cands, owners, workers=2)
+    assert forked.tolist() == here.tolist()
+    assert here.tolist() == per_pair(metric, "rouge-score", True, refs, cands, owners)
+
+
+def test_progress_is_reported_between_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    refs, cands, owners = random_suite(6, 30, 90)
+    monkeypatch.setattr(batch, "BLOCK_TOKENS", 200)
+    seen: list[float] = []
+    batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, progress=seen.append)
+    assert len(seen) >= 2 and seen == sorted(seen) and 0 <= seen[0] and seen[-1] < 1
+
+
+def test_no_fork_from_a_second_thread() -> None:
+    """The app scores from a worker thread: forking there could copy a held lock."""
+    assert batch.parallel_safe()
+    seen: list[bool] = []
+    thread = threading.Thread(target=lambda: seen.append(batch.parallel_safe()))
+    thread.start()
+    thread.join()
+    assert seen == [False]
+
+
+# --- whole analyses ----------------------------------------------------------------------------
+
+
+def write_suite(root: Path, seed: int, examples: int, runs: int = 1) -> Path:
+    """A synthetic suite: references around the 64-token edge, edited outputs, replicates."""
+    rng = random.Random(seed)
+    (root / "builds" / "b-candidate").mkdir(parents=True)
+    refs, base, cand = [], [], [[] for _ in range(runs)]
+    for index in range(examples):
+        words = [rng.choice(WORDS) for _ in range(rng.choice([0, 3, 40, 63, 64, 65, 90]))]
+        key = f"ex{index:04d}"
+        if index % 7 == 0:
+            refs.append({"id": key, "references": [" ".join(words), " ".join(words[::2])]})
+        else:
+            refs.append({"id": key, "reference": " ".join(words)})
+        edited = [w for w in words if rng.random() > 0.3]
+        base.append({"id": key, "output": " ".join(edited)})
+        for r in range(runs):
+            out = [w for w in edited if rng.random() > 0.2] if index % 11 else []
+            cand[r].append({"id": key, "output": " ".join(out)})
+
+    def dump(path: Path, rows: list[dict]) -> None:
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    dump(root / "references.jsonl", refs)
+    dump(root / "builds" / "a-baseline.jsonl", base)
+    for r in range(runs):
+        dump(root / "builds" / "b-candidate" / f"run{r}.jsonl", cand[r])
+    return root
+
+
+@pytest.mark.parametrize("metric", ["rougeL", "rougeLsum"])
+def test_analysis_json_is_byte_identical_with_and_without_the_pool(
+    metric: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = load_suite(write_suite(tmp_path, 9, 120, runs=2))
+    baseline, candidate = suite.pick()
+    settings_ = resolve_settings(suite, metric=metric)
+    monkeypatch.setattr(batch, "BLOCK_TOKENS", 500)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_PAIRS", 0)
+    alone = render_json(to_json(analyse(suite, baseline, candidate, settings_, workers=1), 20, {}))
+    pooled = render_json(to_json(analyse(suite, baseline, candidate, settings_, workers=2), 20, {}))
+    assert pooled == alone
+    # And the per-example scores are the per-pair scorer's.
+    scorer = SuiteScorer(suite, settings_)
+    scores = scorer.run_scores(candidate.runs[1].outputs)
+    for key, value in scores.items():
+        assert value == scorer.fmeasure(key, candidate.runs[1].outputs[key])
+
+
+# --- helpers made linear, and compare's fast paths -------------------------------------------
+
+
+def naive_masks(tokens: list) -> dict:
+    masks: dict = {}
+    for i, token in enumerate(tokens):
+        masks[token] = masks.get(token, 0) | (1 << i)
+    return masks
+
+
+@pytest.mark.parametrize("n", [0, 1, 1024, 1025, 5000])
+def test_token_masks_long_texts(n: int) -> None:
+    rng = random.Random(n)
+    tokens = [rng.choice("abcdefg") for _ in range(n)] + ["z"]
+    assert token_masks(tokens) == naive_masks(tokens)
+
+
+def test_packed_long_texts() -> None:
+    rng = random.Random(2)
+    sentences = [[rng.choice("abcd") for _ in range(rng.randint(0, 40))] for _ in range(100)]
+    packed = Packed(sentences)
+    position, keep, masks = 0, 0, {}
+    offsets = []
+    for sentence in sentences:  # the layout by its definition: bits, then a clear guard bit
+        offsets.append(position)
+        for token in sentence:
+            masks[token] = masks.get(token, 0) | (1 << position)
+            keep |= 1 << position
+            position += 1
+        position += 1
+    assert sum(map(len, sentences)) > 1024
+    assert (packed.masks, packed.keep, packed.offsets) == (masks, keep, offsets)
+
+
+ids_ = st.lists(
+    st.sampled_from(["a", "b", "ab", "a\x00", "\x00", "é", "Z", "10", "9", "é\x00b"]), max_size=30
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids_, st.data())
+def test_rank_is_the_sorted_order(ids: list[str], data) -> None:
+    values = data.draw(
+        st.lists(
+            st.sampled_from([0.0, -0.0, 0.5, -0.5, 0.25, 1e-300, -1.0]),
+            min_size=len(ids),
+            max_size=len(ids),
+        )
+    )
+    delta = np.array(values, dtype=np.float64)
+    want = sorted(range(len(ids)), key=lambda i: (-abs(values[i]), ids[i]))
+    assert compare.rank(ids, delta).tolist() == want
+
+
+lines = st.lists(st.sampled_from(["a", "a ", " a", "b c", "", " ", "\t"]), max_size=6)
+breaks = st.sampled_from(["\n", "\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", " "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines, breaks)
+def test_duplicated_line_fast_path(parts: list[str], sep: str) -> None:
+    text = sep.join(parts)
+    stripped = [line.strip() for line in text.splitlines() if line.strip()]
+    assert compare.has_duplicated_line(text) == (len(set(stripped)) < len(stripped))

@@ -82,34 +82,42 @@ def _normalise_argv(argv: list[str]) -> list[str]:
     return ["open", *argv]
 
 
-def _load(args: argparse.Namespace):
-    from rouge_tui.scoring import resolve_settings
-    from rouge_tui.state import load_user_defaults
-    from rouge_tui.suite import load_suite
-
-    suite = load_suite(Path(args.suite))
-    baseline, candidate = suite.pick(args.baseline, args.candidate)
-    defaults, warning = load_user_defaults()
-    if warning:
-        print(f"rouge-tui: warning: {warning}", file=sys.stderr)
-    settings = resolve_settings(
-        suite, metric=args.metric, tokenizer=args.tokenizer, stem=args.stem, k=args.k, defaults=defaults
-    )
-    return suite, baseline, candidate, settings
-
-
 def cmd_report(args: argparse.Namespace) -> int:
     from rouge_tui import report
-    from rouge_tui.scoring import analyse
-    from rouge_tui.state import History, MarkStore, ScoreCache, outputs_hash
+    from rouge_tui.snapshot import SnapshotStore, attach_texts, open_analysis
+    from rouge_tui.state import History, MarkStore, ScoreCache, load_user_defaults, outputs_hash
 
     if args.top < 0:
         raise CliError("--top must be 0 or more")
-    suite, baseline, candidate, settings = _load(args)
+    defaults, warning = load_user_defaults()
     cache = None if args.no_cache else ScoreCache()
-    analysis = analyse(suite, baseline, candidate, settings, cache)
+    # A snapshot of an earlier analysis of the same files and settings answers without
+    # parsing the suite; its texts are only needed for the stale check of marked examples.
+    opened = open_analysis(
+        Path(args.suite),
+        baseline=args.baseline,
+        candidate=args.candidate,
+        metric=args.metric,
+        tokenizer=args.tokenizer,
+        stem=args.stem,
+        k=args.k,
+        defaults=defaults,
+        cache=cache,
+        snapshots=None if args.no_cache else SnapshotStore(),
+        texts=False,
+    )
+    if warning:
+        print(f"rouge-tui: warning: {warning}", file=sys.stderr)
+    analysis = opened.analysis
+    suite, baseline, candidate = analysis.suite, analysis.baseline, analysis.candidate
     store = MarkStore(suite.name, suite.fingerprint, baseline.name, candidate.name)
     marks = store.load()
+    if marks and not opened.texts:
+        analysis = attach_texts(opened, cache)[0]
+        if analysis.suite.fingerprint != suite.fingerprint:  # the files changed meanwhile
+            store = MarkStore(analysis.suite.name, analysis.suite.fingerprint, baseline.name, candidate.name)
+            marks = store.load()
+        suite, baseline, candidate = analysis.suite, analysis.baseline, analysis.candidate
     if store.warning:
         print(f"rouge-tui: warning: {store.warning}", file=sys.stderr)
     base_out, cand_out = baseline.runs[0].outputs, candidate.runs[0].outputs

@@ -27,6 +27,7 @@ from rouge_tui.report import (
     verdict_words,
 )
 from rouge_tui.scoring import Analysis, Progress, ScoreSettings, analyse, resolve_settings
+from rouge_tui.snapshot import Opened, SnapshotStore, attach_texts, open_analysis
 from rouge_tui.state import (
     History,
     Mark,
@@ -86,8 +87,12 @@ class Review:
         stem_preference: bool,
         warnings: Sequence[str] = (),
         reference_change: ReferenceChange | None = None,
+        opened: Opened | None = None,
     ) -> None:
+        # Until the texts are loaded (see `texts_ready`), `suite` is a shell from a snapshot:
+        # names, settings and the fingerprint, no outputs or references.
         self.suite = suite
+        self._opened = opened if opened is not None and not opened.texts else None
         # the frozen references moved since an earlier review of this suite (from History)
         self.reference_change = reference_change
         self.cache = cache
@@ -115,6 +120,28 @@ class Review:
     @property
     def candidate(self) -> Build:
         return self.analysis.candidate
+
+    @property
+    def texts_ready(self) -> bool:
+        """Whether outputs and references are loaded (diffs, filters, marks need them)."""
+        return self._opened is None
+
+    def load_texts(self, progress: Progress | None = None) -> tuple[Analysis, bool]:
+        """The analysis with the suite's texts (slow: run it in a worker; `adopt_texts` shows
+        it). True when the files changed since the snapshot and the figures were recomputed."""
+        if self._opened is None:
+            return self.analysis, False
+        return attach_texts(self._opened, self.cache, progress)
+
+    def adopt_texts(self, analysis: Analysis) -> None:
+        """Take the loaded texts (and the figures, if they had to be recomputed)."""
+        fingerprint = self.suite.fingerprint
+        self._opened = None
+        self.suite = analysis.suite
+        self.analysis = analysis
+        if analysis.suite.fingerprint != fingerprint:
+            self.store = self._open_store()
+        self._refresh_stale()
 
     @property
     def ten(self) -> int:
@@ -191,6 +218,8 @@ class Review:
 
     def _refresh_stale(self) -> None:
         self._stale = {}
+        if not self.texts_ready:
+            return  # unknown until the outputs are loaded; refreshed by `adopt_texts`
         for example_id, mark in self.store.marks.items():
             try:
                 current = outputs_hash(*self.outputs(example_id))
@@ -337,29 +366,42 @@ def open_review(
     path: Path,
     options: argparse.Namespace | None = None,
     progress: Progress | None = None,
+    *,
+    defer_texts: bool = False,
 ) -> Review:
-    """Load a suite and analyse the build pair the options ask for (slow: run in a worker)."""
-    suite = load_suite(path)
-    baseline, candidate = suite.pick(option(options, "baseline"), option(options, "candidate"))
+    """Open a suite and analyse the build pair the options ask for (slow: run in a worker).
+
+    A snapshot of an earlier analysis of the same files and settings is shown without parsing
+    the suite; with ``defer_texts`` its texts are then left for `Review.load_texts`, so the
+    figures and the ranking can be on screen first. ``no_cache`` skips snapshots too.
+    """
     defaults, warning = load_user_defaults()
     stem_flag = option(options, "stem")
-    settings = resolve_settings(
-        suite,
+    no_cache = bool(option(options, "no_cache"))
+    cache = None if no_cache else ScoreCache()
+    opened = open_analysis(
+        path,
+        baseline=option(options, "baseline"),  # type: ignore[arg-type]
+        candidate=option(options, "candidate"),  # type: ignore[arg-type]
         metric=option(options, "metric"),  # type: ignore[arg-type]
         tokenizer=option(options, "tokenizer"),  # type: ignore[arg-type]
         stem=stem_flag,  # type: ignore[arg-type]
         k=option(options, "k"),  # type: ignore[arg-type]
         defaults=defaults,
+        cache=cache,
+        snapshots=None if no_cache else SnapshotStore(),
+        progress=progress,
+        texts=not defer_texts,
     )
-    cache = None if option(options, "no_cache") else ScoreCache()
-    analysis = analyse(suite, baseline, candidate, settings, cache, progress)
+    analysis = opened.analysis
+    suite, baseline, candidate = analysis.suite, analysis.baseline, analysis.candidate
     stem_preference = bool(stem_flag) if stem_flag is not None else bool(suite.settings.stem)
     # As the report does: say when the references moved under these builds, then record it.
     history = History(suite.name)
     change = history.reference_change(suite.fingerprint, (baseline.name, candidate.name))
     history.record(history_entry(to_json(analysis, 0)))
     warnings = [w for w in (warning, change.message() if change else None, history.warning) if w]
-    return Review(suite, analysis, cache, stem_preference, warnings, change)
+    return Review(suite, analysis, cache, stem_preference, warnings, change, opened)
 
 
 @dataclass(frozen=True)
@@ -386,6 +428,20 @@ def summarise_suite(path: Path, no_cache: bool = False) -> SuiteSummary:
     from rouge_tui.scoring import UsageError
     from rouge_tui.suite import SuiteError
 
+    try:  # a snapshot answers without parsing the suite; anything odd takes the path below
+        defaults, _ = load_user_defaults()
+        cache = None if no_cache else ScoreCache()
+        snapshots = None if no_cache else SnapshotStore()
+        opened = open_analysis(
+            path, defaults=defaults, cache=cache, snapshots=snapshots, texts=False
+        )
+    except (SuiteError, UsageError, ValueError, RuntimeError, OSError):
+        pass
+    else:
+        suite, comparison = opened.analysis.suite, opened.analysis.comparison
+        return SuiteSummary(
+            path, suite.name, len(suite.builds), comparison.verdict, comparison.delta_mean
+        )
     try:
         suite = load_suite(path)
     except (SuiteError, OSError) as exc:

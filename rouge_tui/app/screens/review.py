@@ -2,11 +2,18 @@
 
 Loading and every re-scoring run in thread workers that post messages back, so the first
 frame appears at once and the screen keeps answering keys while a big suite scores.
+
+When an earlier analysis of the same files is in the cache (a snapshot), the overview and the
+movers table are shown from it first and the suite's texts are loaded afterwards in the same
+worker; whatever needs texts (a diff, the filter, a mark, the export, another metric or build
+pair) says "loading texts…" and goes ahead once they are in.
 """
 
 from __future__ import annotations
 
 import argparse
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,6 +22,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
@@ -42,11 +50,33 @@ from rouge_tui.app.widgets.movers import MoversTable
 from rouge_tui.app.widgets.overview import Overview
 from rouge_tui.compare import SORTS
 from rouge_tui.safetext import one_line
-from rouge_tui.scoring import ScoreSettings
+from rouge_tui.scoring import Analysis, ScoreSettings
+
+# How long the texts wait for the snapshot's first frame to be painted before loading anyway
+# (loading holds the GIL for a second or two and would slow that frame down).
+FIRST_FRAME_WAIT = 1.0
 
 
 class Cancelled(Exception):
     """A newer request replaced the one a worker was doing."""
+
+
+class TextsLoaded(Message):
+    """The texts of a review opened from a snapshot are in (``rescored``: the files had
+    changed since the snapshot, so ``analysis`` holds figures computed again from them)."""
+
+    def __init__(self, analysis: Analysis, rescored: bool) -> None:
+        super().__init__()
+        self.analysis = analysis
+        self.rescored = rescored
+
+
+class TextsFailed(Message):
+    """The texts of a review opened from a snapshot could not be loaded."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class ReviewScreen(Screen[None]):
@@ -79,6 +109,10 @@ class ReviewScreen(Screen[None]):
         self.pending: ScoreSettings | None = None
         self.progress_text = ""
         self.error: str | None = None
+        # An action that needs the texts, asked for before they were loaded: runs once they are.
+        self.waiting: Callable[[], None] | None = None
+        self.texts_error: str | None = None
+        self._first_frame = threading.Event()
 
     # ------------------------------------------------------------------ layout
 
@@ -134,16 +168,34 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="score")
     def load(self) -> None:
-        """Load the suite and analyse the default pair (or the one the flags name)."""
+        """Load the suite and analyse the default pair (or the one the flags name); from a
+        snapshot, show it first and load the texts after the first frame."""
         self.post_message(WorkProgress(f"loading {one_line(str(self.path))}"))
+        progress = self._progress("scoring")
         try:
-            review = open_review(self.path, self.options, self._progress("scoring"))
+            review = open_review(self.path, self.options, progress, defer_texts=True)
         except Cancelled:
             return
         except Exception as exc:  # noqa: BLE001 - every failure becomes a message, not a traceback
             self.post_message(WorkFailed(describe_error(exc), fatal=True))
             return
         self.post_message(ReviewLoaded(review))
+        if review.texts_ready:
+            return
+        self._first_frame.wait(FIRST_FRAME_WAIT)
+        worker = get_current_worker()
+        if worker.is_cancelled:
+            return
+        self.post_message(WorkProgress("loading texts"))
+        try:
+            analysis, rescored = review.load_texts(progress)
+        except Cancelled:
+            return
+        except Exception as exc:  # noqa: BLE001
+            self.post_message(TextsFailed(describe_error(exc)))
+            return
+        if not worker.is_cancelled:
+            self.post_message(TextsLoaded(analysis, rescored))
 
     @work(thread=True, exclusive=True, group="score")
     def rescore(
@@ -180,8 +232,8 @@ class ReviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="filter")
     def run_filter(self, query: str) -> None:
         review = self.review
-        if review is None:
-            return
+        if review is None or not review.texts_ready:
+            return  # run again for the query of the moment when the texts are in
         worker = get_current_worker()
         analysis = review.analysis  # one consistent ranking and pair, whatever happens meanwhile
         comparison = analysis.comparison
@@ -209,6 +261,56 @@ class ReviewScreen(Screen[None]):
         self.overview.reference_change = self.review.reference_change
         self.show_analysis(keep=None)
         self.refresh_bindings()
+        self.call_after_refresh(self._first_frame.set)
+
+    def on_texts_loaded(self, message: TextsLoaded) -> None:
+        review = self.review
+        assert review is not None
+        self.progress_text = ""
+        current = self.current_id()
+        review.adopt_texts(message.analysis)
+        waiting, self.waiting = self.waiting, None
+        if message.rescored:
+            # The rows a waiting action meant may have moved: drop it rather than guess.
+            keep = (
+                review.comparison.ids.index(current) if current in review.comparison.ids else None
+            )
+            self.show_analysis(keep=keep)
+            self.notify(
+                "the suite changed on disk since its last review: figures computed again",
+                severity="warning",
+                markup=False,
+            )
+            waiting = None
+        else:
+            self.marks_changed()  # stale marks can be told now
+        if self.filter_query.strip():
+            self.run_filter(self.filter_query)
+        if waiting is not None:
+            waiting()
+
+    def on_texts_failed(self, message: TextsFailed) -> None:
+        self.progress_text = ""
+        self.waiting = None
+        self.texts_error = message.text
+        self.notify(f"could not load the texts: {message.text}", severity="error", markup=False)
+        self.update_status()
+
+    def with_texts(self, action: Callable[[], None], then: str) -> None:
+        """Run ``action`` now if the texts are loaded, else once they are (the latest wins)."""
+        review = self.review
+        if review is None:
+            return
+        if review.texts_ready:
+            action()
+            return
+        if self.texts_error is not None:
+            self.notify(
+                f"not without the texts: {self.texts_error}", severity="error", markup=False
+            )
+            return
+        self.waiting = action
+        self.notify(f"loading texts… {then} when they are in", markup=False, timeout=3)
 
     def on_analysis_done(self, message: AnalysisDone) -> None:
         review = self.review
@@ -315,18 +417,28 @@ class ReviewScreen(Screen[None]):
     def action_open_diff(self) -> None:
         from rouge_tui.app.screens.diff import DiffScreen
 
-        if self.review is None or self.table.current is None:
+        review = self.review
+        if review is None or self.table.current is None:
             return
-        screen = DiffScreen(self.review, self.table.view, self.table.cursor, walk=False)
-        self.app.push_screen(screen, self.back_from_diff)
+        view, cursor = self.table.view, self.table.cursor  # the row asked for, even if moved since
+
+        def open_diff() -> None:
+            self.app.push_screen(DiffScreen(review, view, cursor, walk=False), self.back_from_diff)
+
+        self.with_texts(open_diff, "the diff opens")
 
     def action_walk(self) -> None:
         from rouge_tui.app.screens.diff import DiffScreen
 
-        if self.review is None:
+        review = self.review
+        if review is None:
             return
-        ten = np.arange(self.review.ten, dtype=np.int64)
-        self.app.push_screen(DiffScreen(self.review, ten, 0, walk=True), self.back_from_diff)
+        ten = np.arange(review.ten, dtype=np.int64)
+
+        def walk() -> None:
+            self.app.push_screen(DiffScreen(review, ten, 0, walk=True), self.back_from_diff)
+
+        self.with_texts(walk, "the walk starts")
 
     def back_from_diff(self, index: int | None) -> None:
         if index is not None:
@@ -375,21 +487,30 @@ class ReviewScreen(Screen[None]):
         self.rescore(settings)
 
     def action_metric(self) -> None:
-        assert self.review is not None
-        base = self.pending or self.review.settings
-        self._switch(self.review.settings_for(base, metric=next_in(METRIC_CYCLE, base.metric)))
+        def switch() -> None:
+            assert self.review is not None
+            base = self.pending or self.review.settings
+            metric = next_in(METRIC_CYCLE, base.metric)
+            self._switch(self.review.settings_for(base, metric=metric))
+
+        self.with_texts(switch, "the metric switches")
 
     def action_tokenizer(self) -> None:
-        assert self.review is not None
-        base = self.pending or self.review.settings
-        self._switch(
-            self.review.settings_for(base, tokenizer=next_in(TOKENIZER_CYCLE, base.tokenizer))
-        )
+        def switch() -> None:
+            assert self.review is not None
+            base = self.pending or self.review.settings
+            tokenizer = next_in(TOKENIZER_CYCLE, base.tokenizer)
+            self._switch(self.review.settings_for(base, tokenizer=tokenizer))
+
+        self.with_texts(switch, "the tokenizer switches")
 
     def action_mark(self, mark: str) -> None:
-        example_id = self.current_id()
-        if self.review is not None and example_id is not None:
-            mark_example(self, self.review, example_id, mark, self.marks_changed)
+        review, example_id = self.review, self.current_id()
+        if review is not None and example_id is not None:
+            self.with_texts(
+                lambda: mark_example(self, review, example_id, mark, self.marks_changed),
+                "the mark is set",
+            )
 
     def action_clear_mark(self) -> None:
         example_id = self.current_id()
@@ -397,19 +518,27 @@ class ReviewScreen(Screen[None]):
             clear_example(self, self.review, example_id, self.marks_changed)
 
     def action_note(self) -> None:
-        example_id = self.current_id()
-        if self.review is not None and example_id is not None:
-            edit_note(self, self.review, example_id, self.marks_changed)
+        review, example_id = self.review, self.current_id()
+        if review is not None and example_id is not None:
+            self.with_texts(
+                lambda: edit_note(self, review, example_id, self.marks_changed), "the note opens"
+            )
 
     def action_export(self) -> None:
-        if self.review is not None:
-            export_review(self, self.review)
+        review = self.review
+        if review is not None:
+            self.with_texts(lambda: export_review(self, review), "the export is written")
 
     def action_builds(self) -> None:
-        from rouge_tui.app.screens.builds import BuildsScreen
 
         if self.review is None:
             return
+        self.with_texts(self._choose_builds, "the builds open")
+
+    def _choose_builds(self) -> None:
+        from rouge_tui.app.screens.builds import BuildsScreen
+
+        assert self.review is not None
 
         def chosen(pair: tuple[str, str] | None) -> None:
             review = self.review

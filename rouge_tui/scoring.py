@@ -9,15 +9,17 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from rouge_tui import __version__
-from rouge_tui.compare import Comparison, compare
 from rouge_tui.metrics import METRICS, TOKENIZERS
 from rouge_tui.state import ScoreCache, UserDefaults
 from rouge_tui.suite import Build, Suite
+
+if TYPE_CHECKING:  # numpy and the comparison load on first use: `score` needs neither
+    import numpy as np
+
+    from rouge_tui.compare import Comparison
 
 DEFAULT_METRIC = "rougeL"
 DEFAULT_TOKENIZER = "whitespace"
@@ -220,6 +222,8 @@ class SuiteScorer:
     def _score_batch(
         self, runs: list[tuple[dict[str, str], list[str]]], progress: Progress | None
     ) -> list[np.ndarray]:
+        import numpy as np
+
         from rouge_tui.metrics.batch import fmeasures
 
         if self._groups is None:
@@ -264,6 +268,8 @@ class SuiteScorer:
         self, builds: Sequence[tuple[Build, list[str]]], progress: Progress | None = None
     ) -> list[np.ndarray]:
         """`build_scores` of several builds, every run that misses the cache in one batch."""
+        import numpy as np
+
         runs = [run.outputs for build, _ in builds for run in build.runs]
         scores = iter(self.runs_scores(runs, progress))
         matrices = []
@@ -305,6 +311,8 @@ def analyse(
     thread other than the only one running, e.g. the app's worker thread); 1 keeps all the
     work in this process. The result is the same either way.
     """
+    from rouge_tui.compare import compare
+
     pairing = pair(suite, baseline, candidate)
     if not pairing.ids:
         raise UsageError(

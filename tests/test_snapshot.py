@@ -544,3 +544,49 @@ async def test_enter_before_the_texts_land_says_so_then_opens_the_diff(
         assert isinstance(app.screen, DiffScreen)
         assert app.screen.example_id == want.ids[0]
         assert screen.review.texts_ready
+
+
+async def test_a_filter_typed_before_the_texts_land_applies_once_they_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rouge_tui.app import session
+    from rouge_tui.app.app import RougeApp
+    from rouge_tui.app.screens.review import ReviewScreen
+
+    suite = write_suite(tmp_path)
+    open_analysis(suite, snapshots=SnapshotStore(), cache=ScoreCache())
+    want = fresh(suite)
+    # the oracle: ids whose id or either output (read with json here) holds "ex-1"
+    base = {json.loads(x)["id"]: json.loads(x)["output"] for x in (suite / "builds/a.jsonl").open()}
+    cand = {
+        json.loads(x)["id"]: json.loads(x)["output"] for x in (suite / "builds/b/run1.jsonl").open()
+    }
+    expected = sum(
+        "ex-1" in i or "ex-1" in base[i].casefold() or "ex-1" in cand[i].casefold()
+        for i in want.ids
+    )
+    assert 0 < expected < len(want.ids)
+    release = threading.Event()
+    real = session.attach_texts
+    monkeypatch.setattr(
+        session, "attach_texts", lambda *a, **k: (release.wait(10), real(*a, **k))[1]
+    )
+    app = RougeApp([suite], argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if screen.review is not None:
+                break
+        await pilot.press("slash", "e", "x", "-", "1")
+        await pilot.pause(0.1)
+        assert screen.filter_query == "ex-1"
+        assert screen.table.row_count == len(want.ids)  # not filtered yet: no texts
+        release.set()
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if screen.table.row_count == expected:
+                break
+        assert screen.review is not None and screen.review.texts_ready
+        assert screen.table.row_count == expected

@@ -132,15 +132,37 @@ def cmd_report(args: argparse.Namespace) -> int:
     data["references_changed"] = (
         {"previous": change.previous, "current": change.current, "since": change.since} if change else None
     )
+    # Known before a byte is written, so a reader that closes the pipe early (`| head`)
+    # still gets the alarm's exit status.
+    args.exit_code = 1 if analysis.comparison.verdict != "within-band" else 0
     if args.format == "json":
         sys.stdout.write(report.render_json(data))
     elif args.format == "markdown":
         sys.stdout.write(report.render_markdown(data))
     else:
-        from rich.console import Console
+        sys.stdout.write(_rich_to_string(report.render_text(data)))
+    return args.exit_code
 
-        Console(highlight=False, emoji=False, markup=False, soft_wrap=False).print(report.render_text(data))
-    return 1 if analysis.comparison.verdict != "within-band" else 0
+
+def _rich_to_string(renderable: object) -> str:
+    """Render with Rich into a string, sized and coloured for stdout.
+
+    Writing the string ourselves keeps one error path for every format: Rich's own
+    broken-pipe handling would exit 1, which reads as drift.
+    """
+    import io
+    import shutil
+
+    from rich.console import Console
+
+    tty = sys.stdout.isatty()
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, force_terminal=tty, width=shutil.get_terminal_size().columns if tty else None,
+        highlight=False, emoji=False, markup=False, soft_wrap=False,
+    )
+    console.print(renderable)
+    return buffer.getvalue()
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -213,8 +235,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        # The reader stopped reading: not an error of ours, and not a reason to hide drift.
         _silence_stdout()
-        return 0
+        return getattr(args, "exit_code", 0)
     except OSError as exc:
         # e.g. stdout on a full disk: exit 2 with one line, never 1 (which means drift)
         _silence_stdout()

@@ -229,3 +229,17 @@ def test_stem_without_nltk_is_a_clear_error(tmp_path: Path):
     assert proc.returncode == 2
     assert 'pip install "rouge-tui[stem]"' in proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+@pytest.mark.parametrize("fmt", ["json", "text", "markdown"])
+@pytest.mark.parametrize("suite, expected", [(INCIDENTS, 1), (SUPPORT, 0)])
+def test_closed_pipe_keeps_the_verdict_exit_status(fmt: str, suite: Path, expected: int):
+    # `rouge-tui report | head` under pipefail must still see the verdict: drift stays 1 and
+    # within band stays 0. The reader here (`true`) is gone long before the report writes,
+    # so the write meets EPIPE.
+    proc = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {sys.executable} -m rouge_tui report {suite} --format {fmt} --no-cache | true"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == expected
+    assert "Traceback" not in proc.stderr

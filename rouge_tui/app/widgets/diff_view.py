@@ -12,14 +12,19 @@ screen toggles `mode`; the widget scrolls with the usual scrolling keys when foc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from itertools import accumulate, pairwise
 from typing import ClassVar
 
+from rich._wrap import divide_line  # the line breaks Text.wrap uses (tests pin the equality)
 from rich.cells import cell_len
 from rich.console import Console
+from rich.control import strip_control_codes
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -65,15 +70,31 @@ NOTE = Style(italic=True)
 ARITHMETIC = Style(bold=True)
 
 
-# Lines of a pane for a width and a base style (the pane's colours).
-Builder = Callable[[Console, int, Style], list[Strip]]
+# Lines of a pane for a width and a base style (the pane's colours): any sequence of strips,
+# usually made lazily (see `Wrapped`, `Chain`), so a long diff draws only what is on screen.
+Lines = Sequence[Strip]
+Builder = Callable[[Console, int, Style], Lines]
 
 
 def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -> Text:
-    """Rich text from pieces of the original text, each made visible, marks as styles."""
-    text = Text()
+    """Rich text from pieces of the original text, each made visible, marks as styles.
+
+    The same `Text` as appending each piece with its style, built in one go (thousands of
+    pieces in a long output).
+    """
+    parts: list[str] = []
+    spans: list[Span] = []
+    at = 0
     for piece in pieces:
-        text.append(visible(piece.text), styles.get(piece.mark) if piece.mark else None)
+        part = strip_control_codes(visible(piece.text))  # what Text.append would keep
+        if not part:
+            continue
+        parts.append(part)
+        style = styles.get(piece.mark) if piece.mark else None
+        if style:
+            spans.append(Span(at, at + len(part), style))
+        at += len(part)
+    text = Text("".join(parts), spans=spans)
     if left_out:
         text.append(
             f"\n… {left_out:,} more characters not shown (the figures use all of them)",
@@ -105,12 +126,14 @@ def side_builder(side: Side, limit: int | None = DEFAULT_LIMIT) -> Builder:
     """Lines of a side's pane at any width: the output, a blank line, the arithmetic."""
     body = side_text(side, limit)
 
-    def build(console: Console, width: int, base: Style) -> list[Strip]:
-        strips = wrap(console, body, width, base)
-        strips.append(Strip.blank(max(width, 1), base))
+    def build(console: Console, width: int, base: Style) -> Lines:
+        parts: list[Lines] = [
+            Wrapped(console, body, width, base),
+            [Strip.blank(max(width, 1), base)],
+        ]
         for line in arithmetic_lines(side.arithmetic(), width):
-            strips += wrap(console, Text(line, ARITHMETIC), width, base)
-        return strips
+            parts.append(wrap(console, Text(line, ARITHMETIC), width, base))
+        return Chain(parts)
 
     return build
 
@@ -178,8 +201,12 @@ def row_cells(
     return cells
 
 
-def wrap(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
-    """`text` wrapped at word boundaries to `width` cells, one strip per line, padded."""
+def wrap_rich(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
+    """`text` wrapped at word boundaries to `width` cells by Rich, one strip per line, padded.
+
+    The definition `Wrapped` reproduces line by line; used as is for what `Wrapped` does not
+    cut itself (tabs, lines Rich would truncate, overlapping spans).
+    """
     width = max(width, 1)
     strips = []
     for line in text.wrap(console, width, overflow="fold"):
@@ -188,14 +215,157 @@ def wrap(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
     return strips or [Strip.blank(width, base)]
 
 
+def wrap(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
+    """`text` wrapped at word boundaries to `width` cells, one strip per line, padded."""
+    return list(Wrapped(console, text, width, base))
+
+
+_TRAILING_SPACE = re.compile(r"\s+$")
+
+
+class Wrapped(Sequence[Strip]):
+    """`wrap_rich(console, text, width, base)`, but each strip made only when it is read.
+
+    The line breaks of the whole text are found up front (Rich's own `divide_line`, on the
+    plain text: cheap), so the length is known for layout; a line's strip (its spans cut to
+    the line, rendered by Rich, styled and padded) is built the first time it is drawn.
+    A 2,000-word output is a hundred lines of which a screenful is ever drawn at once.
+    """
+
+    def __init__(self, console: Console, text: Text, width: int, base: Style) -> None:
+        self._console, self._text, self._base = console, text, base
+        self._width = width = max(width, 1)
+        spans = text.spans
+        self._span_starts = [span.start for span in spans]
+        self._span_ends = [span.end for span in spans]
+        # Each line: (start, end) in text.plain, or a strip Rich made (see below).
+        self._lines: list[tuple[int, int] | Strip] = []
+        ordered = all(spans[k].end <= spans[k + 1].start for k in range(len(spans) - 1)) and all(
+            span.start <= span.end for span in spans
+        )
+        if not ordered:  # overlapping spans: not cut here (the app never makes them)
+            self._lines.extend(wrap_rich(console, text, width, base))
+        else:
+            self._divide(text.plain, width)
+        self._strips: list[Strip | None] = [
+            line if isinstance(line, Strip) else None for line in self._lines
+        ]
+
+    def _divide(self, plain: str, width: int) -> None:
+        """The lines of Text.wrap(overflow="fold") as offsets: split on newlines, break each
+        paragraph where Rich does, drop trailing spaces past the width as `rstrip_end` does.
+        A paragraph with a tab, or a line still wider than `width` (which Rich would
+        truncate), is left to Rich."""
+        lines = self._lines
+        at = 0
+        for paragraph in plain.split("\n"):
+            start, at = at, at + len(paragraph) + 1
+            found: list[tuple[int, int]] = []
+            if "\t" not in paragraph:
+                bounds = [0, *divide_line(paragraph, width, fold=True), len(paragraph)]
+                for a, b in pairwise(bounds):
+                    if b - a > width:
+                        space = _TRAILING_SPACE.search(paragraph, a, b)
+                        if space is not None:
+                            b -= min(space.end() - space.start(), b - a - width)
+                    if cell_len(paragraph[a:b]) > width:
+                        break
+                    found.append((start + a, start + b))
+                else:
+                    lines.extend(found)
+                    continue
+            piece = self._text[start : start + len(paragraph)]
+            lines.extend(wrap_rich(self._console, piece, width, self._base))
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, index: int) -> Strip:  # type: ignore[override]
+        strip = self._strips[index]
+        if strip is None:
+            start, end = self._lines[index]  # type: ignore[misc]
+            strip = self._strips[index] = self._render(start, end)
+        return strip
+
+    def _render(self, start: int, end: int) -> Strip:
+        text = self._text
+        spans: list[Span] = []
+        k = bisect_right(self._span_ends, start)  # the first span ending after `start`
+        starts, all_spans = self._span_starts, text.spans
+        while k < len(starts) and starts[k] < end:
+            span = all_spans[k]
+            left, right = max(span.start, start) - start, min(span.end, end) - start
+            if right > left:
+                spans.append(Span(left, right, span.style))
+            k += 1
+        line = Text(
+            text.plain[start:end],
+            style=text.style,
+            justify=text.justify,
+            overflow=text.overflow,
+            spans=spans,
+        )
+        strip = Strip(list(line.render(self._console)), line.cell_len)
+        return strip.apply_style(self._base).crop_extend(0, self._width, self._base)
+
+
+class Chain(Sequence[Strip]):
+    """Sequences of strips read as one, each made only when a line of it is first read."""
+
+    def __init__(self, parts: list[Lines]) -> None:
+        self._parts = parts
+        self._ends = list(accumulate(len(part) for part in parts))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, index: int) -> Strip:  # type: ignore[override]
+        if index < 0:
+            index += len(self)
+        k = bisect_right(self._ends, index)
+        if k >= len(self._parts):
+            raise IndexError(index)
+        return self._parts[k][index - (self._ends[k - 1] if k else 0)]
+
+
+class Block(Sequence[Strip]):
+    """`height` strips made by `make()` the first time one of them is read."""
+
+    __slots__ = ("_height", "_make", "_strips")
+
+    def __init__(self, height: int, make: Callable[[], list[Strip]]) -> None:
+        self._height, self._make = height, make
+        self._strips: list[Strip] | None = None
+
+    def __len__(self) -> int:
+        return self._height
+
+    def __getitem__(self, index: int) -> Strip:  # type: ignore[override]
+        if self._strips is None:
+            self._strips = self._make()
+        return self._strips[index]
+
+
+def _fits(text: str, width: int) -> bool:
+    """True when `text` is drawn as one padded segment (most runs are a few words)."""
+    return cell_len(text) <= width and "\n" not in text and "\t" not in text
+
+
 def _cell(console: Console, text: str, style: Style, width: int, base: Style) -> list[Strip]:
     """One cell's lines: a single padded segment when it fits (most runs are a few words)."""
     width = max(width, 1)
-    length = cell_len(text)
-    if length <= width and "\n" not in text and "\t" not in text:
-        pad = Segment(" " * (width - length), base)
+    if _fits(text, width):
+        pad = Segment(" " * (width - cell_len(text)), base)
         return [Strip([Segment(text, base + style), pad] if text else [pad], width)]
     return wrap(console, Text(text, style), width, base)
+
+
+def _cell_height(console: Console, text: str, width: int) -> int:
+    """How many lines `_cell` makes of `text`, without making them."""
+    width = max(width, 1)
+    if _fits(text, width):
+        return 1
+    return len(Wrapped(console, Text(text), width, Style()))
 
 
 def _gutters(mark: str, style: Style, base: Style, lines: int) -> list[Strip]:
@@ -203,58 +373,99 @@ def _gutters(mark: str, style: Style, base: Style, lines: int) -> list[Strip]:
     return [first] + [Strip.blank(2, base)] * (lines - 1)
 
 
-def side_by_side(cells: list[Cells], console: Console, width: int, base: Style) -> list[Strip]:
-    """Rows as two columns: `- ` and removed words left, `+ ` and added words right."""
-    column = max((width - 5) // 2, 1)
-    right_column = max(width - 5 - column, 1)
+def _side_by_side_row(
+    cell: Cells, console: Console, columns: tuple[int, int], base: Style
+) -> list[Strip]:
+    """One row's strips: `- ` and removed words left, `+ ` and added words right."""
+    kind, left, right = cell
+    column, right_column = columns
     blank = Strip.blank(2, base)
     middle = Strip.blank(1, base)
-    strips: list[Strip] = []
-    for kind, left, right in cells:
+    equal = kind == "equal"
+    lefts = _cell(console, left, UNCHANGED if equal else REMOVED, column, base)
+    rights = _cell(console, right, UNCHANGED if equal else ADDED, right_column, base)
+    height = max(len(lefts), len(rights))
+    lefts += [Strip.blank(column, base)] * (height - len(lefts))
+    rights += [Strip.blank(right_column, base)] * (height - len(rights))
+    left_gutter = (
+        [blank] * height if equal or not left else _gutters("-", GUTTER_REMOVED, base, height)
+    )
+    right_gutter = (
+        [blank] * height if equal or not right else _gutters("+", GUTTER_ADDED, base, height)
+    )
+    return [
+        Strip.join(parts)
+        for parts in zip(left_gutter, lefts, [middle] * height, right_gutter, rights)
+    ]
+
+
+def side_by_side(cells: list[Cells], console: Console, width: int, base: Style) -> Lines:
+    """Rows as two columns: `- ` and removed words left, `+ ` and added words right.
+
+    Each row's height is found up front; its strips are made when it is first drawn.
+    """
+    column = max((width - 5) // 2, 1)
+    right_column = max(width - 5 - column, 1)
+    parts: list[Lines] = []
+    for cell in cells:
+        kind, left, right = cell
         if kind is None:
-            strips += wrap(console, Text(left, NOTE), width, base)
+            parts.append(wrap(console, Text(left, NOTE), width, base))
             continue
-        equal = kind == "equal"
-        lefts = _cell(console, left, UNCHANGED if equal else REMOVED, column, base)
-        rights = _cell(console, right, UNCHANGED if equal else ADDED, right_column, base)
-        height = max(len(lefts), len(rights))
-        lefts += [Strip.blank(column, base)] * (height - len(lefts))
-        rights += [Strip.blank(right_column, base)] * (height - len(rights))
-        left_gutter = (
-            [blank] * height if equal or not left else _gutters("-", GUTTER_REMOVED, base, height)
+        height = max(
+            _cell_height(console, left, column), _cell_height(console, right, right_column)
         )
-        right_gutter = (
-            [blank] * height if equal or not right else _gutters("+", GUTTER_ADDED, base, height)
+        parts.append(
+            Block(
+                height,
+                lambda cell=cell: _side_by_side_row(cell, console, (column, right_column), base),
+            )
         )
-        for parts in zip(left_gutter, lefts, [middle] * height, right_gutter, rights):
-            strips.append(Strip.join(parts))
-    return strips
+    return Chain(parts)
 
 
-def stacked(cells: list[Cells], console: Console, width: int, base: Style) -> list[Strip]:
-    """Rows one under the other for narrow terminals: `- ` removed, then `+ ` added."""
-    column = max(width - 2, 1)
+def _stacked_parts(kind: RowKind, left: str, right: str) -> list[tuple[Style | None, str, Style]]:
+    if kind == "equal":
+        parts = [(None, left, UNCHANGED)]
+    else:
+        parts = [(GUTTER_REMOVED, left, REMOVED), (GUTTER_ADDED, right, ADDED)]
+    return [part for part in parts if part[1]]
+
+
+def _stacked_row(cell: Cells, console: Console, column: int, base: Style) -> list[Strip]:
+    """One row's strips, one part under the other: `- ` removed, then `+ ` added."""
+    kind, left, right = cell
     blank = Strip.blank(2, base)
     strips: list[Strip] = []
-    for kind, left, right in cells:
-        if kind is None:
-            strips += wrap(console, Text(left, NOTE), width, base)
-            continue
-        if kind == "equal":
-            parts = [(None, left, UNCHANGED)]
+    for gutter_style, text, style in _stacked_parts(kind, left, right):  # type: ignore[arg-type]
+        lines = _cell(console, text, style, column, base)
+        if gutter_style is None:
+            gutter = [blank] * len(lines)
         else:
-            parts = [(GUTTER_REMOVED, left, REMOVED), (GUTTER_ADDED, right, ADDED)]
-        for gutter_style, text, style in parts:
-            if not text:
-                continue
-            lines = _cell(console, text, style, column, base)
-            if gutter_style is None:
-                gutter = [blank] * len(lines)
-            else:
-                mark = "-" if gutter_style is GUTTER_REMOVED else "+"
-                gutter = _gutters(mark, gutter_style, base, len(lines))
-            strips += [Strip.join(pair) for pair in zip(gutter, lines)]
+            mark = "-" if gutter_style is GUTTER_REMOVED else "+"
+            gutter = _gutters(mark, gutter_style, base, len(lines))
+        strips += [Strip.join(pair) for pair in zip(gutter, lines)]
     return strips
+
+
+def stacked(cells: list[Cells], console: Console, width: int, base: Style) -> Lines:
+    """Rows one under the other for narrow terminals: `- ` removed, then `+ ` added.
+
+    Each row's height is found up front; its strips are made when it is first drawn.
+    """
+    column = max(width - 2, 1)
+    parts: list[Lines] = []
+    for cell in cells:
+        kind, left, right = cell
+        if kind is None:
+            parts.append(wrap(console, Text(left, NOTE), width, base))
+            continue
+        height = sum(
+            _cell_height(console, text, column) for _, text, _ in _stacked_parts(kind, left, right)
+        )
+        if height:
+            parts.append(Block(height, lambda cell=cell: _stacked_row(cell, console, column, base)))
+    return Chain(parts)
 
 
 class TextPane(Widget):
@@ -274,11 +485,11 @@ class TextPane(Widget):
         self._build: Builder = self._text_builder(content or Text(""))
         # Lines per (width, style): layout asks for a width or two (with and without a
         # scrollbar) before painting, so keep a few.
-        self._cache: dict[tuple[int, Style], list[Strip]] = {}
+        self._cache: dict[tuple[int, Style], Lines] = {}
 
     @staticmethod
     def _text_builder(text: Text) -> Builder:
-        return lambda console, width, base: wrap(console, text, width, base)
+        return lambda console, width, base: Wrapped(console, text, width, base)
 
     def update(self, content: Text | Builder) -> None:
         """Show a `Text` (wrapped to the width) or lines from a builder(console, width, style)."""
@@ -286,8 +497,9 @@ class TextPane(Widget):
         self._cache.clear()
         self.refresh(layout=True)
 
-    def lines(self, width: int) -> list[Strip]:
-        """The content's lines at `width` cells (cached for the last width and style)."""
+    def lines(self, width: int) -> Lines:
+        """The content's lines at `width` cells (cached for the last width and style); each
+        line's strip is made when it is first read."""
         key = (width, self.rich_style)
         lines = self._cache.get(key)
         if lines is None:

@@ -64,4 +64,5 @@ def median(samples: list[Sample]) -> Sample:
 def rouge_tui(source: Path | None) -> tuple[list[str], dict[str, str]]:
     """The command prefix (and environment) running rouge-tui from `source` (default: this tree)."""
     src = source or ROOT
-    return [sys.executable, "-m", "rouge_tui"], {"PYTHONPATH": str(src)}
+    # -P: no current directory on sys.path, so PYTHONPATH decides which tree runs.
+    return [sys.executable, "-P", "-m", "rouge_tui"], {"PYTHONPATH": str(src)}

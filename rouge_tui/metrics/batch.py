@@ -43,7 +43,7 @@ WORD_BITS = 64
 # vectorised pass takes one numpy step per position of the longest candidate in a block.
 MAX_VECTOR_STEPS = 4096
 # Pairs per block: bounds the token strings and numpy arrays alive at once.
-BLOCK_TOKENS = 1 << 19
+BLOCK_TOKENS = 1 << 18
 # Below this many pairs a second process costs more (~0.1 s to fork and gather) than it saves.
 PARALLEL_MIN_PAIRS = 4000
 

@@ -14,11 +14,12 @@ import random
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rouge_tui.diff import example_diff, output_alignment  # noqa: E402
+from rouge_tui.diff import example_diff, output_alignment
 
 
 def texts(words: int, seed: int = 1) -> tuple[str, str, str]:
@@ -61,8 +62,8 @@ def main() -> None:
     print(f"{'metric':10} {'tokenizer':20} {'example_diff':>12} {'alignment':>10} {'total':>8}")
     for tokenizer, stem in (("whitespace", False), ("rouge-score", True)):
         for metric in ("rouge1", "rouge2", "rougeL", "rougeLsum"):
-            diff = timed(lambda: example_diff("x", [reference], baseline, candidate, metric, tokenizer, stem), args.runs)
-            align = timed(lambda: output_alignment(baseline, candidate, tokenizer, stem), args.runs)
+            diff = timed(partial(example_diff, "x", [reference], baseline, candidate, metric, tokenizer, stem), args.runs)
+            align = timed(partial(output_alignment, baseline, candidate, tokenizer, stem), args.runs)
             label = tokenizer + (" +stem" if stem else "")
             print(f"{metric:10} {label:20} {diff * 1e3:10.1f}ms {align * 1e3:8.1f}ms {(diff + align) * 1e3:6.1f}ms")
     print("budget: the diff of two 2,000-word outputs opens in < 100 ms (model + drawing)")

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import Sample, median, rouge_tui, run_once  # noqa: E402
-from make_suite import write_suite  # noqa: E402
+from _measure import Sample, median, rouge_tui, run_once
+from make_suite import write_suite
 
 DEFAULT_CNNDM = Path("/work/shared/data/cnndm-pointer-gen")
 

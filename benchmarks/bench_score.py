@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import median, rouge_tui, run_once  # noqa: E402
+from _measure import median, rouge_tui, run_once
 
 # rouge-score's side: the obvious loop a user would write.
 ROUGE_SCORE = r"""

@@ -16,10 +16,12 @@ are edits of the reference, about 70 % of its words kept, in sentences of 8+ wor
 - mode: `d` (against the reference -> baseline vs candidate) until its frame is painted;
 - step: `n` (the next example) until that example's frame is painted;
 
-then `escape` back to the table. "Painted" is the first `App._display` after the change:
+then `escape` back to the table. Between actions the app is let settle (workers, timers and
+the footer's recompose after a refresh), so each action is timed on its own. "Painted" is the first `App._display` after the change:
 the headless driver drops frames, so the hook renders the frame to the terminal string a
 real terminal would get (`render_segments`), counts that time, and checks that the frame
-holds a word of the shown output. Medians of --runs runs.
+holds a word of the shown output. Medians of --runs runs, of the wall clock and of the CPU
+time this process spent meanwhile (steadier on a busy machine).
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ class Frames:
         self.ready: Callable[[], bool] | None = None
         self.word = ""
         self.stamp: float | None = None
+        self.cpu_stamp = 0.0
         self.painted = ""
         self.profiler = None  # a cProfile.Profile enabled only while an action is timed
         display = app._display
@@ -95,39 +98,45 @@ class Frames:
             # What the driver would write to a real terminal (headless drops it).
             self.painted = renderable.render_segments(app.console)
             self.stamp = time.perf_counter()
+            self.cpu_stamp = time.process_time()
             self.ready = None
 
         app._display = hooked
 
-    async def time(self, action: Callable[[], None], ready: Callable[[], bool], word: str) -> float:
-        """Seconds from `action()` to the first frame painted once `ready()` is true."""
+    async def time(
+        self, action: Callable[[], None], ready: Callable[[], bool], word: str
+    ) -> tuple[float, float]:
+        """Seconds from `action()` to the first frame painted once `ready()` is true: wall
+        clock, and CPU time of this process (all threads) meanwhile."""
         self.stamp, self.ready = None, ready
         if self.profiler:
             self.profiler.enable()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action()
         deadline = start + TIMEOUT
         while self.stamp is None:
             if time.perf_counter() > deadline:
-                raise SystemExit("timed out waiting for the frame")
+                screen = self.app.screen
+                state = {k: vars(screen).get(k) for k in ("position", "shown")}
+                raise SystemExit(f"timed out: no frame after {action!r} on {screen!r} {state}")
             await asyncio.sleep(0)
         if self.profiler:
             self.profiler.disable()
         if word not in self.painted:
             raise SystemExit(f"the painted frame does not show {word!r}")
-        return self.stamp - start
+        return self.stamp - start, self.cpu_stamp - cpu
 
 
 async def measure(
     suite: Path, size: tuple[int, int], runs: int, profiler=None
-) -> dict[str, list[float]]:
+) -> dict[str, list[tuple[float, float]]]:
     from rouge_tui.app.app import RougeApp
     from rouge_tui.app.screens.diff import DiffScreen
     from rouge_tui.app.screens.review import ReviewScreen
     from rouge_tui.app.widgets.diff_view import DiffView
 
     app = RougeApp([suite], argparse.Namespace())
-    times: dict[str, list[float]] = {"open": [], "mode": [], "step": []}
+    times: dict[str, list[tuple[float, float]]] = {"open": [], "mode": [], "step": []}
     async with app.run_test(size=size) as pilot:
         frames = Frames(app)
         deadline = time.monotonic() + TIMEOUT
@@ -164,33 +173,40 @@ async def measure(
 
             return check
 
+        async def settle() -> None:
+            """Let what an action left behind (the footer's recompose after the refresh,
+            timers, workers) finish, so the next action is timed on its own."""
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.pause(0.05)
+            await pilot.pause()
+
         for run in range(runs + 1):  # run 0 warms up (imports, caches)
             frames.profiler = profiler if run else None
+            await settle()  # the screen's callback has put the cursor on the last example shown
             review_screen.table.cursor = 0
-            await pilot._wait_for_screen()
+            await settle()
             index = int(review_screen.table.view[0])
             opened = await frames.time(review_screen.action_open_diff, shown(0), first_word(index))
             screen = diff_screen()
-            await pilot._wait_for_screen()
+            await settle()
             view = screen.query_one(DiffView)
             moded = await frames.time(
                 screen.action_mode, lambda view=view: view.mode == "outputs", first_word(index)
             )
-            await pilot._wait_for_screen()
+            await settle()
             screen.action_mode()  # back to against the reference for the step
-            await pilot._wait_for_screen()
+            await settle()
             position = screen.position + 1
             stepped = await frames.time(
                 lambda screen=screen: screen.action_step(1),
                 shown(position),
                 first_word(int(screen.sequence[position])),
             )
-            await pilot._wait_for_screen()
+            await settle()
             screen.action_back()
             while app.screen is not review_screen:
                 await pilot.pause(0.005)
-            await app.workers.wait_for_complete()
-            await pilot.pause()
             if run:
                 times["open"].append(opened)
                 times["mode"].append(moded)
@@ -217,9 +233,10 @@ def main() -> None:
             os.environ[var] = str(home / var.lower())
         suite = write_suite(home, args.words, args.metric)
         print(
-            f"diff of two ~{args.words}-word outputs ({args.metric}), median of {args.runs} runs, key to painted frame"
+            f"diff of two ~{args.words}-word outputs ({args.metric}), key to painted frame, "
+            f"median of {args.runs} runs: wall clock (CPU of this process)"
         )
-        print(f"{'size':>7} {'open':>8} {'mode d':>8} {'step n':>8}   open runs (ms)")
+        print(f"{'size':>7} {'open':>16} {'mode d':>16} {'step n':>16}   open runs, wall (ms)")
         profiler = None
         if args.profile:
             import cProfile
@@ -227,11 +244,13 @@ def main() -> None:
             profiler = cProfile.Profile()
         for size in SIZES:
             times = asyncio.run(measure(suite, size, args.runs, profiler))
-            med = {key: statistics.median(values) * 1e3 for key, values in times.items()}
-            each = " ".join(f"{t * 1e3:.0f}" for t in times["open"])
-            print(
-                f"{size[0]:>3}x{size[1]:<3} {med['open']:6.1f}ms {med['mode']:6.1f}ms {med['step']:6.1f}ms   {each}"
-            )
+            cells = []
+            for key in ("open", "mode", "step"):
+                wall = statistics.median(t for t, _ in times[key]) * 1e3
+                cpu = statistics.median(c for _, c in times[key]) * 1e3
+                cells.append(f"{wall:6.1f} ({cpu:5.1f}) ms")
+            each = " ".join(f"{t * 1e3:.0f}" for t, _ in times["open"])
+            print(f"{size[0]:>3}x{size[1]:<3} {' '.join(f'{c:>16}' for c in cells)}   {each}")
         if profiler:
             profiler.dump_stats(args.profile)
     print("budget: < 100 ms to open the diff of two 2,000-word outputs")

@@ -1,8 +1,10 @@
 """The diff of one example, and the walk through the ten most-moved outputs.
 
 The screen hosts ``DiffView`` (rouge_tui/app/widgets/diff_view.py) and steps through a
-sequence of ranked examples: the table's rows (opened with enter) or the ten (``w``). The
-diff is computed in a worker so a huge output never freezes the keys.
+sequence of ranked examples: the table's rows (opened with enter) or the ten (``w``). An
+ordinary example's diff is computed on the spot (tens of milliseconds for 2,000-word outputs),
+so the screen's first frame already shows it; a huge one is computed in a worker so it never
+freezes the keys.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ from rouge_tui.safetext import one_line
 
 MODES = ("reference", "outputs")
 MODE_WORDS = {"reference": "against the reference", "outputs": "baseline vs candidate"}
+# Examples whose texts (outputs and references) hold at most this many characters are diffed
+# on the spot, before the next frame: two 2,000-word outputs and their reference are about
+# 40,000 and take some 30 ms (rougeL). A worker would only add an empty frame and a second
+# layout (the model is pure Python: a thread does not run beside the drawing, it takes turns).
+INLINE_CHARS = 60_000
 
 
 class DiffScreen(Screen[int]):
@@ -100,7 +107,21 @@ class DiffScreen(Screen[int]):
     def show_current(self) -> None:
         self.title = self.step_label()
         self.update_title()
-        self.compute(self.index)
+        index = self.index
+        texts = self.texts(index)
+        if (
+            texts is not None
+            and sum(map(len, texts[0])) + len(texts[1]) + len(texts[2]) <= INLINE_CHARS
+        ):
+            self.workers.cancel_group(self, "diff")  # a huge example's result is not wanted now
+            try:
+                diff, rows = self.model(index, *texts)
+            except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
+                self.on_work_failed(WorkFailed(f"could not build the diff: {describe_error(exc)}"))
+                return
+            self.on_diff_ready(DiffReady(index, diff, rows))
+            return
+        self.compute(index)
         # A huge output can take seconds: say so, but only then (no flicker on quick steps).
         self.set_timer(0.3, self.show_busy)
 
@@ -132,26 +153,43 @@ class DiffScreen(Screen[int]):
             text.append(" · outputs of run 1, F the mean over runs")
         self.query_one("#diff-title", Static).update(text)
 
-    @work(thread=True, exclusive=True, group="diff")
-    def compute(self, index: int) -> None:
-        """The diff model of ranked example ``index``, in a thread (huge outputs stay responsive)."""
-        from rouge_tui.diff import example_diff, output_alignment
-
+    def texts(self, index: int) -> tuple[tuple[str, ...], str, str] | None:
+        """The references and the two outputs of ranked example ``index`` (None if unreadable:
+        the worker then reports why)."""
         review = self.review
-        settings = review.settings
         example_id = review.comparison.ids[index]
         try:
             baseline, candidate = review.outputs(example_id)
-            diff = example_diff(
-                example_id,
-                review.references(example_id),
-                baseline,
-                candidate,
-                settings.metric,
-                settings.tokenizer,
-                settings.stem,
-            )
-            rows = output_alignment(baseline, candidate, settings.tokenizer)
+            return tuple(review.references(example_id)), baseline, candidate
+        except Exception:  # noqa: BLE001 - compute() says what failed
+            return None
+
+    def model(
+        self, index: int, references: tuple[str, ...], baseline: str, candidate: str
+    ) -> tuple[object, list]:
+        """The diff of ranked example ``index`` and the outputs' alignment (rouge_tui.diff)."""
+        from rouge_tui.diff import example_diff, output_alignment
+
+        settings = self.review.settings
+        diff = example_diff(
+            self.review.comparison.ids[index],
+            references,
+            baseline,
+            candidate,
+            settings.metric,
+            settings.tokenizer,
+            settings.stem,
+        )
+        return diff, output_alignment(baseline, candidate, settings.tokenizer)
+
+    @work(thread=True, exclusive=True, group="diff")
+    def compute(self, index: int) -> None:
+        """The diff model of ranked example ``index``, in a thread (huge outputs stay responsive)."""
+        review = self.review
+        example_id = review.comparison.ids[index]
+        try:
+            baseline, candidate = review.outputs(example_id)
+            diff, rows = self.model(index, review.references(example_id), baseline, candidate)
         except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
             self.post_message(WorkFailed(f"could not build the diff: {describe_error(exc)}"))
             return

@@ -1,0 +1,119 @@
+"""The diff screen computes an ordinary example's diff on the spot and a huge one in a worker;
+either way the same diff lands, and a failure is told, not raised.
+
+Expected words come from the sample suite's files read with ``json`` (test_app_helpers).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from test_app_helpers import INCIDENT, incident_pairs, press, ranked_ids, settle, share_score_cache
+
+from rouge_tui.app import screens
+from rouge_tui.app.app import RougeApp
+from rouge_tui.app.screens.diff import DiffScreen
+from rouge_tui.app.widgets.diff_view import DiffView, TextPane
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def shared_cache(
+    isolated_state: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    return share_score_cache(tmp_path_factory, monkeypatch)
+
+
+def app() -> RougeApp:
+    return RougeApp(suites=[INCIDENT], options=argparse.Namespace())
+
+
+def baseline_words(example_id: str) -> str:
+    return " ".join(incident_pairs()[example_id][1].split()[:3])
+
+
+@pytest.fixture
+def in_worker(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ranked indices whose diff went to the worker."""
+    indices: list[int] = []
+    compute = DiffScreen.compute
+
+    def spy(self: DiffScreen, index: int) -> object:
+        indices.append(index)
+        return compute(self, index)
+
+    monkeypatch.setattr(DiffScreen, "compute", spy)
+    return indices
+
+
+def shown_text(screen: DiffScreen) -> str:
+    pane = screen.query_one("#diff-baseline", TextPane)
+    return " ".join(pane.plain.split())
+
+
+async def test_an_ordinary_diff_is_there_when_the_screen_first_draws(
+    in_worker: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top = ranked_ids()
+    on_mount = DiffScreen.on_mount
+    at_mount: list[int | None] = []
+
+    def spy(self: DiffScreen) -> None:
+        on_mount(self)
+        at_mount.append(self.shown)  # before the screen's first layout and frame
+
+    monkeypatch.setattr(DiffScreen, "on_mount", spy)
+    async with app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        assert at_mount == [0]
+        assert not screen.query_one(DiffView).loading
+        assert screen.shown == screen.index == 0
+        assert baseline_words(top[0]) in shown_text(screen)
+        await pilot.press("n")
+        assert screen.shown == 1
+        assert baseline_words(top[1]) in shown_text(screen)
+        assert in_worker == []
+
+
+async def test_a_huge_diff_is_computed_in_a_worker_and_lands_the_same(
+    in_worker: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top = ranked_ids()
+    monkeypatch.setattr(screens.diff, "INLINE_CHARS", 0)  # every example counts as huge
+    async with app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        assert screen.shown == screen.index == 0
+        assert baseline_words(top[0]) in shown_text(screen)
+        await press(pilot, "n")
+        assert screen.shown == 1
+        assert baseline_words(top[1]) in shown_text(screen)
+        assert in_worker == [0, 1]
+
+
+async def test_a_diff_that_cannot_be_built_is_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rouge_tui.diff
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("planted fault")
+
+    monkeypatch.setattr(rouge_tui.diff, "example_diff", broken)
+    for inline in (10**9, 0):
+        monkeypatch.setattr(screens.diff, "INLINE_CHARS", inline)
+        async with app().run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await press(pilot, "enter")
+            screen = pilot.app.screen
+            assert isinstance(screen, DiffScreen)
+            assert screen.shown is None
+            messages = [n.message for n in pilot.app._notifications]
+            assert any("could not build the diff" in m and "planted fault" in m for m in messages)
+            assert not screen.query_one(DiffView).loading

@@ -116,4 +116,33 @@ async def test_a_diff_that_cannot_be_built_is_told(monkeypatch: pytest.MonkeyPat
             assert screen.shown is None
             messages = [n.message for n in pilot.app._notifications]
             assert any("could not build the diff" in m and "planted fault" in m for m in messages)
+            await pilot.pause(0.4)  # past the busy indicator's delay: a failure is not "busy"
             assert not screen.query_one(DiffView).loading
+
+
+async def test_a_slow_diff_says_it_is_busy_until_it_lands(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    import rouge_tui.diff
+
+    real = rouge_tui.diff.example_diff
+    release = threading.Event()
+
+    def slow(*args: object, **kwargs: object) -> object:
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rouge_tui.diff, "example_diff", slow)
+    monkeypatch.setattr(screens.diff, "INLINE_CHARS", 0)
+    async with app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        await pilot.pause(0.5)
+        assert screen.query_one(DiffView).loading  # past 0.3 s and still computing
+        assert screen.shown is None
+        release.set()
+        await settle(pilot)
+        assert screen.shown == 0
+        assert not screen.query_one(DiffView).loading

@@ -66,6 +66,7 @@ class DiffScreen(Screen[int]):
         self.position = max(0, min(position, len(sequence) - 1))
         self.walk = walk
         self.shown: int | None = None  # the ranked index whose diff is on screen
+        self.pending: int | None = None  # the ranked index whose diff a worker is computing
 
     def compose(self) -> ComposeResult:
         yield Static(id="diff-summary")
@@ -121,12 +122,14 @@ class DiffScreen(Screen[int]):
                 return
             self.on_diff_ready(DiffReady(index, diff, rows))
             return
+        self.pending = index
         self.compute(index)
         # A huge output can take seconds: say so, but only then (no flicker on quick steps).
         self.set_timer(0.3, self.show_busy)
 
     def show_busy(self) -> None:
-        if self.shown != self.index:
+        # Only while the worker is still at it: not once it has failed (that was told).
+        if self.pending == self.index and self.shown != self.index:
             self.query_one(DiffView).loading = True
 
     def update_title(self) -> None:
@@ -200,6 +203,7 @@ class DiffScreen(Screen[int]):
         if message.index != self.index:
             return
         self.shown = message.index
+        self.pending = None
         view = self.query_one(DiffView)
         view.loading = False
         view.show(
@@ -211,6 +215,7 @@ class DiffScreen(Screen[int]):
         )
 
     def on_work_failed(self, message: WorkFailed) -> None:
+        self.pending = None
         self.query_one(DiffView).loading = False
         self.notify(message.text, severity="error", markup=False, timeout=10)
 

@@ -127,6 +127,27 @@ def test_lcs_lengths_equal_the_textbook_table(refs, cans, data) -> None:
     assert got.tolist() == [chapter_lcs(refs[r], cans[c]) for r, c in pairs]
 
 
+@pytest.mark.parametrize("entries,fills", [(1 << 21, 512), (8, 10_000), (40, 10_000), (8, 0)])
+def test_lcs_lengths_through_every_lookup(
+    entries: int, fills: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One table fill, many fills (pairs in and out of reference order), binary search."""
+    monkeypatch.setattr(batch, "TABLE_ENTRIES", entries)
+    monkeypatch.setattr(batch, "MAX_TABLE_FILLS", fills)
+    rng = random.Random(entries + fills)
+    refs = [[rng.randrange(9) for _ in range(rng.randint(0, 64))] for _ in range(30)]
+    cans = [[rng.randrange(12) for _ in range(rng.randint(0, 80))] for _ in range(30)]
+    ref_ids, ref_offsets = flat(refs)
+    can_ids, can_offsets = flat(cans)
+    in_order = [(r, c) for r in range(30) for c in rng.sample(range(30), 3)]
+    shuffled = rng.sample(in_order, len(in_order))
+    for pairs in (in_order, shuffled):
+        got = batch.lcs_lengths(
+            ref_ids, ref_offsets, can_ids, can_offsets, *(np.array(x) for x in zip(*pairs))
+        )
+        assert got.tolist() == [chapter_lcs(refs[r], cans[c]) for r, c in pairs]
+
+
 def test_lcs_lengths_at_the_word_edge() -> None:
     """64 tokens use every bit of the word: all-equal and all-different references."""
     rng = random.Random(7)

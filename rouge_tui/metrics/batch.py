@@ -42,6 +42,10 @@ WORD_BITS = 64
 # Candidates longer than this run the per-pair pass even against a short reference: the
 # vectorised pass takes one numpy step per position of the longest candidate in a block.
 MAX_VECTOR_STEPS = 4096
+# Dense mask table size (uint64 entries, 16 MB) and the most fills of it per batch of pairs
+# before falling back to binary search (a huge vocabulary leaves few references per fill).
+TABLE_ENTRIES = 1 << 21
+MAX_TABLE_FILLS = 512
 # Pairs per block: bounds the token strings and numpy arrays alive at once.
 BLOCK_TOKENS = 1 << 18
 # Below this many pairs a second process costs more (~0.1 s to fork and gather) than it saves.
@@ -114,7 +118,7 @@ def lcs_lengths(
     refs = np.unique(pair_ref)
     owner, flat = _expand(ref_offsets, ref_len, refs)
     position = flat - ref_offsets[refs][owner]
-    keys = refs[owner] * width + ref_ids[flat]
+    keys = owner * width + ref_ids[flat]  # owner: the reference's ordinal in `refs`
     order = np.argsort(keys)
     keys = keys[order]
     bits = np.left_shift(np.uint64(1), position[order].astype(np.uint64))
@@ -138,13 +142,11 @@ def lcs_lengths(
     column_start = np.concatenate(([0], np.cumsum(alive)))
     owner, flat = _expand(can_offsets, can_len, pair_can)
     column = flat - can_offsets[pair_can][owner]
-    keys = pair_ref[owner] * width + can_ids[flat]
-    found = np.searchsorted(unique_keys, keys)
-    np.minimum(found, len(unique_keys) - 1, out=found)
-    masks = np.where(unique_keys[found] == keys, unique_masks[found], np.uint64(0))
+    keys = np.searchsorted(refs, pair_ref)[owner] * width + can_ids[flat]
+    masks = _lookup(unique_keys, unique_masks, keys, width, len(refs))
     layout = np.empty(int(column_start[-1]), dtype=np.uint64)
     layout[column_start[column] + rank[owner]] = masks
-    del keys, found, masks, owner, flat, column
+    del keys, masks, owner, flat, column
     # The pass: V starts all ones; carries out of bit 63 vanish, which only touches bits
     # above the reference's width (adding never carries downwards).
     v = np.full(pairs, np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
@@ -166,6 +168,50 @@ def lcs_lengths(
     zeros = np.bitwise_count(np.bitwise_and(np.invert(v), low)).astype(np.int64)
     result[by_length] = zeros
     return result
+
+
+def _lookup(
+    unique_keys: np.ndarray, unique_masks: np.ndarray, keys: np.ndarray, width: int, refs: int
+) -> np.ndarray:
+    """The mask of every key (0 when absent): `unique_masks[k]` where `unique_keys[k] == key`.
+
+    Keys are `ref * width + token`. A dense table over `TABLE_ENTRIES` keys at a time (a
+    few references' whole vocabulary) makes each lookup one gather; when the vocabulary
+    is so large that too many fills would be needed, binary search instead.
+    """
+    per_fill = max(1, TABLE_ENTRIES // width)  # references per table fill
+    fills = -(-refs // per_fill)
+    if fills > MAX_TABLE_FILLS or not len(keys):
+        found = np.searchsorted(unique_keys, keys)
+        np.minimum(found, len(unique_keys) - 1, out=found)
+        return np.where(unique_keys[found] == keys, unique_masks[found], np.uint64(0))
+    span = per_fill * width
+    table = np.zeros(min(span, refs * width), dtype=np.uint64)
+    if fills == 1:
+        table[unique_keys] = unique_masks
+        return table[keys]
+    out = np.empty(len(keys), dtype=np.uint64)
+    fill_of = keys // span
+    if np.all(fill_of[1:] >= fill_of[:-1]):  # pairs usually come in reference order
+        order = None
+        at = np.searchsorted(fill_of, np.arange(fills + 1))
+    else:
+        order = np.argsort(
+            fill_of.astype(np.uint16 if fills < 1 << 16 else np.int64), kind="stable"
+        )
+        at = np.searchsorted(fill_of[order], np.arange(fills + 1))
+    ref_at = np.searchsorted(unique_keys, np.arange(fills + 1) * span)
+    for fill in range(fills):
+        base = fill * span
+        local = unique_keys[ref_at[fill] : ref_at[fill + 1]] - base
+        table[local] = unique_masks[ref_at[fill] : ref_at[fill + 1]]
+        if order is None:
+            out[at[fill] : at[fill + 1]] = table[keys[at[fill] : at[fill + 1]] - base]
+        else:
+            index = order[at[fill] : at[fill + 1]]
+            out[index] = table[keys[index] - base]
+        table[local] = 0
+    return out
 
 
 # --- interning -------------------------------------------------------------------------------

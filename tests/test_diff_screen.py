@@ -146,3 +146,52 @@ async def test_a_slow_diff_says_it_is_busy_until_it_lands(monkeypatch: pytest.Mo
         await settle(pilot)
         assert screen.shown == 0
         assert not screen.query_one(DiffView).loading
+
+
+async def test_the_outputs_are_aligned_only_when_their_mode_is_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import rouge_tui.diff
+
+    real = rouge_tui.diff.output_alignment
+    aligned: list[tuple[str, str]] = []
+
+    def spy(baseline: str, candidate: str, *args: object, **kwargs: object) -> object:
+        aligned.append((baseline, candidate))
+        return real(baseline, candidate, *args, **kwargs)
+
+    monkeypatch.setattr(rouge_tui.diff, "output_alignment", spy)
+    top = ranked_ids()
+    async with app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        assert aligned == []  # the reference mode does not show the alignment
+        await press(pilot, "d")
+        _, baseline, candidate = incident_pairs()[top[0]]
+        assert aligned == [(baseline, candidate)]
+        rows = " ".join(screen.query_one("#diff-rows", TextPane).plain.split())
+        assert "- " in rows or "+ " in rows
+        await press(pilot, "d", "d")
+        assert len(aligned) == 1  # made once per example
+        await press(pilot, "n")  # in the outputs mode, the next example is aligned at once
+        assert len(aligned) == 2
+
+
+async def test_outputs_that_cannot_be_aligned_are_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rouge_tui.diff
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("planted alignment fault")
+
+    monkeypatch.setattr(rouge_tui.diff, "output_alignment", broken)
+    async with app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter", "d")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        messages = [n.message for n in pilot.app._notifications]
+        assert any("could not align the outputs" in m and "planted" in m for m in messages)
+        await press(pilot, "d", "n")  # still running, keys still work
+        assert screen.shown == 1

@@ -9,7 +9,8 @@ freezes the keys.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.text import Text
@@ -35,6 +36,9 @@ from rouge_tui.app.session import Review
 from rouge_tui.app.widgets.diff_view import DiffView
 from rouge_tui.report import verdict_mark, verdict_words
 from rouge_tui.safetext import one_line
+
+if TYPE_CHECKING:
+    from rouge_tui.diff import AlignedRow, ExampleDiff
 
 MODES = ("reference", "outputs")
 MODE_WORDS = {"reference": "against the reference", "outputs": "baseline vs candidate"}
@@ -116,11 +120,13 @@ class DiffScreen(Screen[int]):
         ):
             self.workers.cancel_group(self, "diff")  # a huge example's result is not wanted now
             try:
-                diff, rows = self.model(index, *texts)
+                diff = self.model(index, *texts)
             except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
                 self.on_work_failed(WorkFailed(f"could not build the diff: {describe_error(exc)}"))
                 return
-            self.on_diff_ready(DiffReady(index, diff, rows))
+            # The outputs' alignment costs about as much as the diff and only the outputs
+            # mode shows it: aligned when that mode first needs it.
+            self.show_diff(index, diff, self.rows_later(texts[1], texts[2]))
             return
         self.pending = index
         self.compute(index)
@@ -169,12 +175,12 @@ class DiffScreen(Screen[int]):
 
     def model(
         self, index: int, references: tuple[str, ...], baseline: str, candidate: str
-    ) -> tuple[object, list]:
-        """The diff of ranked example ``index`` and the outputs' alignment (rouge_tui.diff)."""
-        from rouge_tui.diff import example_diff, output_alignment
+    ) -> ExampleDiff:
+        """The diff of ranked example ``index`` against its reference(s) (rouge_tui.diff)."""
+        from rouge_tui.diff import example_diff
 
         settings = self.review.settings
-        diff = example_diff(
+        return example_diff(
             self.review.comparison.ids[index],
             references,
             baseline,
@@ -183,7 +189,26 @@ class DiffScreen(Screen[int]):
             settings.tokenizer,
             settings.stem,
         )
-        return diff, output_alignment(baseline, candidate, settings.tokenizer)
+
+    def rows(self, baseline: str, candidate: str) -> list[AlignedRow]:
+        """The outputs aligned word by word (rouge_tui.diff.output_alignment)."""
+        from rouge_tui.diff import output_alignment
+
+        return output_alignment(baseline, candidate, self.review.settings.tokenizer)
+
+    def rows_later(self, baseline: str, candidate: str) -> Callable[[], list[AlignedRow]]:
+        """`rows` when first called; a failure is told and leaves no rows."""
+
+        def rows() -> list[AlignedRow]:
+            try:
+                return self.rows(baseline, candidate)
+            except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
+                self.on_work_failed(
+                    WorkFailed(f"could not align the outputs: {describe_error(exc)}")
+                )
+                return []
+
+        return rows
 
     @work(thread=True, exclusive=True, group="diff")
     def compute(self, index: int) -> None:
@@ -192,7 +217,8 @@ class DiffScreen(Screen[int]):
         example_id = review.comparison.ids[index]
         try:
             baseline, candidate = review.outputs(example_id)
-            diff, rows = self.model(index, review.references(example_id), baseline, candidate)
+            diff = self.model(index, tuple(review.references(example_id)), baseline, candidate)
+            rows = self.rows(baseline, candidate)
         except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
             self.post_message(WorkFailed(f"could not build the diff: {describe_error(exc)}"))
             return
@@ -200,15 +226,23 @@ class DiffScreen(Screen[int]):
             self.post_message(DiffReady(index, diff, rows))
 
     def on_diff_ready(self, message: DiffReady) -> None:
-        if message.index != self.index:
-            return
-        self.shown = message.index
+        if message.index == self.index:
+            self.show_diff(message.index, message.diff, message.rows)  # type: ignore[arg-type]
+
+    def show_diff(
+        self,
+        index: int,
+        diff: ExampleDiff,
+        rows: list[AlignedRow] | Callable[[], list[AlignedRow]],
+    ) -> None:
+        """Put ranked example ``index``'s diff on screen (rows, or a function making them)."""
+        self.shown = index
         self.pending = None
         view = self.query_one(DiffView)
         view.loading = False
         view.show(
-            message.diff,  # type: ignore[arg-type]
-            message.rows,
+            diff,
+            rows,
             self.mode,
             baseline_name=self.review.baseline.name,
             candidate_name=self.review.candidate.name,

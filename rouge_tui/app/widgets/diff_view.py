@@ -578,7 +578,7 @@ class DiffView(VerticalScroll, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.diff: ExampleDiff | None = None
-        self.rows: list[AlignedRow] = []
+        self._rows: list[AlignedRow] | Callable[[], list[AlignedRow]] = []
         self.baseline_name: str | None = None
         self.candidate_name: str | None = None
         self._narrow: bool | None = None
@@ -600,14 +600,19 @@ class DiffView(VerticalScroll, can_focus=True):
     def show(
         self,
         diff: ExampleDiff,
-        rows: list[AlignedRow],
+        rows: list[AlignedRow] | Callable[[], list[AlignedRow]],
         mode: str | None = None,
         *,
         baseline_name: str | None = None,
         candidate_name: str | None = None,
     ) -> None:
-        """Show `diff` and `rows` (from `rouge_tui.diff`); `mode` switches the view too."""
-        self.diff, self.rows = diff, rows
+        """Show `diff` and `rows` (from `rouge_tui.diff`); `mode` switches the view too.
+
+        `rows` may be a function returning them: it is called when the outputs mode first
+        needs them (the alignment costs about as much as the diff, and the reference mode,
+        where a diff opens, does not show it).
+        """
+        self.diff, self._rows = diff, rows
         self.baseline_name, self.candidate_name = baseline_name, candidate_name
         if mode is not None and mode != self.mode:
             self.mode = mode  # the watcher redraws
@@ -622,6 +627,13 @@ class DiffView(VerticalScroll, can_focus=True):
     def toggle_mode(self) -> None:
         """Switch between against the reference and baseline vs candidate."""
         self.mode = "outputs" if self.mode == "reference" else "reference"
+
+    @property
+    def rows(self) -> list[AlignedRow]:
+        """The outputs' alignment shown in the outputs mode (made now if it was deferred)."""
+        if callable(self._rows):
+            self._rows = self._rows()
+        return self._rows
 
     @property
     def narrow(self) -> bool:
@@ -689,9 +701,10 @@ class DiffView(VerticalScroll, can_focus=True):
         pane.border_title = Text.assemble(names[0], " → ", names[1])
         fold = "f: unfold" if self.folded else "f: fold"
         pane.border_subtitle = Text(f"- removed  + added  {fold}")
-        if not self.rows:
+        rows = self.rows
+        if not rows:
             pane.update(Text("Both outputs are empty.", NOTE))
             return
-        cells = row_cells(self.rows, self.folded)
+        cells = row_cells(rows, self.folded)
         layout = stacked if self.narrow else side_by_side
         pane.update(lambda console, width, base: layout(cells, console, width, base))

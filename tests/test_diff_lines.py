@@ -114,11 +114,15 @@ def test_wrapped_hand_checked() -> None:
     assert all(isinstance(line, tuple) for line in spaced._lines)
 
 
+# Pieces of plain words (the common case, drawn as is) or of any characters, control
+# characters and bidi overrides included (each piece made visible).
+PIECE_TEXT = st.one_of(st.text(alphabet="ab \n\t字", max_size=8), st.text(max_size=8))
+
+
+@settings(max_examples=300)
 @given(
     st.lists(
-        st.tuples(
-            st.text(max_size=8), st.sampled_from([None, "both", "baseline", "candidate", "other"])
-        ),
+        st.tuples(PIECE_TEXT, st.sampled_from([None, "both", "baseline", "candidate", "other"])),
         max_size=20,
     ),
     st.integers(min_value=0, max_value=3),

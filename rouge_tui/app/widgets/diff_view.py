@@ -46,7 +46,7 @@ from rouge_tui.diff import (
     side_segments,
 )
 from rouge_tui.diff import Segment as Piece
-from rouge_tui.safetext import one_line, visible
+from rouge_tui.safetext import is_safe, one_line, visible
 
 __all__ = ["MODES", "NARROW_WIDTH", "DiffView", "TextPane"]
 
@@ -82,19 +82,23 @@ def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -
     The same `Text` as appending each piece with its style, built in one go (thousands of
     pieces in a long output).
     """
-    parts: list[str] = []
+    texts = [piece.text for piece in pieces]
+    joined = "".join(texts)
+    if is_safe(joined) and strip_control_codes(joined) == joined:
+        # Both are per character: a text they leave alone, they leave alone in every piece.
+        parts = texts
+    else:
+        parts = [strip_control_codes(visible(part)) for part in texts]  # as Text.append would
     spans: list[Span] = []
     at = 0
-    for piece in pieces:
-        part = strip_control_codes(visible(piece.text))  # what Text.append would keep
+    for piece, part in zip(pieces, parts):
         if not part:
             continue
-        parts.append(part)
         style = styles.get(piece.mark) if piece.mark else None
         if style:
             spans.append(Span(at, at + len(part), style))
         at += len(part)
-    text = Text("".join(parts), spans=spans)
+    text = Text(joined if parts is texts else "".join(parts), spans=spans)
     if left_out:
         text.append(
             f"\n… {left_out:,} more characters not shown (the figures use all of them)",

@@ -42,12 +42,12 @@ WORD_BITS = 64
 # Candidates longer than this run the per-pair pass even against a short reference: the
 # vectorised pass takes one numpy step per position of the longest candidate in a block.
 MAX_VECTOR_STEPS = 4096
-# Dense mask table size (uint64 entries, 16 MB) and the most fills of it per batch of pairs
+# Dense mask table size (uint64 entries, 8 MB) and the most fills of it per batch of pairs
 # before falling back to binary search (a huge vocabulary leaves few references per fill).
-TABLE_ENTRIES = 1 << 21
+TABLE_ENTRIES = 1 << 20
 MAX_TABLE_FILLS = 512
 # Pairs per block: bounds the token strings and numpy arrays alive at once.
-BLOCK_TOKENS = 1 << 18
+BLOCK_TOKENS = 1 << 17
 # Below this many pairs a second process costs more (~0.1 s to fork and gather) than it saves.
 PARALLEL_MIN_PAIRS = 4000
 

@@ -205,3 +205,21 @@ def test_reference_pane_lines_equal_richs_wrap_on_a_long_diff() -> None:
         assert as_segments(Wrapped(CONSOLE, text, width, BASE)) == as_segments(
             wrap_rich(CONSOLE, text, width, BASE)
         )
+
+
+def test_a_wrapped_run_keeps_its_own_style_on_every_line():
+    # A removed run is one Text with its own style and no spans; Rich's Text.render leaves
+    # that style to the caller, so without care every line after the gutter lost it.
+    from rich.console import Console
+    from rich.style import Style
+    from rich.text import Text
+
+    from rouge_tui.app.widgets.diff_view import wrap
+
+    removed = Style(strike=True, color="red")
+    text = Text("one two three four five six seven eight nine ten eleven twelve", removed)
+    lines = wrap(Console(width=40), text, 20, Style())
+    assert len(lines) >= 3
+    for strip in lines:
+        words = [seg for seg in strip if seg.text.strip()]
+        assert words and all(seg.style is not None and seg.style.strike for seg in words)

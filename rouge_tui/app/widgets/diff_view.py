@@ -214,9 +214,18 @@ def wrap_rich(console: Console, text: Text, width: int, base: Style) -> list[Str
     width = max(width, 1)
     strips = []
     for line in text.wrap(console, width, overflow="fold"):
-        strip = Strip(list(line.render(console)), line.cell_len)
+        strip = _own_style(console, text.style, line, Strip(list(line.render(console)), line.cell_len))
         strips.append(strip.apply_style(base).crop_extend(0, width, base))
     return strips or [Strip.blank(width, base)]
+
+
+def _own_style(console: Console, style: str | Style, line: Text, strip: Strip) -> Strip:
+    """`Text.render` leaves out the text's own style (Rich applies it one level up), so a
+    removed run wrapped onto a second line lost its strike-through: put it back under the
+    spans' styles."""
+    if not style or not line.plain:
+        return strip
+    return strip.apply_style(console.get_style(style))
 
 
 def wrap(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
@@ -309,7 +318,7 @@ class Wrapped(Sequence[Strip]):
             overflow=text.overflow,
             spans=spans,
         )
-        strip = Strip(list(line.render(self._console)), line.cell_len)
+        strip = _own_style(self._console, text.style, line, Strip(list(line.render(self._console)), line.cell_len))
         return strip.apply_style(self._base).crop_extend(0, self._width, self._base)
 
 

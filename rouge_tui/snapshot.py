@@ -39,8 +39,7 @@ from rouge_tui.state import ScoreCache, UserDefaults, atomic_write_bytes, cache_
 from rouge_tui.suite import Build, Run, Settings, Suite, SuiteError, load_suite, read_settings
 
 # The loader's own listing rules, so the key covers exactly the files `load_suite` reads.
-from rouge_tui.suite.loader import _is_dir, _listing, _reference_path
-from rouge_tui.suite.records import split_extension
+from rouge_tui.suite.loader import _is_dir, _reference_path, build_sources
 
 __all__ = [
     "Opened",
@@ -144,30 +143,6 @@ def _file_digest(path: Path) -> str:
         return "absent"
 
 
-def _list_builds(builds_dir: Path) -> tuple[dict[str, list[Path]], dict[str, Path]]:
-    """The builds and their run files, by the loader's rules (see ``loader._read_builds``)."""
-    if not _is_dir(builds_dir):
-        raise SuiteError("missing builds directory", builds_dir)
-    sources: dict[str, tuple[Path, list[Path]]] = {}
-    for entry in _listing(builds_dir):
-        path = builds_dir / entry
-        split = split_extension(entry)
-        if split is not None:
-            name, files = split[0], [path]
-        elif _is_dir(path):
-            files = [path / run for run in _listing(path) if split_extension(run) is not None]
-            if not files:
-                raise SuiteError("build directory holds no run files", path)
-            name = entry
-        else:
-            continue
-        if name in sources:
-            raise SuiteError("two builds of one name", builds_dir)
-        sources[name] = (path, files)
-    names = sorted(sources)
-    return {n: sources[n][1] for n in names}, {n: sources[n][0] for n in names}
-
-
 def list_suite(path: str | Path) -> SuiteFiles:
     """The files of a suite and their stamps, without reading any records.
 
@@ -180,7 +155,9 @@ def list_suite(path: str | Path) -> SuiteFiles:
     stamps: list[Stamp] = [_stamp(suite_dir / "suite.toml")]
     settings = read_settings(suite_dir / "suite.toml")
     references = _reference_path(suite_dir)
-    builds, build_paths = _list_builds(suite_dir / "builds")
+    sources = build_sources(suite_dir / "builds")
+    builds = {name: files for name, (_, files) in sources.items()}
+    build_paths = {name: path for name, (path, _) in sources.items()}
     files = SuiteFiles(
         path=suite_dir,
         name=settings.name or suite_dir.name or suite_dir.resolve().name,

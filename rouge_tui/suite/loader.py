@@ -189,7 +189,12 @@ def _make_build(name: str, path: Path, runs: list[Run]) -> Build:
     return Build(name, path, runs, ids, list(partial))
 
 
-def _read_builds(builds_dir: Path, settings: Settings) -> list[Build]:
+def build_sources(builds_dir: Path) -> dict[str, tuple[Path, list[Path]]]:
+    """The builds under ``builds_dir`` by name, sorted: (the build's path, its run files).
+
+    The one definition of which files make a build; ``load_suite`` reads them and the
+    analysis snapshot hashes exactly them.
+    """
     found = _stat(builds_dir)
     if found is None:
         raise SuiteError("missing builds directory", builds_dir)
@@ -216,9 +221,13 @@ def _read_builds(builds_dir: Path, settings: Settings) -> list[Build]:
                 f"two builds named {show_id(name)}: {sources[name][0].name} and {entry}", builds_dir
             )
         sources[name] = (path, files)
+    return {name: sources[name] for name in sorted(sources)}
+
+
+def _read_builds(builds_dir: Path, settings: Settings) -> list[Build]:
+    sources = build_sources(builds_dir)
     builds = []
-    for name in sorted(sources):
-        path, files = sources[name]
+    for name, (path, files) in sources.items():
         runs = [Run(file, read_outputs(file, settings.fields)) for file in files]
         builds.append(_make_build(name, path, runs))
     return builds

@@ -21,16 +21,15 @@ forked one (see `fmeasures`).
 
 from __future__ import annotations
 
-import gc
 import itertools
 import os
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 
+from rouge_tui.gcpause import collector_paused
 from rouge_tui.metrics.lcs import lcs_length_masks, token_masks
 from rouge_tui.metrics.rouge import METRICS, Scorer, _ngrams, _overlap
 from rouge_tui.metrics.tokenize import TOKENIZERS, make_tokenizer
@@ -52,16 +51,6 @@ BLOCK_TOKENS = 1 << 17
 PARALLEL_MIN_PAIRS = 4000
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic collector: millions of token lists trigger collections finding nothing."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # --- the vectorised LCS ----------------------------------------------------------------------
@@ -441,7 +430,7 @@ def _score_span(
     block, references, candidates, order, sorted_groups, cuts = _SHARED
     first, last = span
     parts = []
-    with _collector_paused():
+    with collector_paused():
         for done, (start, end) in enumerate(cuts[first:last]):
             if progress is not None:
                 progress(done / max(last - first, 1))

@@ -13,58 +13,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
-import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from test_app_helpers import INCIDENT, ranked_ids
+from tmux_helpers import Tmux, wait_for
 
 WIDTH, HEIGHT = 100, 30
-
-
-class Tmux:
-    """One private tmux server with one session running one command."""
-
-    def __init__(self, tmux: str, command: str, env: dict[str, str]) -> None:
-        self.tmux = tmux
-        self.socket = f"rouge-tui-test-{uuid.uuid4().hex[:12]}"
-        self.env = env
-        self.run("new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), command)
-
-    def run(self, *args: str) -> str:
-        result = subprocess.run(
-            [self.tmux, "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=20,
-            check=False,
-        )
-        return result.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "t")
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "t", *keys)
-
-    def close(self) -> None:
-        socket = self.run("display-message", "-p", "#{socket_path}").strip()
-        self.run("kill-server")
-        if socket:  # tmux leaves the socket file behind; it is ours, so tidy it
-            Path(socket).unlink(missing_ok=True)
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.mark.slow
@@ -84,7 +39,7 @@ def test_rouge_tui_in_tmux_start_enter_mark_export_quit(tmp_path: Path) -> None:
         f"echo $? > {shlex.quote(str(status))}; sleep 60"
     )
     # the session's command gets the environment of the tmux server, which is ours
-    session = Tmux(tmux, f"sh -c {shlex.quote(command)}", env)
+    session = Tmux(f"sh -c {shlex.quote(command)}", env, WIDTH, HEIGHT)
     data = home / "xdg_data_home" / "rouge-tui"
     try:
         wait_for(lambda: "drift-down" in session.screen(), "the overview")

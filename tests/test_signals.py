@@ -13,52 +13,11 @@ import os
 import shlex
 import shutil
 import signal
-import subprocess
-import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from safety_helpers import SAMPLE, xdg_env
-
-
-class Tmux:
-    def __init__(self, command: str, env: dict[str, str]) -> None:
-        tmux = shutil.which("tmux")
-        assert tmux, "tmux is required for the signal tests (CI installs it)"
-        self.base = [tmux, "-L", f"rouge-tui-sig-{uuid.uuid4().hex[:12]}", "-f", "/dev/null"]
-        self.env = env
-        self.run("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", command)
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(
-            [*self.base, *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            timeout=20,
-            check=False,
-        )
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "t:0")
-
-    def alternate_on(self) -> str:
-        return self.run("display", "-p", "-t", "t:0", "#{alternate_on}").strip()
-
-    def close(self) -> None:
-        self.run("kill-server")
-
-
-def wait_for(condition: Callable[[], object], what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+from tmux_helpers import Tmux, wait_for
 
 
 def start(tmp_path: Path) -> tuple[Tmux, Path, Path, Path]:

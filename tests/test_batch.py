@@ -1,6 +1,6 @@
 """The batched scoring path against the per-pair `Scorer`, rouge-score and textbook oracles.
 
-Floats are compared with ==: batching, vectorising and forking must not move a single bit.
+Floats are compared with ==: batching and forking must not move a single bit.
 """
 
 from __future__ import annotations
@@ -93,82 +93,6 @@ def per_pair(metric: str, tokenizer: str, stem: bool, groups, candidates, owners
     return [scorer.score_multi(groups[g], c)[metric].fmeasure for g, c in zip(owners, candidates)]
 
 
-# --- the vectorised LCS ----------------------------------------------------------------------
-
-
-def flat(seqs: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    ids = np.array(list(itertools.chain.from_iterable(seqs)), dtype=np.int64)
-    offsets = np.concatenate(([0], np.cumsum([len(s) for s in seqs]))).astype(np.int64)
-    return ids, offsets
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.lists(st.integers(0, 4), max_size=64), min_size=1, max_size=8),
-    st.lists(st.lists(st.integers(0, 6), max_size=90), min_size=1, max_size=8),
-    st.data(),
-)
-def test_lcs_lengths_equal_the_textbook_table(refs, cans, data) -> None:
-    pairs = data.draw(
-        st.lists(
-            st.tuples(st.integers(0, len(refs) - 1), st.integers(0, len(cans) - 1)), max_size=20
-        )
-    )
-    ref_ids, ref_offsets = flat(refs)
-    can_ids, can_offsets = flat(cans)
-    got = batch.lcs_lengths(
-        ref_ids,
-        ref_offsets,
-        can_ids,
-        can_offsets,
-        np.array([r for r, _ in pairs], dtype=np.int64),
-        np.array([c for _, c in pairs], dtype=np.int64),
-    )
-    assert got.tolist() == [chapter_lcs(refs[r], cans[c]) for r, c in pairs]
-
-
-@pytest.mark.parametrize("entries,fills", [(1 << 21, 512), (8, 10_000), (40, 10_000), (8, 0)])
-def test_lcs_lengths_through_every_lookup(
-    entries: int, fills: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One table fill, many fills (pairs in and out of reference order), binary search."""
-    monkeypatch.setattr(batch, "TABLE_ENTRIES", entries)
-    monkeypatch.setattr(batch, "MAX_TABLE_FILLS", fills)
-    rng = random.Random(entries + fills)
-    refs = [[rng.randrange(9) for _ in range(rng.randint(0, 64))] for _ in range(30)]
-    cans = [[rng.randrange(12) for _ in range(rng.randint(0, 80))] for _ in range(30)]
-    ref_ids, ref_offsets = flat(refs)
-    can_ids, can_offsets = flat(cans)
-    in_order = [(r, c) for r in range(30) for c in rng.sample(range(30), 3)]
-    shuffled = rng.sample(in_order, len(in_order))
-    for pairs in (in_order, shuffled):
-        got = batch.lcs_lengths(
-            ref_ids, ref_offsets, can_ids, can_offsets, *(np.array(x) for x in zip(*pairs))
-        )
-        assert got.tolist() == [chapter_lcs(refs[r], cans[c]) for r, c in pairs]
-
-
-def test_lcs_lengths_at_the_word_edge() -> None:
-    """64 tokens use every bit of the word: all-equal and all-different references."""
-    rng = random.Random(7)
-    refs = [[1] * 64, list(range(64)), [rng.randrange(3) for _ in range(64)], [5] * 63]
-    cans = [[1] * 200, list(range(63, -1, -1)), [rng.randrange(3) for _ in range(64)], [5] * 64]
-    ref_ids, ref_offsets = flat(refs)
-    can_ids, can_offsets = flat(cans)
-    pairs = [(r, c) for r in range(4) for c in range(4)]
-    got = batch.lcs_lengths(
-        ref_ids, ref_offsets, can_ids, can_offsets, *(np.array(x) for x in zip(*pairs))
-    )
-    assert got.tolist() == [chapter_lcs(refs[r], cans[c]) for r, c in pairs]
-    assert got[0] == 64 and got[5] == 1  # hand-worked: all ones; a reversed permutation
-
-
-def test_lcs_lengths_refuse_long_references() -> None:
-    ids, offsets = flat([[0] * 65])
-    with pytest.raises(ValueError):
-        batch.lcs_lengths(ids, offsets, ids, offsets, np.array([0]), np.array([0]))
-
-
 # --- fmeasures against the per-pair scorer and rouge-score ------------------------------------
 
 
@@ -217,13 +141,14 @@ def test_multi_reference_ties_and_empty_texts() -> None:
     assert got.tolist() == [2 * 1.0 * 0.5 / 1.5, 0.0, 2 * 1.0 * 0.5 / 1.5, 1.0]
 
 
-def test_long_candidates_against_short_references(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past MAX_VECTOR_STEPS a pair takes the per-pair pass: the same numbers."""
-    monkeypatch.setattr(batch, "MAX_VECTOR_STEPS", 8)
+def test_long_texts_across_machine_words() -> None:
+    """References and candidates either side of 64 and 128 tokens, where rapidfuzz's pass
+    goes from one machine word to several: the same numbers as the per-pair scorer."""
     rng = random.Random(3)
-    groups = [(" ".join(rng.choice("abcde") for _ in range(n)),) for n in (3, 30, 64, 100)]
-    candidates = [" ".join(rng.choice("abcdef") for _ in range(n)) for n in (1, 8, 9, 50, 300)] * 4
-    owners = [i % 4 for i in range(len(candidates))]
+    groups = [(" ".join(rng.choice("abcde") for _ in range(n)),) for n in (3, 63, 64, 65, 129)]
+    candidates = [" ".join(rng.choice("abcdef") for _ in range(n)) for n in (1, 64, 65, 128, 300)]
+    candidates *= 5
+    owners = [i % 5 for i in range(len(candidates))]
     got = batch.fmeasures("rougeL", "whitespace", False, groups, candidates, owners)
     assert got.tolist() == per_pair("rougeL", "whitespace", False, groups, candidates, owners)
 

@@ -15,6 +15,7 @@ from rouge_tui.metrics.lcs import (
     Packed,
     lcs_indices,
     lcs_length,
+    lcs_length_ids,
     lcs_pairs,
     rows_for,
     traceback,
@@ -49,6 +50,33 @@ sequences = st.one_of(tiny, small, words)
 def test_length_equals_the_chapter_dp(a: list[str], b: list[str]) -> None:
     assert lcs_length(a, b) == chapter_lcs(a, b)
     assert lcs_length(b, a) == chapter_lcs(a, b)
+
+
+# Lengths across the 64-token machine words of rapidfuzz's pass, with many repeats.
+id_lists = st.lists(st.integers(0, 5), max_size=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(id_lists, id_lists)
+def test_id_length_equals_the_chapter_dp(a: list[int], b: list[int]) -> None:
+    assert lcs_length_ids(a, b) == chapter_lcs(a, b)
+    assert lcs_length_ids(tuple(b), tuple(a)) == chapter_lcs(a, b)
+
+
+def test_length_interns_tokens_whose_hashes_collide() -> None:
+    """rapidfuzz compares hashes: 2**61 - 1 and 0 hash alike, and -1 and -2 too. Tokens
+    are interned to small ids first, so only equal tokens ever match."""
+    assert hash(2**61 - 1) == hash(0) and hash(-1) == hash(-2)
+    assert lcs_length([2**61 - 1, -1, 5], [0, -2, 5]) == 1
+    assert lcs_length([2**61 - 1, 0], [0, 2**61 - 1, 0]) == 2
+
+
+def test_id_length_at_word_edges() -> None:
+    """Hand-worked: all-equal runs give the shorter length; a reversed permutation, 1."""
+    for n in (63, 64, 65, 127, 128, 129):
+        assert lcs_length_ids([1] * n, [1] * (n + 7)) == n
+        assert lcs_length_ids(list(range(n)), list(range(n - 1, -1, -1))) == 1
+        assert lcs_length_ids(list(range(n)), list(range(n))[::2]) == (n + 1) // 2
 
 
 @settings(max_examples=400, deadline=None)

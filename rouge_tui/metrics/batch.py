@@ -5,14 +5,11 @@ candidate against its group of references (the best over the group, as `Scorer.s
 equal as floats to scoring each pair with `Scorer`. It is what a suite run uses: a reference
 group is tokenised once however many builds and runs are scored against it.
 
-How (rougeL): texts are tokenised and interned in C-level loops (`map(vocab.setdefault, ...)`)
-into flat numpy arrays. Every pair whose reference has at most 64 tokens runs the
-bit-parallel LCS pass for all such pairs at once, one uint64 per pair and one vectorised
-step per candidate position; the match masks come from exact keys `ref * V + token`
-(sorted and OR-reduced on the reference side, `searchsorted` on the candidate side). Longer
-references take the per-pair big-integer pass. rouge1/rouge2 count clipped n-gram matches
-per pair on the interned ids; rougeLsum goes through `Scorer` pair by pair (it needs
-rouge-score's exact traceback per sentence pair).
+How: each text is tokenised once and interned in C-level loops into a tuple of small int
+ids. rougeL's LCS lengths come from rapidfuzz's bit-parallel pass in C++
+(`lcs.lcs_length_ids`, exact on such ids); rouge1/rouge2 count clipped n-gram matches on the
+ids; rougeLsum goes through `Scorer` pair by pair (it needs rouge-score's exact traceback
+per sentence pair).
 
 Work is done in blocks of reference groups, so the Python token strings of only one block
 are alive at a time; with `workers=2` the blocks are split between this process and a
@@ -24,205 +21,25 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from rouge_tui.gcpause import collector_paused
-from rouge_tui.metrics.lcs import lcs_length_masks, token_masks
+from rouge_tui.metrics.lcs import lcs_length_ids
 from rouge_tui.metrics.rouge import METRICS, Scorer, _ngrams, _overlap
 from rouge_tui.metrics.tokenize import TOKENIZERS, make_tokenizer
 
-__all__ = ["fmeasures", "lcs_lengths", "parallel_safe"]
+__all__ = ["fmeasures", "parallel_safe"]
 
-# References up to this many tokens fit one uint64 per pair for the vectorised pass.
-WORD_BITS = 64
-# Candidates longer than this run the per-pair pass even against a short reference: the
-# vectorised pass takes one numpy step per position of the longest candidate in a block.
-MAX_VECTOR_STEPS = 4096
-# Dense mask table size (uint64 entries, 8 MB) and the most fills of it per batch of pairs
-# before falling back to binary search (a huge vocabulary leaves few references per fill).
-TABLE_ENTRIES = 1 << 20
-MAX_TABLE_FILLS = 512
-# Pairs per block: bounds the token strings and numpy arrays alive at once.
+# Tokens per block: bounds the token strings and id tuples alive at once.
 BLOCK_TOKENS = 1 << 17
 # Below this many pairs a second process costs more (~0.1 s to fork and gather) than it saves.
 PARALLEL_MIN_PAIRS = 4000
 
 
-
-
-# --- the vectorised LCS ----------------------------------------------------------------------
-
-
-def _expand(
-    offsets: np.ndarray, lengths: np.ndarray, which: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """For items `which` of a flat layout: (owner index into `which`, index into the flat array)
-    of every element, owners in order."""
-    counts = lengths[which]
-    total = int(counts.sum())
-    owner = np.repeat(np.arange(len(which), dtype=np.int64), counts)
-    starts = np.cumsum(counts) - counts
-    position = np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
-    return owner, offsets[which][owner] + position
-
-
-def lcs_lengths(
-    ref_ids: np.ndarray,
-    ref_offsets: np.ndarray,
-    can_ids: np.ndarray,
-    can_offsets: np.ndarray,
-    pair_ref: np.ndarray,
-    pair_can: np.ndarray,
-) -> np.ndarray:
-    """LCS length of every pair (reference `pair_ref[q]`, candidate `pair_can[q]`).
-
-    Texts are flat int64 token-id arrays cut by offsets (text k is
-    `ids[offsets[k]:offsets[k + 1]]`); ids are non-negative and equal for equal tokens across
-    both sides. Every reference in a pair must have at most 64 tokens. Pure numpy: one
-    vectorised bit-parallel step per candidate position over all pairs at once.
-    """
-    ref_offsets = np.asarray(ref_offsets, dtype=np.int64)
-    can_offsets = np.asarray(can_offsets, dtype=np.int64)
-    pair_ref = np.asarray(pair_ref, dtype=np.int64)
-    pair_can = np.asarray(pair_can, dtype=np.int64)
-    pairs = len(pair_ref)
-    result = np.zeros(pairs, dtype=np.int64)
-    if not pairs:
-        return result
-    ref_len = np.diff(ref_offsets)
-    can_len = np.diff(can_offsets)
-    if int(ref_len[pair_ref].max(initial=0)) > WORD_BITS:
-        raise ValueError("lcs_lengths takes references of at most 64 tokens")
-    top = max(int(ref_ids.max(initial=0)), int(can_ids.max(initial=0)))
-    width = top + 1
-    if (len(ref_len) + 1) * width >= 1 << 62:
-        # Keys would overflow int64: compact the ids first (never with real vocabularies).
-        both, inverse = np.unique(np.concatenate([ref_ids, can_ids]), return_inverse=True)
-        ref_ids, can_ids = inverse[: len(ref_ids)], inverse[len(ref_ids) :]
-        width = len(both)
-    # Reference side: one (ref, token) key per position, OR of 1 << position per key.
-    refs = np.unique(pair_ref)
-    owner, flat = _expand(ref_offsets, ref_len, refs)
-    position = flat - ref_offsets[refs][owner]
-    keys = owner * width + ref_ids[flat]  # owner: the reference's ordinal in `refs`
-    order = np.argsort(keys)
-    keys = keys[order]
-    bits = np.left_shift(np.uint64(1), position[order].astype(np.uint64))
-    if len(keys):
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-        unique_keys = keys[starts]
-        unique_masks = np.bitwise_or.reduceat(bits, starts)
-    else:
-        unique_keys = np.zeros(1, dtype=np.int64) - 1
-        unique_masks = np.zeros(1, dtype=np.uint64)
-    # Candidate side, laid out column by column (position j of every pair still that long),
-    # pairs ordered longest candidate first so the pairs alive at step j are a prefix.
-    lengths = can_len[pair_can]
-    by_length = np.argsort(-lengths, kind="stable")
-    rank = np.empty(pairs, dtype=np.int64)
-    rank[by_length] = np.arange(pairs, dtype=np.int64)
-    sorted_lengths = lengths[by_length]
-    steps = int(sorted_lengths[0]) if pairs else 0
-    # alive[j] = number of pairs longer than j; columns start at the cumulative sums.
-    alive = pairs - np.searchsorted(sorted_lengths[::-1], np.arange(steps), side="right")
-    column_start = np.concatenate(([0], np.cumsum(alive)))
-    owner, flat = _expand(can_offsets, can_len, pair_can)
-    column = flat - can_offsets[pair_can][owner]
-    keys = np.searchsorted(refs, pair_ref)[owner] * width + can_ids[flat]
-    masks = _lookup(unique_keys, unique_masks, keys, width, len(refs))
-    layout = np.empty(int(column_start[-1]), dtype=np.uint64)
-    layout[column_start[column] + rank[owner]] = masks
-    del keys, masks, owner, flat, column
-    # The pass: V starts all ones; carries out of bit 63 vanish, which only touches bits
-    # above the reference's width (adding never carries downwards).
-    v = np.full(pairs, np.uint64(0xFFFFFFFFFFFFFFFF), dtype=np.uint64)
-    u = np.empty(pairs, dtype=np.uint64)
-    w = np.empty(pairs, dtype=np.uint64)
-    for j in range(steps):
-        count = int(alive[j])
-        vj, uj, wj = v[:count], u[:count], w[:count]
-        np.bitwise_and(vj, layout[column_start[j] : column_start[j] + count], out=uj)
-        np.add(vj, uj, out=wj)
-        np.subtract(vj, uj, out=uj)
-        np.bitwise_or(wj, uj, out=vj)
-    widths = ref_len[pair_ref][by_length].astype(np.uint64)
-    low = np.where(
-        widths >= WORD_BITS,
-        np.uint64(0xFFFFFFFFFFFFFFFF),
-        np.left_shift(np.uint64(1), np.minimum(widths, WORD_BITS - 1)) - np.uint64(1),
-    )
-    zeros = np.bitwise_count(np.bitwise_and(np.invert(v), low)).astype(np.int64)
-    result[by_length] = zeros
-    return result
-
-
-def _lookup(
-    unique_keys: np.ndarray, unique_masks: np.ndarray, keys: np.ndarray, width: int, refs: int
-) -> np.ndarray:
-    """The mask of every key (0 when absent): `unique_masks[k]` where `unique_keys[k] == key`.
-
-    Keys are `ref * width + token`. A dense table over `TABLE_ENTRIES` keys at a time (a
-    few references' whole vocabulary) makes each lookup one gather; when the vocabulary
-    is so large that too many fills would be needed, binary search instead.
-    """
-    per_fill = max(1, TABLE_ENTRIES // width)  # references per table fill
-    fills = -(-refs // per_fill)
-    if fills > MAX_TABLE_FILLS or not len(keys):
-        found = np.searchsorted(unique_keys, keys)
-        np.minimum(found, len(unique_keys) - 1, out=found)
-        return np.where(unique_keys[found] == keys, unique_masks[found], np.uint64(0))
-    span = per_fill * width
-    table = np.zeros(min(span, refs * width), dtype=np.uint64)
-    if fills == 1:
-        table[unique_keys] = unique_masks
-        return table[keys]
-    out = np.empty(len(keys), dtype=np.uint64)
-    fill_of = keys // span
-    if np.all(fill_of[1:] >= fill_of[:-1]):  # pairs usually come in reference order
-        order = None
-        at = np.searchsorted(fill_of, np.arange(fills + 1))
-    else:
-        order = np.argsort(
-            fill_of.astype(np.uint16 if fills < 1 << 16 else np.int64), kind="stable"
-        )
-        at = np.searchsorted(fill_of[order], np.arange(fills + 1))
-    ref_at = np.searchsorted(unique_keys, np.arange(fills + 1) * span)
-    for fill in range(fills):
-        base = fill * span
-        local = unique_keys[ref_at[fill] : ref_at[fill + 1]] - base
-        table[local] = unique_masks[ref_at[fill] : ref_at[fill + 1]]
-        if order is None:
-            out[at[fill] : at[fill + 1]] = table[keys[at[fill] : at[fill + 1]] - base]
-        else:
-            index = order[at[fill] : at[fill + 1]]
-            out[index] = table[keys[index] - base]
-        table[local] = 0
-    return out
-
-
-# --- interning -------------------------------------------------------------------------------
-
-
-def _intern(
-    token_lists: Sequence[list[str]], vocab: defaultdict[str, int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Flat int64 ids and offsets of token lists; equal tokens get equal ids.
-
-    `vocab` is a `defaultdict(itertools.count().__next__)`: a known token is one C-level
-    dict lookup, a new one takes the next id, so ids are dense (0 .. len(vocab) - 1).
-    """
-    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
-    offsets = np.zeros(len(token_lists) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    ids = np.fromiter(
-        map(vocab.__getitem__, itertools.chain.from_iterable(token_lists)),
-        dtype=np.int64,
-        count=int(offsets[-1]),
-    )
-    return ids, offsets
+# --- counts to F ------------------------------------------------------------------------------
 
 
 def _f_from_counts(matches: np.ndarray, ref_count: np.ndarray, can_count: np.ndarray) -> np.ndarray:
@@ -287,80 +104,33 @@ class _Block:
         pair_ref: np.ndarray,
         pair_can: np.ndarray,
     ) -> np.ndarray:
+        # Every text as a tuple of token ids (equal tokens, equal ids; tuples are what
+        # rapidfuzz reads fastest), then each pair's sequences side by side.
         tokenize = self.tokenize
-        vocab: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        ref_ids, ref_offsets = _intern(list(map(tokenize, ref_texts)), vocab)
-        can_ids, can_offsets = _intern(list(map(tokenize, candidates)), vocab)
-        del vocab
-        ref_len = np.diff(ref_offsets)
-        can_len = np.diff(can_offsets)
-        m = ref_len[pair_ref]
-        n = can_len[pair_can]
+        intern = defaultdict(itertools.count().__next__).__getitem__
+        refs = [tuple(map(intern, tokens)) for tokens in map(tokenize, ref_texts)]
+        cans = [tuple(map(intern, tokens)) for tokens in map(tokenize, candidates)]
+        pairs = len(pair_ref)
+        ref_of = list(map(refs.__getitem__, pair_ref.tolist()))
+        can_of = list(map(cans.__getitem__, pair_can.tolist()))
+        m = np.fromiter(map(len, ref_of), dtype=np.int64, count=pairs)
+        n = np.fromiter(map(len, can_of), dtype=np.int64, count=pairs)
         if self.metric == "rougeL":
-            matches = np.zeros(len(pair_ref), dtype=np.int64)
-            some = (m > 0) & (n > 0)
-            short = some & (m <= WORD_BITS) & (n <= MAX_VECTOR_STEPS)
-            picked = np.flatnonzero(short)
-            matches[picked] = lcs_lengths(
-                ref_ids, ref_offsets, can_ids, can_offsets, pair_ref[picked], pair_can[picked]
-            )
-            long = np.flatnonzero(some & ~short)
-            if len(long):
-                matches[long] = self._lcs_per_pair(
-                    ref_ids, ref_offsets, can_ids, can_offsets, pair_ref[long], pair_can[long]
-                )
+            matches = np.fromiter(map(lcs_length_ids, ref_of, can_of), dtype=np.int64, count=pairs)
             return _f_from_counts(matches, m, n)
         gram = 1 if self.metric == "rouge1" else 2
-        matches = self._ngram_matches(
-            ref_ids, ref_offsets, can_ids, can_offsets, pair_ref, pair_can, gram
+        ref_counts = [_ngrams(tokens, gram) for tokens in refs]
+        can_counts = [_ngrams(tokens, gram) for tokens in cans]
+        matches = np.fromiter(
+            map(
+                _overlap,
+                map(ref_counts.__getitem__, pair_ref.tolist()),
+                map(can_counts.__getitem__, pair_can.tolist()),
+            ),
+            dtype=np.int64,
+            count=pairs,
         )
         return _f_from_counts(matches, m - gram + 1, n - gram + 1)
-
-    @staticmethod
-    def _lcs_per_pair(
-        ref_ids: np.ndarray,
-        ref_offsets: np.ndarray,
-        can_ids: np.ndarray,
-        can_offsets: np.ndarray,
-        pair_ref: np.ndarray,
-        pair_can: np.ndarray,
-    ) -> np.ndarray:
-        """Big-integer bit-parallel LCS pair by pair, masks built once per reference."""
-        out = np.empty(len(pair_ref), dtype=np.int64)
-        masks: dict[int, tuple[dict[Hashable, int], int]] = {}
-        refs, cans = ref_offsets.tolist(), can_offsets.tolist()
-        for q, (r, c) in enumerate(zip(pair_ref.tolist(), pair_can.tolist())):
-            found = masks.get(r)
-            if found is None:
-                tokens = ref_ids[refs[r] : refs[r + 1]].tolist()
-                found = masks[r] = (token_masks(tokens), len(tokens))
-            out[q] = lcs_length_masks(found[0], found[1], can_ids[cans[c] : cans[c + 1]].tolist())
-        return out
-
-    @staticmethod
-    def _ngram_matches(
-        ref_ids: np.ndarray,
-        ref_offsets: np.ndarray,
-        can_ids: np.ndarray,
-        can_offsets: np.ndarray,
-        pair_ref: np.ndarray,
-        pair_can: np.ndarray,
-        n: int,
-    ) -> np.ndarray:
-        """Clipped n-gram matches per pair, n-gram counts made once per text."""
-        out = np.empty(len(pair_ref), dtype=np.int64)
-        ref_counts: dict[int, Counter[Hashable]] = {}
-        can_counts: dict[int, Counter[Hashable]] = {}
-        refs, cans = ref_offsets.tolist(), can_offsets.tolist()
-        for q, (r, c) in enumerate(zip(pair_ref.tolist(), pair_can.tolist())):
-            a = ref_counts.get(r)
-            if a is None:
-                a = ref_counts[r] = _ngrams(ref_ids[refs[r] : refs[r + 1]].tolist(), n)
-            b = can_counts.get(c)
-            if b is None:
-                b = can_counts[c] = _ngrams(can_ids[cans[c] : cans[c + 1]].tolist(), n)
-            out[q] = _overlap(a, b)
-        return out
 
     def _lsum(
         self,

@@ -1,8 +1,10 @@
-"""Longest common subsequence over token sequences, bit-parallel on Python integers.
+"""Longest common subsequence over token sequences, bit-parallel.
 
-`lcs_length` is the Allison-Dix / Hyyrö pass: one bitmask per token of one side, one step
-per token of the other (`U = V & M[tok]; V = (V + U) | (V - U)`), so the work is
-len(b) big-integer steps rather than len(a) * len(b) table cells.
+The Allison-Dix / Hyyrö pass: one bitmask per token of one side, one step per token of
+the other (`U = V & M[tok]; V = (V + U) | (V - U)`), so the work is len(b) word steps
+rather than len(a) * len(b) table cells. Lengths alone (`lcs_length`, `lcs_length_ids`)
+come from rapidfuzz, which runs that pass in C++; the rows a traceback needs come from
+the same pass on Python's big integers (`lcs_rows`).
 
 `lcs_pairs` / `lcs_indices` read out exactly the LCS that rouge-score 0.1.2's
 `_backtrack_norec(_lcs_table(ref, can), ref, can)` picks. The table values it compares come
@@ -21,11 +23,13 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 
+from rapidfuzz.distance.LCSseq import similarity as _rapidfuzz_lcs
+
 __all__ = [
     "Packed",
     "lcs_indices",
     "lcs_length",
-    "lcs_length_masks",
+    "lcs_length_ids",
     "lcs_pairs",
     "lcs_rows",
     "rows_for",
@@ -132,26 +136,22 @@ class Packed:
         self.offsets = offsets
 
 
-def lcs_length_masks(masks: dict[Hashable, int], width: int, tokens: Iterable[Hashable]) -> int:
-    """LCS length of the sequence behind `masks` (of length `width`) and `tokens`."""
-    v = (1 << width) - 1
-    # Tokens absent from the mask side leave V unchanged: filter them out in C.
-    for mask in filter(None, map(masks.get, tokens)):
-        u = v & mask
-        v = (v + u) | (v - u)
-    # Carries out of the top only ever set bits at `width` and above.
-    return width - (v & ((1 << width) - 1)).bit_count()
+def lcs_length_ids(a: Sequence[int], b: Sequence[int]) -> int:
+    """LCS length of two sequences of token ids, each an int with 0 <= id < 2**61 - 1.
+
+    rapidfuzz's bit-parallel LCS (Hyyrö's, the same pass as `lcs_rows`, in C++, 64 bits a
+    word). It compares elements by their Python hash, which is the value itself for these
+    ints, so equal ids and only equal ids match: the length is exact. (Larger ints wrap,
+    `hash(2**61 - 1) == 0`, and strings could collide: intern first, as `lcs_length` does.)
+    """
+    return _rapidfuzz_lcs(a, b)
 
 
 def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    """Length of a longest common subsequence of `a` and `b`."""
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return 0
-    # Masks over the longer side: fewer, if wider, steps; Python's per-step overhead
-    # outweighs the width of the integers at these sizes.
-    return lcs_length_masks(token_masks(a), len(a), b)
+    """Length of a longest common subsequence of `a` and `b` (any hashable tokens)."""
+    ids: dict[Hashable, int] = {}
+    intern = ids.setdefault  # a new token takes the next id
+    return _rapidfuzz_lcs([intern(t, len(ids)) for t in a], [intern(t, len(ids)) for t in b])
 
 
 def lcs_rows(

@@ -1,9 +1,9 @@
 """ROUGE-1, ROUGE-2, ROUGE-L and ROUGE-Lsum, equal (as floats) to rouge-score 0.1.2's.
 
 Low-level functions take token sequences (any hashable tokens); `Scorer` tokenises text,
-interns tokens to small ints, and caches per-text work (n-gram counts, LCS bitmasks) on a
-`Prepared` text, so a suite can prepare each reference once and score every build and run
-against it.
+interns tokens to small ints, and caches per-text work (n-gram counts, rougeLsum's sentence
+bitmasks) on a `Prepared` text, so a suite can prepare each reference once and score every
+build and run against it.
 
 Float operations follow rouge-score's order: precision = matches / candidate count,
 recall = matches / reference count, F = 2 * P * R / (P + R), and 0.0 when nothing matches.
@@ -18,7 +18,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from itertools import chain
 from typing import NamedTuple
 
-from rouge_tui.metrics.lcs import Packed, lcs_length_masks, rows_for, token_masks, traceback
+from rouge_tui.metrics.lcs import Packed, lcs_length, lcs_length_ids, rows_for, traceback
 from rouge_tui.metrics.tokenize import TOKENIZERS, make_tokenizer
 
 __all__ = [
@@ -102,7 +102,7 @@ def rouge_l(reference: Sequence[Hashable], candidate: Sequence[Hashable]) -> Sco
     """ROUGE-L: longest common subsequence of the two token lists."""
     if not reference or not candidate:
         return ZERO
-    lcs = lcs_length_masks(token_masks(reference), len(reference), candidate)
+    lcs = lcs_length(reference, candidate)
     return score_from_counts(lcs, len(reference), len(candidate))
 
 
@@ -220,7 +220,7 @@ class Prepared:
     else None; sentences without tokens are left out, as they change nothing).
     """
 
-    __slots__ = ("_counts", "_masks", "_packed", "scorer", "sentences", "tokens")
+    __slots__ = ("_counts", "_packed", "scorer", "sentences", "tokens")
 
     def __init__(
         self, scorer: Scorer, tokens: list[int], sentences: list[list[int]] | None
@@ -229,7 +229,6 @@ class Prepared:
         self.tokens = tokens
         self.sentences = sentences
         self._counts: dict[int, Counter[Hashable]] = {}
-        self._masks: dict[Hashable, int] | None = None
         self._packed: Packed | None = None
 
     def __len__(self) -> int:
@@ -241,12 +240,6 @@ class Prepared:
         if counts is None:
             counts = self._counts[n] = _ngrams(self.tokens, n)
         return counts
-
-    def masks(self) -> dict[Hashable, int]:
-        """LCS bitmasks over this text's tokens."""
-        if self._masks is None:
-            self._masks = token_masks(self.tokens)
-        return self._masks
 
     def packed(self) -> Packed:
         """LCS bitmasks over this text's sentences, packed in one integer."""
@@ -309,7 +302,7 @@ class Scorer:
                 if not ref_tokens or not can_tokens:
                     result[metric] = ZERO
                     continue
-                lcs = lcs_length_masks(reference.masks(), len(ref_tokens), can_tokens)
+                lcs = lcs_length_ids(ref_tokens, can_tokens)
                 result[metric] = score_from_counts(lcs, len(ref_tokens), len(can_tokens))
             elif metric == "rougeLsum":
                 assert reference.sentences is not None and candidate.sentences is not None

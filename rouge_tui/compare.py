@@ -126,12 +126,13 @@ def fmean(values: Sequence[float] | np.ndarray) -> float:
 
 def sample_sd(values: Sequence[float] | np.ndarray) -> float:
     """Sample standard deviation (n - 1 in the denominator); 0.0 for fewer than two values."""
-    xs = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    xs = np.asarray(values, dtype=np.float64)
     n = len(xs)
     if n < 2:
         return 0.0
-    mean = math.fsum(xs) / n
-    return math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
+    mean = math.fsum(xs.tolist()) / n
+    deviation = xs - mean  # elementwise IEEE operations: the same bits as in Python
+    return math.sqrt(math.fsum((deviation * deviation).tolist()) / (n - 1))
 
 
 def build_stats(name: str, scores: np.ndarray, k: float) -> BuildStats:
@@ -183,28 +184,39 @@ def rank(ids: Sequence[str], delta: np.ndarray) -> np.ndarray:
 
 # Every character str.splitlines() breaks on.
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def _lines(text: str) -> list[str]:
-    return [line for line in map(str.strip, text.splitlines()) if line]
+# Every character str.split() and str.strip() treat as whitespace (str.isspace); a test
+# checks this against every code point.
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# is-whitespace by code point, up to the highest one; anything above is not.
+_SPACE_TABLE = np.zeros(ord(max(WHITESPACE)) + 2, dtype=bool)
+_SPACE_TABLE[[ord(c) for c in WHITESPACE]] = True
+# Code points counted in one numpy pass (bounds the arrays alive at once).
+_CHUNK_CHARS = 1 << 22
 
 
 def has_duplicated_line(text: str) -> bool:
     """True when a non-blank line occurs twice (a repeated header or paragraph)."""
     if not _LINE_BREAK.search(text):
         return False  # one line: nothing to repeat
-    lines = _lines(text)
-    return len(set(lines)) < len(lines)
+    lines = list(map(str.strip, text.splitlines()))
+    distinct = set(lines)
+    distinct.discard("")
+    return len(distinct) < len(lines) - lines.count("")
 
 
 def change_signals(baseline: str, candidate: str) -> int:
     """The change signals of one example, as bit flags (see ``SIGNAL_NAMES``)."""
+    return _signals(baseline, candidate, len(baseline.split()), len(candidate.split()))
+
+
+def _signals(baseline: str, candidate: str, base_words: int, cand_words: int) -> int:
     cand_stripped = candidate.rstrip()
     if not cand_stripped:
         return SIGNAL_EMPTY if baseline.strip() else 0
     flags = 0
-    base_words = len(baseline.split())
-    cand_words = len(candidate.split())
     base_stripped = baseline.rstrip()
     if len(cand_stripped) < len(base_stripped) and (
         cand_words <= TRUNCATION_RATIO * base_words or base_stripped.startswith(cand_stripped)
@@ -218,11 +230,83 @@ def change_signals(baseline: str, candidate: str) -> int:
     return flags
 
 
+def word_counts(texts: Sequence[str]) -> np.ndarray:
+    """``len(text.split())`` of every text, as int64 (counted by numpy, see `_shapes`)."""
+    return _shapes(texts)[0]
+
+
+def _shapes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``len(text.split())`` and ``len(text.rstrip())`` of every text, as int64 arrays.
+
+    Counted by numpy over code points: a word starts at a non-whitespace character after
+    whitespace or at the text's start, and the stripped length runs to the last
+    non-whitespace character. Texts are joined with a newline, so no word runs from one
+    into the next; the join is made a few million characters at a time.
+    """
+    words_out = np.zeros(len(texts), dtype=np.int64)
+    stripped_out = np.zeros(len(texts), dtype=np.int64)
+    if not len(texts):
+        return words_out, stripped_out
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    ends = np.cumsum(lengths + 1)
+    cuts = np.unique(np.searchsorted(ends, np.arange(_CHUNK_CHARS, int(ends[-1]), _CHUNK_CHARS)))
+    for first, last in zip([0, *(c + 1 for c in cuts.tolist())], [*cuts.tolist(), len(texts) - 1]):
+        if first > last:
+            continue
+        joined = "\n".join(texts[first : last + 1])
+        if joined.isascii():
+            codes: np.ndarray = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        else:
+            codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        # ASCII whitespace by comparisons (unsigned: below 9 or 28 wraps high); the rest,
+        # rare, through the table.
+        space = (codes == 32) | (codes - 9 <= 4) | (codes - 28 <= 3)
+        if codes.dtype != np.uint8:
+            wide = np.flatnonzero(codes >= 0x80)
+            space[wide] = _SPACE_TABLE[np.minimum(codes[wide], len(_SPACE_TABLE) - 1)]
+        solid = ~space
+        starts = solid.copy()
+        starts[1:] &= space[:-1]
+        words = np.flatnonzero(starts)
+        size = lengths[first : last + 1]
+        begin = np.cumsum(size + 1) - (size + 1)
+        end = begin + size
+        words_out[first : last + 1] = np.searchsorted(words, end) - np.searchsorted(words, begin)
+        # The last non-whitespace character at or before each text's end, if in the text.
+        solid_at = np.flatnonzero(solid)
+        last_solid = np.searchsorted(solid_at, end) - 1
+        found = solid_at[np.maximum(last_solid, 0)] if len(solid_at) else end
+        inside = (last_solid >= 0) & (found >= begin)
+        stripped_out[first : last + 1] = np.where(inside, found - begin + 1, 0)
+    return words_out, stripped_out
+
+
 def all_change_signals(baselines: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
-    """``change_signals`` of every pair, as uint8."""
-    return np.fromiter(
-        map(change_signals, baselines, candidates), dtype=np.uint8, count=len(baselines)
+    """``change_signals`` of every pair, as uint8: the same rules on whole arrays, with
+    per-pair Python left for the prefix test and the duplicated-line test."""
+    base_words, base_len = _shapes(baselines)
+    cand_words, cand_len = _shapes(candidates)
+    flags = np.zeros(len(baselines), dtype=np.uint8)
+    empty = cand_words == 0
+    flags[empty & (base_words > 0)] = SIGNAL_EMPTY
+    live = ~empty
+    shorter = live & (cand_len < base_len)
+    truncated = shorter & (cand_words <= TRUNCATION_RATIO * base_words)
+    for i in np.flatnonzero(shorter & ~truncated).tolist():
+        truncated[i] = baselines[i].rstrip().startswith(candidates[i].rstrip())
+    flags[truncated] |= SIGNAL_TRUNCATED
+    for i in np.flatnonzero(live).tolist():
+        if has_duplicated_line(candidates[i]) and not has_duplicated_line(baselines[i]):
+            flags[i] |= SIGNAL_DUPLICATED
+    shift = cand_words - base_words
+    moved = (
+        live
+        & (np.abs(shift) >= LENGTH_SHIFT_WORDS)
+        & (np.abs(shift) >= LENGTH_SHIFT_RATIO * np.maximum(base_words, 1))
     )
+    flags[moved & (shift > 0)] |= SIGNAL_LONGER
+    flags[moved & (shift < 0)] |= SIGNAL_SHORTER
+    return flags
 
 
 def signal_words(flags: int, short: bool = True) -> str:

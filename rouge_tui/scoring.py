@@ -97,10 +97,9 @@ def usable_reference(suite: Suite, example_id: str) -> bool:
 
 
 def usable_ids(suite: Suite) -> frozenset[str]:
-    """The ids with a usable reference (see `usable_reference`), all at once."""
-    return frozenset(
-        key for key, refs in suite.references.items() if refs and any(map(str.strip, refs))
-    )
+    """The ids with a usable reference (see `usable_reference`), all at once: the loader
+    has listed the ids whose references are all blank."""
+    return frozenset(suite.references).difference(suite.empty_reference_ids)
 
 
 def pair(suite: Suite, baseline: Build, candidate: Build) -> Pairing:
@@ -166,9 +165,12 @@ class SuiteScorer:
 
     def usable(self, example_id: str) -> bool:
         """Same as `usable_reference`, from a set made once per suite."""
+        return example_id in self._usable_ids()
+
+    def _usable_ids(self) -> frozenset[str]:
         if self._usable is None:
             self._usable = usable_ids(self.suite)
-        return example_id in self._usable
+        return self._usable
 
     def _reference(self, example_id: str) -> list:
         """The example's references, tokenised once and reused for every build and run."""
@@ -199,8 +201,9 @@ class SuiteScorer:
         """`run_scores` of several runs; the ones the cache lacks are scored in one batch."""
         results: list[dict[str, float] | None] = [None] * len(runs)
         pending: list[tuple[int, list[str], str | None]] = []
+        usable = self._usable_ids()
         for index, outputs in enumerate(runs):
-            ids = [i for i in outputs if self.usable(i)]
+            ids = list(filter(usable.__contains__, outputs))
             key = None
             if self.cache is not None:
                 key = self._key(outputs)

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rouge_tui import compare as cmp
 
@@ -136,3 +138,89 @@ def test_signal_counts():
 def test_no_pairs_is_an_error():
     with pytest.raises(ValueError):
         _compare(np.zeros((1, 0)), np.zeros((1, 0)), ids=[])
+
+
+# --- the change signals of a whole suite at once ---------------------------------------------
+
+
+def test_whitespace_is_exactly_what_split_splits_on():
+    """Every code point, against Python's own str.isspace (which split and strip use)."""
+    every = "".join(map(chr, range(0x110000)))
+    assert cmp.WHITESPACE == "".join(c for c in every if c.isspace())
+
+
+# Words, every kind of whitespace, non-ASCII letters, a lone surrogate and line breaks.
+pieces = st.sampled_from(
+    ["a", "bb", "é", "\u00e9t\u00e9", "x\u3000", "\x1f", "\x1c", " ", "\t", "\n", "\r\n",
+     "\u2028", "\xa0", "\x85", "\ud800", "ab cd", "Summary:", "\n\n", "  "]
+)
+texts = st.lists(pieces, max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(texts, max_size=12), st.sampled_from([1, 3, 8, 1 << 22]))
+def test_word_counts_and_stripped_lengths_equal_split_and_rstrip(items, chunk):
+    original = cmp._CHUNK_CHARS
+    cmp._CHUNK_CHARS = chunk  # chunk edges inside and between texts
+    try:
+        words, stripped = cmp._shapes(items)
+    finally:
+        cmp._CHUNK_CHARS = original
+    assert words.tolist() == [len(t.split()) for t in items]
+    assert stripped.tolist() == [len(t.rstrip()) for t in items]
+
+
+def spec_signals(base: str, cand: str) -> set[str]:
+    """SPEC's change signals written out afresh from their definitions."""
+    if not cand.strip():
+        return {"empty"} if base.strip() else set()
+    names = set()
+    bw, cw = len(base.split()), len(cand.split())
+    if len(cand.rstrip()) < len(base.rstrip()) and (
+        cw <= 0.5 * bw or base.rstrip().startswith(cand.rstrip())
+    ):
+        names.add("truncated")
+
+    def dup(text):
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return len(set(lines)) < len(lines)
+
+    if dup(cand) and not dup(base):
+        names.add("duplicated")
+    shift = cw - bw
+    if abs(shift) >= 5 and abs(shift) >= 0.25 * max(bw, 1):
+        names.add("longer" if shift > 0 else "shorter")
+    return names
+
+
+base_texts = st.lists(
+    st.sampled_from(["the pool", "shrank", "Summary:", "a b c d e f", "\n", " ", "é"]), max_size=10
+).map(" ".join)
+
+
+@st.composite
+def pairs(draw):
+    base = draw(base_texts)
+    how = draw(st.sampled_from(["cut", "dup", "grow", "blank", "other"]))
+    if how == "cut":
+        cand = base[: draw(st.integers(0, len(base)))]
+    elif how == "dup":
+        line = draw(st.sampled_from(["Summary:", "the pool", " x "]))
+        cand = f"{line}\n{base}\n{line}"
+    elif how == "grow":
+        cand = base + " w" * draw(st.integers(0, 12))
+    elif how == "blank":
+        cand = draw(st.sampled_from(["", " ", "\n\t"]))
+    else:
+        cand = draw(base_texts)
+    return base, cand
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(pairs(), max_size=10))
+def test_all_change_signals_follow_the_definitions(items):
+    flags = cmp.all_change_signals([b for b, _ in items], [c for _, c in items])
+    assert flags.dtype == np.uint8
+    got = [{name for flag, name in cmp.SIGNAL_NAMES.items() if f & flag} for f in flags.tolist()]
+    assert got == [spec_signals(b, c) for b, c in items]
+    assert [cmp.change_signals(b, c) for b, c in items] == flags.tolist()

@@ -268,15 +268,18 @@ def _shapes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         starts = solid.copy()
         starts[1:] &= space[:-1]
         words = np.flatnonzero(starts)
+        # Word ends: a non-whitespace character before whitespace or the chunk's end.
+        finals = solid
+        finals[:-1] &= space[1:]
+        word_ends = np.flatnonzero(finals)
         size = lengths[first : last + 1]
         begin = np.cumsum(size + 1) - (size + 1)
         end = begin + size
         words_out[first : last + 1] = np.searchsorted(words, end) - np.searchsorted(words, begin)
-        # The last non-whitespace character at or before each text's end, if in the text.
-        solid_at = np.flatnonzero(solid)
-        last_solid = np.searchsorted(solid_at, end) - 1
-        found = solid_at[np.maximum(last_solid, 0)] if len(solid_at) else end
-        inside = (last_solid >= 0) & (found >= begin)
+        # A text's last word end, if it has one, is its last non-whitespace character.
+        last_end = np.searchsorted(word_ends, end) - 1
+        found = word_ends[np.maximum(last_end, 0)] if len(word_ends) else end
+        inside = (last_end >= 0) & (found >= begin)
         stripped_out[first : last + 1] = np.where(inside, found - begin + 1, 0)
     return words_out, stripped_out
 

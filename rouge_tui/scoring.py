@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from rouge_tui import __version__
+from rouge_tui.gcpause import collector_paused
 from rouge_tui.metrics import METRICS, TOKENIZERS
 from rouge_tui.state import ScoreCache, UserDefaults
 from rouge_tui.suite import Build, Suite
@@ -314,6 +315,19 @@ def analyse(
     thread other than the only one running, e.g. the app's worker thread); 1 keeps all the
     work in this process. The result is the same either way.
     """
+    with collector_paused():  # nothing made here is cyclic garbage; see gcpause
+        return _analyse(suite, baseline, candidate, settings, cache, progress, workers)
+
+
+def _analyse(
+    suite: Suite,
+    baseline: Build,
+    candidate: Build,
+    settings: ScoreSettings,
+    cache: ScoreCache | None,
+    progress: Progress | None,
+    workers: int | None,
+) -> Analysis:
     from rouge_tui.compare import compare
 
     pairing = pair(suite, baseline, candidate)

@@ -151,7 +151,14 @@ def _lsum_score(
     ref_packed: Packed | None = None,
     can_packed: Packed | None = None,
 ) -> Score:
-    """rougeLsum from sentences without empty ones (see `lsum_pairs` for the pass layout)."""
+    """rougeLsum from sentences without empty ones (see `lsum_pairs` for the pass layout).
+
+    Tokens must be small non-negative int ids (`lcs_length_ids`). A sentence pair's LCS
+    lies on the reference positions whose token occurs in the candidate sentence (its
+    "common" positions), so two cases need no traceback: every common position is already
+    in the union (nothing can be added), and as many common positions as the LCS is long
+    (the LCS is exactly those). Only the other pairs trace back, over passes made for them.
+    """
     m = sum(map(len, reference))
     n = sum(map(len, candidate))
     if not m or not n:
@@ -160,18 +167,39 @@ def _lsum_score(
     can_packed = can_packed or Packed(candidate)
     ref_masks, ref_keep, ref_offsets = ref_packed.masks, ref_packed.keep, ref_packed.offsets
     can_masks, can_keep, can_offsets = can_packed.masks, can_packed.keep, can_packed.offsets
-    ref_rows = [rows_for(ref_masks, ref_keep, sent, True) for sent in candidate]
-    sentence_pairs = list(zip(candidate, ref_rows, can_offsets))
+    get = ref_masks.get
+    # Per candidate sentence: the reference positions (every sentence, packed) of its tokens.
+    commons = []
+    for sent in candidate:
+        bits = 0
+        for token in set(sent):
+            bits |= get(token, 0)
+        commons.append(bits)
+    ref_rows: list[Sequence[int] | None] = [None] * len(candidate)
     union_counts: Counter[Hashable] = Counter()
     for ref_sent, offset in zip(reference, ref_offsets):
-        can_rows = rows_for(can_masks, can_keep, ref_sent, True)
-        union: set[int] = set()
-        for can_sent, rows, can_offset in sentence_pairs:
+        sentence = ((1 << len(ref_sent)) - 1) << offset
+        union = 0
+        can_rows = None
+        for s, can_sent in enumerate(candidate):
+            common = commons[s] & sentence
+            if not common & ~union:
+                continue  # no position this pair could add
+            lcs = lcs_length_ids(ref_sent, can_sent)
+            if lcs == common.bit_count():
+                union |= common
+                continue
+            rows = ref_rows[s]
+            if rows is None:
+                rows = ref_rows[s] = rows_for(ref_masks, ref_keep, can_sent, True)
+            if can_rows is None:
+                can_rows = rows_for(can_masks, can_keep, ref_sent, True)
             for i, _ in traceback(
-                ref_sent, can_sent, rows, can_rows, ref_masks, can_masks, offset, can_offset
+                ref_sent, can_sent, rows, can_rows, ref_masks, can_masks, offset, can_offsets[s]
             ):
-                union.add(i)
-        union_counts.update([ref_sent[i] for i in union])
+                union |= 1 << (offset + i)
+        union >>= offset
+        union_counts.update([token for i, token in enumerate(ref_sent) if union >> i & 1])
     # rouge-score walks the union tokens decrementing both texts' token counts; the
     # reference's can never run out (the union is made of its own positions), so a
     # token's hits are the smaller of its union count and its candidate count.
@@ -183,8 +211,10 @@ def rouge_lsum(
     reference: Sequence[Sequence[Hashable]], candidate: Sequence[Sequence[Hashable]]
 ) -> Score:
     """ROUGE-Lsum: summary-level union LCS over sentences (lists of tokens), clipped."""
-    reference = [sent for sent in reference if sent]
-    candidate = [sent for sent in candidate if sent]
+    ids: dict[Hashable, int] = {}
+    intern = ids.setdefault  # tokens become small int ids (see `_lsum_score`)
+    reference = [[intern(t, len(ids)) for t in sent] for sent in reference if sent]
+    candidate = [[intern(t, len(ids)) for t in sent] for sent in candidate if sent]
     counts: Counter[Hashable] = Counter()
     for sent in candidate:
         counts.update(sent)

@@ -17,9 +17,11 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from rouge_tui.app.prefetch import Prefetch
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuiteListScreen
+from rouge_tui.app.session import open_options
 
 
 class RougeApp(App[None]):
@@ -37,6 +39,16 @@ class RougeApp(App[None]):
         super().__init__()
         self.suites = [Path(path) for path in suites]
         self.options = options if options is not None else argparse.Namespace()
+        # A big suite's first analysis starts now, in a forked process, while Textual starts
+        # (forking is only safe before its threads run): see rouge_tui/app/prefetch.py.
+        self.prefetch: Prefetch | None = None
+        if len(self.suites) == 1:
+            self.prefetch = Prefetch.start(self.suites[0], open_options(self.options)[0])
+
+    def take_prefetch(self) -> Prefetch | None:
+        """The prefetched first analysis, once: later loads score in-process."""
+        prefetch, self.prefetch = self.prefetch, None
+        return prefetch
 
     # An SSH connection that drops sends SIGHUP; a shutdown or `kill` sends SIGTERM.
     EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
@@ -65,6 +77,8 @@ class RougeApp(App[None]):
                 loop.add_signal_handler(signum, self.exit, None, 128 + signum)
 
     def on_unmount(self) -> None:
+        if self.prefetch is not None:
+            self.prefetch.cancel()
         loop = asyncio.get_running_loop()
         for signum in self.EXIT_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):

@@ -13,9 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from rouge_tui.app.prefetch import Prefetch, PrefetchedSnapshots
 from rouge_tui.compare import Comparison
 from rouge_tui.report import (
     history_entry,
@@ -362,34 +364,51 @@ def find_matches(
     return found
 
 
+def open_options(options: argparse.Namespace | None) -> tuple[dict[str, Any], str | None]:
+    """`open_analysis`'s settings arguments from the command line's options (plus
+    ``no_cache``), and the warning a bad user config file gave (None if fine)."""
+    defaults, warning = load_user_defaults()
+    kwargs: dict[str, Any] = {
+        "baseline": option(options, "baseline"),
+        "candidate": option(options, "candidate"),
+        "metric": option(options, "metric"),
+        "tokenizer": option(options, "tokenizer"),
+        "stem": option(options, "stem"),
+        "k": option(options, "k"),
+        "defaults": defaults,
+        "no_cache": bool(option(options, "no_cache")),
+    }
+    return kwargs, warning
+
+
 def open_review(
     path: Path,
     options: argparse.Namespace | None = None,
     progress: Progress | None = None,
     *,
     defer_texts: bool = False,
+    prefetch: Prefetch | None = None,
 ) -> Review:
     """Open a suite and analyse the build pair the options ask for (slow: run in a worker).
 
     A snapshot of an earlier analysis of the same files and settings is shown without parsing
     the suite; with ``defer_texts`` its texts are then left for `Review.load_texts`, so the
-    figures and the ranking can be on screen first. ``no_cache`` skips snapshots too.
+    figures and the ranking can be on screen first. ``no_cache`` skips snapshots too. A
+    ``prefetch`` started for this suite is waited for and its snapshot used when its key
+    matches (see `prefetch`).
     """
-    defaults, warning = load_user_defaults()
-    stem_flag = option(options, "stem")
-    no_cache = bool(option(options, "no_cache"))
+    kwargs, warning = open_options(options)
+    stem_flag = kwargs["stem"]
+    no_cache = kwargs.pop("no_cache")
     cache = None if no_cache else ScoreCache()
+    snapshots = None if no_cache else SnapshotStore()
+    if prefetch is not None:
+        snapshots = PrefetchedSnapshots(prefetch, snapshots, progress)  # type: ignore[assignment]
     opened = open_analysis(
         path,
-        baseline=option(options, "baseline"),  # type: ignore[arg-type]
-        candidate=option(options, "candidate"),  # type: ignore[arg-type]
-        metric=option(options, "metric"),  # type: ignore[arg-type]
-        tokenizer=option(options, "tokenizer"),  # type: ignore[arg-type]
-        stem=stem_flag,  # type: ignore[arg-type]
-        k=option(options, "k"),  # type: ignore[arg-type]
-        defaults=defaults,
+        **kwargs,
         cache=cache,
-        snapshots=None if no_cache else SnapshotStore(),
+        snapshots=snapshots,
         progress=progress,
         texts=not defer_texts,
     )

@@ -172,13 +172,20 @@ class ReviewScreen(Screen[None]):
         snapshot, show it first and load the texts after the first frame."""
         self.post_message(WorkProgress(f"loading {one_line(str(self.path))}"))
         progress = self._progress("scoring")
+        take = getattr(self.app, "take_prefetch", None)
+        prefetch = take() if take is not None else None
         try:
-            review = open_review(self.path, self.options, progress, defer_texts=True)
+            review = open_review(
+                self.path, self.options, progress, defer_texts=True, prefetch=prefetch
+            )
         except Cancelled:
             return
         except Exception as exc:  # noqa: BLE001 - every failure becomes a message, not a traceback
             self.post_message(WorkFailed(describe_error(exc), fatal=True))
             return
+        finally:
+            if prefetch is not None:
+                prefetch.cancel()  # ends it if the open stopped before reading it
         self.post_message(ReviewLoaded(review))
         if review.texts_ready:
             return

@@ -1,0 +1,245 @@
+"""The first analysis of a big suite, computed in a forked process while the app starts.
+
+The app scores in worker threads, and a process that runs threads must not fork (see
+`metrics.batch.parallel_safe`), so a cold analysis in the app would run on one core. Before
+Textual starts any thread, `Prefetch.start` forks one process that opens the suite exactly
+as `session.open_review` would (`snapshot.open_analysis`, texts left out); being the only
+thread of its process, it may fork again to score on both cores. It sends back what it
+found or computed as an analysis snapshot (the same bytes the snapshot cache stores, bound
+to their key), through a pipe, with progress on the way.
+
+The review's first load then reads that snapshot through `PrefetchedSnapshots`, keyed as
+any snapshot is: if the files or settings changed meanwhile, or the process failed, the
+keys differ or nothing arrives, and the load computes in-process as it always did, with
+the errors the loader gives. Nothing here decides anything about the suite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import struct
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rouge_tui.metrics.batch import parallel_safe
+from rouge_tui.snapshot import Snapshot, SnapshotError, SnapshotStore, decode_snapshot, encode_snapshot
+
+# Suites smaller than this (bytes on disk) open in well under a second in-process.
+MIN_BYTES = 4 << 20
+
+_FRAME = struct.Struct(">cI")  # kind, payload length
+_PROGRESS = b"p"  # payload: JSON [stage, fraction]
+_RESULT = b"r"  # payload: key, newline, encoded snapshot
+
+
+def suite_bytes(path: Path) -> int:
+    """Bytes of the files directly in a suite directory and in its builds (a cheap size)."""
+    total = 0
+    for folder in (path, path / "builds"):
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(folder):
+                with contextlib.suppress(OSError):
+                    if entry.is_file():
+                        total += entry.stat().st_size
+                    elif entry.is_dir() and folder != path:
+                        total += sum(
+                            e.stat().st_size for e in os.scandir(entry.path) if e.is_file()
+                        )
+    return total
+
+
+class _Capture:
+    """A snapshot store for the forked process: remembers the snapshot its open found or
+    made, and passes both through to the real store (None with --no-cache)."""
+
+    def __init__(self, real: SnapshotStore | None) -> None:
+        self.real = real
+        self.found: tuple[str, Snapshot] | None = None
+
+    def get(self, key: str) -> Snapshot | None:
+        snapshot = self.real.get(key) if self.real is not None else None
+        if snapshot is not None:
+            self.found = (key, snapshot)
+        return snapshot
+
+    def put(self, key: str, snapshot: Snapshot) -> None:
+        self.found = (key, snapshot)
+        if self.real is not None:
+            self.real.put(key, snapshot)
+
+
+class Prefetch:
+    """One forked process computing a suite's first analysis; read it with `wait`."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid = pid
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._done = False
+        self._result: tuple[str, bytes] | None = None
+
+    @classmethod
+    def start(
+        cls, path: Path, open_kwargs: dict[str, Any], min_bytes: int = MIN_BYTES
+    ) -> Prefetch | None:
+        """Fork the process when it is safe and worth it (None otherwise).
+
+        ``open_kwargs`` are `open_analysis`'s settings arguments (baseline, candidate,
+        metric, tokenizer, stem, k, defaults) and ``no_cache``.
+        """
+        if not parallel_safe() or suite_bytes(path) < min_bytes:
+            return None
+        read_fd, write_fd = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_fd)
+            os.close(write_fd)
+            return None
+        if pid == 0:  # the forked process: never returns
+            os.close(read_fd)
+            _child(path, open_kwargs, write_fd)
+        os.close(write_fd)
+        with contextlib.suppress(OSError):
+            os.setpgid(pid, pid)  # also done by the child: whichever runs first
+        return cls(pid, read_fd)
+
+    def wait(self, progress: Callable[[str, float], None] | None = None) -> tuple[str, bytes] | None:
+        """Block until the process ends; its (key, snapshot bytes), or None if it failed.
+
+        Safe to call from any thread and more than once (later calls return the first
+        answer). ``progress`` hears the process's progress while it scores.
+        """
+        with self._lock:
+            if not self._done:
+                self._result = self._read(progress)
+                self._reap()
+                self._done = True
+            return self._result
+
+    def cancel(self) -> None:
+        """Stop the process (and the one it may have forked to score) if still running."""
+        if self._done:
+            return  # reaped: its pid may belong to another process by now
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGTERM)
+        if self._lock.acquire(blocking=False):  # nobody is reading: reap it here
+            try:
+                if not self._done:
+                    self._done = True
+                    self._reap()
+                    self._close()
+            finally:
+                self._lock.release()
+
+    def _close(self) -> None:
+        if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = -1
+
+    def _read(self, progress: Callable[[str, float], None] | None) -> tuple[str, bytes] | None:
+        result = None
+        if self._fd < 0:
+            return None
+        fd, self._fd = self._fd, -1  # the file object below owns and closes it
+        with open(fd, "rb", closefd=True) as pipe:
+            while True:
+                head = pipe.read(_FRAME.size)
+                if len(head) < _FRAME.size:
+                    break
+                kind, size = _FRAME.unpack(head)
+                payload = pipe.read(size)
+                if len(payload) < size:
+                    return None  # cut short: the process died mid-write
+                if kind == _PROGRESS and progress is not None:
+                    with contextlib.suppress(ValueError, TypeError):
+                        stage, fraction = json.loads(payload)
+                        progress(str(stage), float(fraction))
+                elif kind == _RESULT:
+                    key, _, data = payload.partition(b"\n")
+                    result = (key.decode("ascii", "replace"), data)
+        return result
+
+    def _reap(self) -> None:
+        with contextlib.suppress(ChildProcessError, OSError):
+            _, status = os.waitpid(self.pid, 0)
+            if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+                self._result = None
+
+
+class PrefetchedSnapshots:
+    """The snapshot store the review's first load reads: the prefetched snapshot when its
+    key is the one asked for, else the real store (None: nothing cached, --no-cache)."""
+
+    def __init__(
+        self,
+        prefetch: Prefetch,
+        real: SnapshotStore | None,
+        progress: Callable[[str, float], None] | None = None,
+    ) -> None:
+        self.prefetch = prefetch
+        self.real = real
+        self.progress = progress
+
+    def get(self, key: str) -> Snapshot | None:
+        found = self.prefetch.wait(self.progress)
+        if found is not None and found[0] == key:
+            with contextlib.suppress(SnapshotError):
+                return decode_snapshot(key, found[1])
+        return self.real.get(key) if self.real is not None else None
+
+    def put(self, key: str, snapshot: Snapshot) -> None:
+        if self.real is not None:
+            self.real.put(key, snapshot)
+
+
+def _child(path: Path, open_kwargs: dict[str, Any], write_fd: int) -> None:
+    """The forked process: open the suite, send the snapshot, exit without cleanup."""
+    code = 1
+    try:
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)  # its own group: the app can stop it and what it forks
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # never a byte to the terminal the app draws on
+            os.dup2(devnull, fd)
+        with contextlib.suppress(ValueError, OSError):
+            signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_DFL)
+
+        from rouge_tui.snapshot import open_analysis
+        from rouge_tui.state import ScoreCache
+
+        def send(kind: bytes, payload: bytes) -> None:
+            data = _FRAME.pack(kind, len(payload)) + payload
+            while data:
+                data = data[os.write(write_fd, data) :]
+
+        def progress(stage: str, fraction: float) -> None:
+            send(_PROGRESS, json.dumps([stage, fraction]).encode())
+
+        kwargs = dict(open_kwargs)
+        no_cache = bool(kwargs.pop("no_cache", False))
+        capture = _Capture(None if no_cache else SnapshotStore())
+        open_analysis(
+            path,
+            **kwargs,
+            cache=None if no_cache else ScoreCache(),
+            snapshots=capture,  # type: ignore[arg-type]
+            progress=progress,
+            texts=False,
+        )
+        if capture.found is not None:
+            key, snapshot = capture.found
+            send(_RESULT, key.encode("ascii") + b"\n" + encode_snapshot(key, snapshot))
+        code = 0
+    except BaseException:  # noqa: BLE001 - the app's own load reports any error
+        code = 1
+    finally:
+        os._exit(code)

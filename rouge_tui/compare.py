@@ -335,6 +335,7 @@ def compare(
     only_in_candidate: Sequence[str] = (),
     missing_reference: Sequence[str] = (),
     partial: dict[str, list[str]] | None = None,
+    signals: np.ndarray | None = None,
 ) -> Comparison:
     """Compare two builds over already paired ids.
 
@@ -349,7 +350,8 @@ def compare(
     cand_f = candidate_scores.mean(axis=0) if candidate_scores.shape[0] > 1 else candidate_scores[0]
     delta = cand_f - base_f
     order = rank(ids, delta)
-    signals = all_change_signals(baseline_outputs, candidate_outputs)
+    if signals is None:
+        signals = all_change_signals(baseline_outputs, candidate_outputs)
     ranked_delta = delta[order]
     return Comparison(
         metric=metric,

@@ -6,12 +6,14 @@ the app call ``analyse``; neither reads files or scores by itself.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from rouge_tui import __version__
+from rouge_tui.forking import Forked, ForkFailed
 from rouge_tui.gcpause import collector_paused
 from rouge_tui.metrics import METRICS, TOKENIZERS
 from rouge_tui.state import ScoreCache, UserDefaults
@@ -25,6 +27,8 @@ if TYPE_CHECKING:  # numpy and the comparison load on first use: `score` needs n
 DEFAULT_METRIC = "rougeL"
 DEFAULT_TOKENIZER = "whitespace"
 DEFAULT_K = 2.0
+# From this many paired examples, the change signals are found in a forked process.
+SIGNALS_FORK_MIN = 20_000
 
 Progress = Callable[[str, float], None]
 
@@ -328,7 +332,7 @@ def _analyse(
     progress: Progress | None,
     workers: int | None,
 ) -> Analysis:
-    from rouge_tui.compare import compare
+    from rouge_tui.compare import all_change_signals, compare
 
     pairing = pair(suite, baseline, candidate)
     if not pairing.ids:
@@ -336,12 +340,22 @@ def _analyse(
             f"{suite.path}: builds {baseline.name!r} and {candidate.name!r} share no example "
             "with a usable reference"
         )
+    base_outputs = baseline.runs[0].outputs
+    cand_outputs = candidate.runs[0].outputs
+    base_texts = [base_outputs[i] for i in pairing.ids]
+    cand_texts = [cand_outputs[i] for i in pairing.ids]
+    # A big suite's change signals are found in a forked process while this one scores.
+    signals_job = None
+    if workers != 1 and len(pairing.ids) >= SIGNALS_FORK_MIN:
+        signals_job = Forked.start(all_change_signals, base_texts, cand_texts)
     scorer = SuiteScorer(suite, settings, cache, workers)
     base_scores, cand_scores = scorer.builds_scores(
         [(baseline, pairing.ids), (candidate, pairing.ids)], progress
     )
-    base_outputs = baseline.runs[0].outputs
-    cand_outputs = candidate.runs[0].outputs
+    signals = None
+    if signals_job is not None:
+        with contextlib.suppress(ForkFailed):  # compare finds them itself then
+            signals = signals_job.result()
     partial = {b.name: list(b.partial_ids) for b in (baseline, candidate) if b.partial_ids}
     comparison = compare(
         metric=settings.metric,
@@ -353,11 +367,12 @@ def _analyse(
         ids=pairing.ids,
         baseline_scores=base_scores,
         candidate_scores=cand_scores,
-        baseline_outputs=[base_outputs[i] for i in pairing.ids],
-        candidate_outputs=[cand_outputs[i] for i in pairing.ids],
+        baseline_outputs=base_texts,
+        candidate_outputs=cand_texts,
         only_in_baseline=pairing.only_in_baseline,
         only_in_candidate=pairing.only_in_candidate,
         missing_reference=pairing.missing_reference,
         partial=partial,
+        signals=signals,
     )
     return Analysis(suite, baseline, candidate, settings, comparison)

@@ -44,6 +44,7 @@ class RougeApp(App[None]):
         self.prefetch: Prefetch | None = None
         if len(self.suites) == 1:
             self.prefetch = Prefetch.start(self.suites[0], open_options(self.options)[0])
+        self._prefetched = self.prefetch  # stopped on exit, even after a screen took it
 
     def take_prefetch(self) -> Prefetch | None:
         """The prefetched first analysis, once: later loads score in-process."""
@@ -77,8 +78,8 @@ class RougeApp(App[None]):
                 loop.add_signal_handler(signum, self.exit, None, 128 + signum)
 
     def on_unmount(self) -> None:
-        if self.prefetch is not None:
-            self.prefetch.cancel()
+        if self._prefetched is not None:
+            self._prefetched.cancel()
         loop = asyncio.get_running_loop()
         for signum in self.EXIT_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):

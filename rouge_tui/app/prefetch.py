@@ -1,7 +1,7 @@
 """The first analysis of a big suite, computed in a forked process while the app starts.
 
 The app scores in worker threads, and a process that runs threads must not fork (see
-`metrics.batch.parallel_safe`), so a cold analysis in the app would run on one core. Before
+`forking.parallel_safe`), so a cold analysis in the app would run on one core. Before
 Textual starts any thread, `Prefetch.start` forks one process that opens the suite exactly
 as `session.open_review` would (`snapshot.open_analysis`, texts left out); being the only
 thread of its process, it may fork again to score on both cores. It sends back what it
@@ -26,8 +26,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rouge_tui.metrics.batch import parallel_safe
-from rouge_tui.snapshot import Snapshot, SnapshotError, SnapshotStore, decode_snapshot, encode_snapshot
+from rouge_tui.forking import parallel_safe
+from rouge_tui.snapshot import (
+    Snapshot,
+    SnapshotError,
+    SnapshotStore,
+    decode_snapshot,
+    encode_snapshot,
+)
 
 # Suites smaller than this (bytes on disk) open in well under a second in-process.
 MIN_BYTES = 4 << 20
@@ -85,14 +91,14 @@ class Prefetch:
 
     @classmethod
     def start(
-        cls, path: Path, open_kwargs: dict[str, Any], min_bytes: int = MIN_BYTES
+        cls, path: Path, open_kwargs: dict[str, Any], min_bytes: int | None = None
     ) -> Prefetch | None:
         """Fork the process when it is safe and worth it (None otherwise).
 
         ``open_kwargs`` are `open_analysis`'s settings arguments (baseline, candidate,
         metric, tokenizer, stem, k, defaults) and ``no_cache``.
         """
-        if not parallel_safe() or suite_bytes(path) < min_bytes:
+        if not parallel_safe() or suite_bytes(path) < (MIN_BYTES if min_bytes is None else min_bytes):
             return None
         read_fd, write_fd = os.pipe()
         try:

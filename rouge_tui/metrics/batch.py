@@ -19,13 +19,12 @@ forked one (see `fmeasures`).
 from __future__ import annotations
 
 import itertools
-import os
-import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from rouge_tui.forking import Forked, ForkFailed, parallel_safe
 from rouge_tui.gcpause import collector_paused
 from rouge_tui.metrics.lcs import lcs_length_ids
 from rouge_tui.metrics.rouge import METRICS, Scorer, _ngrams, _overlap
@@ -216,19 +215,6 @@ def _score_span(
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float64)
 
 
-def parallel_safe() -> bool:
-    """True when forking is safe here: fork available and this process runs one thread.
-
-    A fork copies only the calling thread; a lock another thread holds at that moment
-    (logging, an import, the terminal driver) would stay locked forever in the child.
-    """
-    return (
-        hasattr(os, "fork")
-        and threading.current_thread() is threading.main_thread()
-        and threading.active_count() == 1
-    )
-
-
 def fmeasures(
     metric: str,
     tokenizer: str,
@@ -280,17 +266,19 @@ def fmeasures(
 def _score_forked(
     cuts: list[tuple[int, int]], progress: Callable[[float], None] | None
 ) -> np.ndarray:
-    """Half of the blocks here, half in one forked process (2 cores: no idle parent)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
+    """Half of the blocks here, half in one forked process (2 cores: no idle parent). If the
+    process fails, this one scores its half too: the same array either way."""
     middle = _balanced_middle(cuts)
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        later = pool.submit(_score_span, (middle, len(cuts)))
-        here = _score_span((0, middle), progress)
-        there = later.result()
-    return np.concatenate([here, there])
+    rest = (middle, len(cuts))
+    there = Forked.start(_score_span, rest)
+    here = _score_span((0, middle), progress)
+    try:
+        if there is None:
+            raise ForkFailed("not forked")
+        later = there.result()
+    except ForkFailed:
+        later = _score_span(rest)
+    return np.concatenate([here, later])
 
 
 def _balanced_middle(cuts: list[tuple[int, int]]) -> int:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rouge_tui.forking import Forked, ForkFailed
 from rouge_tui.suite.errors import SuiteError, show_id, show_names
 from rouge_tui.suite.records import (
     EXTENSIONS,
@@ -29,6 +31,8 @@ __all__ = [
 
 _REFERENCE_NAMES = tuple("references" + ext for ext in EXTENSIONS)
 _FINGERPRINT_TAG = b"rouge-tui references v1\n"
+# From this size of references file, it is read in a forked process beside the builds.
+FORK_MIN_BYTES = 8 << 20
 
 
 @dataclass(eq=False)  # identity: comparing 10^5 outputs field by field is never wanted
@@ -224,8 +228,9 @@ def build_sources(builds_dir: Path) -> dict[str, tuple[Path, list[Path]]]:
     return {name: sources[name] for name in sorted(sources)}
 
 
-def _read_builds(builds_dir: Path, settings: Settings) -> list[Build]:
-    sources = build_sources(builds_dir)
+def _read_builds(
+    sources: dict[str, tuple[Path, list[Path]]], settings: Settings
+) -> list[Build]:
     builds = []
     for name, (path, files) in sources.items():
         runs = [Run(file, read_outputs(file, settings.fields)) for file in files]
@@ -233,8 +238,31 @@ def _read_builds(builds_dir: Path, settings: Settings) -> list[Build]:
     return builds
 
 
+def _read_references(
+    path: Path, settings: Settings
+) -> tuple[dict[str, tuple[str, ...]], dict[str, dict], list[str], str]:
+    """References, their records' other fields, the blank ones and the fingerprint."""
+    references, extra = read_reference_records(path, settings.fields)
+    empty = [key for key, texts in references.items() if not any(map(str.strip, texts))]
+    return references, extra, empty, reference_fingerprint(references)
+
+
+def _disk_bytes(paths: list[Path]) -> int:
+    total = 0
+    for path in paths:
+        found = _stat(path)
+        total += found.st_size if found is not None else 0
+    return total
+
+
 def load_suite(path: str | Path) -> Suite:
-    """Read and check a whole suite directory; any problem is a one-line SuiteError."""
+    """Read and check a whole suite directory; any problem is a one-line SuiteError.
+
+    Errors are reported in reading order: the references first, then the builds. On a big
+    suite the references are read (and fingerprinted) in a forked process while this one
+    reads the builds (`forking`); if that process fails, they are read here, so the error
+    is the one a plain read gives.
+    """
     suite_dir = Path(path)
     found = _stat(suite_dir)
     if found is None:
@@ -244,18 +272,43 @@ def load_suite(path: str | Path) -> Suite:
             "not a directory (a suite is a directory with references.jsonl and builds/)", suite_dir
         )
     settings = read_settings(suite_dir / "suite.toml")
-    references, extra = read_reference_records(_reference_path(suite_dir), settings.fields)
-    empty = [key for key, texts in references.items() if not any(map(str.strip, texts))]
-    builds = _read_builds(suite_dir / "builds", settings)
+    reference_path = _reference_path(suite_dir)
+    try:
+        sources: dict[str, tuple[Path, list[Path]]] | None = build_sources(suite_dir / "builds")
+    except SuiteError as exc:
+        sources, later = None, exc  # reported after the references', as in reading order
+    job = None
+    if sources and _disk_bytes([reference_path]) >= FORK_MIN_BYTES:
+        job = Forked.start(_read_references, reference_path, settings)
+    try:
+        builds: list[Build] = []
+        if sources is not None:
+            try:
+                builds = _read_builds(sources, settings)
+            except SuiteError as exc:
+                later = exc
+                sources = None
+        references = None
+        if job is not None:
+            with contextlib.suppress(ForkFailed):
+                references = job.result()
+        if references is None:
+            references = _read_references(reference_path, settings)
+    finally:
+        if job is not None:
+            job.cancel()
+    if sources is None:
+        raise later
+    references_, extra, empty, fingerprint = references
     return Suite(
         path=suite_dir,
         name=settings.name or suite_dir.name or suite_dir.resolve().name,
         settings=settings,
-        references=references,
+        references=references_,
         reference_extra=extra,
         empty_reference_ids=empty,
         builds=builds,
-        fingerprint=reference_fingerprint(references),
+        fingerprint=fingerprint,
     )
 
 

@@ -132,6 +132,30 @@ def test_batch_equals_rouge_score_directly(tokenizer: str, stem: bool) -> None:
         assert got.tolist() == want, metric
 
 
+@pytest.mark.parametrize("tokenizer,stem", CONFIGS)
+def test_rouge_lsum_sentences_around_the_word_edge(tokenizer: str, stem: bool) -> None:
+    """Reference sentences of 63, 64 and 65 tokens (the last scored pair by pair), long
+    candidate sentences and blank lines, against rouge-score's own score_multi."""
+    rng = random.Random(5)
+    oracle = rouge_scorer.RougeScorer(
+        ["rougeLsum"], use_stemmer=stem, tokenizer=Whitespace() if tokenizer == "whitespace" else None
+    )
+
+    def line(n: int) -> str:
+        return " ".join(rng.choice(WORDS[:12]) for _ in range(n))
+
+    def make() -> str:
+        sizes = rng.choice([[63], [64], [65], [3, 64], [64, 65, 2], [10, 0, 5], [200], [1]])
+        return "\n".join(line(n) for n in sizes)
+
+    groups = [tuple(make() for _ in range(rng.randint(1, 2))) for _ in range(25)]
+    candidates = [make() for _ in range(60)]
+    owners = [rng.randrange(25) for _ in candidates]
+    got = batch.fmeasures("rougeLsum", tokenizer, stem, groups, candidates, owners)
+    want = [oracle.score_multi(list(groups[g]), c)["rougeLsum"].fmeasure for g, c in zip(owners, candidates)]
+    assert got.tolist() == want
+
+
 def test_multi_reference_ties_and_empty_texts() -> None:
     """Hand-worked: F is the best over the references; empty sides score 0."""
     groups = [("a b c d", "a b c d"), ("", "x y"), ("a b",)]

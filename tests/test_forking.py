@@ -13,8 +13,7 @@ import pytest
 from rouge_tui import forking, scoring
 from rouge_tui.forking import Forked, ForkFailed
 from rouge_tui.report import render_json, to_json
-from rouge_tui.suite import SuiteError, load_suite
-from rouge_tui.suite import loader
+from rouge_tui.suite import SuiteError, load_suite, loader
 
 
 def square_list(n: int) -> list[int]:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_app_helpers import INCIDENT, ranked_ids, settle
 
 from rouge_tui.app import prefetch as prefetch_module
 from rouge_tui.app.app import RougeApp
@@ -17,7 +18,6 @@ from rouge_tui.app.prefetch import Prefetch
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.session import open_options, open_review
 from rouge_tui.report import render_json, to_json
-from test_app_helpers import INCIDENT, ranked_ids, settle
 
 
 def options(**values: object) -> argparse.Namespace:

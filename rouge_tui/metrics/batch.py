@@ -8,8 +8,8 @@ group is tokenised once however many builds and runs are scored against it.
 How: each text is tokenised once and interned in C-level loops into a tuple of small int
 ids. rougeL's LCS lengths come from rapidfuzz's bit-parallel pass in C++
 (`lcs.lcs_length_ids`, exact on such ids); rouge1/rouge2 count clipped n-gram matches on the
-ids; rougeLsum goes through `Scorer` pair by pair (it needs rouge-score's exact traceback
-per sentence pair).
+ids; rougeLsum traces rouge-score's own LCS back for every sentence pair of a block at
+once (`lsum`).
 
 Work is done in blocks of reference groups, so the Python token strings of only one block
 are alive at a time; with `workers=2` the blocks are split between this process and a
@@ -27,7 +27,8 @@ import numpy as np
 from rouge_tui.forking import Forked, ForkFailed, parallel_safe
 from rouge_tui.gcpause import collector_paused
 from rouge_tui.metrics.lcs import lcs_length_ids
-from rouge_tui.metrics.rouge import METRICS, Scorer, _ngrams, _overlap
+from rouge_tui.metrics.lsum import lsum_fmeasures
+from rouge_tui.metrics.rouge import METRICS, _ngrams, _overlap
 from rouge_tui.metrics.tokenize import TOKENIZERS, make_tokenizer
 
 __all__ = ["fmeasures", "parallel_safe"]
@@ -138,21 +139,17 @@ class _Block:
         pair_ref: np.ndarray,
         pair_can: np.ndarray,
     ) -> np.ndarray:
-        """rougeLsum pair by pair through `Scorer` (texts prepared once each)."""
-        scorer = Scorer(["rougeLsum"], self.tokenizer, self.stem)
-        prepare = scorer.prepare
-        score = scorer.score_prepared
-        refs: dict[int, object] = {}
-        out = np.empty(len(pair_ref), dtype=np.float64)
-        last_c, prepared_c = -1, None
-        for q, (r, c) in enumerate(zip(pair_ref.tolist(), pair_can.tolist())):
-            ref = refs.get(r)
-            if ref is None:
-                ref = refs[r] = prepare(ref_texts[r])
-            if c != last_c:
-                last_c, prepared_c = c, prepare(candidates[c])
-            out[q] = score(ref, prepared_c)["rougeLsum"].fmeasure  # type: ignore[arg-type]
-        return out
+        """rougeLsum of every pair at once (`lsum.lsum_fmeasures`), from each text's lines
+        (rouge-score splits sentences on newlines) tokenised and interned once."""
+        tokenize = self.tokenize
+        intern = defaultdict(itertools.count().__next__).__getitem__
+
+        def sentences(text: str) -> list[tuple[int, ...]]:
+            return [tuple(map(intern, words)) for words in map(tokenize, text.split("\n")) if words]
+
+        refs = list(map(sentences, ref_texts))
+        cans = list(map(sentences, candidates))
+        return lsum_fmeasures(refs, cans, pair_ref, pair_can)
 
 
 # --- blocks, and the second process ------------------------------------------------------------

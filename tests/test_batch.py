@@ -5,7 +5,6 @@ Floats are compared with ==: batching and forking must not move a single bit.
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 import threading

@@ -110,8 +110,10 @@ def usable_ids(suite: Suite) -> frozenset[str]:
 def pair(suite: Suite, baseline: Build, candidate: Build) -> Pairing:
     """Pair two builds on id, in the baseline's order; set aside what cannot be paired."""
     base_ids, cand_ids = baseline.ids, candidate.ids
-    base_set, cand_set = set(base_ids), set(cand_ids)
     usable = usable_ids(suite)
+    if base_ids == cand_ids and usable.issuperset(base_ids):
+        return Pairing(list(base_ids), [], [], [])  # the usual case, without the sets
+    base_set, cand_set = set(base_ids), set(cand_ids)
     missing = sorted((base_set | cand_set) - usable)
     missing_set = set(missing)
     ids = [i for i in base_ids if i in cand_set and i not in missing_set]
@@ -204,7 +206,13 @@ class SuiteScorer:
         self, runs: Sequence[dict[str, str]], progress: Progress | None = None
     ) -> list[dict[str, float]]:
         """`run_scores` of several runs; the ones the cache lacks are scored in one batch."""
-        results: list[dict[str, float] | None] = [None] * len(runs)
+        return [dict(zip(ids, scores.tolist())) for ids, scores in self._runs_arrays(runs, progress)]
+
+    def _runs_arrays(
+        self, runs: Sequence[dict[str, str]], progress: Progress | None = None
+    ) -> list[tuple[list[str], np.ndarray]]:
+        """Per run: its ids with a usable reference (in file order) and their F, as an array."""
+        results: list[tuple[list[str], np.ndarray] | None] = [None] * len(runs)
         pending: list[tuple[int, list[str], str | None]] = []
         usable = self._usable_ids()
         for index, outputs in enumerate(runs):
@@ -215,7 +223,7 @@ class SuiteScorer:
                 cached = self.cache.get(key, len(ids))
                 if cached is not None:
                     self.cache_hits += 1
-                    results[index] = dict(zip(ids, cached.tolist()))
+                    results[index] = (ids, cached)
                     continue
             pending.append((index, ids, key))
         if pending:
@@ -224,7 +232,7 @@ class SuiteScorer:
                 self.scored_pairs += len(ids)
                 if self.cache is not None and key is not None:
                     self.cache.put(key, scores)
-                results[index] = dict(zip(ids, scores.tolist()))
+                results[index] = (ids, scores)
         return results  # type: ignore[return-value]
 
     def _score_batch(
@@ -279,12 +287,16 @@ class SuiteScorer:
         import numpy as np
 
         runs = [run.outputs for build, _ in builds for run in build.runs]
-        scores = iter(self.runs_scores(runs, progress))
+        scores = iter(self._runs_arrays(runs, progress))
         matrices = []
         for build, ids in builds:
             matrix = np.empty((len(build.runs), len(ids)), dtype=np.float64)
             for r in range(len(build.runs)):
-                matrix[r] = list(map(next(scores).__getitem__, ids))
+                run_ids, values = next(scores)
+                if run_ids == ids:  # the usual case: every id paired, in the same order
+                    matrix[r] = values
+                else:
+                    matrix[r] = list(map(dict(zip(run_ids, values.tolist())).__getitem__, ids))
             matrices.append(matrix)
         return matrices
 

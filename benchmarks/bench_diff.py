@@ -10,11 +10,15 @@ whose reference and two outputs have about --words words each (deterministic: th
 are edits of the reference, about 70 % of its words kept, in sentences of 8+ words). At
 120x40 and 80x24, after a warm-up open, each run times:
 
-- open: what `enter` on the table does (`action_open_diff`) until the first frame the diff
-  screen paints with the diff in it (model computed in the worker, panes laid out, every
-  visible line rendered and turned into terminal output);
+- open, made then: what `enter` on the table does (`action_open_diff`) until the first
+  frame the diff screen paints with the diff in it (model computed there and then, panes
+  laid out, every visible line rendered and turned into terminal output);
+- open, made ahead: the same once the cursor has rested on the row for a moment, as a
+  person's does while reading the table (the app then makes the row's diff model in the
+  background, see `screens.common.warm_diff`), so the open only lays out and draws;
 - mode: `d` (against the reference -> baseline vs candidate) until its frame is painted;
-- step: `n` (the next example) until that example's frame is painted;
+- step: `n` (the next example) until that example's frame is painted (made ahead while the
+  previous one was shown);
 
 then `escape` back to the table. Between actions the app is let settle (workers, timers and
 the footer's recompose after a refresh), so each action is timed on its own. "Painted" is the first `App._display` after the change:
@@ -131,12 +135,13 @@ async def measure(
     suite: Path, size: tuple[int, int], runs: int, profiler=None
 ) -> dict[str, list[tuple[float, float]]]:
     from rouge_tui.app.app import RougeApp
+    from rouge_tui.app.screens.common import WARM_AFTER
     from rouge_tui.app.screens.diff import DiffScreen
     from rouge_tui.app.screens.review import ReviewScreen
     from rouge_tui.app.widgets.diff_view import DiffView
 
     app = RougeApp([suite], argparse.Namespace())
-    times: dict[str, list[tuple[float, float]]] = {"open": [], "mode": [], "step": []}
+    times: dict[str, list[tuple[float, float]]] = {"cold": [], "open": [], "mode": [], "step": []}
     async with app.run_test(size=size) as pilot:
         frames = Frames(app)
         deadline = time.monotonic() + TIMEOUT
@@ -187,6 +192,18 @@ async def measure(
             review_screen.table.cursor = 0
             await settle()
             index = int(review_screen.table.view[0])
+            # Made on open: no diff model made ahead (the cursor has not rested yet).
+            review._diffs.clear()
+            cold = await frames.time(review_screen.action_open_diff, shown(0), first_word(index))
+            await settle()
+            diff_screen().action_back()
+            while app.screen is not review_screen:
+                await pilot.pause(0.005)
+            # Made ahead: the cursor rests on the row long enough for its model to be made.
+            review._diffs.clear()
+            review_screen.table.cursor = 0
+            await pilot.pause(WARM_AFTER + 0.1)
+            await settle()
             opened = await frames.time(review_screen.action_open_diff, shown(0), first_word(index))
             screen = diff_screen()
             await settle()
@@ -208,6 +225,7 @@ async def measure(
             while app.screen is not review_screen:
                 await pilot.pause(0.005)
             if run:
+                times["cold"].append(cold)
                 times["open"].append(opened)
                 times["mode"].append(moded)
                 times["step"].append(stepped)
@@ -236,7 +254,10 @@ def main() -> None:
             f"diff of two ~{args.words}-word outputs ({args.metric}), key to painted frame, "
             f"median of {args.runs} runs: wall clock (CPU of this process)"
         )
-        print(f"{'size':>7} {'open':>16} {'mode d':>16} {'step n':>16}   open runs, wall (ms)")
+        print(
+            f"{'size':>7} {'open, made then':>16} {'open, made ahead':>16} {'mode d':>16}"
+            f" {'step n':>16}   open runs, wall (ms)"
+        )
         profiler = None
         if args.profile:
             import cProfile
@@ -245,11 +266,11 @@ def main() -> None:
         for size in SIZES:
             times = asyncio.run(measure(suite, size, args.runs, profiler))
             cells = []
-            for key in ("open", "mode", "step"):
+            for key in ("cold", "open", "mode", "step"):
                 wall = statistics.median(t for t, _ in times[key]) * 1e3
                 cpu = statistics.median(c for _, c in times[key]) * 1e3
                 cells.append(f"{wall:6.1f} ({cpu:5.1f}) ms")
-            each = " ".join(f"{t * 1e3:.0f}" for t, _ in times["open"])
+            each = " ".join(f"{t * 1e3:.0f}" for t, _ in times["cold"])
             print(f"{size[0]:>3}x{size[1]:<3} {' '.join(f'{c:>16}' for c in cells)}   {each}")
         if profiler:
             profiler.dump_stats(args.profile)

@@ -9,6 +9,8 @@ Nothing in this module imports Textual.
 from __future__ import annotations
 
 import argparse
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -19,6 +21,7 @@ import numpy as np
 
 from rouge_tui.app.prefetch import Prefetch, PrefetchedSnapshots
 from rouge_tui.compare import Comparison
+from rouge_tui.diff import ExampleDiff
 from rouge_tui.report import (
     history_entry,
     marks_json,
@@ -47,6 +50,8 @@ from rouge_tui.suite import Build, Suite, load_suite
 METRIC_CYCLE = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 TOKENIZER_CYCLE = ("whitespace", "rouge-score")
 TEN = 10
+# Diff models kept per review (a walk of the ten and some browsing around it).
+DIFFS_KEPT = 24
 # Mark words shortened for narrow tables: "at least its first four letters" (SPEC).
 SHORT_MARKS = {"fine": "fine", "regression": "regr", "unsure": "unsu"}
 
@@ -104,6 +109,10 @@ class Review:
         self.store = self._open_store()
         self._stale: dict[str, bool] = {}
         self._refresh_stale()
+        # Diff models already made (see `diff_model`), oldest first; made in worker threads.
+        self._diffs: OrderedDict[tuple[object, ...], ExampleDiff] = OrderedDict()
+        self._making: dict[tuple[object, ...], threading.Event] = {}
+        self._diffs_lock = threading.Lock()
 
     # ------------------------------------------------------------------ figures
 
@@ -138,6 +147,8 @@ class Review:
     def adopt_texts(self, analysis: Analysis) -> None:
         """Take the loaded texts (and the figures, if they had to be recomputed)."""
         fingerprint = self.suite.fingerprint
+        with self._diffs_lock:
+            self._diffs.clear()  # made from other texts
         self._opened = None
         self.suite = analysis.suite
         self.analysis = analysis
@@ -156,6 +167,40 @@ class Review:
 
     def references(self, example_id: str) -> tuple[str, ...]:
         return self.suite.references.get(example_id, ())
+
+    def diff_model(self, example_id: str) -> ExampleDiff:
+        """The diff of ``example_id`` against its reference(s) under the current settings and
+        build pair (`rouge_tui.diff.example_diff`), made once: the screens warm the row the
+        cursor rests on and the next step of a walk, so opening it only draws. Thread-safe."""
+        from rouge_tui.diff import example_diff
+
+        s = self.settings
+        key = (example_id, self.baseline.name, self.candidate.name, s.metric, s.tokenizer, s.stem)
+        while True:
+            with self._diffs_lock:
+                found = self._diffs.get(key)
+                if found is not None:
+                    return found
+                making = self._making.get(key)
+                if making is None:  # nobody is making it: this thread does
+                    making = self._making[key] = threading.Event()
+                    break
+            making.wait()  # another thread is making it (the warm-up): take theirs
+        try:
+            baseline, candidate = self.outputs(example_id)
+            made = example_diff(
+                example_id, tuple(self.references(example_id)), baseline, candidate,
+                s.metric, s.tokenizer, s.stem,
+            )
+            with self._diffs_lock:
+                self._diffs[key] = made
+                while len(self._diffs) > DIFFS_KEPT:
+                    self._diffs.popitem(last=False)
+            return made
+        finally:
+            with self._diffs_lock:
+                del self._making[key]
+            making.set()
 
     # ------------------------------------------------------------------ rescoring
 

@@ -26,6 +26,33 @@ MARK_BINDINGS = [
 ]
 
 
+# Examples whose texts (outputs and references) hold at most this many characters are diffed
+# on the spot, before the next frame: two 2,000-word outputs and their reference are about
+# 40,000 and take some 30 ms (rougeL). A worker would only add an empty frame and a second
+# layout (the model is pure Python: a thread does not run beside the drawing, it takes turns).
+INLINE_CHARS = 60_000
+# How long the cursor rests on a row before its diff is made in the background.
+WARM_AFTER = 0.25
+
+
+def warm_diff(screen: Screen, review: Review, index: int) -> None:
+    """Make ranked example ``index``'s diff model in a thread (`Review.diff_model`), so that
+    opening it only draws: the row the cursor rests on, the next step of a walk. Only for
+    examples small enough to be diffed on the spot; a failure is left for the open to tell."""
+
+    def warm() -> None:
+        try:
+            example_id = review.comparison.ids[index]
+            baseline, candidate = review.outputs(example_id)
+            size = sum(map(len, review.references(example_id))) + len(baseline) + len(candidate)
+            if size <= INLINE_CHARS:
+                review.diff_model(example_id)
+        except Exception:  # noqa: BLE001, S110 - opening the diff says what failed
+            pass
+
+    screen.run_worker(warm, thread=True, exclusive=True, group="warm", name="warm diff")
+
+
 def describe_error(exc: BaseException) -> str:
     """One line for a person: the message, or the exception's name when it has none."""
     text = str(exc) or type(exc).__name__

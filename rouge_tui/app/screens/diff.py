@@ -25,12 +25,14 @@ from textual.worker import get_current_worker
 from rouge_tui.app.messages import DiffReady, WorkFailed
 from rouge_tui.app.screens.common import (
     APP_BINDINGS,
+    INLINE_CHARS,
     MARK_BINDINGS,
     clear_example,
     describe_error,
     edit_note,
     export_review,
     mark_example,
+    warm_diff,
 )
 from rouge_tui.app.session import Review
 from rouge_tui.app.widgets.diff_view import DiffView
@@ -42,11 +44,6 @@ if TYPE_CHECKING:
 
 MODES = ("reference", "outputs")
 MODE_WORDS = {"reference": "against the reference", "outputs": "baseline vs candidate"}
-# Examples whose texts (outputs and references) hold at most this many characters are diffed
-# on the spot, before the next frame: two 2,000-word outputs and their reference are about
-# 40,000 and take some 30 ms (rougeL). A worker would only add an empty frame and a second
-# layout (the model is pure Python: a thread does not run beside the drawing, it takes turns).
-INLINE_CHARS = 60_000
 
 
 class DiffScreen(Screen[int]):
@@ -120,7 +117,7 @@ class DiffScreen(Screen[int]):
         ):
             self.workers.cancel_group(self, "diff")  # a huge example's result is not wanted now
             try:
-                diff = self.model(index, *texts)
+                diff = self.model(index)
             except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
                 self.on_work_failed(WorkFailed(f"could not build the diff: {describe_error(exc)}"))
                 return
@@ -173,22 +170,10 @@ class DiffScreen(Screen[int]):
         except Exception:  # noqa: BLE001 - compute() says what failed
             return None
 
-    def model(
-        self, index: int, references: tuple[str, ...], baseline: str, candidate: str
-    ) -> ExampleDiff:
-        """The diff of ranked example ``index`` against its reference(s) (rouge_tui.diff)."""
-        from rouge_tui.diff import example_diff
-
-        settings = self.review.settings
-        return example_diff(
-            self.review.comparison.ids[index],
-            references,
-            baseline,
-            candidate,
-            settings.metric,
-            settings.tokenizer,
-            settings.stem,
-        )
+    def model(self, index: int) -> ExampleDiff:
+        """The diff of ranked example ``index`` against its reference(s) (rouge_tui.diff),
+        made once per review (`Review.diff_model`)."""
+        return self.review.diff_model(self.review.comparison.ids[index])
 
     def rows(self, baseline: str, candidate: str) -> list[AlignedRow]:
         """The outputs aligned word by word (rouge_tui.diff.output_alignment)."""
@@ -217,7 +202,7 @@ class DiffScreen(Screen[int]):
         example_id = review.comparison.ids[index]
         try:
             baseline, candidate = review.outputs(example_id)
-            diff = self.model(index, tuple(review.references(example_id)), baseline, candidate)
+            diff = self.model(index)
             rows = self.rows(baseline, candidate)
         except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
             self.post_message(WorkFailed(f"could not build the diff: {describe_error(exc)}"))
@@ -238,6 +223,8 @@ class DiffScreen(Screen[int]):
         """Put ranked example ``index``'s diff on screen (rows, or a function making them)."""
         self.shown = index
         self.pending = None
+        if self.position + 1 < len(self.sequence):  # the next step, made while this is read
+            warm_diff(self, self.review, int(self.sequence[self.position + 1]))
         view = self.query_one(DiffView)
         view.loading = False
         view.show(

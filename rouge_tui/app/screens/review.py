@@ -24,6 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 from textual.worker import get_current_worker
 
@@ -31,11 +32,13 @@ from rouge_tui.app.messages import AnalysisDone, FilterDone, ReviewLoaded, WorkF
 from rouge_tui.app.screens.common import (
     APP_BINDINGS,
     MARK_BINDINGS,
+    WARM_AFTER,
     clear_example,
     describe_error,
     edit_note,
     export_review,
     mark_example,
+    warm_diff,
 )
 from rouge_tui.app.session import (
     METRIC_CYCLE,
@@ -113,6 +116,7 @@ class ReviewScreen(Screen[None]):
         self.waiting: Callable[[], None] | None = None
         self.texts_error: str | None = None
         self._first_frame = threading.Event()
+        self._warm_timer: Timer | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -260,6 +264,20 @@ class ReviewScreen(Screen[None]):
             self.overview.refresh()
         self.update_status()
 
+    @on(MoversTable.Highlighted)
+    def rest_on_row(self, message: MoversTable.Highlighted) -> None:
+        self.schedule_warm(message.index)
+
+    def schedule_warm(self, index: int | None) -> None:
+        """Make the diff of the row the cursor rests on once it has rested there a moment."""
+        if self._warm_timer is not None:
+            self._warm_timer.stop()
+            self._warm_timer = None
+        review = self.review
+        if index is None or index < 0 or review is None or not review.texts_ready:
+            return
+        self._warm_timer = self.set_timer(WARM_AFTER, lambda: warm_diff(self, review, index))
+
     def on_review_loaded(self, message: ReviewLoaded) -> None:
         self.review = message.review
         self.progress_text = ""
@@ -269,6 +287,7 @@ class ReviewScreen(Screen[None]):
         self.show_analysis(keep=None)
         self.refresh_bindings()
         self.call_after_refresh(self._first_frame.set)
+        self.schedule_warm(self.table.current)
 
     def on_texts_loaded(self, message: TextsLoaded) -> None:
         review = self.review
@@ -295,6 +314,7 @@ class ReviewScreen(Screen[None]):
             self.run_filter(self.filter_query)
         if waiting is not None:
             waiting()
+        self.schedule_warm(self.table.current)
 
     def on_texts_failed(self, message: TextsFailed) -> None:
         self.progress_text = ""
@@ -430,6 +450,7 @@ class ReviewScreen(Screen[None]):
         view, cursor = self.table.view, self.table.cursor  # the row asked for, even if moved since
 
         def open_diff() -> None:
+            self.schedule_warm(None)  # made now by the diff screen, not twice
             self.app.push_screen(DiffScreen(review, view, cursor, walk=False), self.back_from_diff)
 
         self.with_texts(open_diff, "the diff opens")
@@ -443,6 +464,7 @@ class ReviewScreen(Screen[None]):
         ten = np.arange(review.ten, dtype=np.int64)
 
         def walk() -> None:
+            self.schedule_warm(None)
             self.app.push_screen(DiffScreen(review, ten, 0, walk=True), self.back_from_diff)
 
         self.with_texts(walk, "the walk starts")

@@ -6,6 +6,7 @@ Floats are compared with ==: batching and forking must not move a single bit.
 from __future__ import annotations
 
 import json
+import os
 import random
 import threading
 from pathlib import Path
@@ -213,6 +214,34 @@ def test_forked_blocks_give_the_same_array(metric: str, monkeypatch: pytest.Monk
     forked = batch.fmeasures(metric, "rouge-score", True, refs, cands, owners, workers=2)
     assert forked.tolist() == here.tolist()
     assert here.tolist() == per_pair(metric, "rouge-score", True, refs, cands, owners)
+
+
+@pytest.mark.parametrize("how", ["shared", "halves", "child dies", "child dies midway"])
+def test_every_way_of_sharing_blocks_gives_the_same_array(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks taken from a pipe by whichever process is free, or split in halves when there
+    are too many for the pipe; a process that dies leaves its blocks to this one."""
+    refs, cands, owners = random_suite(6, 40, 160)
+    monkeypatch.setattr(batch, "BLOCK_TOKENS", 300)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_PAIRS", 0)
+    here = batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=1)
+    if how == "halves":
+        monkeypatch.setattr(batch, "_PIPE_SAFE", 4)
+    if how.startswith("child dies"):
+        real = batch._score_claimed
+        parent = os.getpid()
+
+        def dying(fd, progress, count):
+            if os.getpid() != parent:
+                if how == "child dies midway":
+                    os.read(fd, batch._CLAIM.size)  # gone with a block claimed
+                os._exit(9)
+            return real(fd, progress, count)
+
+        monkeypatch.setattr(batch, "_score_claimed", dying)
+    forked = batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=2)
+    assert forked.tolist() == here.tolist()
 
 
 def test_progress_is_reported_between_blocks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,10 @@ forked one (see `fmeasures`).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
+import struct
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
@@ -240,7 +243,8 @@ def fmeasures(
         return np.zeros(0, dtype=np.float64)
     order = np.argsort(groups, kind="stable")
     sorted_groups = groups[order]
-    cuts = _blocks(references, candidates, order, sorted_groups, 2 if workers >= 2 else 1)
+    # With a second process, at least a few blocks each, so that neither waits long at the end.
+    cuts = _blocks(references, candidates, order, sorted_groups, 8 if workers >= 2 else 1)
     global _SHARED
     _SHARED = (block, references, candidates, order, sorted_groups, cuts)
     try:
@@ -263,8 +267,60 @@ def fmeasures(
 def _score_forked(
     cuts: list[tuple[int, int]], progress: Callable[[float], None] | None
 ) -> np.ndarray:
-    """Half of the blocks here, half in one forked process (2 cores: no idle parent). If the
-    process fails, this one scores its half too: the same array either way."""
+    """The blocks shared with one forked process, each taking the next block when it is free.
+
+    The block numbers wait in a pipe, filled and closed for writing before the fork: a read
+    of one number is atomic, so each block goes to exactly one process, and neither waits
+    while the other has work left (a forked process can run slower: its writes copy the
+    pages it shares). Blocks the other process did not send back (it failed) are scored
+    here: the same array either way.
+    """
+    count = len(cuts)
+    if count * _CLAIM.size > _PIPE_SAFE:
+        return _score_halves(cuts, progress)
+    read_fd, write_fd = os.pipe()
+    try:
+        os.write(write_fd, b"".join(_CLAIM.pack(i) for i in range(count)))
+    finally:
+        os.close(write_fd)
+    try:
+        there = Forked.start(_score_claimed, read_fd, None, count)
+        parts = _score_claimed(read_fd, progress, count)
+    finally:
+        os.close(read_fd)
+    if there is not None:
+        with contextlib.suppress(ForkFailed):
+            parts.update(there.result())
+    return np.concatenate(
+        [parts[i] if i in parts else _score_span((i, i + 1)) for i in range(count)]
+    )
+
+
+# One claimed block number; the pipe holds them all before the fork (within what any pipe
+# takes without blocking).
+_CLAIM = struct.Struct("<I")
+_PIPE_SAFE = 4096
+
+
+def _score_claimed(
+    fd: int, progress: Callable[[float], None] | None, count: int
+) -> dict[int, np.ndarray]:
+    """Score blocks taken one at a time from the pipe until it is empty."""
+    parts: dict[int, np.ndarray] = {}
+    while True:
+        item = os.read(fd, _CLAIM.size)
+        if len(item) < _CLAIM.size:
+            return parts
+        index = _CLAIM.unpack(item)[0]
+        if progress is not None:
+            progress(index / count)
+        parts[index] = _score_span((index, index + 1))
+
+
+def _score_halves(
+    cuts: list[tuple[int, int]], progress: Callable[[float], None] | None
+) -> np.ndarray:
+    """Half of the blocks here, half in one forked process (too many blocks for the pipe)."""
     middle = _balanced_middle(cuts)
     rest = (middle, len(cuts))
     there = Forked.start(_score_span, rest)

@@ -59,10 +59,16 @@ def _children_peak_mb() -> float:
 
 
 async def _open(suite: Path, expected: str, t0: float) -> dict[str, float]:
+    # As `rouge-tui SUITE` does (cli.cmd_open): the prefetch before Textual is imported.
+    from rouge_tui.app.prefetch import Prefetch
+    from rouge_tui.app.session import open_options
+
+    prefetch = Prefetch.start(suite, open_options(argparse.Namespace())[0])
+
     from rouge_tui.app.app import RougeApp
     from rouge_tui.app.screens.review import ReviewScreen
 
-    app = RougeApp([suite], argparse.Namespace())
+    app = RougeApp([suite], argparse.Namespace(), prefetch=prefetch)
     result: dict[str, float] = {}
     async with app.run_test(size=(80, 24)) as pilot:
         deadline = time.monotonic() + TIMEOUT

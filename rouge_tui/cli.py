@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from rouge_tui import __version__
 
@@ -203,15 +203,21 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise CliError(f"{target}: no such directory")
     if not target.is_dir():
         raise CliError(f"{target}: not a directory (a suite is a directory with references and builds/)")
-    from rouge_tui.app.app import RougeApp
-
     if is_suite(target):
         suites = [target]
     else:
         suites = find_suites(target)
         if not suites:
             raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
-    app = RougeApp(suites=suites, options=args)
+    prefetch = None
+    if len(suites) == 1:  # a big suite's first analysis starts before Textual is even imported
+        from rouge_tui.app.prefetch import Prefetch
+        from rouge_tui.app.session import open_options
+
+        prefetch = Prefetch.start(suites[0], open_options(args)[0])
+    from rouge_tui.app.app import RougeApp
+
+    app = RougeApp(suites=suites, options=args, prefetch=prefetch)
     app.run(mouse=not args.no_mouse)
     return app.return_code or 0
 

@@ -117,3 +117,18 @@ async def test_quitting_while_the_prefetch_runs_stops_it(
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("q")
     assert gone(pid)
+
+
+def test_the_caches_are_written_after_the_answer() -> None:
+    """The forked process answers first, then writes the score cache and the snapshot: once
+    it has ended (the app waits for it on exit) the next open finds both."""
+    from rouge_tui.snapshot import SnapshotStore
+    from rouge_tui.state import cache_dir
+
+    job = start(INCIDENT, options())
+    found = job.wait()
+    assert found is not None
+    job.cancel()  # waits for the writes
+    assert gone(job.pid)
+    assert SnapshotStore().get(found[0]) is not None
+    assert any((cache_dir() / "scores").rglob("*")), "the score cache was written"

@@ -35,14 +35,20 @@ class RougeApp(App[None]):
         Binding("question_mark", "help", "help", id="help"),
     ]
 
-    def __init__(self, suites: Sequence[Path], options: argparse.Namespace | None = None) -> None:
+    def __init__(
+        self,
+        suites: Sequence[Path],
+        options: argparse.Namespace | None = None,
+        prefetch: Prefetch | None = None,
+    ) -> None:
         super().__init__()
         self.suites = [Path(path) for path in suites]
         self.options = options if options is not None else argparse.Namespace()
-        # A big suite's first analysis starts now, in a forked process, while Textual starts
-        # (forking is only safe before its threads run): see rouge_tui/app/prefetch.py.
-        self.prefetch: Prefetch | None = None
-        if len(self.suites) == 1:
+        # A big suite's first analysis runs in a forked process while Textual starts (forking
+        # is only safe before its threads run): see rouge_tui/app/prefetch.py. `rouge-tui`
+        # starts it before importing Textual and passes it in; else it starts here.
+        self.prefetch = prefetch
+        if prefetch is None and len(self.suites) == 1:
             self.prefetch = Prefetch.start(self.suites[0], open_options(self.options)[0])
         self._prefetched = self.prefetch  # stopped on exit, even after a screen took it
 

@@ -34,6 +34,7 @@ from rouge_tui.snapshot import (
     decode_snapshot,
     encode_snapshot,
 )
+from rouge_tui.state import ScoreCache
 
 # Suites smaller than this (bytes on disk) open in well under a second in-process.
 MIN_BYTES = 4 << 20
@@ -61,11 +62,13 @@ def suite_bytes(path: Path) -> int:
 
 class _Capture:
     """A snapshot store for the forked process: remembers the snapshot its open found or
-    made, and passes both through to the real store (None with --no-cache)."""
+    made; one it made is stored in the real store (None with --no-cache) by `flush`, after
+    the app has it."""
 
     def __init__(self, real: SnapshotStore | None) -> None:
         self.real = real
         self.found: tuple[str, Snapshot] | None = None
+        self.made = False
 
     def get(self, key: str) -> Snapshot | None:
         snapshot = self.real.get(key) if self.real is not None else None
@@ -75,8 +78,27 @@ class _Capture:
 
     def put(self, key: str, snapshot: Snapshot) -> None:
         self.found = (key, snapshot)
-        if self.real is not None:
-            self.real.put(key, snapshot)
+        self.made = True
+
+    def flush(self) -> None:
+        if self.made and self.real is not None and self.found is not None:
+            self.real.put(*self.found)
+
+
+class _LaterCache(ScoreCache):
+    """The score cache for the forked process: reads as usual, writes (with their fsync)
+    once the app has its analysis."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pending: list[tuple[str, Any]] = []
+
+    def put(self, key: str, scores: Any) -> None:  # type: ignore[override]
+        self._pending.append((key, scores))
+
+    def flush(self) -> None:
+        for key, scores in self._pending:
+            super().put(key, scores)
 
 
 class Prefetch:
@@ -86,7 +108,8 @@ class Prefetch:
         self.pid = pid
         self._fd = fd
         self._lock = threading.Lock()
-        self._done = False
+        self._done = False  # its answer was read (or it was stopped)
+        self._reaped = False
         self._result: tuple[str, bytes] | None = None
 
     @classmethod
@@ -116,30 +139,34 @@ class Prefetch:
         return cls(pid, read_fd)
 
     def wait(self, progress: Callable[[str, float], None] | None = None) -> tuple[str, bytes] | None:
-        """Block until the process ends; its (key, snapshot bytes), or None if it failed.
+        """Block until the process has answered: its (key, snapshot bytes), or None if it
+        failed (its answer is whole or nothing: each frame carries its length, and the
+        snapshot's digest is checked where it is read).
 
         Safe to call from any thread and more than once (later calls return the first
-        answer). ``progress`` hears the process's progress while it scores.
+        answer). ``progress`` hears the process's progress while it scores. The process
+        may still be writing the score cache: `cancel` (at the app's exit) waits for it.
         """
         with self._lock:
             if not self._done:
                 self._result = self._read(progress)
-                self._reap()
                 self._done = True
+                self._reap(block=False)
             return self._result
 
     def cancel(self) -> None:
-        """Stop the process (and the one it may have forked to score) if still running."""
-        if self._done:
-            return  # reaped: its pid may belong to another process by now
-        with contextlib.suppress(OSError):
-            os.killpg(self.pid, signal.SIGTERM)
-        if self._lock.acquire(blocking=False):  # nobody is reading: reap it here
+        """End the process: stopped (and the one it may have forked to score) while it is
+        still working on its answer, waited for when it is only writing the cache."""
+        if self._reaped:
+            return  # its pid may belong to another process by now
+        if not self._done:
+            with contextlib.suppress(OSError):
+                os.killpg(self.pid, signal.SIGTERM)
+        if self._lock.acquire(blocking=False):  # nobody is reading: close and reap here
             try:
-                if not self._done:
-                    self._done = True
-                    self._reap()
-                    self._close()
+                self._done = True
+                self._close()
+                self._reap(block=True)
             finally:
                 self._lock.release()
 
@@ -172,11 +199,12 @@ class Prefetch:
                     result = (key.decode("ascii", "replace"), data)
         return result
 
-    def _reap(self) -> None:
+    def _reap(self, block: bool) -> None:
         with contextlib.suppress(ChildProcessError, OSError):
-            _, status = os.waitpid(self.pid, 0)
-            if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
-                self._result = None
+            pid, _ = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+            if pid == 0:
+                return  # still writing the cache
+        self._reaped = True
 
 
 class PrefetchedSnapshots:
@@ -220,7 +248,6 @@ def _child(path: Path, open_kwargs: dict[str, Any], write_fd: int) -> None:
             signal.signal(signum, signal.SIG_DFL)
 
         from rouge_tui.snapshot import open_analysis
-        from rouge_tui.state import ScoreCache
 
         def send(kind: bytes, payload: bytes) -> None:
             data = _FRAME.pack(kind, len(payload)) + payload
@@ -233,10 +260,11 @@ def _child(path: Path, open_kwargs: dict[str, Any], write_fd: int) -> None:
         kwargs = dict(open_kwargs)
         no_cache = bool(kwargs.pop("no_cache", False))
         capture = _Capture(None if no_cache else SnapshotStore())
+        cache = None if no_cache else _LaterCache()
         open_analysis(
             path,
             **kwargs,
-            cache=None if no_cache else ScoreCache(),
+            cache=cache,
             snapshots=capture,  # type: ignore[arg-type]
             progress=progress,
             texts=False,
@@ -244,6 +272,10 @@ def _child(path: Path, open_kwargs: dict[str, Any], write_fd: int) -> None:
         if capture.found is not None:
             key, snapshot = capture.found
             send(_RESULT, key.encode("ascii") + b"\n" + encode_snapshot(key, snapshot))
+        os.close(write_fd)  # the app reads its answer now; the cache is written meanwhile
+        if cache is not None:
+            cache.flush()
+        capture.flush()
         code = 0
     except BaseException:  # noqa: BLE001 - the app's own load reports any error
         code = 1

@@ -227,3 +227,18 @@ def test_crlf_and_blank_lines() -> None:
         ["second", "line"],
         ["third"],
     ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(PIECES),
+            st.text(st.characters(blacklist_categories=()), max_size=6),  # surrogates too
+        ),
+        max_size=20,
+    ).map("".join)
+)
+def test_rouge_score_tokens_are_the_alnum_runs_of_the_lowered_text(text: str) -> None:
+    """The byte-translating tokenizer gives exactly rouge-score's runs of [a-z0-9]."""
+    assert tokenize(text, "rouge-score") == re.findall("[a-z0-9]+", text.lower())

@@ -36,6 +36,10 @@ TOKENIZERS: tuple[str, ...] = ("whitespace", "rouge-score")
 # rouge-score: lowercase, every run of non-[a-z0-9] is a separator. Finding the runs of
 # [a-z0-9] directly gives the same tokens as its substitute-then-split-then-filter steps.
 _ALNUM_RUN = re.compile(r"[a-z0-9]+")
+# The same runs, found in C-level byte steps (about 4x the regex): after lower(), every
+# character that is not ASCII becomes "?" and every byte that is not [a-z0-9] a space, and
+# split() cuts the rest. (lower() runs first, as in rouge-score: the Kelvin sign becomes k.)
+_ALNUM_BYTES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
 # str.split() and re's \s agree on what whitespace is (both use Py_UNICODE_ISSPACE).
 _NON_SPACE_RUN = re.compile(r"\S+")
 # rouge-score's final filter, applied after stemming (re.match with ^...$, as it does).
@@ -127,11 +131,11 @@ def _whitespace(text: str) -> list[str]:
 
 
 def _rouge_score(text: str) -> list[str]:
-    return _ALNUM_RUN.findall(text.lower())
+    return text.lower().encode("ascii", "replace").translate(_ALNUM_BYTES).decode("ascii").split()
 
 
 def _rouge_score_stemmed(text: str) -> list[str]:
-    return _stem_tokens(_ALNUM_RUN.findall(text.lower()))
+    return _stem_tokens(_rouge_score(text))
 
 
 def _check(name: str, stem: bool) -> None:

@@ -38,6 +38,29 @@ def parallel_safe() -> bool:
     )
 
 
+def fork_with_pipe(child: Callable[[int], object]) -> tuple[int, int] | None:
+    """Fork with a pipe from the child to this process: the child runs ``child(write_fd)``,
+    which must end with ``os._exit``; this process gets (pid, read_fd). None when forking
+    is not safe here or fails."""
+    if not parallel_safe():
+        return None
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    if pid == 0:
+        os.close(read_fd)
+        try:
+            child(write_fd)
+        finally:
+            os._exit(1)  # a child that returned or raised never runs the parent's code
+    os.close(write_fd)
+    return pid, read_fd
+
+
 class Forked(Generic[T]):
     """A function call running in a forked process; `result` waits for its value."""
 
@@ -48,20 +71,8 @@ class Forked(Generic[T]):
     @classmethod
     def start(cls, fn: Callable[..., T], *args: object) -> Forked[T] | None:
         """Fork and call ``fn(*args)`` in the child; None when forking is not safe here."""
-        if not parallel_safe():
-            return None
-        read_fd, write_fd = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_fd)
-            os.close(write_fd)
-            return None
-        if pid == 0:
-            os.close(read_fd)
-            _child(fn, args, write_fd)  # never returns
-        os.close(write_fd)
-        return cls(pid, read_fd)
+        forked = fork_with_pipe(lambda write_fd: _child(fn, args, write_fd))
+        return None if forked is None else cls(*forked)
 
     def cancel(self) -> None:
         """Stop the process and forget its result (for a caller leaving early)."""

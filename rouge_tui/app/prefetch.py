@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rouge_tui.forking import parallel_safe
+from rouge_tui.forking import fork_with_pipe
 from rouge_tui.snapshot import (
     Snapshot,
     SnapshotError,
@@ -121,19 +121,12 @@ class Prefetch:
         ``open_kwargs`` are `open_analysis`'s settings arguments (baseline, candidate,
         metric, tokenizer, stem, k, defaults) and ``no_cache``.
         """
-        if not parallel_safe() or suite_bytes(path) < (MIN_BYTES if min_bytes is None else min_bytes):
+        if suite_bytes(path) < (MIN_BYTES if min_bytes is None else min_bytes):
             return None
-        read_fd, write_fd = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_fd)
-            os.close(write_fd)
+        forked = fork_with_pipe(lambda write_fd: _child(path, open_kwargs, write_fd))
+        if forked is None:
             return None
-        if pid == 0:  # the forked process: never returns
-            os.close(read_fd)
-            _child(path, open_kwargs, write_fd)
-        os.close(write_fd)
+        pid, read_fd = forked
         with contextlib.suppress(OSError):
             os.setpgid(pid, pid)  # also done by the child: whichever runs first
         return cls(pid, read_fd)

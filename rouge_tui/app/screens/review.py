@@ -313,8 +313,9 @@ class ReviewScreen(Screen[None]):
         if self.filter_query.strip():
             self.run_filter(self.filter_query)
         if waiting is not None:
-            waiting()
-        self.schedule_warm(self.table.current)
+            waiting()  # it opens a diff: nothing to make ahead here
+        else:
+            self.schedule_warm(self.table.current)
 
     def on_texts_failed(self, message: TextsFailed) -> None:
         self.progress_text = ""

@@ -28,6 +28,7 @@ from rich.text import Span, Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.geometry import Size
 from textual.reactive import reactive
@@ -692,9 +693,13 @@ class DiffView(VerticalScroll, can_focus=True):
         if self.diff is None or not self.is_mounted:
             return
         diff = self.diff
-        baseline = self.query_one("#diff-baseline", TextPane)
-        candidate = self.query_one("#diff-candidate", TextPane)
-        reference = self.query_one("#diff-reference", TextPane)
+        try:
+            baseline = self.query_one("#diff-baseline", TextPane)
+            candidate = self.query_one("#diff-candidate", TextPane)
+            reference = self.query_one("#diff-reference", TextPane)
+        except NoMatches:  # the panes are still being mounted: draw once they are
+            self.call_after_refresh(self._redraw)
+            return
         baseline.border_title = _title("baseline", self.baseline_name)
         candidate.border_title = _title("candidate", self.candidate_name)
         ref = diff.reference
@@ -709,7 +714,11 @@ class DiffView(VerticalScroll, can_focus=True):
     def _draw_rows(self) -> None:
         if self.diff is None or not self.is_mounted or self.mode != "outputs":
             return
-        pane = self.query_one("#diff-rows", TextPane)
+        try:
+            pane = self.query_one("#diff-rows", TextPane)
+        except NoMatches:  # still being mounted: drawn once it is
+            self.call_after_refresh(self._draw_rows)
+            return
         names = [_title("baseline", self.baseline_name), _title("candidate", self.candidate_name)]
         pane.border_title = Text.assemble(names[0], " → ", names[1])
         fold = "f: unfold" if self.folded else "f: fold"

@@ -131,7 +131,7 @@ def sample_sd(values: Sequence[float] | np.ndarray) -> float:
     if n < 2:
         return 0.0
     mean = math.fsum(xs.tolist()) / n
-    deviation = xs - mean  # elementwise IEEE operations: the same bits as in Python
+    deviation = xs - mean  # each square is the exactly rounded product, on every machine
     return math.sqrt(math.fsum((deviation * deviation).tolist()) / (n - 1))
 
 

@@ -372,9 +372,14 @@ def _analyse(
     if workers != 1 and len(pairing.ids) >= SIGNALS_FORK_MIN:
         signals_job = Forked.start(all_change_signals, base_texts, cand_texts)
     scorer = SuiteScorer(suite, settings, cache, workers)
-    base_scores, cand_scores = scorer.builds_scores(
-        [(baseline, pairing.ids), (candidate, pairing.ids)], progress
-    )
+    try:
+        base_scores, cand_scores = scorer.builds_scores(
+            [(baseline, pairing.ids), (candidate, pairing.ids)], progress
+        )
+    except BaseException:
+        if signals_job is not None:
+            signals_job.cancel()  # nobody will read its answer: stop it now
+        raise
     signals = None
     if signals_job is not None:
         with contextlib.suppress(ForkFailed):  # compare finds them itself then

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 from rouge_tui import compare
-from rouge_tui.metrics import METRICS, Scorer, batch
+from rouge_tui.metrics import METRICS, Scorer, batch, lsum
 from rouge_tui.metrics.lcs import Packed, token_masks
 from rouge_tui.report import render_json, to_json
 from rouge_tui.scoring import SuiteScorer, analyse, resolve_settings
@@ -156,6 +156,23 @@ def test_rouge_lsum_sentences_around_the_word_edge(tokenizer: str, stem: bool) -
     assert got.tolist() == want
 
 
+@pytest.mark.parametrize("dense", [True, False])
+def test_rouge_lsum_masks_dense_or_searched(dense: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sentence masks as a table, or (a long reference's vocabulary times every sentence
+    would not fit) as sorted keys: the same numbers as the per-pair scorer either way."""
+    monkeypatch.setattr(lsum, "DENSE_MASKS", 1 << 30 if dense else 0)
+    rng = random.Random(8)
+    long_reference = "\n".join(
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 30))) for _ in range(40)
+    )
+    refs, cands, owners = random_suite(7, 30, 90)
+    refs = [*refs, (long_reference,)]
+    cands = [*cands, long_reference.replace("\n", " ", 3), ""]
+    owners = [*owners, len(refs) - 1, len(refs) - 1]
+    got = batch.fmeasures("rougeLsum", "whitespace", False, refs, cands, owners)
+    assert got.tolist() == per_pair("rougeLsum", "whitespace", False, refs, cands, owners)
+
+
 def test_multi_reference_ties_and_empty_texts() -> None:
     """Hand-worked: F is the best over the references; empty sides score 0."""
     groups = [("a b c d", "a b c d"), ("", "x y"), ("a b",)]
@@ -242,6 +259,26 @@ def test_every_way_of_sharing_blocks_gives_the_same_array(
         monkeypatch.setattr(batch, "_score_claimed", dying)
     forked = batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=2)
     assert forked.tolist() == here.tolist()
+
+
+def test_an_error_here_stops_the_forked_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When this process fails mid-work, the forked one is stopped, not left scoring."""
+    refs, cands, owners = random_suite(9, 40, 160)
+    monkeypatch.setattr(batch, "BLOCK_TOKENS", 300)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_PAIRS", 0)
+    parent = os.getpid()
+    real = batch._score_span
+
+    def failing(span, progress=None):
+        if os.getpid() == parent:
+            raise MemoryError("planted")
+        return real(span, progress)
+
+    monkeypatch.setattr(batch, "_score_span", failing)
+    with pytest.raises(MemoryError):
+        batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=2)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left, running or not reaped
 
 
 def test_progress_is_reported_between_blocks(monkeypatch: pytest.MonkeyPatch) -> None:

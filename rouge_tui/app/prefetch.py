@@ -163,6 +163,12 @@ class Prefetch:
             finally:
                 self._lock.release()
 
+    def stop_unread(self) -> None:
+        """`cancel` if nobody has its answer yet (an open that stopped before reading it);
+        one that answered is left to finish its cache writes, reaped by `cancel` at exit."""
+        if not self._done:
+            self.cancel()
+
     def _close(self) -> None:
         if self._fd >= 0:
             with contextlib.suppress(OSError):

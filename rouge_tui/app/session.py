@@ -50,8 +50,10 @@ from rouge_tui.suite import Build, Suite, load_suite
 METRIC_CYCLE = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 TOKENIZER_CYCLE = ("whitespace", "rouge-score")
 TEN = 10
-# Diff models kept per review (a walk of the ten and some browsing around it).
+# Diff models kept per review (a walk of the ten and some browsing around it), each of an
+# example of at most so many characters (a huge one is made again when opened again).
 DIFFS_KEPT = 24
+DIFF_KEEP_CHARS = 200_000
 # Mark words shortened for narrow tables: "at least its first four letters" (SPEC).
 SHORT_MARKS = {"fine": "fine", "regression": "regr", "unsure": "unsu"}
 
@@ -174,8 +176,11 @@ class Review:
         cursor rests on and the next step of a walk, so opening it only draws. Thread-safe."""
         from rouge_tui.diff import example_diff
 
-        s = self.settings
-        key = (example_id, self.baseline.name, self.candidate.name, s.metric, s.tokenizer, s.stem)
+        # One read of the analysis and the suite: a worker may run while another is adopted.
+        analysis, suite = self.analysis, self.suite
+        s = analysis.settings
+        pair = (analysis.baseline.name, analysis.candidate.name)
+        key = (example_id, *pair, s.metric, s.tokenizer, s.stem)
         while True:
             with self._diffs_lock:
                 found = self._diffs.get(key)
@@ -187,15 +192,17 @@ class Review:
                     break
             making.wait()  # another thread is making it (the warm-up): take theirs
         try:
-            baseline, candidate = self.outputs(example_id)
+            baseline = analysis.baseline.output(example_id)
+            candidate = analysis.candidate.output(example_id)
+            references = tuple(suite.references.get(example_id, ()))
             made = example_diff(
-                example_id, tuple(self.references(example_id)), baseline, candidate,
-                s.metric, s.tokenizer, s.stem,
+                example_id, references, baseline, candidate, s.metric, s.tokenizer, s.stem
             )
-            with self._diffs_lock:
-                self._diffs[key] = made
-                while len(self._diffs) > DIFFS_KEPT:
-                    self._diffs.popitem(last=False)
+            if sum(map(len, references)) + len(baseline) + len(candidate) <= DIFF_KEEP_CHARS:
+                with self._diffs_lock:
+                    self._diffs[key] = made
+                    while len(self._diffs) > DIFFS_KEPT:
+                        self._diffs.popitem(last=False)
             return made
         finally:
             with self._diffs_lock:

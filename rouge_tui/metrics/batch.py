@@ -22,6 +22,7 @@ import contextlib
 import itertools
 import os
 import struct
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
@@ -187,16 +188,17 @@ def _blocks(
     return list(itertools.pairwise(bounds))
 
 
-# The work a forked process reads (inherited, not pickled): set just before forking.
-_SHARED: tuple | None = None
+# The work a forked process reads (inherited, not pickled): set just before forking. Per
+# thread, so two app workers scoring at once never see each other's (a fork is made only
+# from a process's one thread, whose data the child keeps).
+_LOCAL = threading.local()
 
 
 def _score_span(
     span: tuple[int, int], progress: Callable[[float], None] | None = None
 ) -> np.ndarray:
-    """F for the candidates of blocks span[0]..span[1] - 1, read from `_SHARED`."""
-    assert _SHARED is not None
-    block, references, candidates, order, sorted_groups, cuts = _SHARED
+    """F for the candidates of blocks span[0]..span[1] - 1, read from `_LOCAL.work`."""
+    block, references, candidates, order, sorted_groups, cuts = _LOCAL.work
     first, last = span
     parts = []
     with collector_paused():
@@ -245,8 +247,7 @@ def fmeasures(
     sorted_groups = groups[order]
     # With a second process, at least a few blocks each, so that neither waits long at the end.
     cuts = _blocks(references, candidates, order, sorted_groups, 8 if workers >= 2 else 1)
-    global _SHARED
-    _SHARED = (block, references, candidates, order, sorted_groups, cuts)
+    _LOCAL.work = (block, references, candidates, order, sorted_groups, cuts)
     try:
         if (
             workers >= 2
@@ -258,7 +259,7 @@ def fmeasures(
         else:
             values = _score_span((0, len(cuts)), progress)
     finally:
-        _SHARED = None
+        _LOCAL.work = None
     result = np.empty(len(candidates), dtype=np.float64)
     result[order] = values
     return result
@@ -283,9 +284,14 @@ def _score_forked(
         os.write(write_fd, b"".join(_CLAIM.pack(i) for i in range(count)))
     finally:
         os.close(write_fd)
+    there = None
     try:
         there = Forked.start(_score_claimed, read_fd, None, count)
         parts = _score_claimed(read_fd, progress, count)
+    except BaseException:
+        if there is not None:
+            there.cancel()  # nobody will read its answer: stop it now
+        raise
     finally:
         os.close(read_fd)
     if there is not None:
@@ -324,7 +330,12 @@ def _score_halves(
     middle = _balanced_middle(cuts)
     rest = (middle, len(cuts))
     there = Forked.start(_score_span, rest)
-    here = _score_span((0, middle), progress)
+    try:
+        here = _score_span((0, middle), progress)
+    except BaseException:
+        if there is not None:
+            there.cancel()
+        raise
     try:
         if there is None:
             raise ForkFailed("not forked")

@@ -34,6 +34,8 @@ __all__ = ["lsum_fmeasures"]
 
 WORD_BITS = 64
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+# Entries of the dense mask table, at most (32 MB); past that, binary search (see _Masks).
+DENSE_MASKS = 1 << 22
 # LOW[i]: the i lowest bits set, i = 0..64.
 LOW = np.array([(1 << i) - 1 for i in range(WORD_BITS + 1)], dtype=np.uint64)
 
@@ -166,9 +168,8 @@ def _hits(
     columns = int(local.max(initial=0)) + 1
     sent_row = np.full(len(r_len), -1, dtype=np.int64)
     sent_row[used_sents] = np.arange(len(used_sents), dtype=np.int64)
-    masks = np.zeros((len(used_sents), columns), dtype=np.uint64)
     bits = np.left_shift(np.uint64(1), tok_pos.astype(np.uint64))
-    np.bitwise_or.at(masks, (sent_row[tok_sent_global], local), bits)
+    masks = _Masks(sent_row[tok_sent_global], local, bits, len(used_sents), columns)
 
     # Each candidate token's local id in its pair's reference (-1: not in that reference).
     # (A text's sentences, and so its tokens, lie end to end in the flat layout.)
@@ -200,7 +201,7 @@ def _hits(
         count = int(alive[j])
         live = order[:count]
         lid = cand_local[sp_tok_offset[live] + j]
-        mask = np.where(lid >= 0, masks[sent_row[sp_ref[live]], np.maximum(lid, 0)], np.uint64(0))
+        mask = masks.get(sent_row[sp_ref[live]], lid)
         vj = v[live]
         u = vj & mask
         vj = (vj + u) | (vj - u)
@@ -251,6 +252,39 @@ def _hits(
     both = k_keys[at] == u_keys if len(k_keys) else np.zeros(len(u_keys), dtype=bool)
     clipped = np.minimum(u_counts[both], k_counts[at[both]])
     return np.bincount(u_keys[both] // width, weights=clipped, minlength=pairs).astype(np.int64)
+
+
+class _Masks:
+    """The bitmask of (reference sentence, token local to its reference), 0 when absent.
+
+    A dense table when it is small; else (a long reference's vocabulary times every
+    sentence of the block would be gigabytes) sorted keys looked up by binary search.
+    """
+
+    def __init__(
+        self, rows: np.ndarray, cols: np.ndarray, bits: np.ndarray, height: int, width: int
+    ) -> None:
+        self.width = width
+        if height * width <= DENSE_MASKS:
+            self.table: np.ndarray | None = np.zeros((height, width), dtype=np.uint64)
+            np.bitwise_or.at(self.table, (rows, cols), bits)
+            return
+        self.table = None
+        keys = rows * width + cols
+        order = np.argsort(keys, kind="stable")
+        keys, bits = keys[order], bits[order]
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        self.keys = keys[starts]
+        self.values = np.bitwise_or.reduceat(bits, starts)
+
+    def get(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Masks at (rows, cols); a negative col (token not in the reference) gives 0."""
+        present = cols >= 0
+        if self.table is not None:
+            return np.where(present, self.table[rows, np.maximum(cols, 0)], np.uint64(0))
+        keys = rows * self.width + cols
+        at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        return np.where(present & (self.keys[at] == keys), self.values[at], np.uint64(0))
 
 
 def _ranges(first: np.ndarray, which: np.ndarray) -> np.ndarray:

@@ -189,7 +189,7 @@ class ReviewScreen(Screen[None]):
             return
         finally:
             if prefetch is not None:
-                prefetch.cancel()  # ends it if the open stopped before reading it
+                prefetch.stop_unread()  # ends it if the open stopped before reading it
         self.post_message(ReviewLoaded(review))
         if review.texts_ready:
             return

@@ -106,7 +106,7 @@ async def _open(suite: Path, expected: str, t0: float) -> dict[str, float]:
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         result["peak_mb"] = _peak_mb()
-        result["children_peak_mb"] = _children_peak_mb()
+    result["children_peak_mb"] = _children_peak_mb()  # after exit: the prefetch is reaped
     return result
 
 

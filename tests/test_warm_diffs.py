@@ -71,6 +71,8 @@ async def test_the_rested_row_and_the_next_step_are_made_before_they_open(
         assert key(ranked[0]) in review._diffs  # made while the table was on screen
         await pilot.press("w")  # the walk: the most-moved, then the next is made ahead
         await settle(pilot)
+        await asyncio.sleep(0.5)  # read a moment
+        await settle(pilot)
         assert isinstance(app.screen, DiffScreen)
         assert key(ranked[1]) in review._diffs
         made = review._diffs[key(ranked[1])]

@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -27,6 +28,7 @@ from rouge_tui.app.screens.common import (
     APP_BINDINGS,
     INLINE_CHARS,
     MARK_BINDINGS,
+    WARM_AFTER,
     clear_example,
     describe_error,
     edit_note,
@@ -66,6 +68,7 @@ class DiffScreen(Screen[int]):
         self.sequence = sequence
         self.position = max(0, min(position, len(sequence) - 1))
         self.walk = walk
+        self._warm_timer: Timer | None = None
         self.shown: int | None = None  # the ranked index whose diff is on screen
         self.pending: int | None = None  # the ranked index whose diff a worker is computing
 
@@ -223,8 +226,16 @@ class DiffScreen(Screen[int]):
         """Put ranked example ``index``'s diff on screen (rows, or a function making them)."""
         self.shown = index
         self.pending = None
-        if self.position + 1 < len(self.sequence):  # the next step, made while this is read
-            warm_diff(self, self.review, int(self.sequence[self.position + 1]))
+        # The next step, made while this one is read: once this is drawn and read a moment
+        # (a worker now would take turns with the drawing of this frame).
+        if self._warm_timer is not None:
+            self._warm_timer.stop()
+            self._warm_timer = None
+        if self.position + 1 < len(self.sequence):
+            following = int(self.sequence[self.position + 1])
+            self._warm_timer = self.set_timer(
+                WARM_AFTER, lambda: warm_diff(self, self.review, following)
+            )
         view = self.query_one(DiffView)
         view.loading = False
         view.show(

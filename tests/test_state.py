@@ -158,3 +158,24 @@ def test_marks_file_is_plain_json():
     store.set("e", "fine", "n", "h")
     data = json.loads(store.path.read_text())
     assert data["marks"]["e"]["mark"] == "fine"
+
+
+def test_run_digest_tells_every_cut_of_the_same_text_apart() -> None:
+    """The score cache's key for a run: the same ids and outputs give the same digest; moving
+    a character between an id and an output, or between two examples, never does."""
+    from rouge_tui.scoring import run_digest
+
+    runs = [
+        {"ab": "c"},
+        {"a": "bc"},
+        {"a": "b", "c": "d"},
+        {"a": "bcd"},
+        {"a": "", "": "bcd"},
+        {"a": "bcd", "": ""},
+        {"é": "\ud800x"},
+        {},
+    ]
+    digests = [run_digest(run) for run in runs]
+    assert len(set(digests)) == len(runs)
+    assert run_digest({"a": "b", "c": "d"}) == digests[2]
+    assert run_digest({"c": "d", "a": "b"}) != digests[2]  # file order counts

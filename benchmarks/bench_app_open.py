@@ -61,7 +61,7 @@ def _children_peak_mb() -> float:
 async def _open(suite: Path, expected: str, t0: float) -> dict[str, float]:
     # As `rouge-tui SUITE` does (cli.cmd_open): the prefetch before Textual is imported.
     from rouge_tui.app.prefetch import Prefetch
-    from rouge_tui.app.session import open_options
+    from rouge_tui.snapshot import open_options
 
     prefetch = Prefetch.start(suite, open_options(argparse.Namespace())[0])
 

@@ -84,26 +84,21 @@ def _normalise_argv(argv: list[str]) -> list[str]:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from rouge_tui import report
-    from rouge_tui.snapshot import SnapshotStore, attach_texts, open_analysis
-    from rouge_tui.state import History, MarkStore, ScoreCache, load_user_defaults, outputs_hash
+    from rouge_tui.snapshot import SnapshotStore, attach_texts, open_analysis, open_options
+    from rouge_tui.state import History, MarkStore, ScoreCache, outputs_hash
 
     if args.top < 0:
         raise CliError("--top must be 0 or more")
-    defaults, warning = load_user_defaults()
-    cache = None if args.no_cache else ScoreCache()
+    kwargs, warning = open_options(args)
+    no_cache = kwargs.pop("no_cache")
+    cache = None if no_cache else ScoreCache()
     # A snapshot of an earlier analysis of the same files and settings answers without
     # parsing the suite; its texts are only needed for the stale check of marked examples.
     opened = open_analysis(
         Path(args.suite),
-        baseline=args.baseline,
-        candidate=args.candidate,
-        metric=args.metric,
-        tokenizer=args.tokenizer,
-        stem=args.stem,
-        k=args.k,
-        defaults=defaults,
+        **kwargs,
         cache=cache,
-        snapshots=None if args.no_cache else SnapshotStore(),
+        snapshots=None if no_cache else SnapshotStore(),
         texts=False,
     )
     if warning:
@@ -212,7 +207,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     prefetch = None
     if len(suites) == 1:  # a big suite's first analysis starts before Textual is even imported
         from rouge_tui.app.prefetch import Prefetch
-        from rouge_tui.app.session import open_options
+        from rouge_tui.snapshot import open_options
 
         prefetch = Prefetch.start(suites[0], open_options(args)[0])
     from rouge_tui.app.app import RougeApp

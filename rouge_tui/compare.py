@@ -230,11 +230,6 @@ def _signals(baseline: str, candidate: str, base_words: int, cand_words: int) ->
     return flags
 
 
-def word_counts(texts: Sequence[str]) -> np.ndarray:
-    """``len(text.split())`` of every text, as int64 (counted by numpy, see `_shapes`)."""
-    return _shapes(texts)[0]
-
-
 def _shapes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """``len(text.split())`` and ``len(text.rstrip())`` of every text, as int64 arrays.
 

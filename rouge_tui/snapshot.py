@@ -35,7 +35,13 @@ import numpy as np
 from rouge_tui import __version__
 from rouge_tui.compare import BuildStats, Comparison
 from rouge_tui.scoring import Analysis, Progress, ScoreSettings, analyse, resolve_settings
-from rouge_tui.state import ScoreCache, UserDefaults, atomic_write_bytes, cache_dir
+from rouge_tui.state import (
+    ScoreCache,
+    UserDefaults,
+    atomic_write_bytes,
+    cache_dir,
+    load_user_defaults,
+)
 from rouge_tui.suite import Build, Run, Settings, Suite, SuiteError, load_suite, read_settings
 
 # The loader's own listing rules, so the key covers exactly the files `load_suite` reads.
@@ -435,6 +441,19 @@ class Opened:
     texts: bool
     from_snapshot: bool
     files: SuiteFiles | None = None
+
+
+def open_options(options: object) -> tuple[dict[str, Any], str | None]:
+    """`open_analysis`'s settings arguments from command-line options (absent ones None),
+    plus ``no_cache``; and the warning a bad user config file gave (None if fine)."""
+    defaults, warning = load_user_defaults()
+    kwargs: dict[str, Any] = {
+        name: getattr(options, name, None)
+        for name in ("baseline", "candidate", "metric", "tokenizer", "stem", "k")
+    }
+    kwargs["defaults"] = defaults
+    kwargs["no_cache"] = bool(getattr(options, "no_cache", False))
+    return kwargs, warning
 
 
 def open_analysis(

@@ -233,28 +233,28 @@ def test_forked_blocks_give_the_same_array(metric: str, monkeypatch: pytest.Monk
     assert here.tolist() == per_pair(metric, "rouge-score", True, refs, cands, owners)
 
 
-@pytest.mark.parametrize("how", ["shared", "halves", "child dies", "child dies midway"])
+@pytest.mark.parametrize("how", ["shared", "runs", "child dies", "child dies midway"])
 def test_every_way_of_sharing_blocks_gives_the_same_array(
     how: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Blocks taken from a pipe by whichever process is free, or split in halves when there
+    """Blocks taken from a pipe by whichever process is free, in runs of several when there
     are too many for the pipe; a process that dies leaves its blocks to this one."""
     refs, cands, owners = random_suite(6, 40, 160)
     monkeypatch.setattr(batch, "BLOCK_TOKENS", 300)
     monkeypatch.setattr(batch, "PARALLEL_MIN_PAIRS", 0)
     here = batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=1)
-    if how == "halves":
+    if how == "runs":
         monkeypatch.setattr(batch, "_PIPE_SAFE", 4)
     if how.startswith("child dies"):
         real = batch._score_claimed
         parent = os.getpid()
 
-        def dying(fd, progress, count):
+        def dying(fd, progress, spans):
             if os.getpid() != parent:
                 if how == "child dies midway":
                     os.read(fd, batch._CLAIM.size)  # gone with a block claimed
                 os._exit(9)
-            return real(fd, progress, count)
+            return real(fd, progress, spans)
 
         monkeypatch.setattr(batch, "_score_claimed", dying)
     forked = batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=2)

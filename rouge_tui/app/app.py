@@ -21,7 +21,7 @@ from rouge_tui.app.prefetch import Prefetch
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuiteListScreen
-from rouge_tui.app.session import open_options
+from rouge_tui.snapshot import open_options
 
 
 class RougeApp(App[None]):

@@ -33,8 +33,10 @@ from rouge_tui.snapshot import (
     SnapshotStore,
     decode_snapshot,
     encode_snapshot,
+    list_suite,
 )
 from rouge_tui.state import ScoreCache
+from rouge_tui.suite import SuiteError
 
 # Suites smaller than this (bytes on disk) open in well under a second in-process.
 MIN_BYTES = 4 << 20
@@ -45,19 +47,12 @@ _RESULT = b"r"  # payload: key, newline, encoded snapshot
 
 
 def suite_bytes(path: Path) -> int:
-    """Bytes of the files directly in a suite directory and in its builds (a cheap size)."""
-    total = 0
-    for folder in (path, path / "builds"):
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(folder):
-                with contextlib.suppress(OSError):
-                    if entry.is_file():
-                        total += entry.stat().st_size
-                    elif entry.is_dir() and folder != path:
-                        total += sum(
-                            e.stat().st_size for e in os.scandir(entry.path) if e.is_file()
-                        )
-    return total
+    """Bytes of the files the suite is read from (the loader's own listing, stat only)."""
+    try:
+        files = list_suite(path)
+    except (SuiteError, OSError):
+        return 0  # the in-process open says what is wrong
+    return sum(stamp[3] for stamp in files.stamps if stamp is not None)
 
 
 class _Capture:

@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -32,7 +31,7 @@ from rouge_tui.report import (
     verdict_words,
 )
 from rouge_tui.scoring import Analysis, Progress, ScoreSettings, analyse, resolve_settings
-from rouge_tui.snapshot import Opened, SnapshotStore, attach_texts, open_analysis
+from rouge_tui.snapshot import Opened, SnapshotStore, attach_texts, open_analysis, open_options
 from rouge_tui.state import (
     History,
     Mark,
@@ -414,23 +413,6 @@ def find_matches(
             or needle in base[example_id].casefold()
         )
     return found
-
-
-def open_options(options: argparse.Namespace | None) -> tuple[dict[str, Any], str | None]:
-    """`open_analysis`'s settings arguments from the command line's options (plus
-    ``no_cache``), and the warning a bad user config file gave (None if fine)."""
-    defaults, warning = load_user_defaults()
-    kwargs: dict[str, Any] = {
-        "baseline": option(options, "baseline"),
-        "candidate": option(options, "candidate"),
-        "metric": option(options, "metric"),
-        "tokenizer": option(options, "tokenizer"),
-        "stem": option(options, "stem"),
-        "k": option(options, "k"),
-        "defaults": defaults,
-        "no_cache": bool(option(options, "no_cache")),
-    }
-    return kwargs, warning
 
 
 def open_review(

@@ -268,26 +268,27 @@ def fmeasures(
 def _score_forked(
     cuts: list[tuple[int, int]], progress: Callable[[float], None] | None
 ) -> np.ndarray:
-    """The blocks shared with one forked process, each taking the next block when it is free.
+    """The blocks shared with one forked process, each taking the next run of blocks when
+    it is free.
 
-    The block numbers wait in a pipe, filled and closed for writing before the fork: a read
-    of one number is atomic, so each block goes to exactly one process, and neither waits
+    The run numbers wait in a pipe, filled and closed for writing before the fork (at most
+    what any pipe holds without blocking: past that many blocks, runs of several): a read
+    of one number is atomic, so each run goes to exactly one process, and neither waits
     while the other has work left (a forked process can run slower: its writes copy the
-    pages it shares). Blocks the other process did not send back (it failed) are scored
+    pages it shares). Runs the other process did not send back (it failed) are scored
     here: the same array either way.
     """
-    count = len(cuts)
-    if count * _CLAIM.size > _PIPE_SAFE:
-        return _score_halves(cuts, progress)
+    per_run = -(-len(cuts) * _CLAIM.size // _PIPE_SAFE)  # blocks per run
+    spans = [(start, min(start + per_run, len(cuts))) for start in range(0, len(cuts), per_run)]
     read_fd, write_fd = os.pipe()
     try:
-        os.write(write_fd, b"".join(_CLAIM.pack(i) for i in range(count)))
+        os.write(write_fd, b"".join(_CLAIM.pack(i) for i in range(len(spans))))
     finally:
         os.close(write_fd)
     there = None
     try:
-        there = Forked.start(_score_claimed, read_fd, None, count)
-        parts = _score_claimed(read_fd, progress, count)
+        there = Forked.start(_score_claimed, read_fd, None, spans)
+        parts = _score_claimed(read_fd, progress, spans)
     except BaseException:
         if there is not None:
             there.cancel()  # nobody will read its answer: stop it now
@@ -298,20 +299,20 @@ def _score_forked(
         with contextlib.suppress(ForkFailed):
             parts.update(there.result())
     return np.concatenate(
-        [parts[i] if i in parts else _score_span((i, i + 1)) for i in range(count)]
+        [parts[i] if i in parts else _score_span(span) for i, span in enumerate(spans)]
     )
 
 
-# One claimed block number; the pipe holds them all before the fork (within what any pipe
+# One claimed run number; the pipe holds them all before the fork (within what any pipe
 # takes without blocking).
 _CLAIM = struct.Struct("<I")
 _PIPE_SAFE = 4096
 
 
 def _score_claimed(
-    fd: int, progress: Callable[[float], None] | None, count: int
+    fd: int, progress: Callable[[float], None] | None, spans: list[tuple[int, int]]
 ) -> dict[int, np.ndarray]:
-    """Score blocks taken one at a time from the pipe until it is empty."""
+    """Score runs of blocks taken one at a time from the pipe until it is empty."""
     parts: dict[int, np.ndarray] = {}
     while True:
         item = os.read(fd, _CLAIM.size)
@@ -319,36 +320,5 @@ def _score_claimed(
             return parts
         index = _CLAIM.unpack(item)[0]
         if progress is not None:
-            progress(index / count)
-        parts[index] = _score_span((index, index + 1))
-
-
-def _score_halves(
-    cuts: list[tuple[int, int]], progress: Callable[[float], None] | None
-) -> np.ndarray:
-    """Half of the blocks here, half in one forked process (too many blocks for the pipe)."""
-    middle = _balanced_middle(cuts)
-    rest = (middle, len(cuts))
-    there = Forked.start(_score_span, rest)
-    try:
-        here = _score_span((0, middle), progress)
-    except BaseException:
-        if there is not None:
-            there.cancel()
-        raise
-    try:
-        if there is None:
-            raise ForkFailed("not forked")
-        later = there.result()
-    except ForkFailed:
-        later = _score_span(rest)
-    return np.concatenate([here, later])
-
-
-def _balanced_middle(cuts: list[tuple[int, int]]) -> int:
-    """The block index splitting the candidates in two about equal halves."""
-    total = cuts[-1][1]
-    for index, (start, _) in enumerate(cuts):
-        if start >= total / 2:
-            return max(index, 1)
-    return len(cuts) - 1
+            progress(index / len(spans))
+        parts[index] = _score_span(spans[index])

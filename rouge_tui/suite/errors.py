@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["SuiteError", "show_id", "show_names"]
+__all__ = ["SuiteError", "show_id", "show_names", "type_name"]
 
 
 def _printable(text: str) -> str:
@@ -12,6 +12,24 @@ def _printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def type_name(value: object, mapping: str = "object") -> str:
+    """The JSON (or TOML) name of a parsed value's type, for messages; a mapping is called
+    ``mapping`` ("object" in JSON, "table" in TOML)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return mapping
+    return type(value).__name__
 
 
 def show_id(value: object) -> str:

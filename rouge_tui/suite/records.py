@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from rouge_tui.gcpause import collector_paused
-from rouge_tui.suite.errors import SuiteError, show_id
+from rouge_tui.suite.errors import SuiteError, show_id, type_name
 from rouge_tui.suite.settings import Fields
 
 __all__ = [
@@ -51,23 +51,6 @@ def split_extension(name: str) -> tuple[str, str] | None:
         if name.endswith(ext) and len(name) > len(ext):
             return name[: -len(ext)], ext
     return None
-
-
-def _json_type(value: object) -> str:
-    """The JSON name of a parsed value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 # JSON Lines are read in blocks of about this many bytes, each cut at a line end, so a big
@@ -341,7 +324,7 @@ def _missing(records: _Records, name: str) -> str:
 def _record_id(records: _Records, index: int, record: object, name: str) -> str:
     """The checked id of one record: a non-empty string, or an integer as its decimal string."""
     if type(record) is not dict:
-        raise records.fail(index, f"expected a JSON object, found {_json_type(record)}")
+        raise records.fail(index, f"expected a JSON object, found {type_name(record)}")
     if name not in record:
         raise records.fail(index, _missing(records, name))
     value = record[name]
@@ -349,7 +332,7 @@ def _record_id(records: _Records, index: int, record: object, name: str) -> str:
         return str(value)
     if type(value) is not str:
         raise records.fail(
-            index, f"{show_id(name)} must be a string or an integer, not {_json_type(value)}"
+            index, f"{show_id(name)} must be a string or an integer, not {type_name(value)}"
         )
     if not value:
         raise records.fail(index, f"empty {show_id(name)}")
@@ -363,7 +346,7 @@ def _record_text(records: _Records, index: int, record: dict, name: str) -> str:
         raise records.fail(index, _missing(records, name))
     value = record[name]
     if type(value) is not str:
-        raise records.fail(index, f"{show_id(name)} must be a string, not {_json_type(value)}")
+        raise records.fail(index, f"{show_id(name)} must be a string, not {type_name(value)}")
     if records.maybe_surrogates and _lone_surrogate(value):
         raise records.fail(index, f"{show_id(name)} is not valid Unicode (a lone surrogate escape)")
     return value
@@ -467,7 +450,7 @@ def read_reference_records(
         elif many in record:
             value = record[many]
             if type(value) is not list or not value:
-                kind = "an empty array" if value == [] else _json_type(value)
+                kind = "an empty array" if value == [] else type_name(value)
                 raise records.fail(
                     index, f"{show_id(many)} must be a non-empty array of strings, not {kind}"
                 )
@@ -475,7 +458,7 @@ def read_reference_records(
                 if type(item) is not str:
                     raise records.fail(
                         index,
-                        f"{show_id(many)}[{position}] must be a string, not {_json_type(item)}",
+                        f"{show_id(many)}[{position}] must be a string, not {type_name(item)}",
                     )
                 if records.maybe_surrogates and _lone_surrogate(item):
                     raise records.fail(index, f"{show_id(many)}[{position}] is not valid Unicode")

@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from rouge_tui.suite.errors import SuiteError, show_id
+from rouge_tui.suite.errors import SuiteError, show_id, type_name
 
 __all__ = ["METRICS", "TOKENIZERS", "Fields", "Settings", "read_settings"]
 
@@ -46,19 +46,9 @@ _FIELDS = ("id", "reference", "references", "output")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
 
 
-def _json_type(value: object) -> str:
-    """TOML/JSON-flavoured type name for messages."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "table"
-    if isinstance(value, list):
-        return "array"
-    return type(value).__name__
+def _toml_type(value: object) -> str:
+    """A TOML value's type name for messages (a mapping is a table)."""
+    return type_name(value, "table")
 
 
 class _Reader:
@@ -98,7 +88,7 @@ class _Reader:
         value = data[key]
         label = f"{table}.{key}" if table else key
         if not isinstance(value, str):
-            raise self.fail(table, key, f"{label} must be a string, not {_json_type(value)}")
+            raise self.fail(table, key, f"{label} must be a string, not {_toml_type(value)}")
         if not value.strip():
             raise self.fail(table, key, f"{label} must not be empty")
         if choices and value not in choices:
@@ -142,7 +132,7 @@ def read_settings(path: Path) -> Settings:
     tokenizer = reader.string(data, None, "tokenizer", TOKENIZERS)
     stem = data.get("stem")
     if stem is not None and not isinstance(stem, bool):
-        raise reader.fail(None, "stem", f"stem must be true or false, not {_json_type(stem)}")
+        raise reader.fail(None, "stem", f"stem must be true or false, not {_toml_type(stem)}")
     if stem and tokenizer == "whitespace":
         raise reader.fail(
             None,
@@ -153,12 +143,12 @@ def read_settings(path: Path) -> Settings:
     k: float | None = None
     band = data.get("band", {})
     if not isinstance(band, dict):
-        raise reader.fail(None, "band", f"band must be a table ([band]), not {_json_type(band)}")
+        raise reader.fail(None, "band", f"band must be a table ([band]), not {_toml_type(band)}")
     reader.table(band, "band", _BAND)
     if "k" in band:
         value = band["k"]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise reader.fail("band", "k", f"band.k must be a number, not {_json_type(value)}")
+            raise reader.fail("band", "k", f"band.k must be a number, not {_toml_type(value)}")
         if not (math.isfinite(value) and value > 0):
             raise reader.fail("band", "k", f"band.k must be a positive number, got {value!r}")
         k = float(value)
@@ -166,7 +156,7 @@ def read_settings(path: Path) -> Settings:
     table = data.get("fields", {})
     if not isinstance(table, dict):
         raise reader.fail(
-            None, "fields", f"fields must be a table ([fields]), not {_json_type(table)}"
+            None, "fields", f"fields must be a table ([fields]), not {_toml_type(table)}"
         )
     reader.table(table, "fields", _FIELDS)
     names = {key: reader.string(table, "fields", key) for key in _FIELDS}

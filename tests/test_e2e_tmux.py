@@ -42,8 +42,7 @@ def test_rouge_tui_in_tmux_start_enter_mark_export_quit(tmp_path: Path) -> None:
     session = Tmux(f"sh -c {shlex.quote(command)}", env, WIDTH, HEIGHT)
     data = home / "xdg_data_home" / "rouge-tui"
     try:
-        wait_for(lambda: "drift-down" in session.screen(), "the overview")
-        start = session.screen()
+        start = session.settled(lambda screen: "drift-down" in screen, "the overview")
         top = ranked_ids()[0]
         assert "▼ drift-down" in start
         assert "Incident summaries" in start
@@ -52,26 +51,26 @@ def test_rouge_tui_in_tmux_start_enter_mark_export_quit(tmp_path: Path) -> None:
         assert "? help" in start and "q quit" in start
 
         session.keys("Enter")
-        wait_for(lambda: "LCS" in session.screen(), "the diff")
-        diff = session.screen()
+        diff = session.settled(lambda screen: "LCS" in screen, "the diff")
         assert "row 1/" in diff and top in diff
 
         session.keys("g")
         wait_for(lambda: any((data / "marks").glob("*.json")), "the marks file")
-        wait_for(lambda: "marked fine" in session.screen(), "the mark in the title")
+        session.settled(lambda screen: "marked fine" in screen, "the mark in the title")
         marks = json.loads(next((data / "marks").glob("*.json")).read_text(encoding="utf-8"))
         assert marks["marks"][top]["mark"] == "fine"
 
         session.keys("Escape")
-        wait_for(lambda: "the ten most-moved above" in session.screen(), "the table again")
-        table = session.screen()
+        table = session.settled(
+            lambda screen: "the ten most-moved above" in screen, "the table again"
+        )
         row = next(line for line in table.splitlines() if re.search(rf" 1 {top} ", line))
         assert row.rstrip().endswith("fine")
 
         session.keys("e")
         wait_for(lambda: any((data / "exports").glob("*.md")), "the export")
         export = next((data / "exports").glob("*.md"))
-        wait_for(lambda: "review written to" in session.screen(), "the export notice")
+        session.settled(lambda screen: "review written to" in screen, "the export notice")
         text = export.read_text(encoding="utf-8")
         assert "drift-down" in text and "fine" in text and "LCS" in text
 

@@ -39,7 +39,7 @@ def start(tmp_path: Path) -> tuple[Tmux, Path, Path, Path]:
 
 def review_and_mark(session: Tmux, marks: Path) -> str:
     """Wait for the review, mark the highlighted (most-moved) example fine; its id."""
-    wait_for(lambda: "drift-down" in session.screen(), "the overview")
+    session.settled(lambda screen: "drift-down" in screen, "the overview")
     assert session.alternate_on() == "1"
     session.run("send-keys", "-t", "t:0", "g")
     wait_for(lambda: list(marks.glob("*.json")), "the marks file")

@@ -32,6 +32,23 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", "t:0", *keys)
 
+    def settled(self, condition: Callable[[str], object], what: str, timeout: float = 20.0) -> str:
+        """The screen once ``condition`` holds for it and it has stopped changing.
+
+        The app writes a frame to the terminal in pieces, so a capture can catch one half
+        written (a loaded machine shows this): a text seen in one capture says only that the
+        frame has started. Two equal captures a moment apart say it has been written whole.
+        """
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if screen == last and condition(screen):
+                return screen
+            last = screen
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
+
     def alternate_on(self) -> str:
         return self.run("display", "-p", "-t", "t:0", "#{alternate_on}").strip()
 

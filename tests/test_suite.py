@@ -204,6 +204,28 @@ def test_integer_ids_are_the_same_as_their_strings(tmp_path: Path) -> None:
     assert suite.build("b").ids == ["1", "0"]
 
 
+# Integers at and past the edges of 64 bits: a JSON parser that turns the bigger ones into
+# floats (as orjson does) must not change what the suite says.
+WIDE_INTEGERS = [2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30, -(10**30)]
+
+
+def test_integer_ids_past_64_bits_are_their_decimal_strings(tmp_path: Path) -> None:
+    references = jsonl(*({"id": n, "reference": "r"} for n in WIDE_INTEGERS))
+    builds = {"a.jsonl": jsonl(*({"id": n, "output": f"out {n}"} for n in WIDE_INTEGERS))}
+    suite = load_suite(make_suite(tmp_path / "s", references=references, builds=builds))
+    decimal = [str(n) for n in WIDE_INTEGERS]
+    assert list(suite.references) == decimal
+    assert suite.build("a").runs[0].outputs == {str(n): f"out {n}" for n in WIDE_INTEGERS}
+
+
+def test_extra_reference_fields_keep_wide_integers_and_floats_exactly(tmp_path: Path) -> None:
+    extras = [{"n": n} for n in WIDE_INTEGERS] + [{"x": 1e300}, {"x": 0.1}, {"x": -0.0}]
+    references = jsonl(*({"id": f"e{i}", "reference": "r", **e} for i, e in enumerate(extras)))
+    suite = load_suite(make_suite(tmp_path / "s", references=references))
+    got = [suite.reference_extra[f"e{i}"] for i in range(len(extras))]
+    assert repr(got) == repr(extras)  # repr: 10**30 and 1e30 are == but not the same value
+
+
 def test_integer_and_string_id_in_one_file_are_duplicates(tmp_path: Path) -> None:
     error = build_error(tmp_path, jsonl({"id": 1, "output": "x"}, {"id": "1", "output": "y"}))
     assert str(error) == f"{tmp_path}/s/builds/x.jsonl:2: duplicate id '1' (first on line 1)"
@@ -873,7 +895,12 @@ FRAGMENTS = st.sampled_from(
 RECORDS = st.fixed_dictionaries(
     {
         "id": st.one_of(
-            st.text(max_size=3), st.integers(-3, 3), st.none(), st.booleans(), st.floats()
+            st.text(max_size=3),
+            st.integers(-3, 3),
+            st.sampled_from(WIDE_INTEGERS),
+            st.none(),
+            st.booleans(),
+            st.floats(),
         ),
         "output": st.one_of(st.text(max_size=5), st.none(), st.integers()),
     },

@@ -1,9 +1,9 @@
 """Reading one references file or build file (JSONL, JSONL.gz or CSV) into checked records.
 
 Every malformed input becomes a :class:`SuiteError` naming the file and line; nothing else
-escapes. JSON Lines are read in blocks and parsed with the standard library decoder's C
-scanner (see :func:`_parse_lines`); when a block does not parse cleanly, a careful per-line
-pass finds the first bad line and says what is wrong with it.
+escapes. JSON Lines are read in blocks and parsed with orjson or the standard library
+decoder's C scanner (see :func:`_parse_lines`); when a block does not parse cleanly, a
+careful per-line pass finds the first bad line and says what is wrong with it.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress
+from itertools import chain, compress
 from operator import itemgetter
 from pathlib import Path
 from typing import BinaryIO
+
+import orjson
 
 from rouge_tui.gcpause import collector_paused
 from rouge_tui.suite.errors import SuiteError, show_id, type_name
@@ -159,9 +161,36 @@ _STRICT_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _parse_lines(lines: list[str]) -> list[object] | None:
-    """Each line as one JSON value, through the decoder's C scanner with no per-line Python
-    wrapper (about twice as fast as ``json.loads`` per line); None when any line needs the
-    careful path: a parse error, leading whitespace, or anything after the value."""
+    """Each line as one JSON value; None when any line needs the careful path."""
+    values = _parse_flat(lines)
+    return values if values is not None else _parse_scanned(lines)
+
+
+_PLAIN = frozenset((str, int))
+
+
+def _parse_flat(lines: list[str]) -> list[object] | None:
+    """The usual lines (objects of strings and integers) through orjson, about twice as fast
+    as the standard scanner; None for anything else.
+
+    orjson and the standard decoder agree on strings and on integers that fit in 64 bits;
+    they part on bigger integers (orjson makes a float of them), lone surrogate escapes and
+    out-of-range floats. So a block is taken from orjson only when every line is an object
+    whose values are all strings and integers (a bigger integer shows as a float and sends
+    the block to the standard decoder); anything else, errors included, goes there too.
+    """
+    try:
+        values = list(map(orjson.loads, lines))
+        kinds = set(map(type, chain.from_iterable(map(dict.values, values))))  # type: ignore[arg-type]
+    except (orjson.JSONDecodeError, TypeError):
+        return None
+    return values if kinds <= _PLAIN else None
+
+
+def _parse_scanned(lines: list[str]) -> list[object] | None:
+    """Each line through the standard decoder's C scanner with no per-line Python wrapper
+    (about twice as fast as ``json.loads`` per line); None when any line needs the careful
+    path: a parse error, leading whitespace, or anything after the value."""
     scan = _STRICT_DECODER.scan_once
     try:
         results = [scan(line, 0) for line in lines]

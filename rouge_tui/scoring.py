@@ -204,33 +204,37 @@ class SuiteScorer:
         scores = self.scorer.score_multi_prepared(self._reference(example_id), self.scorer.prepare(output))
         return scores[self.settings.metric].fmeasure
 
-    def _key(self, outputs: dict[str, str]) -> str:
+    def _key(self, outputs: dict[str, str], digest: str | None) -> str:
+        """The cache key of one run: its file's digest (`suite.Run.digest`, cheap) when it
+        has one, else a digest of its outputs."""
         return ScoreCache.key(
             self.settings.metric,
             self.settings.tokenizer,
             "stem" if self.settings.stem else "nostem",
             self.suite.fingerprint,
-            run_digest(outputs),
+            f"file {digest}" if digest is not None else f"outputs {run_digest(outputs)}",
         )
 
     def runs_scores(
         self, runs: Sequence[dict[str, str]], progress: Progress | None = None
     ) -> list[dict[str, float]]:
         """`run_scores` of several runs; the ones the cache lacks are scored in one batch."""
-        return [dict(zip(ids, scores.tolist())) for ids, scores in self._runs_arrays(runs, progress)]
+        arrays = self._runs_arrays([(outputs, None) for outputs in runs], progress)
+        return [dict(zip(ids, scores.tolist())) for ids, scores in arrays]
 
     def _runs_arrays(
-        self, runs: Sequence[dict[str, str]], progress: Progress | None = None
+        self, runs: Sequence[tuple[dict[str, str], str | None]], progress: Progress | None = None
     ) -> list[tuple[list[str], np.ndarray]]:
-        """Per run: its ids with a usable reference (in file order) and their F, as an array."""
+        """Per run (its outputs and file digest, if any): its ids with a usable reference
+        (in file order) and their F, as an array."""
         results: list[tuple[list[str], np.ndarray] | None] = [None] * len(runs)
         pending: list[tuple[int, list[str], str | None]] = []
         usable = self._usable_ids()
-        for index, outputs in enumerate(runs):
+        for index, (outputs, digest) in enumerate(runs):
             ids = list(filter(usable.__contains__, outputs))
             key = None
             if self.cache is not None:
-                key = self._key(outputs)
+                key = self._key(outputs, digest)
                 cached = self.cache.get(key, len(ids))
                 if cached is not None:
                     self.cache_hits += 1
@@ -238,7 +242,7 @@ class SuiteScorer:
                     continue
             pending.append((index, ids, key))
         if pending:
-            values = self._score_batch([(runs[index], ids) for index, ids, _ in pending], progress)
+            values = self._score_batch([(runs[index][0], ids) for index, ids, _ in pending], progress)
             for (index, ids, key), scores in zip(pending, values):
                 self.scored_pairs += len(ids)
                 if self.cache is not None and key is not None:
@@ -297,7 +301,7 @@ class SuiteScorer:
         """`build_scores` of several builds, every run that misses the cache in one batch."""
         import numpy as np
 
-        runs = [run.outputs for build, _ in builds for run in build.runs]
+        runs = [(run.outputs, run.digest) for build, _ in builds for run in build.runs]
         scores = iter(self._runs_arrays(runs, progress))
         matrices = []
         for build, ids in builds:

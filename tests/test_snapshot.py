@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import rouge_tui.snapshot as snapshot_module
 from rouge_tui.cli import main
 from rouge_tui.compare import BuildStats, Comparison
-from rouge_tui.scoring import ScoreSettings, analyse
+from rouge_tui.scoring import ScoreSettings, SuiteScorer, analyse
 from rouge_tui.snapshot import (
     Snapshot,
     SnapshotError,
@@ -365,6 +365,58 @@ def test_the_key_follows_every_input_file(tmp_path: Path, change: str) -> None:
     elif change == "build added":
         (suite / "builds" / "c.jsonl").write_text('{"id": "ex-1", "output": "x"}\n')
     assert key_of(suite) != before
+
+
+def _scores_through(cache: ScoreCache, suite_dir: Path) -> tuple[list[np.ndarray], int]:
+    """Both builds of the pair scored through ``cache``; the scores and the cache hits."""
+    suite = load_suite(suite_dir)
+    base, cand = suite.pick(None, None)
+    ids = sorted(set(base.ids) & set(cand.ids) & set(suite.references) - {"blank"})
+    scorer = SuiteScorer(suite, ScoreSettings(metric="rouge1"), cache)
+    return scorer.builds_scores([(base, ids), (cand, ids)]), scorer.cache_hits
+
+
+def _same_scores(got: list[np.ndarray], want: list[np.ndarray]) -> bool:
+    return [a.tobytes() for a in got] == [b.tobytes() for b in want]
+
+
+def test_the_score_cache_follows_a_run_file_byte_for_byte(tmp_path: Path) -> None:
+    """The score cache keys a run on its file's bytes: a one-letter edit that keeps the size
+    and the modification time still gets fresh scores, and the untouched runs are hits."""
+    suite = write_suite(tmp_path)
+    cache = ScoreCache(tmp_path / "scores")
+    first, hits = _scores_through(cache, suite)
+    assert hits == 0
+    again, hits = _scores_through(cache, suite)
+    assert hits == 3 and _same_scores(again, first)  # a, b/run1, b/run2 from the cache
+    path = suite / "builds/b/run1.jsonl"
+    stat = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert text.count("night") >= 1
+    path.write_text(text.replace("night", "nigh ", 1), encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    edited, hits = _scores_through(cache, suite)
+    oracle, _ = _scores_through(ScoreCache(tmp_path / "empty"), suite)
+    assert hits == 2 and _same_scores(edited, oracle)
+    assert not _same_scores(edited, first)
+
+
+def test_the_score_cache_follows_the_output_field_of_suite_toml(tmp_path: Path) -> None:
+    """The same bytes read under another output field are other outputs: other scores."""
+    suite = write_suite(tmp_path)
+    for path in (suite / "builds").rglob("*.jsonl"):
+        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        for record in records:
+            record["alt"] = record["output"].replace("night", "day")
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    cache = ScoreCache(tmp_path / "scores")
+    plain, _ = _scores_through(cache, suite)
+    (suite / "suite.toml").write_text('[fields]\noutput = "alt"\n', encoding="utf-8")
+    remapped, hits = _scores_through(cache, suite)
+    oracle, _ = _scores_through(ScoreCache(tmp_path / "empty"), suite)
+    assert hits == 0 and _same_scores(remapped, oracle)
+    assert not _same_scores(remapped, plain)
 
 
 def test_the_key_follows_settings_and_pair_but_not_file_times(tmp_path: Path) -> None:

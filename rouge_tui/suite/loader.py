@@ -13,7 +13,7 @@ from rouge_tui.forking import Forked, ForkFailed
 from rouge_tui.suite.errors import SuiteError, show_id, show_names
 from rouge_tui.suite.records import (
     EXTENSIONS,
-    read_outputs,
+    read_run,
     read_reference_records,
     split_extension,
 )
@@ -41,6 +41,8 @@ class Run:
 
     path: Path
     outputs: dict[str, str] = field(repr=False)
+    # `records.read_run`'s digest of the file; None for runs not read from one.
+    digest: str | None = None
 
 
 @dataclass(eq=False)  # identity: comparing 10^5 outputs field by field is never wanted
@@ -233,7 +235,7 @@ def _read_builds(
 ) -> list[Build]:
     builds = []
     for name, (path, files) in sources.items():
-        runs = [Run(file, read_outputs(file, settings.fields)) for file in files]
+        runs = [Run(file, *read_run(file, settings.fields)) for file in files]
         builds.append(_make_build(name, path, runs))
     return builds
 

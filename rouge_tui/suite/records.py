@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -140,6 +141,8 @@ class _Records:
     # For CSV: the header's column names and line (missing-field messages say "column").
     columns: list[str] | None = None
     header_line: int | None = None
+    # sha256 of the bytes parsed (after gunzip): the same bytes always parse the same.
+    content: str = ""
 
     def line(self, index: int) -> int:
         """The 1-based line on which record ``index`` starts."""
@@ -226,7 +229,9 @@ def _parse_jsonl(path: Path) -> _Records:
     numbers: list[int] = []
     surrogates = False
     before = 0  # lines in the blocks already read
+    content = hashlib.sha256()
     for block in _blocks(path):
+        content.update(block)
         text = _decode(block, path, before + 1)
         if before == 0:
             text = text.removeprefix("\ufeff")
@@ -258,7 +263,9 @@ def _parse_jsonl(path: Path) -> _Records:
         before += len(lines)
     if not values:
         raise SuiteError("empty file (no records)", path)
-    return _Records(path, values, numbers, maybe_surrogates=surrogates)
+    return _Records(
+        path, values, numbers, maybe_surrogates=surrogates, content=content.hexdigest()
+    )
 
 
 def _raise_csv_field_limit() -> None:
@@ -272,6 +279,7 @@ def parse_csv(path: Path, required: tuple[str, ...]) -> _Records:
     """Read and parse CSV with a header row naming the columns; errors name the record's
     first line."""
     data = read_bytes(path)
+    content = hashlib.sha256(data).hexdigest()
     text = _decode(data, path, 1).removeprefix("\ufeff")
     del data
     _raise_csv_field_limit()
@@ -324,7 +332,9 @@ def parse_csv(path: Path, required: tuple[str, ...]) -> _Records:
         start = reader.line_num + 1
     if not values:
         raise SuiteError("empty file (a header but no records)", path)
-    return _Records(path, values, numbers, columns=columns, header_line=header_line)
+    return _Records(
+        path, values, numbers, columns=columns, header_line=header_line, content=content
+    )
 
 
 def read_records(path: Path, required: tuple[str, ...]) -> _Records:
@@ -509,8 +519,23 @@ def read_outputs(path: Path, fields: Fields = _DEFAULT_FIELDS) -> dict[str, str]
 
     Integer ids become their decimal strings, so ``1`` and ``"1"`` name the same example.
     """
+    return read_run(path, fields)[0]
+
+
+def read_run(path: Path, fields: Fields = _DEFAULT_FIELDS) -> tuple[dict[str, str], str]:
+    """`read_outputs`, and a digest of what decides them: the bytes parsed, the parser and
+    the two field names. Equal digests mean equal outputs (for one version of this code),
+    so the score cache can key a run on it; it costs a hash of the bytes as they are read,
+    where hashing the parsed outputs would cost a join and an encode of every text."""
     path = Path(path)
-    return outputs_from_records(read_records(path, (fields.id, fields.output)), fields)
+    records = read_records(path, (fields.id, fields.output))
+    outputs = outputs_from_records(records, fields)
+    digest = hashlib.sha256(b"rouge-tui run file v1\n")
+    parser = "csv" if records.columns is not None else "jsonl"
+    for part in (parser, fields.id, fields.output, records.content):
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return outputs, digest.hexdigest()
 
 
 def read_references(path: Path, fields: Fields = _DEFAULT_FIELDS) -> dict[str, tuple[str, ...]]:

@@ -16,6 +16,7 @@ from rouge_score import tokenizers as rs_tokenizers
 from rouge_tui.metrics.tokenize import (
     StemmerUnavailable,
     Token,
+    make_batch_tokenizer,
     make_tokenizer,
     sentence_spans,
     sentence_tokens,
@@ -92,6 +93,14 @@ def test_fast_tokenizers_equal_their_definitions(text: str) -> None:
         assert tokenize(text, tokenizer, stem) == oracle(text, tokenizer, stem)
         assert make_tokenizer(tokenizer, stem)(text) == oracle(text, tokenizer, stem)
     assert tokenize(text, "rouge-score") == rs_tokenize.tokenize(text, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(texts, max_size=6))
+def test_batch_tokenizers_equal_their_definitions_text_by_text(batch: list[str]) -> None:
+    for tokenizer, stem in CONFIGS:
+        got = list(make_batch_tokenizer(tokenizer, stem)(batch))
+        assert got == [oracle(text, tokenizer, stem) for text in batch]
 
 
 @settings(max_examples=200, deadline=None)

@@ -3,6 +3,8 @@ memory, and the time to open the diff of two 2,000-word outputs through the diff
 
     python benchmarks/make_suite.py /tmp/bench-100k --examples 100000 --words 40
     python benchmarks/bench_app_open.py /tmp/bench-100k --repeat 3
+    python benchmarks/bench_app_open.py /tmp/bench-100k --against /tmp/rouge-old
+
 
 Each measurement runs in its own process (``App.run_test``, 80x24), so the peak RSS
 (``resource.getrusage``) is that run's alone, and the clock starts before the process is
@@ -33,11 +35,11 @@ POLL = 0.005  # seconds between looks at the screen
 TIMEOUT = 300.0
 
 
-def _env(home: Path) -> dict[str, str]:
+def _env(home: Path, root: Path = ROOT) -> dict[str, str]:
     env = dict(os.environ)
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         env[var] = str(home / var.lower())
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
 
@@ -220,6 +222,12 @@ def main() -> None:
     parser.add_argument("suite", nargs="?", default="/tmp/bench-100k")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--words", type=int, default=2000, help="words per output in the diff")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="another rouge-tui source tree: its cold and cached opens are timed in turn with "
+        "this tree's, and the ratios printed",
+    )
     parser.add_argument("--child", choices=("open", "diff"), help=argparse.SUPPRESS)
     parser.add_argument("--expected", help=argparse.SUPPRESS)
     parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)
@@ -232,12 +240,14 @@ def main() -> None:
         raise SystemExit(f"{suite}: no suite; make one with benchmarks/make_suite.py")
     expected = most_moved(suite)
     rows: dict[str, list[dict[str, float]]] = {"cold": [], "cached": [], "diff": []}
+    other: dict[str, list[dict[str, float]]] = {"cold": [], "cached": []}
+    opening = ["--child", "open", str(suite), "--expected", expected]
     for _ in range(args.repeat):
-        with tempfile.TemporaryDirectory() as home:
-            env = _env(Path(home))
-            opening = ["--child", "open", str(suite), "--expected", expected]
-            rows["cold"].append(_run(opening, env))
-            rows["cached"].append(_run(opening, env))
+        for root, into in [(ROOT, rows)] + ([(args.against, other)] if args.against else []):
+            with tempfile.TemporaryDirectory() as home:
+                env = _env(Path(home), root)
+                into["cold"].append(_run(opening, env))
+                into["cached"].append(_run(opening, env))
         with tempfile.TemporaryDirectory() as home:
             diff_args = ["--child", "diff", "--words", str(args.words)]
             rows["diff"].append(_run(diff_args, _env(Path(home))))
@@ -268,6 +278,18 @@ def main() -> None:
     for kind in ("cold", "cached"):
         each = ", ".join(f"{row['first_frame']:.2f}" for row in rows[kind])
         print(f"  {kind} first frames: {each} s")
+    if args.against:
+        print(f"against {args.against} (its opens ran in turn with this tree's):")
+        for kind in ("cold", "cached"):
+            theirs = statistics.median(row["first_frame"] for row in other[kind])
+            ours = median(kind, "first_frame")
+            paired = statistics.median(
+                a["first_frame"] / b["first_frame"] for a, b in zip(rows[kind], other[kind])
+            )
+            print(
+                f"  {kind}: {theirs:.2f}s there, {ours:.2f}s here; here/there {ours / theirs:.2f}"
+                f" (median of paired ratios {paired:.2f})"
+            )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -120,6 +121,14 @@ def pair(suite: Suite, baseline: Build, candidate: Build) -> Pairing:
     only_b = sorted(i for i in base_set - cand_set if i not in missing_set)
     only_c = sorted(i for i in cand_set - base_set if i not in missing_set)
     return Pairing(ids, only_b, only_c, missing)
+
+
+def texts_of(outputs: dict[str, str], ids: list[str]) -> list[str]:
+    """``[outputs[i] for i in ids]``; when the ids are the outputs' own keys in file order
+    (the usual case), a copy of the values without looking each one up."""
+    if len(ids) == len(outputs) and ids == list(outputs):
+        return list(outputs.values())
+    return list(map(outputs.__getitem__, ids))
 
 
 def run_digest(outputs: dict[str, str]) -> str:
@@ -258,13 +267,16 @@ class SuiteScorer:
         from rouge_tui.metrics.batch import fmeasures
 
         if self._groups is None:
-            self._groups = {key: index for index, key in enumerate(self.suite.references)}
+            self._groups = dict(zip(self.suite.references, itertools.count()))
         groups = self._groups
         candidates: list[str] = []
-        indices: list[int] = []
-        for outputs, ids in runs:
-            candidates.extend(map(outputs.__getitem__, ids))
-            indices.extend(map(groups.__getitem__, ids))
+        indices: list[np.ndarray] = []
+        for index, (outputs, ids) in enumerate(runs):
+            candidates.extend(texts_of(outputs, ids))
+            if index and ids == runs[index - 1][1]:  # runs of one suite mostly share their ids
+                indices.append(indices[-1])
+            else:
+                indices.append(np.fromiter(map(groups.__getitem__, ids), np.int64, len(ids)))
         report = None
         if progress is not None:
             report = lambda done: progress("scoring", done)
@@ -275,7 +287,7 @@ class SuiteScorer:
             s.stem,
             list(self.suite.references.values()),
             candidates,
-            np.array(indices, dtype=np.int64),
+            np.concatenate(indices),
             workers=self._workers(),
             progress=report,
         )
@@ -369,8 +381,8 @@ def _analyse(
         )
     base_outputs = baseline.runs[0].outputs
     cand_outputs = candidate.runs[0].outputs
-    base_texts = [base_outputs[i] for i in pairing.ids]
-    cand_texts = [cand_outputs[i] for i in pairing.ids]
+    base_texts = texts_of(base_outputs, pairing.ids)
+    cand_texts = texts_of(cand_outputs, pairing.ids)
     # A big suite's change signals are found in a forked process while this one scores.
     signals_job = None
     if workers != 1 and len(pairing.ids) >= SIGNALS_FORK_MIN:

@@ -103,6 +103,64 @@ async def test_start_highlights_the_most_moved_example() -> None:
         assert ranked_ids()[10] in lines[12]
 
 
+async def test_loading_shows_progress_a_few_times_a_second(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a suite scores, the status line says how far it has got; a block-by-block
+    report (here 150 in about 0.75 s, two runs) reaches the screen a few times a second
+    and whenever a run starts, never once per block."""
+    import time
+
+    from rouge_tui.app.screens import review as review_module
+
+    real_open = review_module.open_review
+    seen: list[str] = []
+    calls: list[str] = []
+
+    def slow_open(path, options, progress, **kwargs):
+        for run in (1, 2):
+            for block in range(75):
+                progress("scoring", block / 75)
+                calls.append(f"run {run}")
+                time.sleep(0.005)
+        return real_open(path, options, progress, **kwargs)
+
+    monkeypatch.setattr(review_module, "open_review", slow_open)
+    real_handler = ReviewScreen.on_work_progress
+
+    def spy(self: ReviewScreen, message) -> None:
+        real_handler(self, message)
+        seen.append(str(self.query_one("#status").render()))
+
+    monkeypatch.setattr(ReviewScreen, "on_work_progress", spy)
+    app = app_for(INCIDENT)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(calls) == 150
+        shown = [text for text in seen if text.startswith("scoring: run")]
+        assert any(text.startswith("scoring: run 1 ") for text in shown), seen
+        assert any(text.startswith("scoring: run 2 ") for text in shown), seen
+        assert 2 <= len(shown) <= 12, shown
+        # once loaded, the status shows the table's state, no progress left behind
+        status = str(app.screen.query_one("#status").render())
+        assert "scoring" not in status and "by |delta|" in status
+
+
+def test_throttle_lets_one_through_per_interval_or_when_forced() -> None:
+    from rouge_tui.app.screens.common import Throttle
+
+    now = [100.0]
+    throttle = Throttle(0.2, clock=lambda: now[0])
+    assert throttle.ready()
+    now[0] += 0.1
+    assert not throttle.ready()
+    assert throttle.ready(force=True)
+    now[0] += 0.19
+    assert not throttle.ready()
+    now[0] += 0.01
+    assert throttle.ready()
+
+
 async def test_enter_right_after_start_opens_the_most_moved_diff() -> None:
     app = app_for(INCIDENT)
     async with app.run_test(size=SIZE) as pilot:

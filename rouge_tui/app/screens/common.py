@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from textual.binding import Binding
@@ -33,6 +34,22 @@ MARK_BINDINGS = [
 INLINE_CHARS = 60_000
 # How long the cursor rests on a row before its diff is made in the background.
 WARM_AFTER = 0.25
+
+
+class Throttle:
+    """Lets a thing happen at most once every ``interval`` seconds (or when forced)."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self._last: float | None = None
+
+    def ready(self, force: bool = False) -> bool:
+        now = self.clock()
+        if force or self._last is None or now - self._last >= self.interval:
+            self._last = now
+            return True
+        return False
 
 
 def warm_diff(screen: Screen, review: Review, index: int) -> None:

@@ -33,6 +33,7 @@ from rouge_tui.app.screens.common import (
     APP_BINDINGS,
     MARK_BINDINGS,
     WARM_AFTER,
+    Throttle,
     clear_example,
     describe_error,
     edit_note,
@@ -58,6 +59,8 @@ from rouge_tui.scoring import Analysis, ScoreSettings
 # How long the texts wait for the snapshot's first frame to be painted before loading anyway
 # (loading holds the GIL for a second or two and would slow that frame down).
 FIRST_FRAME_WAIT = 1.0
+# Seconds between two progress messages while scoring (see `ReviewScreen._progress`).
+PROGRESS_EVERY = 0.2
 
 
 class Cancelled(Exception):
@@ -155,16 +158,24 @@ class ReviewScreen(Screen[None]):
     def _progress(self, label: str, runs: int | None = None):
         """A progress callback for ``analyse`` that posts replaceable messages and stops the
         work when a newer request cancelled this worker. ``analyse`` reports each run from
-        0 to 1, so a fall in the fraction means the next run has started."""
+        0 to 1, so a fall in the fraction means the next run has started.
+
+        Scoring reports every block (dozens a second); each message redraws the screen, and
+        on a two-core machine those redraws took CPU from the scoring itself. So a message
+        goes out at most every `PROGRESS_EVERY` seconds, and always when a run starts."""
         worker = get_current_worker()
         state = {"run": 1, "last": 0.0}
+        throttle = Throttle(PROGRESS_EVERY)
 
         def progress(stage: str, fraction: float) -> None:
             if worker.is_cancelled:
                 raise Cancelled()
-            if fraction < state["last"]:
+            started = fraction < state["last"]
+            if started:
                 state["run"] += 1
             state["last"] = fraction
+            if not throttle.ready(force=started):
+                return
             where = f"run {state['run']}/{runs}" if runs else f"run {state['run']}"
             self.post_message(WorkProgress(f"{label}: {where}", fraction))
 

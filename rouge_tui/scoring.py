@@ -6,7 +6,6 @@ the app call ``analyse``; neither reads files or scores by itself.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import os
@@ -14,7 +13,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from rouge_tui import __version__
-from rouge_tui.forking import Forked, ForkFailed
 from rouge_tui.gcpause import collector_paused
 from rouge_tui.metrics import METRICS, TOKENIZERS
 from rouge_tui.state import ScoreCache, UserDefaults
@@ -28,8 +26,9 @@ if TYPE_CHECKING:  # numpy and the comparison load on first use: `score` needs n
 DEFAULT_METRIC = "rougeL"
 DEFAULT_TOKENIZER = "whitespace"
 DEFAULT_K = 2.0
-# From this many paired examples, the change signals are found in a forked process.
-SIGNALS_FORK_MIN = 20_000
+# From this many paired examples, the change signals are found beside the scoring, in its
+# forked process (`metrics.batch.SideJob`).
+SIGNALS_BESIDE_MIN = 20_000
 
 Progress = Callable[[str, float], None]
 
@@ -372,6 +371,7 @@ def _analyse(
     workers: int | None,
 ) -> Analysis:
     from rouge_tui.compare import all_change_signals, compare
+    from rouge_tui.metrics.batch import SideJob, beside
 
     pairing = pair(suite, baseline, candidate)
     if not pairing.ids:
@@ -383,23 +383,16 @@ def _analyse(
     cand_outputs = candidate.runs[0].outputs
     base_texts = texts_of(base_outputs, pairing.ids)
     cand_texts = texts_of(cand_outputs, pairing.ids)
-    # A big suite's change signals are found in a forked process while this one scores.
+    # A big suite's change signals are found while it scores, by the forked scoring process.
     signals_job = None
-    if workers != 1 and len(pairing.ids) >= SIGNALS_FORK_MIN:
-        signals_job = Forked.start(all_change_signals, base_texts, cand_texts)
+    if workers != 1 and len(pairing.ids) >= SIGNALS_BESIDE_MIN:
+        signals_job = SideJob(all_change_signals, base_texts, cand_texts)
     scorer = SuiteScorer(suite, settings, cache, workers)
-    try:
+    with beside(signals_job):
         base_scores, cand_scores = scorer.builds_scores(
             [(baseline, pairing.ids), (candidate, pairing.ids)], progress
         )
-    except BaseException:
-        if signals_job is not None:
-            signals_job.cancel()  # nobody will read its answer: stop it now
-        raise
-    signals = None
-    if signals_job is not None:
-        with contextlib.suppress(ForkFailed):  # compare finds them itself then
-            signals = signals_job.result()
+    signals = signals_job.result() if signals_job is not None else None
     partial = {b.name: list(b.partial_ids) for b in (baseline, candidate) if b.partial_ids}
     comparison = compare(
         metric=settings.metric,

@@ -261,6 +261,41 @@ def test_every_way_of_sharing_blocks_gives_the_same_array(
     assert forked.tolist() == here.tolist()
 
 
+@pytest.mark.parametrize("how", ["forked", "child dies", "no fork", "nothing to score"])
+def test_a_side_job_runs_in_the_forked_scoring_process_or_else_here(
+    how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job runs once: in the process forked to score when there is one (no fork of its
+    own), else here when its result is asked for; the scores are the same either way."""
+    refs, cands, owners = random_suite(7, 40, 160)
+    monkeypatch.setattr(batch, "BLOCK_TOKENS", 300)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_PAIRS", 0 if how != "no fork" else 10**9)
+    here = batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=1)
+    parent = os.getpid()
+    runs: list[int] = []
+    job = batch.SideJob(lambda tag: (runs.append(os.getpid()), (tag, os.getpid()))[1], "signals")
+    if how == "child dies":
+        real = batch._score_claimed
+
+        def dying(fd, progress, spans):
+            if os.getpid() != parent:
+                os._exit(9)
+            return real(fd, progress, spans)
+
+        monkeypatch.setattr(batch, "_score_claimed", dying)
+    with batch.beside(job):
+        if how != "nothing to score":
+            got = batch.fmeasures("rougeL", "whitespace", False, refs, cands, owners, workers=2)
+            assert got.tolist() == here.tolist()
+    tag, pid = job.result()
+    assert tag == "signals"
+    if how == "forked":
+        assert pid != parent and runs == []  # the child's own list got the append
+    else:
+        assert pid == parent and runs == [parent]
+    assert job.result() == (tag, pid) and len(runs) == (0 if how == "forked" else 1)
+
+
 def test_an_error_here_stops_the_forked_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """When this process fails mid-work, the forked one is stopped, not left scoring."""
     refs, cands, owners = random_suite(9, 40, 160)

@@ -79,7 +79,7 @@ def rows(key: str, n: int) -> list[str]:
 @pytest.fixture
 def always_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader, "FORK_MIN_BYTES", 0)
-    monkeypatch.setattr(scoring, "SIGNALS_FORK_MIN", 0)
+    monkeypatch.setattr(scoring, "SIGNALS_BESIDE_MIN", 0)
 
 
 def test_forked_load_equals_the_plain_load(tmp_path: Path, always_fork, monkeypatch) -> None:

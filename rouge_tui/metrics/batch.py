@@ -24,7 +24,7 @@ import os
 import struct
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter
 
 import numpy as np
@@ -36,7 +36,7 @@ from rouge_tui.metrics.lsum import lsum_fmeasures
 from rouge_tui.metrics.rouge import METRICS, _ngrams, _overlap
 from rouge_tui.metrics.tokenize import TOKENIZERS, make_batch_tokenizer
 
-__all__ = ["fmeasures", "parallel_safe"]
+__all__ = ["SideJob", "beside", "fmeasures", "parallel_safe"]
 
 # Tokens per block: bounds the token strings and id tuples alive at once.
 BLOCK_TOKENS = 1 << 17
@@ -209,6 +209,40 @@ def _blocks(
 _LOCAL = threading.local()
 
 
+class SideJob:
+    """Work to do beside a big scoring batch, e.g. the change signals of the same outputs.
+
+    Under `beside`, the forked process that shares the scoring runs it first, then takes
+    scoring blocks as usual (this process takes more meanwhile). It needs no fork of its
+    own: each fork makes both processes copy the memory pages they then touch, and the
+    texts are the pages both touch. `result()` gives its value, computed here when no
+    forked process did (no fork, a failed one, or nothing to score).
+    """
+
+    def __init__(self, fn: Callable[..., object], *args: object) -> None:
+        self.fn = fn
+        self.args = args
+        self.done = False
+        self.value: object = None
+
+    def result(self) -> object:
+        if not self.done:
+            self.value = self.fn(*self.args)
+            self.done = True
+        return self.value
+
+
+@contextlib.contextmanager
+def beside(job: SideJob | None) -> Iterator[SideJob | None]:
+    """Within this block, a forked scoring process of this thread also runs ``job``."""
+    previous = getattr(_LOCAL, "beside", None)
+    _LOCAL.beside = job
+    try:
+        yield job
+    finally:
+        _LOCAL.beside = previous
+
+
 def _score_span(
     span: tuple[int, int], progress: Callable[[float], None] | None = None
 ) -> np.ndarray:
@@ -301,8 +335,11 @@ def _score_forked(
     finally:
         os.close(write_fd)
     there = None
+    side = getattr(_LOCAL, "beside", None)
+    if side is not None and side.done:
+        side = None
     try:
-        there = Forked.start(_score_claimed, read_fd, None, spans)
+        there = Forked.start(_score_claimed_beside, read_fd, spans, side)
         parts = _score_claimed(read_fd, progress, spans)
     except BaseException:
         if there is not None:
@@ -312,7 +349,10 @@ def _score_forked(
         os.close(read_fd)
     if there is not None:
         with contextlib.suppress(ForkFailed):
-            parts.update(there.result())
+            theirs, value = there.result()
+            parts.update(theirs)
+            if side is not None:
+                side.value, side.done = value, True
     return np.concatenate(
         [parts[i] if i in parts else _score_span(span) for i, span in enumerate(spans)]
     )
@@ -322,6 +362,14 @@ def _score_forked(
 # takes without blocking).
 _CLAIM = struct.Struct("<I")
 _PIPE_SAFE = 4096
+
+
+def _score_claimed_beside(
+    fd: int, spans: list[tuple[int, int]], side: SideJob | None
+) -> tuple[dict[int, np.ndarray], object]:
+    """The forked process's part: the side job, if any, then runs of blocks."""
+    value = side.fn(*side.args) if side is not None else None
+    return _score_claimed(fd, None, spans), value
 
 
 def _score_claimed(

@@ -8,7 +8,6 @@ rounded), so no result depends on summation order or on the CPU's vector width.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -182,8 +181,6 @@ def rank(ids: Sequence[str], delta: np.ndarray) -> np.ndarray:
     return np.array(sorted(range(len(ids)), key=lambda i: (-abs(float(delta[i])), ids[i])), dtype=np.int64)
 
 
-# Every character str.splitlines() breaks on.
-_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # Every character str.split() and str.strip() treat as whitespace (str.isspace); a test
 # checks this against every code point.
 WHITESPACE = (
@@ -199,9 +196,9 @@ _CHUNK_CHARS = 1 << 22
 
 def has_duplicated_line(text: str) -> bool:
     """True when a non-blank line occurs twice (a repeated header or paragraph)."""
-    if not _LINE_BREAK.search(text):
-        return False  # one line: nothing to repeat
     lines = list(map(str.strip, text.splitlines()))
+    if len(lines) < 2:
+        return False  # one line: nothing to repeat
     distinct = set(lines)
     distinct.discard("")
     return len(distinct) < len(lines) - lines.count("")

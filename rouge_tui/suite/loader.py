@@ -13,8 +13,8 @@ from rouge_tui.forking import Forked, ForkFailed
 from rouge_tui.suite.errors import SuiteError, show_id, show_names
 from rouge_tui.suite.records import (
     EXTENSIONS,
-    read_run,
     read_reference_records,
+    read_run,
     split_extension,
 )
 from rouge_tui.suite.settings import Settings, read_settings

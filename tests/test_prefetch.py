@@ -66,6 +66,7 @@ def test_other_settings_than_prefetched_are_computed_here() -> None:
     assert review.texts_ready  # keys differ: loaded and scored in-process
     assert review.settings.metric == "rougeL"
     assert as_json(review) == as_json(open_review(INCIDENT, options(no_cache=True)))
+    assert gone(job.pid)  # it ends by itself once read (and is reaped here, not left a zombie)
 
 
 def test_a_failed_prefetch_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -250,7 +250,8 @@ class SuiteScorer:
                     continue
             pending.append((index, ids, key))
         if pending:
-            values = self._score_batch([(runs[index][0], ids) for index, ids, _ in pending], progress)
+            batch = [(runs[index][0], ids) for index, ids, _ in pending]
+            values = self._score_batch(batch, progress)
             for (index, ids, key), scores in zip(pending, values):
                 self.scored_pairs += len(ids)
                 if self.cache is not None and key is not None:

@@ -125,15 +125,26 @@ def test_files_in_different_orders_pair_by_id(tmp_path: Path):
         "c": "a guard now blocks pushes that reduce pool size below two",
         "d": "the on call engineer restored the replica from a snapshot",
     }
-    base = {"c": "a guard blocks pushes", "a": "the outage began at 02:14", "d": "the engineer restored it", "b": "requests timed out"}
-    cand = {"b": "checkout requests queued behind a primary and timed out", "d": "", "a": "an outage began when a push removed the replica", "c": "pushes below two are blocked by a guard"}
+    base = {
+        "c": "a guard blocks pushes",
+        "a": "the outage began at 02:14",
+        "d": "the engineer restored it",
+        "b": "requests timed out",
+    }
+    cand = {
+        "b": "checkout requests queued behind a primary and timed out",
+        "d": "",
+        "a": "an outage began when a push removed the replica",
+        "c": "pushes below two are blocked by a guard",
+    }
     suite = write_suite(tmp_path / "s", refs, {"1-base": base, "2-cand": cand})
     data = json.loads(run("report", str(suite), "--format", "json").stdout)
     by_id = {row["id"]: row for row in data["top"]}
     assert sorted(by_id) == sorted(refs)
     for key, reference in refs.items():
-        assert by_id[key]["baseline"] == pytest.approx(chapter_rouge_l(base[key], reference), abs=1e-15)
-        assert by_id[key]["candidate"] == pytest.approx(chapter_rouge_l(cand[key], reference), abs=1e-15)
+        want = chapter_rouge_l(base[key], reference), chapter_rouge_l(cand[key], reference)
+        assert by_id[key]["baseline"] == pytest.approx(want[0], abs=1e-15)
+        assert by_id[key]["candidate"] == pytest.approx(want[1], abs=1e-15)
     # the change signals compare each id's own two outputs: only d's candidate is empty
     assert {key for key, row in by_id.items() if "empty" in row["signals"]} == {"d"}
 

@@ -61,7 +61,9 @@ def _f_from_counts(matches: np.ndarray, ref_count: np.ndarray, can_count: np.nda
 # --- one block of groups ---------------------------------------------------------------------
 
 
-def _interned(token_lists: Iterable[list[str]], table: defaultdict[str, int]) -> list[tuple[int, ...]]:
+def _interned(
+    token_lists: Iterable[list[str]], table: defaultdict[str, int]
+) -> list[tuple[int, ...]]:
     """Each token list as a tuple of ids, `table` giving every new token the next id.
 
     `operator.itemgetter` looks a whole list up in one C-level call, about half the cost of
@@ -73,7 +75,6 @@ def _interned(token_lists: Iterable[list[str]], table: defaultdict[str, int]) ->
         itemgetter(*tokens)(table) if len(tokens) > 1 else tuple(map(lookup, tokens))
         for tokens in token_lists
     ]
-
 
 
 class _Block:

@@ -15,7 +15,6 @@ then do the work in-process. This module imports nothing heavy.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import pickle
 import signal
@@ -51,7 +50,9 @@ def fork_with_pipe(child: Callable[[int], object]) -> tuple[int, int] | None:
     read_fd, write_fd = os.pipe()
     # A bigger pipe (Linux; best effort) lets an answer of tens of MB through in fewer
     # turns between the processes: the references of the 100k suite came 30 ms sooner.
-    with contextlib.suppress(AttributeError, OSError):
+    with contextlib.suppress(ImportError, AttributeError, OSError):
+        import fcntl  # not on Windows, where there is no fork either
+
         fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     try:
         pid = os.fork()

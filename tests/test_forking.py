@@ -32,6 +32,23 @@ def pid() -> int:
     return os.getpid()
 
 
+def test_the_pipe_back_holds_a_mebibyte_and_a_big_answer_arrives_whole() -> None:
+    """Linux lets any user have 1 MiB pipes (the default pipe-max-size): a big answer goes
+    through in fewer turns; 20 MB of it arrives whole."""
+    import fcntl
+
+    forked = forking.fork_with_pipe(lambda fd: (os.write(fd, b"x"), os._exit(0)))
+    assert forked is not None
+    child, read_fd = forked
+    try:
+        assert fcntl.fcntl(read_fd, fcntl.F_GETPIPE_SZ) == 1 << 20
+    finally:
+        os.close(read_fd)
+        os.waitpid(child, 0)
+    job = Forked.start(bytes, 20 << 20)
+    assert job is not None and job.result() == bytes(20 << 20)
+
+
 def test_result_comes_back_from_another_process() -> None:
     job = Forked.start(square_list, 50_000)
     assert job is not None

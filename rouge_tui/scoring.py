@@ -26,9 +26,6 @@ if TYPE_CHECKING:  # numpy and the comparison load on first use: `score` needs n
 DEFAULT_METRIC = "rougeL"
 DEFAULT_TOKENIZER = "whitespace"
 DEFAULT_K = 2.0
-# From this many paired examples, the change signals are found beside the scoring, in its
-# forked process (`metrics.batch.SideJob`).
-SIGNALS_BESIDE_MIN = 20_000
 
 Progress = Callable[[str, float], None]
 
@@ -131,24 +128,15 @@ def texts_of(outputs: dict[str, str], ids: list[str]) -> list[str]:
 
 
 def run_digest(outputs: dict[str, str]) -> str:
-    """A content hash of one run (ids and outputs in file order), for the score cache.
-
-    sha256 over the number of ids, every id's and output's length in characters (8 bytes
-    each), then all of them end to end: the lengths cut the text back into exactly those
-    parts, so two different runs never hash the same bytes. Made in C-level steps.
-    """
-    import numpy as np
-
-    keys, texts = list(outputs), list(outputs.values())
-    lengths = np.empty(2 * len(keys), dtype=">u8")
-    lengths[0::2] = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    lengths[1::2] = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    parts = [None] * (2 * len(keys))
-    parts[0::2], parts[1::2] = keys, texts
-    digest = hashlib.sha256(b"rouge-tui run v2\n")
-    digest.update(len(keys).to_bytes(8, "big"))
-    digest.update(lengths.tobytes())
-    digest.update("".join(parts).encode("utf-8", "surrogatepass"))  # type: ignore[arg-type]
+    """A content hash of one run (ids and outputs in file order), for the score cache of
+    runs not read from a file (those are keyed on the file's bytes, `suite.Run.digest`).
+    Every id and output enters length-prefixed, so two different runs never hash the same
+    bytes."""
+    digest = hashlib.sha256(b"rouge-tui run v3\n")
+    for key, text in outputs.items():
+        for part in (key, text):
+            data = part.encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "big") + data)
     return digest.hexdigest()
 
 
@@ -384,16 +372,15 @@ def _analyse(
     cand_outputs = candidate.runs[0].outputs
     base_texts = texts_of(base_outputs, pairing.ids)
     cand_texts = texts_of(cand_outputs, pairing.ids)
-    # A big suite's change signals are found while it scores, by the forked scoring process.
-    signals_job = None
-    if workers != 1 and len(pairing.ids) >= SIGNALS_BESIDE_MIN:
-        signals_job = SideJob(all_change_signals, base_texts, cand_texts)
+    # The change signals: found by the forked scoring process when there is one (a big
+    # suite), else here once the scores are in.
+    signals_job = SideJob(all_change_signals, base_texts, cand_texts)
     scorer = SuiteScorer(suite, settings, cache, workers)
     with beside(signals_job):
         base_scores, cand_scores = scorer.builds_scores(
             [(baseline, pairing.ids), (candidate, pairing.ids)], progress
         )
-    signals = signals_job.result() if signals_job is not None else None
+    signals = signals_job.result()
     partial = {b.name: list(b.partial_ids) for b in (baseline, candidate) if b.partial_ids}
     comparison = compare(
         metric=settings.metric,

@@ -12,6 +12,7 @@ import pytest
 
 from rouge_tui import forking, scoring
 from rouge_tui.forking import Forked, ForkFailed
+from rouge_tui.metrics import batch
 from rouge_tui.report import render_json, to_json
 from rouge_tui.suite import SuiteError, load_suite, loader
 
@@ -96,7 +97,7 @@ def rows(key: str, n: int) -> list[str]:
 @pytest.fixture
 def always_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader, "FORK_MIN_BYTES", 0)
-    monkeypatch.setattr(scoring, "SIGNALS_BESIDE_MIN", 0)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_PAIRS", 0)  # scoring (and signals) forked too
 
 
 def test_forked_load_equals_the_plain_load(tmp_path: Path, always_fork, monkeypatch) -> None:

@@ -249,14 +249,6 @@ def _read_references(
     return references, extra, empty, reference_fingerprint(references)
 
 
-def _disk_bytes(paths: list[Path]) -> int:
-    total = 0
-    for path in paths:
-        found = _stat(path)
-        total += found.st_size if found is not None else 0
-    return total
-
-
 def load_suite(path: str | Path) -> Suite:
     """Read and check a whole suite directory; any problem is a one-line SuiteError.
 
@@ -280,7 +272,8 @@ def load_suite(path: str | Path) -> Suite:
     except SuiteError as exc:
         sources, later = None, exc  # reported after the references', as in reading order
     job = None
-    if sources and _disk_bytes([reference_path]) >= FORK_MIN_BYTES:
+    found = _stat(reference_path)
+    if sources and found is not None and found.st_size >= FORK_MIN_BYTES:
         job = Forked.start(_read_references, reference_path, settings)
     try:
         builds: list[Build] = []

@@ -216,8 +216,6 @@ def _parse_line(text: str) -> object:
         raise ValueError(f"invalid JSON: {exc}") from None
 
 
-
-
 def parse_jsonl(path: Path) -> _Records:
     """Read and parse a JSON Lines file, skipping blank lines; a bad line is a SuiteError."""
     with collector_paused():

@@ -31,6 +31,7 @@ import numpy as np
 
 from rouge_tui.forking import Forked, ForkFailed, parallel_safe
 from rouge_tui.gcpause import collector_paused
+from rouge_tui.metrics.codes import token_codes
 from rouge_tui.metrics.lcs import lcs_length_ids
 from rouge_tui.metrics.lsum import lsum_fmeasures
 from rouge_tui.metrics.rouge import METRICS, _ngrams, _overlap
@@ -125,11 +126,19 @@ class _Block:
         pair_ref: np.ndarray,
         pair_can: np.ndarray,
     ) -> np.ndarray:
-        # Every text as a tuple of token ids (equal tokens, equal ids; tuples are what
-        # rapidfuzz reads fastest), then each pair's sequences side by side.
-        table: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        refs = _interned(self.tokenize_all(ref_texts), table)
-        cans = _interned(self.tokenize_all(candidates), table)
+        # Every text as a sequence of token codes, equal exactly where the tokens are:
+        # a string of one character per token made in numpy for the whole block, or a
+        # tuple of int ids when the block needs the per-text tokenizer (stemming, or
+        # `whitespace` on text outside ASCII). Then each pair's sequences side by side.
+        refs: Sequence[Sequence[int] | str]
+        cans: Sequence[Sequence[int] | str]
+        codes = None if self.stem else token_codes([*ref_texts, *candidates], self.tokenizer)
+        if codes is not None:
+            refs, cans = codes[: len(ref_texts)], codes[len(ref_texts) :]
+        else:
+            table: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+            refs = _interned(self.tokenize_all(ref_texts), table)
+            cans = _interned(self.tokenize_all(candidates), table)
         pairs = len(pair_ref)
         ref_of = list(map(refs.__getitem__, pair_ref.tolist()))
         can_of = list(map(cans.__getitem__, pair_can.tolist()))

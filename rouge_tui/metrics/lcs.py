@@ -136,13 +136,15 @@ class Packed:
         self.offsets = offsets
 
 
-def lcs_length_ids(a: Sequence[int], b: Sequence[int]) -> int:
-    """LCS length of two sequences of token ids, each an int with 0 <= id < 2**61 - 1.
+def lcs_length_ids(a: Sequence[int] | str, b: Sequence[int] | str) -> int:
+    """LCS length of two sequences of token ids, each an int with 0 <= id < 2**61 - 1, or
+    of two strings of token codes (`codes.token_codes`, one character per token).
 
     rapidfuzz's bit-parallel LCS (Hyyrö's, the same pass as `lcs_rows`, in C++, 64 bits a
-    word). It compares elements by their Python hash, which is the value itself for these
-    ints, so equal ids and only equal ids match: the length is exact. (Larger ints wrap,
-    `hash(2**61 - 1) == 0`, and strings could collide: intern first, as `lcs_length` does.)
+    word). It compares ints by their Python hash, which is the value itself for these
+    ints, and strings by code point, so equal ids and only equal ids match: the length is
+    exact. (Larger ints wrap, `hash(2**61 - 1) == 0`, and token strings in a list could
+    collide: intern first, as `lcs_length` does.)
     """
     return _rapidfuzz_lcs(a, b)
 

@@ -1,0 +1,171 @@
+"""Many texts tokenised and interned at once in numpy: each text as a string of token codes.
+
+`token_codes(texts, tokenizer)` gives, for every text, a `str` with one character per token
+(in order), such that two tokens anywhere in the batch are equal exactly when their
+characters are. It stands in for `tokenize` plus a per-token table lookup, which cost a
+Python `str` and a dict probe per word (~150 ns); here the work is a few numpy passes over
+the batch's bytes and tokens. rapidfuzz reads such strings faster than tuples of ints, and
+`len`, `Counter` and n-gram slices work on them as on token lists.
+
+How, on one batch:
+
+1. Each text is lowered (`str.lower`, per text as the tokenizers do) and all are joined by
+   spaces into one byte string: ASCII as it is (`whitespace`; a batch with other
+   characters returns None and takes the per-text path) or, for `rouge-score`, through the
+   same encode-and-translate steps as its one-text tokenizer (every non-[a-z0-9] is then a
+   space).
+2. Tokens are the runs of non-separator bytes: where a flag per byte changes.
+3. Each token gets an exact key: its first 8 bytes read as one little-endian integer,
+   masked to its length, with the length in the top byte (up to 7 bytes); 8 to 15 bytes
+   combine the codes of their two halves; longer ones (rare) go through a dict of bytes.
+4. Keys become dense codes through a hash table built in numpy from the distinct keys
+   (`_dense`); codes skip the surrogate range, and the codes of all tokens are decoded as
+   one UTF-32 string that is cut at the texts' token boundaries.
+
+tests/test_codes.py checks, against the tokenizers themselves, that codes are equal
+exactly when tokens are.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["token_codes"]
+
+# Per byte: 1 where it is part of a token, 0 where it separates tokens.
+# `str.split()` separates on `str.isspace` characters; in ASCII those are 9-13 and 28-32.
+_SOLID_WHITESPACE = bytes(0 if chr(c).isspace() else 1 for c in range(128)) + bytes([1] * 128)
+# After rouge-score's translate step every separator is a space.
+_SOLID_NOT_SPACE = bytes(0 if c == 32 else 1 for c in range(256))
+# rouge-score's step: after lower() and an ASCII encode with "?" for the rest, every byte
+# that is not [a-z0-9] becomes a space (the same table as `tokenize._ALNUM_BYTES`).
+_ALNUM_BYTES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+
+# The low n bytes of a little-endian 8-byte word, for n = 0..8.
+_LOW_BYTES = np.array(
+    [(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64
+)
+_TOP_BYTE = np.uint64(56)
+_HALF = np.uint64(32)
+# Fibonacci hashing: the top bits of key * 2**64 / golden ratio pick a slot.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+# Codes are characters: below U+110000, and past the surrogates (U+D800-U+DFFF), which
+# rapidfuzz would read as any other code point but which no codec writes.
+_SURROGATES = 0xD800
+_SURROGATE_SPAN = 0x800
+_MAX_CODES = 0x110000 - _SURROGATE_SPAN
+# Bytes past the last token that an 8-byte read at a token's second half may touch.
+_PAD = 16
+
+
+def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Codes 0..k-1 for uint64 keys, equal exactly where the keys are equal, and k.
+
+    The distinct keys (a sort, which numpy does fast on uint64) are laid into a table of
+    at least four times as many slots: each at its hashed slot or, when that is taken, the
+    next free one after it (linear probing without wrap-around, placed in slot order, so
+    the slots from a key's hash to its place are all taken). Every key is then found by
+    probing from its hash: almost all at the first slot, all within a few rounds.
+    """
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64), 0
+    ordered = np.sort(keys)
+    distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    count = len(distinct)
+    bits = max((4 * count).bit_length(), 4)
+    shift = np.uint64(64 - bits)
+    home = ((distinct * _GOLDEN) >> shift).astype(np.int64)
+    by_home = np.argsort(home, kind="stable")
+    step = np.arange(count, dtype=np.int64)
+    place = np.maximum.accumulate(home[by_home] - step) + step
+    table = np.zeros((1 << bits) + count, dtype=np.uint64)
+    code = np.zeros(len(table), dtype=np.int64)
+    table[place] = distinct[by_home]
+    code[place] = by_home
+    slot = ((keys * _GOLDEN) >> shift).astype(np.int64)
+    probing = np.flatnonzero(table[slot] != keys)
+    while len(probing):
+        slot[probing] += 1
+        probing = probing[table[slot[probing]] != keys[probing]]
+    return code[slot], count
+
+
+def _bytes_of(lowered: list[str], tokenizer: str) -> tuple[bytes, bytes] | None:
+    """The joined batch (a space before each text, padding after) and its token flags."""
+    joined = " ".join(["", *lowered, " " * _PAD])
+    if tokenizer == "whitespace":
+        if not joined.isascii():
+            return None
+        raw = joined.encode("ascii")
+        return raw, raw.translate(_SOLID_WHITESPACE)
+    raw = joined.encode("ascii", "replace").translate(_ALNUM_BYTES)
+    if len(raw) != len(joined):  # one byte per character, or the offsets would not hold
+        return None
+    return raw, raw.translate(_SOLID_NOT_SPACE)
+
+
+def token_codes(texts: Sequence[str], tokenizer: str) -> list[str] | None:
+    """One string per text, a character per token, equal characters for equal tokens.
+
+    `tokenizer` is "whitespace" or "rouge-score" without stemming. None when this batch
+    cannot be done here (a `whitespace` batch with characters outside ASCII, or more
+    distinct tokens than there are code points): the caller tokenises it text by text.
+    """
+    if tokenizer not in ("whitespace", "rouge-score"):
+        raise ValueError(f"no batch codes for tokenizer {tokenizer!r}")
+    lowered = list(map(str.lower, texts))
+    made = _bytes_of(lowered, tokenizer)
+    if made is None:
+        return None
+    raw, solid = made
+    flags = np.frombuffer(solid, dtype=np.uint8)
+    edges = np.flatnonzero(flags[1:] != flags[:-1]) + 1
+    starts, ends = edges[0::2], edges[1::2]
+    size = ends - starts
+    # Every byte position as the start of a little-endian 8-byte word (unaligned reads).
+    words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+    first = words[starts]
+    codes = np.empty(len(starts), dtype=np.int64)
+    total = 0
+
+    short = np.flatnonzero(size < 8)
+    if len(short):
+        n = size[short]
+        keys = (first[short] & _LOW_BYTES[n]) | (n.astype(np.uint64) << _TOP_BYTE)
+        codes[short], total = _dense(keys)
+
+    middle = np.flatnonzero((size >= 8) & (size < 16))
+    if len(middle):
+        head, _ = _dense(first[middle])
+        n = size[middle] - 8
+        second = words[starts[middle] + 8]
+        tail, _ = _dense((second & _LOW_BYTES[n]) | (n.astype(np.uint64) << _TOP_BYTE))
+        pair = (head.astype(np.uint64) << _HALF) | tail.astype(np.uint64)
+        found, count = _dense(pair)
+        codes[middle] = found + total
+        total += count
+
+    long_ = np.flatnonzero(size >= 16)
+    if len(long_):
+        seen: dict[bytes, int] = {}
+        found_long = [
+            seen.setdefault(raw[start:end], len(seen))
+            for start, end in zip(starts[long_].tolist(), ends[long_].tolist())
+        ]
+        codes[long_] = np.asarray(found_long, dtype=np.int64) + total
+        total += len(seen)
+
+    if total > _MAX_CODES:
+        return None
+    codes += (codes >= _SURROGATES) * _SURROGATE_SPAN
+    text = codes.astype("<u4").tobytes().decode("utf-32-le")
+    # The space before text i is at the sum of (length + 1) of the texts before it; its
+    # tokens are those starting between that space and the next text's.
+    spaces = np.zeros(len(lowered) + 1, dtype=np.int64)
+    widths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered)) + 1
+    np.cumsum(widths, out=spaces[1:])
+    cut = np.searchsorted(starts, spaces).tolist()
+    return [text[a:b] for a, b in itertools.pairwise(cut)]

@@ -1,0 +1,163 @@
+"""Token codes made in numpy (`metrics.codes`) against the tokenizers' definitions.
+
+The property that scoring needs: within a batch, every text has one code per token, and two
+codes are equal exactly when their tokens are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rouge_score import tokenizers as rs_tokenizers
+
+from rouge_tui.metrics import batch, codes
+from rouge_tui.metrics.codes import _dense, token_codes
+from rouge_tui.metrics.rouge import Scorer
+from tests.test_tokenize import texts as unicode_texts
+
+TOKENIZERS = ("whitespace", "rouge-score")
+
+
+def definition(text: str, tokenizer: str) -> list[str]:
+    """The chapter's lower().split(), or rouge-score 0.1.2's own tokenizer."""
+    if tokenizer == "whitespace":
+        return text.lower().split()
+    return rs_tokenizers.DefaultTokenizer(use_stemmer=False).tokenize(text)
+
+
+def assert_codes_match(batch_texts: list[str], tokenizer: str, got: list[str]) -> None:
+    """One code per token, and code <-> token one to one over the whole batch."""
+    assert len(got) == len(batch_texts)
+    token_of: dict[str, str] = {}
+    code_of: dict[str, str] = {}
+    for text, text_codes in zip(batch_texts, got, strict=True):
+        tokens = definition(text, tokenizer)
+        assert len(text_codes) == len(tokens), (text, tokens)
+        for code, token in zip(text_codes, tokens, strict=True):
+            assert token_of.setdefault(code, token) == token
+            assert code_of.setdefault(token, code) == code
+    assert not any(0xD800 <= ord(code) <= 0xDFFF for code in token_of)
+
+
+# ASCII with every kind of byte the whitespace tokenizer cares about: the separators it
+# knows (\t \n \v \f \r, \x1c-\x1f, space), NUL and other control bytes inside tokens,
+# capitals, punctuation, and words around the 8- and 16-byte lengths where keys change.
+ASCII_PIECES = [
+    " ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "\x00", "\x01", "\x07", "\x7f",
+    "a", "A", "ab", "abcdefg", "abcdefgh", "abcdefghi", "ABCDEFGHIJKLMNO", "abcdefghijklmnop",
+    "abcdefghijklmnopq", "abcdefgh\x00", "abcdefg\x00", "a\x00", "02:14", "U.S.", "x" * 40,
+]
+ascii_texts = st.lists(
+    st.one_of(st.sampled_from(ASCII_PIECES), st.text(st.characters(max_codepoint=127), max_size=6)),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ascii_texts, max_size=8))
+def test_ascii_batches_get_codes_equal_exactly_where_tokens_are(batch_texts: list[str]) -> None:
+    for tokenizer in TOKENIZERS:
+        got = token_codes(batch_texts, tokenizer)
+        assert got is not None  # ASCII always takes the numpy path
+        assert_codes_match(batch_texts, tokenizer, got)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(unicode_texts, max_size=8))
+def test_any_text_gets_codes_or_is_left_to_the_tokenizer(batch_texts: list[str]) -> None:
+    for tokenizer in TOKENIZERS:
+        got = token_codes(batch_texts, tokenizer)
+        if got is None:
+            # Only whitespace batches with text outside ASCII (after lowering) step aside.
+            assert tokenizer == "whitespace"
+            assert not "".join(text.lower() for text in batch_texts).isascii()
+        else:
+            assert_codes_match(batch_texts, tokenizer, got)
+
+
+def test_prefixes_and_lengths_around_the_key_widths_stay_apart() -> None:
+    words = []
+    for size in range(1, 34):
+        words += ["a" * size, "a" * (size - 1) + "b", "b" + "a" * (size - 1)]
+        words += ["a" * (size - 1) + "\x00", "\x00" * size]
+    batch_texts = [" ".join(words), " ".join(reversed(words)), "\n".join(words[::3])]
+    for tokenizer in TOKENIZERS:
+        got = token_codes(batch_texts, tokenizer)
+        assert got is not None
+        assert_codes_match(batch_texts, tokenizer, got)
+    whitespace = token_codes(batch_texts, "whitespace")
+    assert whitespace is not None
+    assert len(set(whitespace[0])) == len(set(words))  # NUL makes words of its own
+
+
+def test_codes_step_over_the_surrogates_when_there_are_many_tokens() -> None:
+    # More distinct tokens than there are code points below U+D800.
+    words = [f"w{i}" for i in range(60_000)]
+    batch_texts = [" ".join(words[i : i + 1000]) for i in range(0, len(words), 1000)]
+    batch_texts.append(" ".join(words[::-7]))
+    got = token_codes(batch_texts, "whitespace")
+    assert got is not None
+    assert max(map(ord, "".join(got))) >= 0xE000
+    assert_codes_match(batch_texts, "whitespace", got)
+
+
+def test_whitespace_outside_ascii_is_left_to_the_tokenizer() -> None:
+    assert token_codes(["plain", "caf\u00e9"], "whitespace") is None
+    # Lowering first: the Kelvin sign lowers to an ASCII k, and rouge-score sees it so.
+    got = token_codes(["\u212aelvin caf\u00e9 \u0130stanbul"], "rouge-score")
+    assert got is not None
+    assert_codes_match(["\u212aelvin caf\u00e9 \u0130stanbul"], "rouge-score", got)
+    with pytest.raises(ValueError):
+        token_codes(["x"], "porter")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([0, 1, 2**63, 2**64 - 1, 0x9E3779B97F4A7C15]),
+            st.integers(0, 2**64 - 1),
+            st.integers(0, 40),
+        ),
+        max_size=300,
+    )
+)
+def test_dense_codes_are_equal_exactly_where_keys_are(values: list[int]) -> None:
+    keys = np.array(values, dtype=np.uint64)
+    found, count = _dense(keys)
+    assert count == len(set(values))
+    assert sorted(set(found.tolist())) == list(range(count))
+    seen: dict[int, int] = {}
+    for value, code in zip(values, found.tolist(), strict=True):
+        assert seen.setdefault(value, code) == code
+    assert len(seen) == len(set(seen.values()))
+
+
+def test_keys_crowding_one_slot_are_all_found() -> None:
+    # Keys that differ only in their low bits share the top bits the hash reads for small
+    # tables: long probe runs, every key still found.
+    keys = np.array([k % 37 for k in range(2000)], dtype=np.uint64) << np.uint64(40)
+    found, count = _dense(keys)
+    assert count == 37
+    assert [found[i] == found[i % 37] for i in range(2000)] == [True] * 2000
+
+
+@pytest.mark.parametrize("metric", ["rouge1", "rouge2", "rougeL"])
+@pytest.mark.parametrize("tokenizer", TOKENIZERS)
+def test_scores_are_the_same_when_a_batch_is_left_to_the_tokenizer(
+    monkeypatch: pytest.MonkeyPatch, metric: str, tokenizer: str
+) -> None:
+    references = [["the cat sat on the mat", "a cat on a mat"], ["Incident at 02:14 UTC."]]
+    candidates = ["the cat sat", "cat mat the", "incident 02:14", "at utc at"]
+    groups = [0, 0, 1, 1]
+    scorer = Scorer([metric], tokenizer=tokenizer)
+    expected = [
+        scorer.score_multi(references[g], c)[metric].fmeasure for c, g in zip(candidates, groups)
+    ]
+    fast = batch.fmeasures(metric, tokenizer, False, references, candidates, groups)
+    monkeypatch.setattr(codes, "_MAX_CODES", 2)  # too many distinct tokens: per text
+    assert token_codes(candidates, tokenizer) is None
+    slow = batch.fmeasures(metric, tokenizer, False, references, candidates, groups)
+    assert fast.tolist() == slow.tolist() == expected

@@ -7,9 +7,10 @@ rounded), so no result depends on summation order or on the CPU's vector width.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -123,13 +124,16 @@ def fmean(values: Sequence[float] | np.ndarray) -> float:
     return math.fsum(values.tolist() if isinstance(values, np.ndarray) else values) / n
 
 
-def sample_sd(values: Sequence[float] | np.ndarray) -> float:
-    """Sample standard deviation (n - 1 in the denominator); 0.0 for fewer than two values."""
+def sample_sd(values: Sequence[float] | np.ndarray, mean: float | None = None) -> float:
+    """Sample standard deviation (n - 1 in the denominator); 0.0 for fewer than two values.
+
+    ``mean``, when given, must be ``fmean(values)`` (it saves summing them again)."""
     xs = np.asarray(values, dtype=np.float64)
     n = len(xs)
     if n < 2:
         return 0.0
-    mean = math.fsum(xs.tolist()) / n
+    if mean is None:
+        mean = math.fsum(xs.tolist()) / n
     deviation = xs - mean  # each square is the exactly rounded product, on every machine
     return math.sqrt(math.fsum((deviation * deviation).tolist()) / (n - 1))
 
@@ -143,12 +147,12 @@ def build_stats(name: str, scores: np.ndarray, k: float) -> BuildStats:
     runs, n = scores.shape
     run_means = tuple(fmean(scores[r]) for r in range(runs)) if n else tuple(math.nan for _ in range(runs))
     per_example = scores.mean(axis=0) if runs > 1 else scores[0]
-    mean = fmean(per_example)
+    mean = fmean(per_example) if runs > 1 else run_means[0]
     if runs >= 2:
         half = k * sample_sd(run_means)
         source = "replicates"
     else:
-        half = k * (sample_sd(per_example) / math.sqrt(n) if n else 0.0)
+        half = k * (sample_sd(per_example, mean) / math.sqrt(n) if n else 0.0)
         source = "analytic"
     return BuildStats(name, runs, n, mean, (mean - half, mean + half), source, run_means)
 
@@ -163,18 +167,23 @@ def verdict_for(baseline: BuildStats, candidate_mean: float) -> str:
     return VERDICT_WITHIN
 
 
-def delta_interval(delta: np.ndarray) -> tuple[float, float]:
-    """95% normal-approximation interval for the mean paired delta."""
+def delta_interval(delta: np.ndarray, mean: float | None = None) -> tuple[float, float]:
+    """95% normal-approximation interval for the mean paired delta (``mean``, when given,
+    is ``fmean(delta)``)."""
     n = len(delta)
-    mean = fmean(delta)
-    half = Z95 * sample_sd(delta) / math.sqrt(n) if n else 0.0
+    if mean is None:
+        mean = fmean(delta)
+    half = Z95 * sample_sd(delta, mean) / math.sqrt(n) if n else 0.0
     return (mean - half, mean + half)
 
 
 def rank(ids: Sequence[str], delta: np.ndarray) -> np.ndarray:
     """Indices ordering examples by |delta|, largest first, ties by id."""
     magnitude = -np.abs(np.asarray(delta, dtype=np.float64))
-    if len(ids) and "\x00" not in "".join(ids):
+    if all(map(str.__lt__, ids, itertools.islice(ids, 1, None))):
+        # Ids in increasing order (as files usually list them): ties by id are ties by index.
+        return np.argsort(magnitude, kind="stable").astype(np.int64)
+    if "\x00" not in "".join(ids):
         # numpy's fixed-width strings order as Python's str does (by code point), except
         # that trailing NULs are padding to numpy: ids holding a NUL take the slow path.
         return np.lexsort((np.array(ids, dtype=str), magnitude)).astype(np.int64)
@@ -345,6 +354,7 @@ def compare(
     if signals is None:
         signals = all_change_signals(baseline_outputs, candidate_outputs)
     ranked_delta = delta[order]
+    delta_mean = fmean(delta)
     return Comparison(
         metric=metric,
         tokenizer=tokenizer,
@@ -352,13 +362,13 @@ def compare(
         k=k,
         baseline=base,
         candidate=cand,
-        ids=[ids[i] for i in order],
+        ids=list(map(ids.__getitem__, order.tolist())),
         baseline_f=np.ascontiguousarray(base_f[order]),
         candidate_f=np.ascontiguousarray(cand_f[order]),
         delta=np.ascontiguousarray(ranked_delta),
         signals=signals[order],
-        delta_mean=fmean(delta),
-        delta_interval=delta_interval(delta),
+        delta_mean=delta_mean,
+        delta_interval=delta_interval(delta, delta_mean),
         delta_interval_method="analytic",
         verdict=verdict_for(base, cand.mean),
         only_in_baseline=sorted(only_in_baseline),

@@ -224,3 +224,22 @@ def test_all_change_signals_follow_the_definitions(items):
     got = [{name for flag, name in cmp.SIGNAL_NAMES.items() if f & flag} for f in flags.tolist()]
     assert got == [spec_signals(b, c) for b, c in items]
     assert [cmp.change_signals(b, c) for b, c in items] == flags.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(max_size=4), st.sampled_from([0.0, 0.25, -0.25, 0.5, -1.0, 1e-17])),
+        unique_by=lambda pair: pair[0],
+        max_size=300,
+    ),
+    st.booleans(),
+)
+def test_rank_orders_by_magnitude_then_id_whatever_the_id_order(pairs, in_id_order):
+    # Files usually list ids in increasing order (a shortcut takes those), not always.
+    if in_id_order:
+        pairs = sorted(pairs)
+    ids = [key for key, _ in pairs]
+    delta = np.array([value for _, value in pairs], dtype=np.float64)
+    expected = sorted(range(len(ids)), key=lambda i: (-abs(delta[i]), ids[i]))
+    assert cmp.rank(ids, delta).tolist() == expected

@@ -85,7 +85,9 @@ def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
     code = np.zeros(len(table), dtype=np.int64)
     table[place] = distinct[by_home]
     code[place] = by_home
-    slot = ((keys * _GOLDEN) >> shift).astype(np.int64)
+    slot = keys * _GOLDEN
+    slot >>= shift
+    slot = slot.view(np.int64)  # below 2**bits: the same values
     probing = np.flatnonzero(table[slot] != keys)
     while len(probing):
         slot[probing] += 1

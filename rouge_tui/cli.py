@@ -8,6 +8,7 @@ Textual, so they start fast in a CI job.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Sequence
@@ -226,6 +227,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(_normalise_argv(argv))
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
+    if args.command != "open":
+        # One analysis and out: nothing it makes is cyclic garbage worth a collection.
+        gc.disable()
     try:
         code = handlers[args.command](args)
         sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit

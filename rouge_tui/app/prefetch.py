@@ -17,6 +17,7 @@ the errors the loader gives. Nothing here decides anything about the suite.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -240,6 +241,9 @@ def _child(path: Path, open_kwargs: dict[str, Any], write_fd: int) -> None:
             signal.set_wakeup_fd(-1)
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.SIG_DFL)
+        # One analysis and out: nothing it makes is cyclic garbage worth a collection, and
+        # collections over the suite's objects cost ~0.05 s on the way to the answer.
+        gc.disable()
 
         from rouge_tui.snapshot import open_analysis
 

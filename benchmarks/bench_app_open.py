@@ -63,7 +63,11 @@ def _children_peak_mb() -> float:
 async def _open(suite: Path, expected: str, t0: float) -> dict[str, float]:
     import asyncio
 
-    # As `rouge-tui SUITE` does (cli.cmd_open): the prefetch before Textual is imported.
+    # As `rouge-tui SUITE` does (cli.cmd_open): the collector held until the app is
+    # mounted, the prefetch before Textual is imported.
+    from rouge_tui.gcpause import pause_for_startup
+
+    pause_for_startup()
     from rouge_tui.app.prefetch import Prefetch
     from rouge_tui.snapshot import open_options
 

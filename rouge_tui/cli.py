@@ -192,6 +192,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    from rouge_tui.gcpause import pause_for_startup
     from rouge_tui.suite import find_suites, is_suite
 
     target = Path(args.suite) if args.suite else bundled_suite()
@@ -206,6 +207,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         if not suites:
             raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
     prefetch = None
+    pause_for_startup()  # until the app is mounted (RougeApp.on_mount)
     if len(suites) == 1:  # a big suite's first analysis starts before Textual is even imported
         from rouge_tui.app.prefetch import Prefetch
         from rouge_tui.snapshot import open_options

@@ -22,3 +22,27 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+_starting = False
+
+
+def pause_for_startup() -> None:
+    """Hold the collector while the app starts: importing Textual and the first analysis
+    make hundreds of thousands of objects, and collections over them (~0.05 s of CPU)
+    compete with the analysis for the cores. `end_startup` resumes it."""
+    global _starting
+    if gc.isenabled():
+        gc.disable()
+        _starting = True
+
+
+def end_startup() -> None:
+    """Resume the collector held by `pause_for_startup` (if it was), with what start-up
+    made moved out of its reach (`gc.freeze`): those objects live as long as the app, and
+    later collections need not walk them again."""
+    global _starting
+    if _starting:
+        _starting = False
+        gc.freeze()
+        gc.enable()

@@ -80,6 +80,33 @@ def current_id(screen: ReviewScreen) -> str:
 # ---------------------------------------------------------------------- start and the table
 
 
+async def test_collector_held_for_start_up_resumes_once_the_app_is_mounted() -> None:
+    import gc
+
+    from rouge_tui import gcpause
+
+    assert gc.isenabled()
+    gcpause.pause_for_startup()  # as `rouge-tui SUITE` does before importing Textual
+    try:
+        assert not gc.isenabled()
+        app = app_for(INCIDENT)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert gc.isenabled()
+            assert gc.get_freeze_count() > 0  # start-up's objects out of later passes
+    finally:
+        gc.unfreeze()
+        gc.enable()
+    # Held by someone else, the collector stays held: the app only resumes its own pause.
+    gc.disable()
+    try:
+        gcpause.end_startup()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+
 async def test_start_highlights_the_most_moved_example() -> None:
     app = app_for(INCIDENT)
     async with app.run_test(size=SIZE) as pilot:

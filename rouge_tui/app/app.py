@@ -21,6 +21,7 @@ from rouge_tui.app.prefetch import Prefetch
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuiteListScreen
+from rouge_tui.gcpause import end_startup
 from rouge_tui.snapshot import open_options
 
 
@@ -63,6 +64,7 @@ class RougeApp(App[None]):
     def on_mount(self) -> None:
         from rouge_tui.state import load_user_defaults
 
+        end_startup()
         self._handle_exit_signals()
 
         defaults, _ = load_user_defaults()  # a bad config file is reported when the suite loads

@@ -4,8 +4,10 @@ as an in-process open, and any mismatch or failure falls back to the in-process 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
+import signal
 import time
 from pathlib import Path
 
@@ -60,6 +62,36 @@ def test_prefetched_open_equals_the_plain_open(no_cache: bool) -> None:
     assert gone(job.pid)
 
 
+def test_the_answer_arrives_before_the_process_has_tidied_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The forked process hands its snapshot over the moment it has one: freeing a big
+    # suite's objects (here a long sleep stands in for it) happens after the app has it.
+    import rouge_tui.snapshot as snapshot_module
+
+    real_open = snapshot_module.open_analysis
+
+    def slow_to_return(*args: object, **kwargs: object) -> object:
+        opened = real_open(*args, **kwargs)
+        time.sleep(30)
+        return opened
+
+    monkeypatch.setattr(snapshot_module, "open_analysis", slow_to_return)
+    job = start(INCIDENT, options(no_cache=True))
+    try:
+        found = job.wait()
+        assert found is not None
+        assert not gone(job.pid, within=0.5)  # still "tidying up"
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(job.pid, signal.SIGKILL)  # cancel() would wait for its tidying up
+        job.cancel()
+    assert gone(job.pid)
+    review = open_review(INCIDENT, options(no_cache=True))
+    key, data = found
+    assert prefetch_module.decode_snapshot(key, data).comparison.ids == review.comparison.ids
+
+
 def test_other_settings_than_prefetched_are_computed_here() -> None:
     job = start(INCIDENT, options(no_cache=True, metric="rouge1"))
     review = open_review(INCIDENT, options(no_cache=True), defer_texts=True, prefetch=job)
@@ -106,7 +138,7 @@ async def test_quitting_while_the_prefetch_runs_stops_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def slow(*args: object) -> None:
-        time.sleep(60)
+        time.sleep(30)
         os._exit(0)
 
     monkeypatch.setattr(prefetch_module, "MIN_BYTES", 0)

@@ -57,12 +57,16 @@ def suite_bytes(path: Path) -> int:
 
 
 class _Capture:
-    """A snapshot store for the forked process: remembers the snapshot its open found or
-    made; one it made is stored in the real store (None with --no-cache) by `flush`, after
-    the app has it."""
+    """A snapshot store for the forked process: hands the snapshot its open found or made
+    to ``deliver`` at once (the open's own clean-up, freeing a suite's objects, comes
+    after); one it made is stored in the real store (None with --no-cache) by `flush`,
+    after the app has it."""
 
-    def __init__(self, real: SnapshotStore | None) -> None:
+    def __init__(
+        self, real: SnapshotStore | None, deliver: Callable[[str, Snapshot], None]
+    ) -> None:
         self.real = real
+        self.deliver = deliver
         self.found: tuple[str, Snapshot] | None = None
         self.made = False
 
@@ -70,11 +74,13 @@ class _Capture:
         snapshot = self.real.get(key) if self.real is not None else None
         if snapshot is not None:
             self.found = (key, snapshot)
+            self.deliver(key, snapshot)
         return snapshot
 
     def put(self, key: str, snapshot: Snapshot) -> None:
         self.found = (key, snapshot)
         self.made = True
+        self.deliver(key, snapshot)
 
     def flush(self) -> None:
         if self.made and self.real is not None and self.found is not None:
@@ -192,6 +198,7 @@ class Prefetch:
                 elif kind == _RESULT:
                     key, _, data = payload.partition(b"\n")
                     result = (key.decode("ascii", "replace"), data)
+                    break  # the last frame: the process may still be tidying up
         return result
 
     def _reap(self, block: bool) -> None:
@@ -255,9 +262,12 @@ def _child(path: Path, open_kwargs: dict[str, Any], write_fd: int) -> None:
         def progress(stage: str, fraction: float) -> None:
             send(_PROGRESS, json.dumps([stage, fraction]).encode())
 
+        def deliver(key: str, snapshot: Snapshot) -> None:
+            send(_RESULT, key.encode("ascii") + b"\n" + encode_snapshot(key, snapshot))
+
         kwargs = dict(open_kwargs)
         no_cache = bool(kwargs.pop("no_cache", False))
-        capture = _Capture(None if no_cache else SnapshotStore())
+        capture = _Capture(None if no_cache else SnapshotStore(), deliver)
         cache = None if no_cache else _LaterCache()
         open_analysis(
             path,
@@ -267,9 +277,6 @@ def _child(path: Path, open_kwargs: dict[str, Any], write_fd: int) -> None:
             progress=progress,
             texts=False,
         )
-        if capture.found is not None:
-            key, snapshot = capture.found
-            send(_RESULT, key.encode("ascii") + b"\n" + encode_snapshot(key, snapshot))
         os.close(write_fd)  # the app reads its answer now; the cache is written meanwhile
         if cache is not None:
             cache.flush()

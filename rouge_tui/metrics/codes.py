@@ -78,7 +78,7 @@ def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
     bits = max((4 * count).bit_length(), 4)
     shift = np.uint64(64 - bits)
     home = ((distinct * _GOLDEN) >> shift).astype(np.int64)
-    by_home = np.argsort(home, kind="stable")
+    by_home = np.argsort(home)
     step = np.arange(count, dtype=np.int64)
     place = np.maximum.accumulate(home[by_home] - step) + step
     table = np.zeros((1 << bits) + count, dtype=np.uint64)

@@ -139,7 +139,9 @@ async def measure(
     from rouge_tui.app.screens.diff import DiffScreen
     from rouge_tui.app.screens.review import ReviewScreen
     from rouge_tui.app.widgets.diff_view import DiffView
+    from rouge_tui.gcpause import pause_for_startup
 
+    pause_for_startup()  # as `rouge-tui SUITE` does (cli.cmd_open), until the app is mounted
     app = RougeApp([suite], argparse.Namespace())
     times: dict[str, list[tuple[float, float]]] = {"cold": [], "open": [], "mode": [], "step": []}
     async with app.run_test(size=size) as pilot:

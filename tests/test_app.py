@@ -86,6 +86,7 @@ async def test_collector_held_for_start_up_resumes_once_the_app_is_mounted() -> 
     from rouge_tui import gcpause
 
     assert gc.isenabled()
+    thresholds = gc.get_threshold()
     gcpause.pause_for_startup()  # as `rouge-tui SUITE` does before importing Textual
     try:
         assert not gc.isenabled()
@@ -94,6 +95,9 @@ async def test_collector_held_for_start_up_resumes_once_the_app_is_mounted() -> 
             await settle(pilot)
             assert gc.isenabled()
             assert gc.get_freeze_count() > 0  # start-up's objects out of later passes
+            # Full passes (0.1 s each) come after 100 gen-1 passes, not Python's 10.
+            assert gc.get_threshold() == (*thresholds[:2], max(thresholds[2], 100))
+        assert gc.get_threshold() == thresholds  # the process's own, back at exit
     finally:
         gc.unfreeze()
         gc.enable()

@@ -9,6 +9,8 @@ after another, eagerly.
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -223,3 +225,21 @@ def test_a_wrapped_run_keeps_its_own_style_on_every_line():
     for strip in lines:
         words = [seg for seg in strip if seg.text.strip()]
         assert words and all(seg.style is not None and seg.style.strike for seg in words)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "word", "longerword", " ", "  ", ".", "x" * 12]), max_size=30)
+    .map("".join),
+    st.integers(min_value=1, max_value=30),
+)
+def test_ascii_breaks_are_richs_breaks(paragraph: str, width: int) -> None:
+    from rich._wrap import divide_line
+
+    from rouge_tui.app.widgets.diff_view import _ascii_breaks
+
+    found = _ascii_breaks(paragraph, width)
+    if found is None:  # left to Rich only when a word (with the spaces before it) is too wide
+        assert any(len(word) > width for word in re.findall(r"\s*\S+", paragraph))
+    else:
+        assert found == divide_line(paragraph, width, fold=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import signal
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from rouge_tui.app.prefetch import Prefetch
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuiteListScreen
-from rouge_tui.gcpause import end_startup
+from rouge_tui.gcpause import end_startup, hold_full_passes
 from rouge_tui.snapshot import open_options
 
 
@@ -52,6 +53,7 @@ class RougeApp(App[None]):
         if prefetch is None and len(self.suites) == 1:
             self.prefetch = Prefetch.start(self.suites[0], open_options(self.options)[0])
         self._prefetched = self.prefetch  # stopped on exit, even after a screen took it
+        self._collector_thresholds = gc.get_threshold()
 
     def take_prefetch(self) -> Prefetch | None:
         """The prefetched first analysis, once: later loads score in-process."""
@@ -65,6 +67,7 @@ class RougeApp(App[None]):
         from rouge_tui.state import load_user_defaults
 
         end_startup()
+        self._collector_thresholds = hold_full_passes()  # restored on unmount
         self._handle_exit_signals()
 
         defaults, _ = load_user_defaults()  # a bad config file is reported when the suite loads
@@ -86,6 +89,7 @@ class RougeApp(App[None]):
                 loop.add_signal_handler(signum, self.exit, None, 128 + signum)
 
     def on_unmount(self) -> None:
+        gc.set_threshold(*self._collector_thresholds)
         if self._prefetched is not None:
             self._prefetched.cancel()
         loop = asyncio.get_running_loop()

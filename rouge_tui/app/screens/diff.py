@@ -92,6 +92,25 @@ class DiffScreen(Screen[int]):
         self.query_one(DiffView).focus()
         self.show_current()
 
+    def reopen(self, sequence: np.ndarray, position: int, *, walk: bool) -> None:
+        """Point this screen (kept between opens, not shown now) at ``sequence[position]``,
+        as a new one would open: against the reference, long runs folded, nothing of the
+        last example pending."""
+        self.workers.cancel_group(self, "diff")
+        if self._warm_timer is not None:
+            self._warm_timer.stop()
+            self._warm_timer = None
+        self.sequence = sequence
+        self.position = max(0, min(position, len(sequence) - 1))
+        self.walk = walk
+        self.shown = self.pending = None
+        self.set_reactive(DiffScreen.mode, "reference")  # the view follows in show_diff
+        view = self.query_one(DiffView)
+        view.set_reactive(DiffView.folded, True)
+        view.loading = False
+        view.focus()
+        self.show_current()
+
     def summary(self) -> Text:
         """One line of the overview, so the verdict stays in view on this screen."""
         review = self.review

@@ -15,12 +15,12 @@ import argparse
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
@@ -55,6 +55,9 @@ from rouge_tui.app.widgets.overview import Overview
 from rouge_tui.compare import SORTS
 from rouge_tui.safetext import one_line
 from rouge_tui.scoring import Analysis, ScoreSettings
+
+if TYPE_CHECKING:
+    from rouge_tui.app.screens.diff import DiffScreen
 
 # How long the texts wait for the snapshot's first frame to be painted before loading anyway
 # (loading holds the GIL for a second or two and would slow that frame down).
@@ -120,6 +123,9 @@ class ReviewScreen(Screen[None]):
         self.texts_error: str | None = None
         self._first_frame = threading.Event()
         self._warm_timer: Timer | None = None
+        # The diff screen, kept (installed) between opens of this review's diffs: a new
+        # one's mount, styling and first layout cost ~40 ms of every open.
+        self._diff_screen: DiffScreen | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -454,8 +460,6 @@ class ReviewScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def action_open_diff(self) -> None:
-        from rouge_tui.app.screens.diff import DiffScreen
-
         review = self.review
         if review is None or self.table.current is None:
             return
@@ -463,13 +467,11 @@ class ReviewScreen(Screen[None]):
 
         def open_diff() -> None:
             self.schedule_warm(None)  # made now by the diff screen, not twice
-            self.app.push_screen(DiffScreen(review, view, cursor, walk=False), self.back_from_diff)
+            self.push_diff(review, view, cursor, walk=False)
 
         self.with_texts(open_diff, "the diff opens")
 
     def action_walk(self) -> None:
-        from rouge_tui.app.screens.diff import DiffScreen
-
         review = self.review
         if review is None:
             return
@@ -477,9 +479,37 @@ class ReviewScreen(Screen[None]):
 
         def walk() -> None:
             self.schedule_warm(None)
-            self.app.push_screen(DiffScreen(review, ten, 0, walk=True), self.back_from_diff)
+            self.push_diff(review, ten, 0, walk=True)
 
         self.with_texts(walk, "the walk starts")
+
+    def push_diff(self, review: Review, sequence: np.ndarray, position: int, *, walk: bool) -> None:
+        """Show the diff screen at ``sequence[position]``: the one this review's diffs were
+        shown on before, pointed there (`DiffScreen.reopen`), or a new one."""
+        from rouge_tui.app.screens.diff import DiffScreen
+
+        screen = self._diff_screen
+        if screen is not None and screen.review is review and screen.is_mounted:
+            screen.reopen(sequence, position, walk=walk)
+        else:
+            self.drop_diff_screen()
+            screen = self._diff_screen = DiffScreen(review, sequence, position, walk=walk)
+            self.app.install_screen(screen, f"diff-{id(screen)}")
+        self.app.push_screen(screen, self.back_from_diff)
+
+    def drop_diff_screen(self) -> None:
+        """Let the kept diff screen go (another review, or this screen is leaving)."""
+        screen, self._diff_screen = self._diff_screen, None
+        if screen is None or not self.app.is_screen_installed(screen):
+            return
+        try:
+            self.app.uninstall_screen(screen)
+        except ScreenStackError:
+            return  # still shown: the app is exiting, and its exit removes every screen
+        screen.remove()
+
+    def on_unmount(self) -> None:
+        self.drop_diff_screen()
 
     def back_from_diff(self, index: int | None) -> None:
         if index is not None:

@@ -235,6 +235,27 @@ def wrap(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
 
 
 _TRAILING_SPACE = re.compile(r"\s+$")
+# Rich's words (`rich._wrap.re_word`: spaces, a word, spaces), the word's end a group.
+_WORD = re.compile(r"\s*\S+(\s*)")
+
+
+def _ascii_breaks(paragraph: str, width: int) -> list[int] | None:
+    """`divide_line(paragraph, width, fold=True)` for printable ASCII (a cell a character),
+    without a generator, a string and two cell counts per word; None when a word is wider
+    than the line (Rich folds it, character by character)."""
+    breaks: list[int] = []
+    offset = 0
+    for word in _WORD.finditer(paragraph):
+        start, end = word.span()
+        length = word.start(1) - start  # without the spaces after it
+        if width - offset >= length:
+            offset += end - start
+        elif length > width:
+            return None
+        elif offset and start:
+            breaks.append(start)
+            offset = end - start
+    return breaks
 
 
 class Wrapped(Sequence[Strip]):
@@ -276,13 +297,18 @@ class Wrapped(Sequence[Strip]):
             start, at = at, at + len(paragraph) + 1
             found: list[tuple[int, int]] = []
             if "\t" not in paragraph:
-                bounds = [0, *divide_line(paragraph, width, fold=True), len(paragraph)]
-                for a, b in pairwise(bounds):
+                # Printable ASCII: one cell per character, and breaks found without Rich.
+                narrow = paragraph.isascii() and paragraph.isprintable()
+                breaks = _ascii_breaks(paragraph, width) if narrow else None
+                if breaks is None:
+                    narrow = False
+                    breaks = divide_line(paragraph, width, fold=True)
+                for a, b in pairwise([0, *breaks, len(paragraph)]):
                     if b - a > width:
                         space = _TRAILING_SPACE.search(paragraph, a, b)
                         if space is not None:
                             b -= min(space.end() - space.start(), b - a - width)
-                    if cell_len(paragraph[a:b]) > width:
+                    if (b - a if narrow else cell_len(paragraph[a:b])) > width:
                         break
                     found.append((start + a, start + b))
                 else:

@@ -123,8 +123,8 @@ class ReviewScreen(Screen[None]):
         self.texts_error: str | None = None
         self._first_frame = threading.Event()
         self._warm_timer: Timer | None = None
-        # The diff screen, kept (installed) between opens of this review's diffs: a new
-        # one's mount, styling and first layout cost ~40 ms of every open.
+        # The diff screen, kept (installed) between opens of this review's diffs, so an
+        # open does not mount, style and lay out a new one each time.
         self._diff_screen: DiffScreen | None = None
 
     # ------------------------------------------------------------------ layout

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rouge_tui.metrics.codes import NOT_WHITESPACE_ASCII, runs
+
 # The 95% two-sided normal quantile, for the analytic interval of the mean paired delta.
 Z95 = 1.959963984540054
 
@@ -199,8 +201,6 @@ WHITESPACE = (
 # is-whitespace by code point, up to the highest one; anything above is not.
 _SPACE_TABLE = np.zeros(ord(max(WHITESPACE)) + 2, dtype=bool)
 _SPACE_TABLE[[ord(c) for c in WHITESPACE]] = True
-# Per ASCII byte: 1 where it is not whitespace, 0 where it is (for bytes.translate).
-_SOLID_ASCII = bytes(0 if chr(c) in WHITESPACE else 1 for c in range(128)) + bytes([1] * 128)
 # Code points counted in one numpy pass (bounds the arrays alive at once).
 _CHUNK_CHARS = 1 << 22
 
@@ -260,14 +260,13 @@ def _shapes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         joined = "\n".join(["", *texts[first : last + 1], ""])
         if joined.isascii():
             # One byte per character, 1 where it is not whitespace, in one C-level pass.
-            solid = np.frombuffer(joined.encode("ascii").translate(_SOLID_ASCII), dtype=np.uint8)
+            ascii_bytes = joined.encode("ascii").translate(NOT_WHITESPACE_ASCII)
+            solid = np.frombuffer(ascii_bytes, dtype=np.uint8)
         else:
             codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
             solid = ~_SPACE_TABLE[np.minimum(codes, len(_SPACE_TABLE) - 1)]
-        # The joined text starts and ends with a newline: flags change at word starts
-        # and word ends, alternately.
-        edges = np.flatnonzero(solid[1:] != solid[:-1]) + 1
-        word_starts, word_ends = edges[0::2], edges[1::2]
+        # The joined text starts and ends with a newline: words are the runs between.
+        word_starts, word_ends = runs(solid)
         size = lengths[first : last + 1]
         begin = np.cumsum(size + 1) - size  # after the newline before each text
         before = np.searchsorted(word_starts, begin)

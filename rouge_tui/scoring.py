@@ -6,13 +6,13 @@ the app call ``analyse``; neither reads files or scores by itself.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from rouge_tui import __version__
+from rouge_tui.digests import length_prefixed
 from rouge_tui.gcpause import collector_paused
 from rouge_tui.metrics import METRICS, TOKENIZERS
 from rouge_tui.state import ScoreCache, UserDefaults
@@ -132,12 +132,7 @@ def run_digest(outputs: dict[str, str]) -> str:
     runs not read from a file (those are keyed on the file's bytes, `suite.Run.digest`).
     Every id and output enters length-prefixed, so two different runs never hash the same
     bytes."""
-    digest = hashlib.sha256(b"rouge-tui run v3\n")
-    for key, text in outputs.items():
-        for part in (key, text):
-            data = part.encode("utf-8", "surrogatepass")
-            digest.update(len(data).to_bytes(8, "big") + data)
-    return digest.hexdigest()
+    return length_prefixed(itertools.chain.from_iterable(outputs.items()), b"rouge-tui run v3\n")
 
 
 class SuiteScorer:

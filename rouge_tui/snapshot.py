@@ -34,6 +34,7 @@ import numpy as np
 
 from rouge_tui import __version__
 from rouge_tui.compare import BuildStats, Comparison
+from rouge_tui.digests import length_prefixed
 from rouge_tui.scoring import Analysis, Progress, ScoreSettings, analyse, resolve_settings
 from rouge_tui.state import (
     ScoreCache,
@@ -107,17 +108,16 @@ class SuiteFiles:
     def digest(self) -> str:
         """sha256 over (role, file name, size, sha256 of the bytes) of every file."""
         if self._digest is None:
-            total = hashlib.sha256(b"rouge-tui suite files v1\n")
             files = self.files()
             # hashlib releases the GIL on big buffers: two files at a time use both cores.
             with ThreadPoolExecutor(max_workers=2) as pool:
                 contents = list(pool.map(_file_digest, [path for _, path in files]))
-            for (role, path), content in zip(files, contents):
-                for part in (role, path.name, content):
-                    data = part.encode("utf-8", "surrogatepass")
-                    total.update(len(data).to_bytes(8, "big"))
-                    total.update(data)
-            self._digest = total.hexdigest()
+            parts = [
+                part
+                for (role, path), content in zip(files, contents)
+                for part in (role, path.name, content)
+            ]
+            self._digest = length_prefixed(parts, b"rouge-tui suite files v1\n")
         return self._digest
 
 

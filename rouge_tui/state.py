@@ -29,6 +29,7 @@ from typing import Any
 import platformdirs
 
 from rouge_tui import __version__
+from rouge_tui.digests import length_prefixed
 
 APP_NAME = "rouge-tui"
 MARKS = ("fine", "regression", "unsure")
@@ -343,12 +344,7 @@ class ScoreCache:
 
     @staticmethod
     def key(*parts: str) -> str:
-        digest = hashlib.sha256()
-        for part in (__version__, *parts):
-            data = part.encode("utf-8", "surrogatepass")
-            digest.update(len(data).to_bytes(8, "big"))
-            digest.update(data)
-        return digest.hexdigest()
+        return length_prefixed((__version__, *parts))
 
     @staticmethod
     def _digest(key: str, payload: bytes) -> bytes:

@@ -33,16 +33,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["token_codes"]
+from rouge_tui.metrics.tokenize import _ALNUM_BYTES
 
-# Per byte: 1 where it is part of a token, 0 where it separates tokens.
+__all__ = ["NOT_WHITESPACE_ASCII", "runs", "token_codes"]
+
+# Per byte, for bytes.translate: 1 where it is part of a token, 0 where it separates tokens.
 # `str.split()` separates on `str.isspace` characters; in ASCII those are 9-13 and 28-32.
-_SOLID_WHITESPACE = bytes(0 if chr(c).isspace() else 1 for c in range(128)) + bytes([1] * 128)
+NOT_WHITESPACE_ASCII = bytes(0 if chr(c).isspace() else 1 for c in range(128)) + bytes([1] * 128)
 # After rouge-score's translate step every separator is a space.
-_SOLID_NOT_SPACE = bytes(0 if c == 32 else 1 for c in range(256))
-# rouge-score's step: after lower() and an ASCII encode with "?" for the rest, every byte
-# that is not [a-z0-9] becomes a space (the same table as `tokenize._ALNUM_BYTES`).
-_ALNUM_BYTES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+_NOT_SPACE = bytes(0 if c == 32 else 1 for c in range(256))
 
 # The low n bytes of a little-endian 8-byte word, for n = 0..8.
 _LOW_BYTES = np.array(
@@ -95,6 +94,13 @@ def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
     return code[slot], count
 
 
+def runs(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and ends (exclusive) of the runs of true flags, for flags that are false at
+    both ends (a separator before the first text and after the last)."""
+    edges = np.flatnonzero(flags[1:] != flags[:-1]) + 1
+    return edges[0::2], edges[1::2]
+
+
 def _bytes_of(lowered: list[str], tokenizer: str) -> tuple[bytes, bytes] | None:
     """The joined batch (a space before each text, padding after) and its token flags."""
     joined = " ".join(["", *lowered, " " * _PAD])
@@ -102,11 +108,13 @@ def _bytes_of(lowered: list[str], tokenizer: str) -> tuple[bytes, bytes] | None:
         if not joined.isascii():
             return None
         raw = joined.encode("ascii")
-        return raw, raw.translate(_SOLID_WHITESPACE)
+        return raw, raw.translate(NOT_WHITESPACE_ASCII)
+    # rouge-score's own steps (`tokenize._rouge_score`): every byte left not [a-z0-9] is
+    # then a space.
     raw = joined.encode("ascii", "replace").translate(_ALNUM_BYTES)
     if len(raw) != len(joined):  # one byte per character, or the offsets would not hold
         return None
-    return raw, raw.translate(_SOLID_NOT_SPACE)
+    return raw, raw.translate(_NOT_SPACE)
 
 
 def token_codes(texts: Sequence[str], tokenizer: str) -> list[str] | None:
@@ -123,9 +131,7 @@ def token_codes(texts: Sequence[str], tokenizer: str) -> list[str] | None:
     if made is None:
         return None
     raw, solid = made
-    flags = np.frombuffer(solid, dtype=np.uint8)
-    edges = np.flatnonzero(flags[1:] != flags[:-1]) + 1
-    starts, ends = edges[0::2], edges[1::2]
+    starts, ends = runs(np.frombuffer(solid, dtype=np.uint8))
     size = ends - starts
     # Every byte position as the start of a little-endian 8-byte word (unaligned reads).
     words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))

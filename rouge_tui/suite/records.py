@@ -27,6 +27,7 @@ from typing import BinaryIO
 
 import orjson
 
+from rouge_tui.digests import length_prefixed
 from rouge_tui.gcpause import collector_paused
 from rouge_tui.suite.errors import SuiteError, show_id, type_name
 from rouge_tui.suite.settings import Fields
@@ -528,12 +529,9 @@ def read_run(path: Path, fields: Fields = _DEFAULT_FIELDS) -> tuple[dict[str, st
     path = Path(path)
     records = read_records(path, (fields.id, fields.output))
     outputs = outputs_from_records(records, fields)
-    digest = hashlib.sha256(b"rouge-tui run file v1\n")
     parser = "csv" if records.columns is not None else "jsonl"
-    for part in (parser, fields.id, fields.output, records.content):
-        data = part.encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "big") + data)
-    return outputs, digest.hexdigest()
+    parts = (parser, fields.id, fields.output, records.content)
+    return outputs, length_prefixed(parts, b"rouge-tui run file v1\n")
 
 
 def read_references(path: Path, fields: Fields = _DEFAULT_FIELDS) -> dict[str, tuple[str, ...]]:

@@ -65,9 +65,7 @@ class DiffScreen(Screen[int]):
     def __init__(self, review: Review, sequence: np.ndarray, position: int, *, walk: bool) -> None:
         super().__init__()
         self.review = review
-        self.sequence = sequence
-        self.position = max(0, min(position, len(sequence) - 1))
-        self.walk = walk
+        self._point(sequence, position, walk)
         self._warm_timer: Timer | None = None
         self.shown: int | None = None  # the ranked index whose diff is on screen
         self.pending: int | None = None  # the ranked index whose diff a worker is computing
@@ -97,12 +95,8 @@ class DiffScreen(Screen[int]):
         as a new one would open: against the reference, long runs folded, nothing of the
         last example pending."""
         self.workers.cancel_group(self, "diff")
-        if self._warm_timer is not None:
-            self._warm_timer.stop()
-            self._warm_timer = None
-        self.sequence = sequence
-        self.position = max(0, min(position, len(sequence) - 1))
-        self.walk = walk
+        self._stop_warm()
+        self._point(sequence, position, walk)
         self.shown = self.pending = None
         self.set_reactive(DiffScreen.mode, "reference")  # the view follows in show_diff
         view = self.query_one(DiffView)
@@ -110,6 +104,17 @@ class DiffScreen(Screen[int]):
         view.loading = False
         view.focus()
         self.show_current()
+
+    def _point(self, sequence: np.ndarray, position: int, walk: bool) -> None:
+        self.sequence = sequence
+        self.position = max(0, min(position, len(sequence) - 1))
+        self.walk = walk
+
+    def _stop_warm(self) -> None:
+        """Forget the next step's pending warm-up (another example is shown now)."""
+        if self._warm_timer is not None:
+            self._warm_timer.stop()
+            self._warm_timer = None
 
     def summary(self) -> Text:
         """One line of the overview, so the verdict stays in view on this screen."""
@@ -247,9 +252,7 @@ class DiffScreen(Screen[int]):
         self.pending = None
         # The next step, made while this one is read: once this is drawn and read a moment
         # (a worker now would take turns with the drawing of this frame).
-        if self._warm_timer is not None:
-            self._warm_timer.stop()
-            self._warm_timer = None
+        self._stop_warm()
         if self.position + 1 < len(self.sequence):
             following = int(self.sequence[self.position + 1])
             self._warm_timer = self.set_timer(

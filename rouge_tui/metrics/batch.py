@@ -5,14 +5,15 @@ candidate against its group of references (the best over the group, as `Scorer.s
 equal as floats to scoring each pair with `Scorer`. It is what a suite run uses: a reference
 group is tokenised once however many builds and runs are scored against it.
 
-How: each text is tokenised once and interned in C-level loops into a tuple of small int
-ids. rougeL's LCS lengths come from rapidfuzz's bit-parallel pass in C++
-(`lcs.lcs_length_ids`, exact on such ids); rouge1/rouge2 count clipped n-gram matches on the
-ids; rougeLsum traces rouge-score's own LCS back for every sentence pair of a block at
+How: each block of texts is tokenised and interned at once in numpy into token codes
+(`codes.token_codes`; text by text, in C-level loops into tuples of small int ids, when a
+block cannot be). rougeL's LCS lengths come from rapidfuzz's bit-parallel pass in C++
+(`lcs.lcs_length_ids`, exact on such codes); rouge1/rouge2 count clipped n-gram matches on
+them; rougeLsum traces rouge-score's own LCS back for every sentence pair of a block at
 once (`lsum`).
 
-Work is done in blocks of reference groups, so the Python token strings of only one block
-are alive at a time; with `workers=2` the blocks are split between this process and a
+Work is done in blocks of reference groups, so the codes of only one block are alive at a
+time; with `workers=2` the blocks are split between this process and a
 forked one (see `fmeasures`).
 """
 
@@ -31,9 +32,9 @@ import numpy as np
 
 from rouge_tui.forking import Forked, ForkFailed, parallel_safe
 from rouge_tui.gcpause import collector_paused
-from rouge_tui.metrics.codes import token_codes
+from rouge_tui.metrics.codes import token_code_array, token_codes
 from rouge_tui.metrics.lcs import lcs_length_ids
-from rouge_tui.metrics.lsum import lsum_fmeasures
+from rouge_tui.metrics.lsum import coded_layout, layout, lsum_fmeasures
 from rouge_tui.metrics.rouge import METRICS, _ngrams, _overlap
 from rouge_tui.metrics.tokenize import TOKENIZERS, make_batch_tokenizer
 
@@ -128,11 +129,11 @@ class _Block:
     ) -> np.ndarray:
         # Every text as a sequence of token codes, equal exactly where the tokens are:
         # a string of one character per token made in numpy for the whole block, or a
-        # tuple of int ids when the block needs the per-text tokenizer (stemming, or
-        # `whitespace` on text outside ASCII). Then each pair's sequences side by side.
+        # tuple of int ids when the block needs the per-text tokenizer (`whitespace` on
+        # text outside ASCII). Then each pair's sequences side by side.
         refs: Sequence[Sequence[int] | str]
         cans: Sequence[Sequence[int] | str]
-        codes = None if self.stem else token_codes([*ref_texts, *candidates], self.tokenizer)
+        codes = token_codes([*ref_texts, *candidates], self.tokenizer, self.stem)
         if codes is not None:
             refs, cans = codes[: len(ref_texts)], codes[len(ref_texts) :]
         else:
@@ -169,16 +170,23 @@ class _Block:
         pair_can: np.ndarray,
     ) -> np.ndarray:
         """rougeLsum of every pair at once (`lsum.lsum_fmeasures`), from each text's lines
-        (rouge-score splits sentences on newlines) tokenised and interned once."""
-        table: defaultdict[str, int] = defaultdict(itertools.count().__next__)
-        tokenize_all = self.tokenize_all
-
-        def sentences(text: str) -> list[tuple[int, ...]]:
-            return _interned(filter(None, tokenize_all(text.split("\n"))), table)
-
-        refs = list(map(sentences, ref_texts))
-        cans = list(map(sentences, candidates))
-        return lsum_fmeasures(refs, cans, pair_ref, pair_can)
+        (rouge-score splits sentences on newlines) tokenised and interned once: in numpy
+        as one batch of lines (`token_code_array`), else line by line."""
+        texts = [*ref_texts, *candidates]
+        lines = [text.split("\n") for text in texts]
+        per_text = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+        made = token_code_array(
+            list(itertools.chain.from_iterable(lines)), self.tokenizer, self.stem
+        )
+        if made is not None:
+            sentences = coded_layout(*made, per_text)
+        else:
+            table: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+            tokenize_all = self.tokenize_all
+            sentences = layout(
+                [_interned(filter(None, tokenize_all(text_lines)), table) for text_lines in lines]
+            )
+        return lsum_fmeasures(sentences, pair_ref, pair_can + len(ref_texts))
 
 
 # --- blocks, and the second process ------------------------------------------------------------

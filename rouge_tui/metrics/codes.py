@@ -1,6 +1,6 @@
 """Many texts tokenised and interned at once in numpy: each text as a string of token codes.
 
-`token_codes(texts, tokenizer)` gives, for every text, a `str` with one character per token
+`token_codes(texts, tokenizer, stem)` gives, for every text, a `str` with one character per token
 (in order), such that two tokens anywhere in the batch are equal exactly when their
 characters are. It stands in for `tokenize` plus a per-token table lookup, which cost a
 Python `str` and a dict probe per word (~150 ns); here the work is a few numpy passes over
@@ -19,8 +19,14 @@ How, on one batch:
    masked to its length, with the length in the top byte (up to 7 bytes); 8 to 15 bytes
    combine the codes of their two halves; longer ones (rare) go through a dict of bytes.
 4. Keys become dense codes through a hash table built in numpy from the distinct keys
-   (`_dense`); codes skip the surrogate range, and the codes of all tokens are decoded as
-   one UTF-32 string that is cut at the texts' token boundaries.
+   (`_dense`).
+5. With stemming, each distinct word (not each token) goes through rouge-score's stemming
+   step once, and the codes become the codes of the stems (tokens whose stem its filter
+   drops are dropped).
+
+`token_code_array` gives the codes as one array with each text's bounds (rougeLsum reads
+its sentences so); `token_codes` skips the surrogate range and decodes the codes of all
+tokens as one UTF-32 string cut at the texts' token boundaries.
 
 tests/test_codes.py checks, against the tokenizers themselves, that codes are equal
 exactly when tokens are.
@@ -33,9 +39,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rouge_tui.metrics.tokenize import _ALNUM_BYTES
+from rouge_tui.metrics.tokenize import _ALNUM_BYTES, stemmed_forms
 
-__all__ = ["NOT_WHITESPACE_ASCII", "runs", "token_codes"]
+__all__ = ["NOT_WHITESPACE_ASCII", "runs", "token_code_array", "token_codes"]
 
 # Per byte, for bytes.translate: 1 where it is part of a token, 0 where it separates tokens.
 # `str.split()` separates on `str.isspace` characters; in ASCII those are 9-13 and 28-32.
@@ -117,21 +123,54 @@ def _bytes_of(lowered: list[str], tokenizer: str) -> tuple[bytes, bytes] | None:
     return raw, raw.translate(_NOT_SPACE)
 
 
-def token_codes(texts: Sequence[str], tokenizer: str) -> list[str] | None:
-    """One string per text, a character per token, equal characters for equal tokens.
+def token_code_array(
+    texts: Sequence[str], tokenizer: str, stem: bool = False
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The codes of every token of the batch in order (int64, dense from 0, equal exactly
+    where the tokens are) and where each text's tokens start (one more entry at the end).
 
-    `tokenizer` is "whitespace" or "rouge-score" without stemming. None when this batch
+    `tokenizer` is "whitespace" or "rouge-score"; `stem` (rouge-score only) stems as its
+    tokenizer does, dropping the tokens whose stem its filter drops. None when this batch
     cannot be done here (a `whitespace` batch with characters outside ASCII, or more
     distinct tokens than there are code points): the caller tokenises it text by text.
     """
     if tokenizer not in ("whitespace", "rouge-score"):
         raise ValueError(f"no batch codes for tokenizer {tokenizer!r}")
+    if stem and tokenizer != "rouge-score":
+        raise ValueError(f"stemming applies to the rouge-score tokenizer only, not {tokenizer!r}")
     lowered = list(map(str.lower, texts))
     made = _bytes_of(lowered, tokenizer)
     if made is None:
         return None
     raw, solid = made
     starts, ends = runs(np.frombuffer(solid, dtype=np.uint8))
+    codes, total = _codes(raw, starts, ends)
+    if stem:
+        codes, total, starts = _stemmed(codes, total, raw, starts, ends)
+    if total > _MAX_CODES:
+        return None
+    # The space before text i is at the sum of (length + 1) of the texts before it; its
+    # tokens are those starting between that space and the next text's.
+    spaces = np.zeros(len(lowered) + 1, dtype=np.int64)
+    widths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered)) + 1
+    np.cumsum(widths, out=spaces[1:])
+    return codes, np.searchsorted(starts, spaces)
+
+
+def token_codes(texts: Sequence[str], tokenizer: str, stem: bool = False) -> list[str] | None:
+    """One string per text, a character per token, equal characters for equal tokens
+    (`token_code_array`'s codes, past the surrogates); None where it gives None."""
+    made = token_code_array(texts, tokenizer, stem)
+    if made is None:
+        return None
+    codes, cut = made
+    codes = codes + (codes >= _SURROGATES) * _SURROGATE_SPAN
+    text = codes.astype("<u4").tobytes().decode("utf-32-le")
+    return [text[a:b] for a, b in itertools.pairwise(cut.tolist())]
+
+
+def _codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense codes of the tokens raw[starts[i]:ends[i]], and how many distinct there are."""
     size = ends - starts
     # Every byte position as the start of a little-endian 8-byte word (unaligned reads).
     words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
@@ -165,15 +204,23 @@ def token_codes(texts: Sequence[str], tokenizer: str) -> list[str] | None:
         ]
         codes[long_] = np.asarray(found_long, dtype=np.int64) + total
         total += len(seen)
+    return codes, total
 
-    if total > _MAX_CODES:
-        return None
-    codes += (codes >= _SURROGATES) * _SURROGATE_SPAN
-    text = codes.astype("<u4").tobytes().decode("utf-32-le")
-    # The space before text i is at the sum of (length + 1) of the texts before it; its
-    # tokens are those starting between that space and the next text's.
-    spaces = np.zeros(len(lowered) + 1, dtype=np.int64)
-    widths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered)) + 1
-    np.cumsum(widths, out=spaces[1:])
-    cut = np.searchsorted(starts, spaces).tolist()
-    return [text[a:b] for a, b in itertools.pairwise(cut)]
+
+def _stemmed(
+    codes: np.ndarray, total: int, raw: bytes, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, int, np.ndarray]:
+    """The tokens as rouge-score's stemming step leaves them: (their codes, how many
+    distinct, their starts), without the tokens it drops. Each distinct word is stemmed
+    once (and cached across batches by `stemmed_forms`)."""
+    where = np.empty(total, dtype=np.int64)
+    where[codes] = np.arange(len(codes), dtype=np.int64)  # a place of each distinct word
+    words = [
+        raw[start:end].decode("ascii")
+        for start, end in zip(starts[where].tolist(), ends[where].tolist())
+    ]
+    ids: dict[str, int] = {"": -1}
+    forms = [ids.setdefault(form, len(ids) - 1) for form in stemmed_forms(words)]
+    stemmed = np.asarray(forms, dtype=np.int64)[codes]
+    kept = np.flatnonzero(stemmed >= 0)
+    return stemmed[kept], len(ids) - 1, starts[kept]

@@ -30,7 +30,7 @@ import numpy as np
 
 from rouge_tui.metrics.rouge import _lsum_score
 
-__all__ = ["lsum_fmeasures"]
+__all__ = ["Layout", "coded_layout", "layout", "lsum_fmeasures"]
 
 WORD_BITS = 64
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -40,11 +40,14 @@ DENSE_MASKS = 1 << 22
 LOW = np.array([(1 << i) - 1 for i in range(WORD_BITS + 1)], dtype=np.uint64)
 
 Sentences = Sequence[Sequence[int]]
+# Texts as sentences of token ids, flat: (the ids of every sentence, end to end; each
+# sentence's start in them; its length; each text's first sentence, with one more entry
+# at the end). Sentences are never empty.
+Layout = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _flat(texts: Sequence[Sentences]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(token ids of every sentence, end to end; each sentence's start; its length;
-    each text's first sentence, with one more entry at the end)."""
+def layout(texts: Sequence[Sentences]) -> Layout:
+    """The layout of texts given as lists of non-empty sentences of token ids."""
     counts = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     first = np.zeros(len(texts) + 1, dtype=np.int64)
     np.cumsum(counts, out=first[1:])
@@ -56,6 +59,27 @@ def _flat(texts: Sequence[Sentences]) -> tuple[np.ndarray, np.ndarray, np.ndarra
         itertools.chain.from_iterable(sentences), dtype=np.int64, count=int(starts[-1])
     )
     return tokens, starts[:-1], lengths, first
+
+
+def coded_layout(codes: np.ndarray, cut: np.ndarray, per_text: np.ndarray) -> Layout:
+    """The layout of texts from the token codes of all their sentences (sentence k's
+    tokens at codes[cut[k]:cut[k + 1]]), text i having per_text[i] sentences; those left
+    without tokens are left out."""
+    lengths = np.diff(cut)
+    kept = lengths > 0
+    owner = np.repeat(np.arange(len(per_text), dtype=np.int64), per_text)
+    first = np.zeros(len(per_text) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[kept], minlength=len(per_text)), out=first[1:])
+    return codes, cut[:-1][kept], lengths[kept], first
+
+
+def _sentences(texts: Layout, text: int) -> list[list[int]]:
+    """One text of a layout as lists of token ids."""
+    tokens, start, length, first = texts
+    a, b = int(first[text]), int(first[text + 1])
+    return [
+        tokens[s : s + n].tolist() for s, n in zip(start[a:b].tolist(), length[a:b].tolist())
+    ]
 
 
 def _totals(lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -72,47 +96,34 @@ def _repeat_ranges(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, np.arange(int(sizes.sum()), dtype=np.int64) - begin[owner]
 
 
-def lsum_fmeasures(
-    refs: Sequence[Sentences],
-    cans: Sequence[Sentences],
-    pair_ref: np.ndarray,
-    pair_can: np.ndarray,
-) -> np.ndarray:
-    """rougeLsum F of every pair (reference `refs[pair_ref[q]]`, candidate
-    `cans[pair_can[q]]`); texts are lists of non-empty sentences of token ids."""
+def lsum_fmeasures(texts: Layout, pair_ref: np.ndarray, pair_can: np.ndarray) -> np.ndarray:
+    """rougeLsum F of every pair (reference text `pair_ref[q]`, candidate text
+    `pair_can[q]`, both texts of the layout `texts`)."""
     pair_ref = np.asarray(pair_ref, dtype=np.int64)
     pair_can = np.asarray(pair_can, dtype=np.int64)
     pairs = len(pair_ref)
     f = np.zeros(pairs, dtype=np.float64)
     if not pairs:
         return f
-    r_tokens, r_start, r_len, r_first = _flat(refs)
-    c_tokens, c_start, c_len, c_first = _flat(cans)
-    r_total = _totals(r_len, r_first)
-    c_total = _totals(c_len, c_first)
-    r_wide = np.zeros(len(refs), dtype=bool)
-    wide_sentences = np.flatnonzero(r_len > WORD_BITS)
+    _, _, lengths, first = texts
+    total = _totals(lengths, first)
+    wide = np.zeros(len(first) - 1, dtype=bool)
+    wide_sentences = np.flatnonzero(lengths > WORD_BITS)
     if len(wide_sentences):
-        r_wide[np.searchsorted(r_first, wide_sentences, side="right") - 1] = True
-    m = r_total[pair_ref]
-    n = c_total[pair_can]
+        wide[np.searchsorted(first, wide_sentences, side="right") - 1] = True
+    m = total[pair_ref]
+    n = total[pair_can]
     scored = (m > 0) & (n > 0)
     # Text pairs with a reference sentence wider than a word: pair by pair in Python.
-    for q in np.flatnonzero(scored & r_wide[pair_ref]).tolist():
-        ref, can = refs[int(pair_ref[q])], cans[int(pair_can[q])]
+    for q in np.flatnonzero(scored & wide[pair_ref]).tolist():
+        ref, can = _sentences(texts, int(pair_ref[q])), _sentences(texts, int(pair_can[q]))
         counts: Counter[int] = Counter()
         for sent in can:
             counts.update(sent)
         f[q] = _lsum_score(ref, can, counts).fmeasure
-    chosen = np.flatnonzero(scored & ~r_wide[pair_ref])
+    chosen = np.flatnonzero(scored & ~wide[pair_ref])
     if len(chosen):
-        hits = _hits(
-            (r_tokens, r_start, r_len, r_first),
-            (c_tokens, c_start, c_len, c_first),
-            n[chosen],
-            pair_ref[chosen],
-            pair_can[chosen],
-        )
+        hits = _hits(texts, n[chosen], pair_ref[chosen], pair_can[chosen])
         mm = m[chosen].astype(np.float64)
         nn = n[chosen].astype(np.float64)
         hit = hits > 0
@@ -125,23 +136,15 @@ def lsum_fmeasures(
     return f
 
 
-Layout = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
 def _hits(
-    ref_layout: Layout,
-    can_layout: Layout,
-    can_total: np.ndarray,
-    pair_ref: np.ndarray,
-    pair_can: np.ndarray,
+    texts: Layout, can_total: np.ndarray, pair_ref: np.ndarray, pair_can: np.ndarray
 ) -> np.ndarray:
     """rougeLsum's clipped union-LCS hits of every text pair (all reference sentences of
-    at most 64 tokens, both texts non-empty); layouts are `_flat`'s, `can_total` the
-    candidate's token count per pair."""
-    r_tokens, r_start, r_len, r_first = ref_layout
-    c_tokens, c_start, c_len, c_first = can_layout
+    at most 64 tokens, both texts non-empty), `can_total` the candidate's token count per
+    pair. (r_ and c_ name the same layout as read for the reference or the candidate.)"""
+    r_tokens, r_start, r_len, r_first = c_tokens, c_start, c_len, c_first = texts
     pairs = len(pair_ref)
-    width = int(max(r_tokens.max(initial=0), c_tokens.max(initial=0))) + 1
+    width = int(r_tokens.max(initial=0)) + 1
     a = np.diff(r_first)[pair_ref]  # reference sentences per pair
     b = np.diff(c_first)[pair_can]  # candidate sentences per pair
     # Sentence pairs in (text pair, reference sentence, candidate sentence) order.

@@ -29,6 +29,7 @@ __all__ = [
     "sentence_spans",
     "sentence_tokens",
     "sentences",
+    "stemmed_forms",
     "tokenize",
     "tokenize_with_offsets",
 ]
@@ -109,8 +110,9 @@ def _stem(word: str) -> str | None:
 _token_cache: dict[str, str] = {}
 
 
-def _stem_tokens(words: list[str]) -> list[str]:
-    """Stem words longer than 3 characters and drop invalid results, as rouge-score does."""
+def stemmed_forms(words: list[str]) -> list[str]:
+    """Each word as rouge-score's stemming step leaves it: as it is up to 3 characters,
+    else stemmed, and "" where its validity filter would drop the stem."""
     cache = _token_cache
     tokens = list(map(cache.get, words))
     if None in tokens:
@@ -120,9 +122,15 @@ def _stem_tokens(words: list[str]) -> list[str]:
             if word not in cache:
                 cache[word] = word if len(word) <= 3 else (_stem(word) or "")
         tokens = list(map(cache.__getitem__, words))
+    return tokens  # type: ignore[return-value]
+
+
+def _stem_tokens(words: list[str]) -> list[str]:
+    """Stem words longer than 3 characters and drop invalid results, as rouge-score does."""
+    tokens = stemmed_forms(words)
     if "" in tokens:
         return list(filter(None, tokens))
-    return tokens  # type: ignore[return-value]
+    return tokens
 
 
 # --- fast tokenizers -----------------------------------------------------------------------

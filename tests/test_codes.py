@@ -111,11 +111,29 @@ def test_stemming_merges_words_and_drops_what_the_filter_drops(
     tokenizers = sys.modules["rouge_tui.metrics.tokenize"]  # the package exports a function so named
     monkeypatch.setattr(tokenizers, "_token_cache", {})
     monkeypatch.setattr(tokenizers, "_stem_cache", {"running": None})
+    monkeypatch.setattr(codes, "_WORD_FORMS", {})
+    monkeypatch.setattr(codes, "_FORM_IDS", {})
     dropped = token_codes(texts, "rouge-score", stem=True)
     assert dropped is not None
     assert [len(codes) for codes in dropped] == [2, 5, 0, 0]
     with pytest.raises(ValueError):
         token_codes(["x"], "whitespace", stem=True)
+
+
+def test_stemmed_codes_stay_exact_when_the_forms_are_forgotten_between_batches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(codes, "_WORD_FORMS", {})
+    monkeypatch.setattr(codes, "_FORM_IDS", {})
+    monkeypatch.setattr(codes, "_FORMS_LIMIT", 1)
+    # The third batch starts past the limit: words seen before and new ones must not share
+    # the ids handed out afresh.
+    batches = [["zeta running"], ["omega runs"], ["kappa zeta omega", "running ran"]]
+    for batch_texts in batches * 2:
+        got = token_codes(batch_texts, "rouge-score", stem=True)
+        assert got is not None
+        assert_codes_match(batch_texts, "rouge-score", got, stem=True)
+    assert len(codes._FORM_IDS) <= 5  # cleared before a batch once past the limit
 
 
 @settings(max_examples=300, deadline=None)

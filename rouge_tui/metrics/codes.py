@@ -207,20 +207,32 @@ def _codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray
     return codes, total
 
 
+# Stemmed forms across batches: each word's bytes -> its form's id (-1: dropped), each
+# form -> its id. Ids are the codes of stemmed batches; cleared between batches past a size.
+_WORD_FORMS: dict[bytes, int] = {}
+_FORM_IDS: dict[str, int] = {}
+_FORMS_LIMIT = 1 << 19
+
+
 def _stemmed(
     codes: np.ndarray, total: int, raw: bytes, starts: np.ndarray, ends: np.ndarray
 ) -> tuple[np.ndarray, int, np.ndarray]:
-    """The tokens as rouge-score's stemming step leaves them: (their codes, how many
-    distinct, their starts), without the tokens it drops. Each distinct word is stemmed
-    once (and cached across batches by `stemmed_forms`)."""
+    """The tokens as rouge-score's stemming step leaves them: (their codes, a bound on
+    them, their starts), without the tokens it drops. A word is stemmed the first time
+    any batch has it (`stemmed_forms`); each batch then looks its distinct words up once."""
+    if len(_FORM_IDS) > _FORMS_LIMIT:
+        _WORD_FORMS.clear()
+        _FORM_IDS.clear()
     where = np.empty(total, dtype=np.int64)
     where[codes] = np.arange(len(codes), dtype=np.int64)  # a place of each distinct word
-    words = [
-        raw[start:end].decode("ascii")
-        for start, end in zip(starts[where].tolist(), ends[where].tolist())
-    ]
-    ids: dict[str, int] = {"": -1}
-    forms = [ids.setdefault(form, len(ids) - 1) for form in stemmed_forms(words)]
-    stemmed = np.asarray(forms, dtype=np.int64)[codes]
+    words = list(map(raw.__getitem__, map(slice, starts[where].tolist(), ends[where].tolist())))
+    ids = list(map(_WORD_FORMS.get, words))
+    if None in ids:
+        new = [word for word, found in zip(words, ids) if found is None]
+        forms = stemmed_forms([word.decode("ascii") for word in new])
+        for word, form in zip(new, forms):
+            _WORD_FORMS[word] = _FORM_IDS.setdefault(form, len(_FORM_IDS)) if form else -1
+        ids = list(map(_WORD_FORMS.__getitem__, words))
+    stemmed = np.asarray(ids, dtype=np.int64)[codes]
     kept = np.flatnonzero(stemmed >= 0)
-    return stemmed[kept], len(ids) - 1, starts[kept]
+    return stemmed[kept], len(_FORM_IDS), starts[kept]

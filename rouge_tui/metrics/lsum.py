@@ -200,11 +200,15 @@ def _hits(
     sp_tok_offset = c_start[sp_can] - text_at[sp_pair] + pair_tok_start[sp_pair]
     rows = np.empty(int(col_start[-1]), dtype=np.uint64)
     v = np.full(len(nl), _ONES, dtype=np.uint64)
+    # Each sentence pair's common positions: the reference positions whose token is in
+    # the candidate sentence (its LCS lies on them).
+    common = np.zeros(len(nl), dtype=np.uint64)
     for j in range(steps):
         count = int(alive[j])
         live = order[:count]
         lid = cand_local[sp_tok_offset[live] + j]
         mask = masks.get(sent_row[sp_ref[live]], lid)
+        common[live] |= mask
         vj = v[live]
         u = vj & mask
         vj = (vj + u) | (vj - u)
@@ -212,9 +216,12 @@ def _hits(
         rows[col_start[j] : col_start[j] + count] = vj
     lcs = np.bitwise_count(~v & LOW[w]).astype(np.int64)
 
-    # The traceback, every sentence pair with an LCS at once.
+    # The traceback, every sentence pair with an LCS at once; except where the LCS is as
+    # long as there are common positions: then it is exactly those, whatever the walk.
     union = np.zeros(len(nl), dtype=np.uint64)
-    act = np.flatnonzero(lcs > 0)
+    whole = (lcs > 0) & (np.bitwise_count(common).astype(np.int64) == lcs)
+    union[whole] = common[whole]
+    act = np.flatnonzero((lcs > 0) & ~whole)
     i = w.copy()
     j = nl.copy()
     left = lcs.copy()

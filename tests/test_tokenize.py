@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -24,6 +26,8 @@ from rouge_tui.metrics.tokenize import (
     tokenize,
     tokenize_with_offsets,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Pieces that have tripped tokenizers: clock times, trailing punctuation, characters whose
 # lowercase is longer ('İ') or ASCII (the Kelvin sign), final sigma, ligatures, Unicode
@@ -193,6 +197,50 @@ def test_missing_nltk_raises_stemmer_unavailable(monkeypatch: pytest.MonkeyPatch
     assert str(info.value) == 'stemming needs NLTK: pip install "rouge-tui[stem]"'
     # Without stemming NLTK is not needed.
     assert tokenize("Running dogs", "rouge-score") == ["running", "dogs"]
+
+
+def test_stemming_loads_nltk_without_scipy_or_sklearn(tmp_path: Path) -> None:
+    # Stand-ins for scipy and scikit-learn that leave a mark when imported (and have no
+    # submodules, so an import of scipy.stats through them fails as a missing one would).
+    for name in ("scipy", "sklearn"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(
+            f"import pathlib\npathlib.Path({str(tmp_path / (name + '.imported'))!r}).touch()\n"
+        )
+    code = (
+        "import sys\n"
+        "from rouge_tui.metrics import tokenize\n"
+        "print(tokenize('Running flies agreed', 'rouge-score', stem=True))\n"
+        "print(sorted(n for n in ('scipy', 'sklearn') if n in sys.modules))\n"
+        "import scipy, sklearn  # still importable afterwards\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["['run', 'fli', 'agre']", "[]"]
+    # Only the imports after stemming reached them: NLTK did not.
+    assert (tmp_path / "scipy.imported").exists() and (tmp_path / "sklearn.imported").exists()
+
+
+def test_stemming_still_loads_an_nltk_that_needs_what_was_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = sys.modules["rouge_tui.metrics.tokenize"]
+    monkeypatch.setattr(module, "_stemmer", None)
+    calls: list[tuple[str, ...]] = []
+    real = module._import_porter
+
+    def importer(hide):
+        calls.append(tuple(hide))
+        if hide:
+            raise ImportError("this NLTK imports scipy without a fallback")
+        return real(hide)
+
+    monkeypatch.setattr(module, "_import_porter", importer)
+    assert tokenize("Running flies", "rouge-score", stem=True) == ["run", "fli"]
+    assert calls == [("scipy", "sklearn"), ()]
 
 
 def test_importing_the_core_loads_neither_nltk_nor_textual() -> None:

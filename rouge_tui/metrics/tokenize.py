@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable, Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import methodcaller
 from typing import Any
@@ -78,14 +79,37 @@ _stem_cache: dict[str, str | None] = {}
 _STEM_CACHE_LIMIT = 1 << 20
 
 
+# Importing NLTK's stemmer runs NLTK's package, which imports all of NLTK: with it
+# scipy.stats (0.9 s here) and scikit-learn when they are installed, each in a
+# `try: ... except ImportError` of its own. The stemmer uses neither, so they are hidden
+# while NLTK loads (unless something loaded them already); they import as usual after.
+_NOT_FOR_THE_STEMMER = ("scipy", "sklearn")
+
+
+def _import_porter(hide: Sequence[str]) -> Any:
+    hidden = [name for name in hide if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # `import name` raises ImportError
+    try:
+        from nltk.stem import porter
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+    return porter
+
+
 def _porter() -> Any:
     """NLTK's Porter stemmer in its default mode, as rouge-score builds it; imported lazily."""
     global _stemmer
     if _stemmer is None:
         try:
-            from nltk.stem import porter
-        except ImportError as exc:
-            raise StemmerUnavailable() from exc
+            porter = _import_porter(_NOT_FOR_THE_STEMMER)
+        except ImportError:
+            try:  # an NLTK that needs them after all
+                porter = _import_porter(())
+            except ImportError as exc:
+                raise StemmerUnavailable() from exc
         _stemmer = porter.PorterStemmer()
     return _stemmer
 

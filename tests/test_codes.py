@@ -55,10 +55,17 @@ ASCII_PIECES = [
     "a", "A", "ab", "abcdefg", "abcdefgh", "abcdefghi", "ABCDEFGHIJKLMNO", "abcdefghijklmnop",
     "abcdefghijklmnopq", "abcdefgh\x00", "abcdefg\x00", "a\x00", "02:14", "U.S.", "x" * 40,
 ]
-ascii_texts = st.lists(
-    st.one_of(st.sampled_from(ASCII_PIECES), st.text(st.characters(max_codepoint=127), max_size=6)),
-    max_size=20,
-).map("".join)
+
+
+def texts_of(pieces: list[str], max_codepoint: int) -> st.SearchStrategy[str]:
+    """Texts of up to 20 parts, each one of `pieces` or a short random string."""
+    part = st.one_of(
+        st.sampled_from(pieces), st.text(st.characters(max_codepoint=max_codepoint), max_size=6)
+    )
+    return st.lists(part, max_size=20).map("".join)
+
+
+ascii_texts = texts_of(ASCII_PIECES, 127)
 
 
 @settings(max_examples=300, deadline=None)
@@ -79,10 +86,7 @@ STEM_PIECES = [
     "caresses", "ponies", "02:14", "2014s", "abcdefghijklmnopqrs", "Connected", "CONNECTING",
     "relational", "caf\u00e9s", "x" * 20 + "ing",
 ]
-stem_texts = st.lists(
-    st.one_of(st.sampled_from(STEM_PIECES), st.text(st.characters(max_codepoint=0x17F), max_size=6)),
-    max_size=20,
-).map("".join)
+stem_texts = texts_of(STEM_PIECES, 0x17F)
 
 
 @settings(max_examples=200, deadline=None)

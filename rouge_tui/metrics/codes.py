@@ -35,6 +35,7 @@ exactly when tokens are.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -126,8 +127,9 @@ def _bytes_of(lowered: list[str], tokenizer: str) -> tuple[bytes, bytes] | None:
 def token_code_array(
     texts: Sequence[str], tokenizer: str, stem: bool = False
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The codes of every token of the batch in order (int64, dense from 0, equal exactly
-    where the tokens are) and where each text's tokens start (one more entry at the end).
+    """The codes of every token of the batch in order (small non-negative int64s, equal
+    exactly where the tokens are) and where each text's tokens start (one more entry at
+    the end).
 
     `tokenizer` is "whitespace" or "rouge-score"; `stem` (rouge-score only) stems as its
     tokenizer does, dropping the tokens whose stem its filter drops. None when this batch
@@ -209,9 +211,11 @@ def _codes(raw: bytes, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray
 
 # Stemmed forms across batches: each word's bytes -> its form's id (-1: dropped), each
 # form -> its id. Ids are the codes of stemmed batches; cleared between batches past a size.
+# The app's workers may score at once: one batch at a time hands out ids.
 _WORD_FORMS: dict[bytes, int] = {}
 _FORM_IDS: dict[str, int] = {}
 _FORMS_LIMIT = 1 << 19
+_FORMS_LOCK = threading.Lock()
 
 
 def _stemmed(
@@ -220,19 +224,21 @@ def _stemmed(
     """The tokens as rouge-score's stemming step leaves them: (their codes, a bound on
     them, their starts), without the tokens it drops. A word is stemmed the first time
     any batch has it (`stemmed_forms`); each batch then looks its distinct words up once."""
-    if len(_FORM_IDS) > _FORMS_LIMIT:
-        _WORD_FORMS.clear()
-        _FORM_IDS.clear()
     where = np.empty(total, dtype=np.int64)
     where[codes] = np.arange(len(codes), dtype=np.int64)  # a place of each distinct word
     words = list(map(raw.__getitem__, map(slice, starts[where].tolist(), ends[where].tolist())))
-    ids = list(map(_WORD_FORMS.get, words))
-    if None in ids:
-        new = [word for word, found in zip(words, ids) if found is None]
-        forms = stemmed_forms([word.decode("ascii") for word in new])
-        for word, form in zip(new, forms):
-            _WORD_FORMS[word] = _FORM_IDS.setdefault(form, len(_FORM_IDS)) if form else -1
-        ids = list(map(_WORD_FORMS.__getitem__, words))
+    with _FORMS_LOCK:
+        if len(_FORM_IDS) > _FORMS_LIMIT:
+            _WORD_FORMS.clear()
+            _FORM_IDS.clear()
+        ids = list(map(_WORD_FORMS.get, words))
+        if None in ids:
+            new = [word for word, found in zip(words, ids) if found is None]
+            forms = stemmed_forms([word.decode("ascii") for word in new])
+            for word, form in zip(new, forms):
+                _WORD_FORMS[word] = _FORM_IDS.setdefault(form, len(_FORM_IDS)) if form else -1
+            ids = list(map(_WORD_FORMS.__getitem__, words))
+        bound = len(_FORM_IDS)
     stemmed = np.asarray(ids, dtype=np.int64)[codes]
     kept = np.flatnonzero(stemmed >= 0)
-    return stemmed[kept], len(_FORM_IDS), starts[kept]
+    return stemmed[kept], bound, starts[kept]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import methodcaller
@@ -132,6 +133,7 @@ def _stem(word: str) -> str | None:
 # ones stemmed, "" when its validity filter drops the stem. Lets a whole text go through
 # one C-level `map` when every word has been seen before.
 _token_cache: dict[str, str] = {}
+_STEM_LOCK = threading.Lock()
 
 
 def stemmed_forms(words: list[str]) -> list[str]:
@@ -140,12 +142,13 @@ def stemmed_forms(words: list[str]) -> list[str]:
     cache = _token_cache
     tokens = list(map(cache.get, words))
     if None in tokens:
-        if len(cache) >= _STEM_CACHE_LIMIT:
-            cache.clear()
-        for word in words:
-            if word not in cache:
-                cache[word] = word if len(word) <= 3 else (_stem(word) or "")
-        tokens = list(map(cache.__getitem__, words))
+        with _STEM_LOCK:  # the app's workers may stem at once; one clears the cache
+            if len(cache) >= _STEM_CACHE_LIMIT:
+                cache.clear()
+            for word in words:
+                if word not in cache:
+                    cache[word] = word if len(word) <= 3 else (_stem(word) or "")
+            tokens = list(map(cache.__getitem__, words))
     return tokens  # type: ignore[return-value]
 
 

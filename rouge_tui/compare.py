@@ -202,7 +202,7 @@ WHITESPACE = (
 _SPACE_TABLE = np.zeros(ord(max(WHITESPACE)) + 2, dtype=bool)
 _SPACE_TABLE[[ord(c) for c in WHITESPACE]] = True
 # Code points counted in one numpy pass (bounds the arrays alive at once).
-_CHUNK_CHARS = 1 << 22
+_CHUNK_CHARS = 1 << 20
 
 
 def has_duplicated_line(text: str) -> bool:

@@ -42,6 +42,8 @@ from rouge_tui.state import (
     atomic_write_bytes,
     cache_dir,
     load_user_defaults,
+    mark_used,
+    prune_store,
 )
 from rouge_tui.suite import Build, Run, Settings, Suite, SuiteError, load_suite, read_settings
 
@@ -414,16 +416,20 @@ class SnapshotStore:
         except OSError:
             return None
         try:
-            return decode_snapshot(key, data)
+            found = decode_snapshot(key, data)
         except SnapshotError:
             self.rejected += 1
             with contextlib.suppress(OSError):
                 path.unlink()
             return None
+        mark_used(path)
+        return found
 
     def put(self, key: str, snapshot: Snapshot) -> None:
+        path = self.path(key)
         with contextlib.suppress(OSError):
-            atomic_write_bytes(self.path(key), encode_snapshot(key, snapshot))
+            atomic_write_bytes(path, encode_snapshot(key, snapshot))
+            prune_store(self.root, ".snap", keep=path)
 
 
 # --------------------------------------------------------------------------- opening

@@ -2,7 +2,8 @@
 
 - config dir: user defaults (``config.toml``: metric, tokenizer, k, theme).
 - data dir: review marks and notes, exported reviews, per-suite history of build means.
-- cache dir: scored results keyed by content hashes, scoring settings and tool version.
+- cache dir: scored results keyed by content hashes, scoring settings and tool version,
+  each store bounded (`prune_store`: least recently used entries go first).
 
 All three come from platformdirs, so ``XDG_*_HOME`` move them. Every write is atomic: a
 temporary file in the same directory, flushed and fsynced, then renamed over the target, so a
@@ -17,7 +18,9 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
+import time
 import tomllib
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -75,6 +78,67 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+# --------------------------------------------------------------------------- cache bounds
+
+# A cache store (scores, snapshots) holds at most this many bytes of entries: past it, the
+# entries used longest ago (a hit refreshes an entry's time) are removed down to PRUNE_TO of
+# it. A daily build of a 100,000-example suite adds about 5 MB a day.
+CACHE_LIMIT = 512 << 20
+PRUNE_TO = 0.75
+# A temporary file of a writer killed mid-write is removed once it is this old (a live
+# writer renames its file within seconds).
+STALE_TEMP_SECONDS = 3600
+
+
+def mark_used(path: Path) -> None:
+    """Refresh a cache entry's time on a hit, so pruning keeps what is in use."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def prune_store(root: Path, suffix: str, keep: Path | None = None) -> int:
+    """Bound a cache store (entries ``root/??/*<suffix>``): when they hold more than
+    CACHE_LIMIT bytes, remove the least recently used ones, never ``keep``, down to PRUNE_TO
+    of it; remove temporary files left by killed writers. Returns how many entries went.
+
+    Best effort: an entry another process removes first, or one it cannot remove, is
+    skipped; a reader that loses its entry sees a miss and scores again.
+    """
+    now = time.time()
+    entries: list[tuple[int, str, int]] = []
+    with contextlib.suppress(OSError):
+        for folder in os.scandir(root):
+            if not folder.is_dir(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError):
+                for entry in os.scandir(folder.path):
+                    with contextlib.suppress(OSError):
+                        found = entry.stat(follow_symlinks=False)
+                        if not stat.S_ISREG(found.st_mode):
+                            continue
+                        if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                            if now - found.st_mtime > STALE_TEMP_SECONDS:
+                                os.unlink(entry.path)
+                        elif entry.name.endswith(suffix):
+                            entries.append((found.st_mtime_ns, entry.path, found.st_size))
+    total = sum(size for _, _, size in entries)
+    limit = CACHE_LIMIT
+    if total <= limit:
+        return 0
+    removed = 0
+    kept = str(keep) if keep is not None else None
+    for _, path, size in sorted(entries):
+        if total <= limit * PRUNE_TO:
+            break
+        if path == kept:
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            removed += 1
+        total -= size
+    return removed
 
 
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -379,6 +443,7 @@ class ScoreCache:
         if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
             self.rejected += 1
             return None
+        mark_used(path)
         return values
 
     def put(self, key: str, values: "np.ndarray") -> None:
@@ -388,8 +453,10 @@ class ScoreCache:
 
         payload = np.ascontiguousarray(values, dtype="<f8").tobytes()
         data = _CACHE_MAGIC + self._digest(key, payload) + payload
+        path = self._path(key)
         with contextlib.suppress(OSError):
-            atomic_write_bytes(self._path(key), data)
+            atomic_write_bytes(path, data)
+            prune_store(self.root, ".bin", keep=path)
 
 
 # --------------------------------------------------------------------------- history

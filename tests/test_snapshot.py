@@ -284,6 +284,30 @@ def test_every_damaged_entry_is_ignored_removed_and_rebuilt(tmp_path: Path) -> N
         assert open_analysis(suite, snapshots=SnapshotStore(), texts=False).from_snapshot
 
 
+def test_snapshots_are_bounded_least_recently_used_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rouge_tui.state as state_module
+
+    suite = write_suite(tmp_path)
+    store = SnapshotStore()
+    entry_of: dict[str, Path] = {}
+    for age, metric in zip((300, 200, 100), ("rougeL", "rouge1", "rouge2")):
+        before = set(entries())
+        open_analysis(suite, snapshots=store, metric=metric)
+        [entry_of[metric]] = set(entries()) - before
+        os.utime(entry_of[metric], (os.path.getmtime(entry_of[metric]) - age,) * 2)
+    assert open_analysis(suite, snapshots=store, metric="rougeL", texts=False).from_snapshot
+    # Room for three entries: the fourth pushes out the least recently used down to 3/4 of
+    # that (the rouge1 and rouge2 entries; rougeL's, the oldest written, was just read).
+    size = max(path.stat().st_size for path in entry_of.values())
+    monkeypatch.setattr(state_module, "CACHE_LIMIT", 3 * size)
+    before = set(entries())
+    open_analysis(suite, snapshots=store, metric="rougeLsum")
+    [newest] = set(entries()) - before
+    assert set(entries()) == {entry_of["rougeL"], newest}
+
+
 def test_a_well_formed_entry_of_another_format_or_key_is_refused() -> None:
     comparison = Comparison(
         "rougeL", "whitespace", False, 2.0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -139,6 +140,56 @@ def test_unwritable_cache_only_costs_speed(tmp_path: Path):
     cache = state.ScoreCache(blocker / "scores")
     cache.put(cache.key("x"), np.array([0.1]))  # no exception
     assert cache.get(cache.key("x"), 1) is None
+
+
+def _aged(path: Path, seconds_ago: float) -> None:
+    stamp = time.time() - seconds_ago
+    os.utime(path, (stamp, stamp))
+
+
+def test_cache_is_bounded_least_recently_used_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    cache = state.ScoreCache(tmp_path)
+    entry = 8 * 1000 + len(state._CACHE_MAGIC) + 32  # bytes of an entry of 1,000 scores
+    monkeypatch.setattr(state, "CACHE_LIMIT", 4 * entry + 1)  # room for four entries
+    keys = [cache.key("run", str(i)) for i in range(4)]
+    for age, key in zip((400, 300, 200, 100), keys):
+        cache.put(key, np.full(1000, 0.5))
+        _aged(cache._path(key), age)
+    assert cache.get(keys[0], 1000) is not None  # the oldest, used just now
+    # A fifth entry passes the bound: the least recently used go until 3/4 of it is left.
+    cache.put(cache.key("run", "4"), np.full(1000, 0.25))
+    left = {key for key in keys if cache._path(key).exists()}
+    assert left == {keys[0], keys[3]}
+    assert cache.get(cache.key("run", "4"), 1000).tolist() == [0.25] * 1000
+
+
+def test_an_entry_just_written_is_kept_even_past_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    cache = state.ScoreCache(tmp_path)
+    monkeypatch.setattr(state, "CACHE_LIMIT", 100)  # smaller than any entry
+    cache.put(cache.key("a"), np.full(50, 0.5))
+    _aged(cache._path(cache.key("a")), 60)
+    cache.put(cache.key("b"), np.full(50, 0.5))
+    assert not cache._path(cache.key("a")).exists()
+    assert cache.get(cache.key("b"), 50) is not None
+
+
+def test_pruning_removes_temporary_files_of_killed_writers_only_when_stale(tmp_path: Path):
+    folder = tmp_path / "ab"
+    folder.mkdir()
+    stale = folder / ".abcd.bin.k2j4.tmp"
+    fresh = folder / ".abce.bin.x9q1.tmp"
+    for path in (stale, fresh):
+        path.write_bytes(b"half")
+    _aged(stale, state.STALE_TEMP_SECONDS + 60)
+    entry = folder / "abcd.bin"
+    entry.write_bytes(b"whole")
+    assert state.prune_store(tmp_path, ".bin") == 0  # far under the bound
+    assert not stale.exists()
+    assert fresh.exists() and entry.exists()
 
 
 def test_user_defaults(isolated_state: Path):

@@ -155,10 +155,30 @@ class AlignedRow:
 
 
 def _side(
-    metric: str, references: Sequence[str], text: str, tokenizer: str, stem: bool
+    metric: str,
+    references: Sequence[str],
+    reference_tokens: Sequence[list[Token]],
+    text: str,
+    tokenizer: str,
+    stem: bool,
 ) -> tuple[Side, list[Alignment]]:
-    """The side against its best reference (highest F, ties to the first), and every alignment."""
-    found = [alignment(reference, text, metric, tokenizer, stem) for reference in references]
+    """The side against its best reference (highest F, ties to the first), and every alignment.
+
+    `reference_tokens` are the references' tokens, made once for both sides.
+    """
+    tokens = tokenize_with_offsets(text, tokenizer, stem)
+    found = [
+        alignment(
+            reference,
+            text,
+            metric,
+            tokenizer,
+            stem,
+            reference_tokens=ref_tokens,
+            candidate_tokens=tokens,
+        )
+        for reference, ref_tokens in zip(references, reference_tokens)
+    ]
     best = 0
     for index, match in enumerate(found):
         if match.score.fmeasure > found[best].score.fmeasure:
@@ -207,8 +227,9 @@ def example_diff(
         raise ValueError(f"unknown metric {metric!r}: expected one of {', '.join(DIFF_METRICS)}")
     if not references:
         raise ValueError(f"example {example_id!r} has no reference to compare against")
-    base_side, base_all = _side(metric, references, baseline, tokenizer, stem)
-    cand_side, cand_all = _side(metric, references, candidate, tokenizer, stem)
+    reference_tokens = [tokenize_with_offsets(text, tokenizer, stem) for text in references]
+    base_side, base_all = _side(metric, references, reference_tokens, baseline, tokenizer, stem)
+    cand_side, cand_all = _side(metric, references, reference_tokens, candidate, tokenizer, stem)
 
     shown = cand_side.reference_index
     shown_tokens = cand_all[shown].reference

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 from rouge_tui.diff import (
+    DIFF_METRICS,
     AlignedRow,
     example_diff,
     fold_words,
@@ -501,3 +502,26 @@ def test_segments_cover_the_text_and_carry_each_token_mark(
     for k, mark in enumerate(per_char):
         if k not in inside and mark is not None:
             assert text[k] in " \t"  # only spaces between two like-marked words take a mark
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    reference=texts | free_text,
+    candidate=texts | free_text,
+    metric=st.sampled_from(DIFF_METRICS),
+    tokenizer=st.sampled_from(["whitespace", "rouge-score"]),
+)
+def test_alignment_of_tokens_made_beforehand_is_the_alignment(
+    reference: str, candidate: str, metric: str, tokenizer: str
+) -> None:
+    from rouge_tui.metrics import alignment
+
+    given_tokens = alignment(
+        reference,
+        candidate,
+        metric,
+        tokenizer,
+        reference_tokens=tokenize_with_offsets(reference, tokenizer),
+        candidate_tokens=tokenize_with_offsets(candidate, tokenizer),
+    )
+    assert given_tokens == alignment(reference, candidate, metric, tokenizer)

@@ -60,10 +60,13 @@ __all__ = [
     "example_diff",
     "fold_words",
     "markdown_block",
+    "marked_runs",
     "output_alignment",
+    "reference_runs",
     "reference_segments",
     "render_plain",
     "segments",
+    "side_runs",
     "side_segments",
 ]
 
@@ -402,6 +405,51 @@ def segments(
     if end_at > run_start:
         pieces.append(Segment(text[run_start:end_at], None))
     return pieces, len(text) - end_at
+
+
+Run = tuple[int, int, str]  # (start, end, mark): a marked piece, by its offsets in the text
+
+
+def marked_runs(
+    text: str, tokens: Sequence[Token], marks: Sequence[str | None], limit: int | None = None
+) -> tuple[list[Run], int]:
+    """The marked pieces of `segments(text, tokens, marks, limit)` as offsets into `text`,
+    and how many characters were left out; the unmarked pieces are what lies between.
+
+    The same cut without a piece object per run (a long output has thousands): a run of
+    tokens with one mark goes on across the inline spaces between them.
+    """
+    end_at = len(text) if limit is None else min(len(text), limit)
+    runs: list[Run] = []
+    inline_space = _INLINE_SPACE.fullmatch
+    run_start, run_mark, at = 0, None, 0
+    for (_, start, end), mark in zip(tokens, marks):
+        if start >= end_at:
+            break
+        if mark != run_mark or (
+            mark is not None and start > at and not inline_space(text, at, start)
+        ):
+            if run_mark is not None:
+                runs.append((run_start, at, run_mark))
+            run_start, run_mark = start, mark
+        at = min(end_at, end)
+    if run_mark is not None:
+        runs.append((run_start, at, run_mark))
+    return runs, len(text) - end_at
+
+
+def side_runs(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
+    """`side_segments`' marked pieces as `marked_runs`."""
+    marks: list[str | None] = [None] * len(side.tokens)
+    for k in side.on_lcs:
+        marks[k] = "match"
+    return marked_runs(side.text, side.tokens, marks, limit)
+
+
+def reference_runs(view: ReferenceView, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
+    """`reference_segments`' marked pieces as `marked_runs`."""
+    marks = [None if by == "neither" else by for by in view.matched_by]
+    return marked_runs(view.text, view.tokens, marks, limit)
 
 
 def side_segments(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Segment], int]:

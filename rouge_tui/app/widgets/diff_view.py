@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from itertools import accumulate, pairwise
+from itertools import accumulate, pairwise, repeat
 from typing import ClassVar
 
 from rich._wrap import divide_line  # the line breaks Text.wrap uses (tests pin the equality)
@@ -41,9 +41,12 @@ from rouge_tui.diff import (
     AlignedRow,
     ExampleDiff,
     RowKind,
+    Run,
     Side,
     fold_words,
+    reference_runs,
     reference_segments,
+    side_runs,
     side_segments,
 )
 from rouge_tui.diff import Segment as Piece
@@ -100,6 +103,10 @@ def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -
             spans.append(Span(at, at + len(part), style))
         at += len(part)
     text = Text(joined if parts is texts else "".join(parts), spans=spans)
+    return _left_out_note(text, left_out)
+
+
+def _left_out_note(text: Text, left_out: int) -> Text:
     if left_out:
         text.append(
             f"\n… {left_out:,} more characters not shown (the figures use all of them)",
@@ -108,9 +115,28 @@ def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -
     return text
 
 
+_new_span = tuple.__new__
+
+
+def _runs_text(
+    text: str, runs: list[Run], left_out: int, styles: dict[str, Style]
+) -> Text | None:
+    """`_marked_text` of the same cut, from the marked runs' offsets (`rouge_tui.diff.
+    marked_runs`): None unless the shown text needs nothing made visible, as is usual."""
+    shown = text[: len(text) - left_out]
+    if not is_safe(shown) or strip_control_codes(shown) != shown:
+        return None
+    found = [(start, end, styles.get(mark)) for start, end, mark in runs]
+    spans = list(map(_new_span, repeat(Span), [span for span in found if span[2]]))
+    return _left_out_note(Text(shown, spans=spans), left_out)
+
+
 def side_text(side: Side, limit: int | None = DEFAULT_LIMIT) -> Text:
     """A side's output with the words that count highlighted (no arithmetic line)."""
-    text = _marked_text(*side_segments(side, limit), {"match": MATCH})
+    styles = {"match": MATCH}
+    text = _runs_text(side.text, *side_runs(side, limit), styles)
+    if text is None:
+        text = _marked_text(*side_segments(side, limit), styles)
     if not side.text.strip():
         text.append("(empty output)", NOTE)
     return text
@@ -149,7 +175,10 @@ def reference_text(diff: ExampleDiff, limit: int | None = DEFAULT_LIMIT) -> Text
     text = Text()
     if view.note:
         text.append(visible(view.note) + "\n", NOTE)
-    text.append_text(_marked_text(*reference_segments(view, limit), REFERENCE_STYLES))
+    marked = _runs_text(view.text, *reference_runs(view, limit), REFERENCE_STYLES)
+    if marked is None:
+        marked = _marked_text(*reference_segments(view, limit), REFERENCE_STYLES)
+    text.append_text(marked)
     text.append("\n\n")
     text.append_text(legend())
     return text

@@ -79,11 +79,12 @@ def styled(pieces: list[tuple[str, Style | None]]) -> Text:
 
 
 @settings(max_examples=400, deadline=None)
-@given(PIECES, st.integers(min_value=1, max_value=30))
-def test_wrapped_lines_equal_richs_wrap(pieces, width: int) -> None:
+@given(PIECES, st.integers(min_value=1, max_value=30), st.sampled_from([BASE, BASE, Style()]))
+def test_wrapped_lines_equal_richs_wrap(pieces, width: int, base: Style) -> None:
+    # Lines are cut to segments directly under a base style, and by Rich under none.
     text = styled(pieces)
-    lazy = Wrapped(CONSOLE, text, width, BASE)
-    expected = wrap_rich(CONSOLE, text, width, BASE)
+    lazy = Wrapped(CONSOLE, text, width, base)
+    expected = wrap_rich(CONSOLE, text, width, base)
     assert len(lazy) == len(expected)
     # Read out of order, as a scrolled view does: a line's strip must not depend on others.
     order = list(range(len(lazy)))[::-1]

@@ -30,7 +30,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.events import Resize
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -269,21 +269,30 @@ _WORD = re.compile(r"\s*\S+(\s*)")
 
 
 def _ascii_breaks(paragraph: str, width: int) -> list[int] | None:
-    """`divide_line(paragraph, width, fold=True)` for printable ASCII (a cell a character),
-    without a generator, a string and two cell counts per word; None when a word is wider
-    than the line (Rich folds it, character by character)."""
+    """`divide_line(paragraph, width, fold=True)` for printable ASCII (a cell a character,
+    spaces the only whitespace), a line at a time rather than a word at a time; None when a
+    word is wider than the line (Rich folds it, character by character).
+
+    Rich's words are spaces, a word, spaces; a word fits when the line up to its last
+    character is at most `width`. So a line starting at `line` ends after the words that end
+    by `line + width`: those before the last space up to there. The next line starts at the
+    word after that space.
+    """
     breaks: list[int] = []
-    offset = 0
-    for word in _WORD.finditer(paragraph):
-        start, end = word.span()
-        length = word.start(1) - start  # without the spaces after it
-        if width - offset >= length:
-            offset += end - start
-        elif length > width:
+    stop = len(paragraph.rstrip(" "))  # the end of the last word
+    line = 0
+    lowest = len(paragraph) - len(paragraph.lstrip(" "))  # the first word's first character
+    find = paragraph.rfind
+    while stop - line > width:
+        limit = line + width
+        space = find(" ", line, limit + 1)
+        if space < lowest:  # no word ends on this line: the first is wider than the line
             return None
-        elif offset and start:
-            breaks.append(start)
-            offset = end - start
+        line = space + 1
+        while paragraph[line] == " ":  # more spaces after the last one that fits
+            line += 1
+        breaks.append(line)
+        lowest = line
     return breaks
 
 
@@ -314,6 +323,10 @@ class Wrapped(Sequence[Strip]):
         self._strips: list[Strip | None] = [
             line if isinstance(line, Strip) else None for line in self._lines
         ]
+        # Lines made without Rich's Text.render where that gives the same (`_segments`).
+        self._direct = (
+            not text.style and bool(base) and all(isinstance(span.style, Style) for span in spans)
+        )
 
     def _divide(self, plain: str, width: int) -> None:
         """The lines of Text.wrap(overflow="fold") as offsets: split on newlines, break each
@@ -357,6 +370,8 @@ class Wrapped(Sequence[Strip]):
         return strip
 
     def _render(self, start: int, end: int) -> Strip:
+        if self._direct:
+            return self._segments(start, end)
         text = self._text
         spans: list[Span] = []
         k = bisect_right(self._span_ends, start)  # the first span ending after `start`
@@ -376,6 +391,36 @@ class Wrapped(Sequence[Strip]):
         )
         strip = _own_style(self._console, text.style, line, Strip(list(line.render(self._console)), line.cell_len))
         return strip.apply_style(self._base).crop_extend(0, self._width, self._base)
+
+    def _segments(self, start: int, end: int) -> Strip:
+        """What `_render` makes, made directly: the pieces between span edges, each in the
+        base style plus its span's, then the padding; one strip instead of a `Text`, Rich's
+        render and three strips. Only for a text with no style of its own, spans of `Style`
+        objects and a base style that is not empty (see `__init__`), where both agree."""
+        plain, base = self._text.plain, self._base
+        segments: list[Segment] = []
+        add = segments.append
+        at = start
+        k = bisect_right(self._span_ends, start)  # the first span ending after `start`
+        starts, all_spans = self._span_starts, self._text.spans
+        while k < len(starts) and starts[k] < end:
+            span_start, span_end, style = all_spans[k]
+            left = max(start, span_start)
+            right = min(end, span_end)
+            if right > left:
+                if left > at:
+                    add(Segment(plain[at:left], base))
+                add(Segment(plain[left:right], base + style))
+                at = right
+            k += 1
+        if at < end or not segments:
+            add(Segment(plain[at:end], base))
+        cells = cell_len(plain[start:end])
+        width = self._width
+        if cells < width:
+            add(Segment(" " * (width - cells), base))
+            cells = width
+        return Strip(segments, cells)
 
 
 class Chain(Sequence[Strip]):
@@ -555,6 +600,7 @@ class TextPane(Widget):
         # Lines per (width, style): layout asks for a width or two (with and without a
         # scrollbar) before painting, so keep a few.
         self._cache: dict[tuple[int, Style], Lines] = {}
+        self._line_style: Style | None = None  # rich_style while render_lines runs
 
     @staticmethod
     def _text_builder(text: Text) -> Builder:
@@ -566,10 +612,11 @@ class TextPane(Widget):
         self._cache.clear()
         self.refresh(layout=True)
 
-    def lines(self, width: int) -> Lines:
+    def lines(self, width: int, style: Style | None = None) -> Lines:
         """The content's lines at `width` cells (cached for the last width and style); each
-        line's strip is made when it is first read."""
-        key = (width, self.rich_style)
+        line's strip is made when it is first read. `style`: the pane's `rich_style`, when
+        the caller has it."""
+        key = (width, self.rich_style if style is None else style)
         lines = self._cache.get(key)
         if lines is None:
             if len(self._cache) >= 4:
@@ -585,12 +632,22 @@ class TextPane(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines(width))
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The pane's style once for all the lines drawn now, not once a line (it walks the
+        # ancestors' styles each time).
+        self._line_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_style = None
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        lines = self.lines(width)
+        style = self.rich_style if self._line_style is None else self._line_style
+        lines = self.lines(width, style)
         if y < len(lines):
             return lines[y]
-        return Strip.blank(width, self.rich_style)
+        return Strip.blank(width, style)
 
 
 def _title(label: str, name: str | None) -> Text:

@@ -195,3 +195,51 @@ async def test_outputs_that_cannot_be_aligned_are_told(monkeypatch: pytest.Monke
         assert any("could not align the outputs" in m and "planted" in m for m in messages)
         await press(pilot, "d", "n")  # still running, keys still work
         assert screen.shown == 1
+
+
+def laid_out(screen: DiffScreen) -> bool:
+    """Every pane the mode shows is as high as its lines at its width."""
+    view = screen.query_one(DiffView)
+    names = {
+        "reference": ("diff-baseline", "diff-candidate", "diff-reference"),
+        "outputs": ("diff-rows",),
+    }[view.mode]
+    for name in names:
+        pane = screen.query_one(f"#{name}", TextPane)
+        width, height = pane.size
+        if height != len(pane.lines(width)):
+            return False
+    return True
+
+
+async def test_a_diff_is_laid_out_in_the_first_frame_that_shows_it() -> None:
+    # The panes ask for a layout by messages that reach the screen a frame later; a frame
+    # painted before that would show the new example at the last one's pane heights.
+    rouge = app()
+    async with rouge.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        frames: list[tuple[int | None, str, bool]] = []
+        display = rouge._display
+
+        def hooked(screen, renderable) -> None:  # noqa: ANN001 - Textual's own hook
+            display(screen, renderable)
+            if renderable is not None and isinstance(screen, DiffScreen):
+                frames.append((screen.shown, screen.mode, laid_out(screen)))
+
+        rouge._display = hooked  # type: ignore[method-assign]
+        heights: set[int] = set()
+        await press(pilot, "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        for step, key in enumerate(["n", "n", "d", "escape", "down", "enter", "n"]):
+            heights.add(len(screen.query_one("#diff-baseline", TextPane).lines(50)))
+            frames.clear()
+            await press(pilot, key)
+            if key in ("escape", "down"):  # the table's keys: no diff drawn
+                continue
+            assert pilot.app.screen is screen  # the kept screen, opened again
+            shown = [laid for shown, mode, laid in frames if shown == screen.shown]
+            assert shown, f"no frame after {key!r} (step {step})"
+            assert shown[0], f"the first frame after {key!r} (step {step}) was not laid out"
+        assert len(heights) > 2  # the examples stepped through differ in height
+

@@ -267,6 +267,13 @@ class DiffScreen(Screen[int]):
             baseline_name=self.review.baseline.name,
             candidate_name=self.review.candidate.name,
         )
+        self.lay_out()
+
+    def lay_out(self) -> None:
+        """Lay the screen out before its next frame is painted. The panes ask for a layout
+        themselves, but by messages that reach the screen a frame later: that first frame
+        showed the new text at the last example's pane heights and scroll range."""
+        self.refresh(layout=True)
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.pending = None
@@ -278,6 +285,7 @@ class DiffScreen(Screen[int]):
     def watch_mode(self, mode: str) -> None:
         self.query_one(DiffView).mode = mode
         self.update_title()
+        self.lay_out()
 
     def action_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]

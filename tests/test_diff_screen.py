@@ -243,3 +243,31 @@ async def test_a_diff_is_laid_out_in_the_first_frame_that_shows_it() -> None:
             assert shown[0], f"the first frame after {key!r} (step {step}) was not laid out"
         assert len(heights) > 2  # the examples stepped through differ in height
 
+
+async def test_the_footer_keeps_its_keys_while_they_stay_the_same() -> None:
+    from textual.widgets._footer import FooterKey
+
+    from rouge_tui.app.widgets.footer import KeysFooter
+
+    async with app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        footer = screen.query_one(KeysFooter)
+
+        def keys() -> list[FooterKey]:
+            return list(footer.query(FooterKey))
+
+        shown = keys()
+        assert {"back", "mode", "next"} <= {key.description for key in shown}
+        # Back to the table and into the kept screen again, a step: the same key widgets.
+        await press(pilot, "escape", "enter", "n")
+        assert pilot.app.screen is screen
+        assert keys() == shown
+        # `f` folds only in the outputs mode: its key comes and goes with the mode.
+        assert "fold" not in {key.description for key in shown}
+        await press(pilot, "d")
+        assert "fold" in {key.description for key in keys()}
+        await press(pilot, "d")
+        assert "fold" not in {key.description for key in keys()}

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from rouge_tui.app.messages import DiffReady, WorkFailed
@@ -38,6 +38,7 @@ from rouge_tui.app.screens.common import (
 )
 from rouge_tui.app.session import Review
 from rouge_tui.app.widgets.diff_view import DiffView
+from rouge_tui.app.widgets.footer import KeysFooter
 from rouge_tui.report import verdict_mark, verdict_words
 from rouge_tui.safetext import one_line
 
@@ -74,7 +75,7 @@ class DiffScreen(Screen[int]):
         yield Static(id="diff-summary")
         yield Static(id="diff-title")
         yield DiffView(id="diff")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     @property
     def index(self) -> int:

@@ -221,7 +221,7 @@ async def test_a_diff_is_laid_out_in_the_first_frame_that_shows_it() -> None:
         frames: list[tuple[int | None, str, bool]] = []
         display = rouge._display
 
-        def hooked(screen, renderable) -> None:  # noqa: ANN001 - Textual's own hook
+        def hooked(screen: object, renderable: object) -> None:
             display(screen, renderable)
             if renderable is not None and isinstance(screen, DiffScreen):
                 frames.append((screen.shown, screen.mode, laid_out(screen)))

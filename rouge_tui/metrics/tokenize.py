@@ -17,7 +17,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
-from operator import itemgetter, methodcaller
+from operator import add, itemgetter, methodcaller
 from typing import Any, Self
 
 __all__ = [
@@ -247,8 +247,6 @@ def _lowered_to_original(text: str, lowered: str) -> list[int] | None:
 
 
 _match_start = re.Match.start
-_match_end = re.Match.end
-_match_text = re.Match.group
 
 
 def tokenize_with_offsets(
@@ -262,11 +260,15 @@ def tokenize_with_offsets(
     _check(tokenizer, stem)
     lowered = text.lower()
     pattern = _NON_SPACE_RUN if tokenizer == "whitespace" else _ALNUM_RUN
-    # Texts and offsets by C-level maps over the matches (no Python step per token).
-    matches = list(pattern.finditer(lowered))
-    words = list(map(_match_text, matches))
-    starts = list(map(_match_start, matches))
-    ends = list(map(_match_end, matches))
+    # Texts and offsets by C-level steps (no Python step per token, and no match object
+    # kept: each is a container the cyclic collector would count). The words are the
+    # fast tokenizer's steps on the lowered text, which find the same runs as `pattern`.
+    if tokenizer == "whitespace":
+        words = lowered.split()
+    else:
+        words = lowered.encode("ascii", "replace").translate(_ALNUM_BYTES).decode("ascii").split()
+    starts = list(map(_match_start, pattern.finditer(lowered)))
+    ends = list(map(add, starts, map(len, words)))
     back = _lowered_to_original(text, lowered)
     if back is not None:
         starts = list(map(back.__getitem__, starts))

@@ -432,9 +432,9 @@ def marked_runs(
             if run_mark is not None:
                 runs.append((run_start, at, run_mark))
             run_start, run_mark = start, mark
-        at = min(end_at, end)
+        at = end  # only the last token read can end past `end_at`: cut below
     if run_mark is not None:
-        runs.append((run_start, at, run_mark))
+        runs.append((run_start, min(at, end_at), run_mark))
     return runs, len(text) - end_at
 
 

@@ -172,13 +172,15 @@ def side_builder(side: Side, limit: int | None = DEFAULT_LIMIT) -> Builder:
 def reference_text(diff: ExampleDiff, limit: int | None = DEFAULT_LIMIT) -> Text:
     """The reference, each word marked by which build matched it, with a legend line."""
     view = diff.reference
-    text = Text()
-    if view.note:
-        text.append(visible(view.note) + "\n", NOTE)
     marked = _runs_text(view.text, *reference_runs(view, limit), REFERENCE_STYLES)
     if marked is None:
         marked = _marked_text(*reference_segments(view, limit), REFERENCE_STYLES)
-    text.append_text(marked)
+    if view.note:
+        text = Text()
+        text.append(visible(view.note) + "\n", NOTE)
+        text.append_text(marked)
+    else:
+        text = marked  # not copied span by span behind an empty text
     text.append("\n\n")
     text.append_text(legend())
     return text

@@ -52,8 +52,9 @@ class Alignment:
         return len(self.pairs)
 
 
-# A token's text (a C-level read: tokens are tuples underneath).
-_text = itemgetter(0)
+# A token's text (a C-level read: tokens are tuples underneath); a pair's two sides.
+_text = _first = itemgetter(0)
+_second = itemgetter(1)
 
 
 def _texts(tokens: Sequence[Token]) -> list[str]:
@@ -174,8 +175,8 @@ def alignment(
         reference=tuple(ref),
         candidate=tuple(can),
         pairs=tuple(pairs),
-        reference_hits=tuple(sorted(i for i, _ in pairs)),
-        candidate_hits=tuple(sorted(j for _, j in pairs)),
+        reference_hits=tuple(sorted(map(_first, pairs))),
+        candidate_hits=tuple(sorted(map(_second, pairs))),
         score=score,
         span=span,
         reference_count=ref_count,

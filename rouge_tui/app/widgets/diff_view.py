@@ -16,6 +16,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate, pairwise, repeat
+from operator import itemgetter, le
 from typing import ClassVar
 
 from rich._wrap import divide_line  # the line breaks Text.wrap uses (tests pin the equality)
@@ -266,6 +267,7 @@ def wrap(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
 
 
 _TRAILING_SPACE = re.compile(r"\s+$")
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 # Rich's words (`rich._wrap.re_word`: spaces, a word, spaces), the word's end a group.
 _WORD = re.compile(r"\s*\S+(\s*)")
 
@@ -311,13 +313,13 @@ class Wrapped(Sequence[Strip]):
         self._console, self._text, self._base = console, text, base
         self._width = width = max(width, 1)
         spans = text.spans
-        self._span_starts = [span.start for span in spans]
-        self._span_ends = [span.end for span in spans]
+        # Spans are tuples (start, end, style): read by C-level maps, a long text has
+        # thousands.
+        self._span_starts = starts = list(map(_first, spans))
+        self._span_ends = ends = list(map(_second, spans))
         # Each line: (start, end) in text.plain, or a strip Rich made (see below).
         self._lines: list[tuple[int, int] | Strip] = []
-        ordered = all(spans[k].end <= spans[k + 1].start for k in range(len(spans) - 1)) and all(
-            span.start <= span.end for span in spans
-        )
+        ordered = all(map(le, ends[:-1], starts[1:])) and all(map(le, starts, ends))
         if not ordered:  # overlapping spans: not cut here (the app never makes them)
             self._lines.extend(wrap_rich(console, text, width, base))
         else:
@@ -327,7 +329,9 @@ class Wrapped(Sequence[Strip]):
         ]
         # Lines made without Rich's Text.render where that gives the same (`_segments`).
         self._direct = (
-            not text.style and bool(base) and all(isinstance(span.style, Style) for span in spans)
+            not text.style
+            and bool(base)
+            and all(map(isinstance, map(_third, spans), repeat(Style)))
         )
 
     def _divide(self, plain: str, width: int) -> None:

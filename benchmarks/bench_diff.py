@@ -21,11 +21,14 @@ are edits of the reference, about 70 % of its words kept, in sentences of 8+ wor
   previous one was shown);
 
 then `escape` back to the table. Between actions the app is let settle (workers, timers and
-the footer's recompose after a refresh), so each action is timed on its own. "Painted" is the first `App._display` after the change:
-the headless driver drops frames, so the hook renders the frame to the terminal string a
-real terminal would get (`render_segments`), counts that time, and checks that the frame
-holds a word of the shown output. Medians of --runs runs, of the wall clock and of the CPU
-time this process spent meanwhile (steadier on a busy machine).
+the footer's recompose after a refresh), so each action is timed on its own. "Painted" is
+the first `App._display` after the change that is laid out for it (every pane the mode
+shows as high as its lines: a frame painted before the layout caught up shows the new text
+at the last text's pane heights and is not counted): the headless driver drops frames, so
+the hook renders the frame to the terminal string a real terminal would get
+(`render_segments`), counts that time, and checks that the frame holds a word of the shown
+output. Medians of --runs runs, of the wall clock and of the CPU time this process spent
+meanwhile (steadier on a busy machine).
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from make_suite import _edit, _sentences, _vocabulary
 
 SIZES = ((120, 40), (80, 24))
+# The diff view's panes each mode shows (`DiffView.compose`).
+PANES = {"reference": {"diff-baseline", "diff-candidate", "diff-reference"}, "outputs": {"diff-rows"}}
 EXAMPLES = 3
 TIMEOUT = 30.0
 
@@ -138,7 +143,7 @@ async def measure(
     from rouge_tui.app.screens.common import WARM_AFTER
     from rouge_tui.app.screens.diff import DiffScreen
     from rouge_tui.app.screens.review import ReviewScreen
-    from rouge_tui.app.widgets.diff_view import DiffView
+    from rouge_tui.app.widgets.diff_view import DiffView, TextPane
     from rouge_tui.gcpause import pause_for_startup
 
     pause_for_startup()  # as `rouge-tui SUITE` does (cli.cmd_open), until the app is mounted
@@ -169,6 +174,19 @@ async def measure(
             assert isinstance(screen, DiffScreen)
             return screen
 
+        def laid_out(screen: DiffScreen) -> bool:
+            """True once the layout has caught up with the text shown: every pane of the
+            mode is as high as its lines at its width (a frame painted before that shows the
+            new text at the last text's heights and scroll range, and is not counted)."""
+            view = screen.query_one(DiffView)
+            names = PANES[view.mode]
+            for pane in view.query(TextPane):
+                if pane.id in names:
+                    width, height = pane.size
+                    if height != len(pane.lines(width)):
+                        return False
+            return True
+
         def shown(position: int) -> Callable[[], bool]:
             def check() -> bool:
                 screen = app.screen
@@ -176,6 +194,7 @@ async def measure(
                     isinstance(screen, DiffScreen)
                     and screen.position == position
                     and screen.shown == screen.index
+                    and laid_out(screen)
                 )
 
             return check
@@ -211,7 +230,9 @@ async def measure(
             await settle()
             view = screen.query_one(DiffView)
             moded = await frames.time(
-                screen.action_mode, lambda view=view: view.mode == "outputs", first_word(index)
+                screen.action_mode,
+                lambda view=view, screen=screen: view.mode == "outputs" and laid_out(screen),
+                first_word(index),
             )
             await settle()
             screen.action_mode()  # back to against the reference for the step

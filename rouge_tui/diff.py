@@ -60,10 +60,13 @@ __all__ = [
     "example_diff",
     "fold_words",
     "markdown_block",
+    "marked_runs",
     "output_alignment",
+    "reference_runs",
     "reference_segments",
     "render_plain",
     "segments",
+    "side_runs",
     "side_segments",
 ]
 
@@ -155,10 +158,30 @@ class AlignedRow:
 
 
 def _side(
-    metric: str, references: Sequence[str], text: str, tokenizer: str, stem: bool
+    metric: str,
+    references: Sequence[str],
+    reference_tokens: Sequence[list[Token]],
+    text: str,
+    tokenizer: str,
+    stem: bool,
 ) -> tuple[Side, list[Alignment]]:
-    """The side against its best reference (highest F, ties to the first), and every alignment."""
-    found = [alignment(reference, text, metric, tokenizer, stem) for reference in references]
+    """The side against its best reference (highest F, ties to the first), and every alignment.
+
+    `reference_tokens` are the references' tokens, made once for both sides.
+    """
+    tokens = tokenize_with_offsets(text, tokenizer, stem)
+    found = [
+        alignment(
+            reference,
+            text,
+            metric,
+            tokenizer,
+            stem,
+            reference_tokens=ref_tokens,
+            candidate_tokens=tokens,
+        )
+        for reference, ref_tokens in zip(references, reference_tokens)
+    ]
     best = 0
     for index, match in enumerate(found):
         if match.score.fmeasure > found[best].score.fmeasure:
@@ -207,8 +230,9 @@ def example_diff(
         raise ValueError(f"unknown metric {metric!r}: expected one of {', '.join(DIFF_METRICS)}")
     if not references:
         raise ValueError(f"example {example_id!r} has no reference to compare against")
-    base_side, base_all = _side(metric, references, baseline, tokenizer, stem)
-    cand_side, cand_all = _side(metric, references, candidate, tokenizer, stem)
+    reference_tokens = [tokenize_with_offsets(text, tokenizer, stem) for text in references]
+    base_side, base_all = _side(metric, references, reference_tokens, baseline, tokenizer, stem)
+    cand_side, cand_all = _side(metric, references, reference_tokens, candidate, tokenizer, stem)
 
     shown = cand_side.reference_index
     shown_tokens = cand_all[shown].reference
@@ -381,6 +405,51 @@ def segments(
     if end_at > run_start:
         pieces.append(Segment(text[run_start:end_at], None))
     return pieces, len(text) - end_at
+
+
+Run = tuple[int, int, str]  # (start, end, mark): a marked piece, by its offsets in the text
+
+
+def marked_runs(
+    text: str, tokens: Sequence[Token], marks: Sequence[str | None], limit: int | None = None
+) -> tuple[list[Run], int]:
+    """The marked pieces of `segments(text, tokens, marks, limit)` as offsets into `text`,
+    and how many characters were left out; the unmarked pieces are what lies between.
+
+    The same cut without a piece object per run (a long output has thousands): a run of
+    tokens with one mark goes on across the inline spaces between them.
+    """
+    end_at = len(text) if limit is None else min(len(text), limit)
+    runs: list[Run] = []
+    inline_space = _INLINE_SPACE.fullmatch
+    run_start, run_mark, at = 0, None, 0
+    for (_, start, end), mark in zip(tokens, marks):
+        if start >= end_at:
+            break
+        if mark != run_mark or (
+            mark is not None and start > at and not inline_space(text, at, start)
+        ):
+            if run_mark is not None:
+                runs.append((run_start, at, run_mark))
+            run_start, run_mark = start, mark
+        at = end  # only the last token read can end past `end_at`: cut below
+    if run_mark is not None:
+        runs.append((run_start, min(at, end_at), run_mark))
+    return runs, len(text) - end_at
+
+
+def side_runs(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
+    """`side_segments`' marked pieces as `marked_runs`."""
+    marks: list[str | None] = [None] * len(side.tokens)
+    for k in side.on_lcs:
+        marks[k] = "match"
+    return marked_runs(side.text, side.tokens, marks, limit)
+
+
+def reference_runs(view: ReferenceView, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
+    """`reference_segments`' marked pieces as `marked_runs`."""
+    marks = [None if by == "neither" else by for by in view.matched_by]
+    return marked_runs(view.text, view.tokens, marks, limit)
 
 
 def side_segments(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Segment], int]:

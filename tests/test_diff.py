@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 from rouge_tui.diff import (
+    DIFF_METRICS,
     AlignedRow,
     example_diff,
     fold_words,
@@ -501,3 +502,67 @@ def test_segments_cover_the_text_and_carry_each_token_mark(
     for k, mark in enumerate(per_char):
         if k not in inside and mark is not None:
             assert text[k] in " \t"  # only spaces between two like-marked words take a mark
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    reference=texts | free_text,
+    candidate=texts | free_text,
+    metric=st.sampled_from(DIFF_METRICS),
+    tokenizer=st.sampled_from(["whitespace", "rouge-score"]),
+)
+def test_alignment_of_tokens_made_beforehand_is_the_alignment(
+    reference: str, candidate: str, metric: str, tokenizer: str
+) -> None:
+    from rouge_tui.metrics import alignment
+
+    given_tokens = alignment(
+        reference,
+        candidate,
+        metric,
+        tokenizer,
+        reference_tokens=tokenize_with_offsets(reference, tokenizer),
+        candidate_tokens=tokenize_with_offsets(candidate, tokenizer),
+    )
+    assert given_tokens == alignment(reference, candidate, metric, tokenizer)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=texts | free_text,
+    seed=st.integers(0, 1000),
+    limit=st.none() | st.integers(0, 60),
+    tokenizer=st.sampled_from(["whitespace", "rouge-score"]),
+)
+def test_marked_runs_are_the_marked_segments(
+    text: str, seed: int, limit: int | None, tokenizer: str
+) -> None:
+    from rouge_tui.diff import marked_runs
+
+    tokens = tokenize_with_offsets(text, tokenizer)
+    rng = random.Random(seed)
+    marks = [rng.choice([None, "a", "b"]) for _ in tokens]
+    pieces, left_out = segments(text, tokens, marks, limit)
+    expected, at = [], 0
+    for piece in pieces:
+        if piece.mark is not None:
+            expected.append((at, at + len(piece.text), piece.mark))
+        at += len(piece.text)
+    assert marked_runs(text, tokens, marks, limit) == (expected, left_out)
+
+
+def test_marked_runs_hand_checked() -> None:
+    from rouge_tui.diff import marked_runs
+
+    text = "aa bb\ncc, dd  ee"
+    tokens = tokenize_with_offsets(text, "rouge-score")
+    # aa bb: one run across the space; cc after a newline and dd after a comma start new
+    # runs; dd and ee join across two spaces; a different mark starts its own run.
+    assert marked_runs(text, tokens, ["m", "m", "m", "m", "m"]) == (
+        [(0, 5, "m"), (6, 8, "m"), (10, 16, "m")],
+        0,
+    )
+    assert marked_runs(text, tokens, ["m", None, "m", "n", "n"], limit=12) == (
+        [(0, 2, "m"), (6, 8, "m"), (10, 12, "n")],
+        4,
+    )

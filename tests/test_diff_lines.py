@@ -19,6 +19,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from rouge_tui.app.widgets.diff_view import (
+    NOTE,
     REFERENCE_STYLES,
     Block,
     Chain,
@@ -78,11 +79,12 @@ def styled(pieces: list[tuple[str, Style | None]]) -> Text:
 
 
 @settings(max_examples=400, deadline=None)
-@given(PIECES, st.integers(min_value=1, max_value=30))
-def test_wrapped_lines_equal_richs_wrap(pieces, width: int) -> None:
+@given(PIECES, st.integers(min_value=1, max_value=30), st.sampled_from([BASE, BASE, Style()]))
+def test_wrapped_lines_equal_richs_wrap(pieces, width: int, base: Style) -> None:
+    # Lines are cut to segments directly under a base style, and by Rich under none.
     text = styled(pieces)
-    lazy = Wrapped(CONSOLE, text, width, BASE)
-    expected = wrap_rich(CONSOLE, text, width, BASE)
+    lazy = Wrapped(CONSOLE, text, width, base)
+    expected = wrap_rich(CONSOLE, text, width, base)
     assert len(lazy) == len(expected)
     # Read out of order, as a scrolled view does: a line's strip must not depend on others.
     order = list(range(len(lazy)))[::-1]
@@ -243,3 +245,41 @@ def test_ascii_breaks_are_richs_breaks(paragraph: str, width: int) -> None:
         assert any(len(word) > width for word in re.findall(r"\s*\S+", paragraph))
     else:
         assert found == divide_line(paragraph, width, fold=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["rollback", "the", "Deploy,", "İ", "字", "[bold]", "\x1b[31m", "\u202e"]),
+            st.sampled_from([" ", "  ", "\n", ". ", "\t"]),
+        ),
+        max_size=25,
+    ).map(lambda pairs: "".join(word + gap for word, gap in pairs)),
+    st.lists(
+        st.tuples(st.sampled_from(["rollback", "the", "deploy,", "x"]), st.just(" ")), max_size=25
+    ).map(lambda pairs: "".join(word + gap for word, gap in pairs)),
+    st.sampled_from(["whitespace", "rouge-score"]),
+    st.none() | st.integers(0, 80),
+)
+def test_texts_from_runs_equal_texts_from_pieces(
+    output: str, reference: str, tokenizer: str, limit: int | None
+) -> None:
+    from rouge_tui.app.widgets.diff_view import MATCH, reference_text, side_text
+    from rouge_tui.diff import side_segments
+
+    diff = example_diff("x", [reference], output, reference, tokenizer=tokenizer)
+    for side in (diff.baseline, diff.candidate):
+        got = side_text(side, limit)
+        oracle = _marked_text(*side_segments(side, limit), {"match": MATCH})
+        if not side.text.strip():
+            oracle.append("(empty output)", NOTE)
+        assert (got.plain, got.spans) == (oracle.plain, oracle.spans)
+    got = reference_text(diff, limit)
+    marked = _marked_text(*reference_segments(diff.reference, limit), REFERENCE_STYLES)
+    assert marked.plain in got.plain
+    at = got.plain.index(marked.plain)
+    inside = [span for span in got.spans if at <= span.start and span.end <= at + len(marked)]
+    assert [(s.start - at, s.end - at, s.style) for s in inside] == [
+        (s.start, s.end, s.style) for s in marked.spans
+    ]

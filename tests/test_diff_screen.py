@@ -195,3 +195,79 @@ async def test_outputs_that_cannot_be_aligned_are_told(monkeypatch: pytest.Monke
         assert any("could not align the outputs" in m and "planted" in m for m in messages)
         await press(pilot, "d", "n")  # still running, keys still work
         assert screen.shown == 1
+
+
+def laid_out(screen: DiffScreen) -> bool:
+    """Every pane the mode shows is as high as its lines at its width."""
+    view = screen.query_one(DiffView)
+    names = {
+        "reference": ("diff-baseline", "diff-candidate", "diff-reference"),
+        "outputs": ("diff-rows",),
+    }[view.mode]
+    for name in names:
+        pane = screen.query_one(f"#{name}", TextPane)
+        width, height = pane.size
+        if height != len(pane.lines(width)):
+            return False
+    return True
+
+
+async def test_a_diff_is_laid_out_in_the_first_frame_that_shows_it() -> None:
+    # The panes ask for a layout by messages that reach the screen a frame later; a frame
+    # painted before that would show the new example at the last one's pane heights.
+    rouge = app()
+    async with rouge.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        frames: list[tuple[int | None, str, bool]] = []
+        display = rouge._display
+
+        def hooked(screen: object, renderable: object) -> None:
+            display(screen, renderable)
+            if renderable is not None and isinstance(screen, DiffScreen):
+                frames.append((screen.shown, screen.mode, laid_out(screen)))
+
+        rouge._display = hooked  # type: ignore[method-assign]
+        heights: set[int] = set()
+        await press(pilot, "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        for step, key in enumerate(["n", "n", "d", "escape", "down", "enter", "n"]):
+            heights.add(len(screen.query_one("#diff-baseline", TextPane).lines(50)))
+            frames.clear()
+            await press(pilot, key)
+            if key in ("escape", "down"):  # the table's keys: no diff drawn
+                continue
+            assert pilot.app.screen is screen  # the kept screen, opened again
+            shown = [laid for shown, mode, laid in frames if shown == screen.shown]
+            assert shown, f"no frame after {key!r} (step {step})"
+            assert shown[0], f"the first frame after {key!r} (step {step}) was not laid out"
+        assert len(heights) > 2  # the examples stepped through differ in height
+
+
+async def test_the_footer_keeps_its_keys_while_they_stay_the_same() -> None:
+    from textual.widgets._footer import FooterKey
+
+    from rouge_tui.app.widgets.footer import KeysFooter
+
+    async with app().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiffScreen)
+        footer = screen.query_one(KeysFooter)
+
+        def keys() -> list[FooterKey]:
+            return list(footer.query(FooterKey))
+
+        shown = keys()
+        assert {"back", "mode", "next"} <= {key.description for key in shown}
+        # Back to the table and into the kept screen again, a step: the same key widgets.
+        await press(pilot, "escape", "enter", "n")
+        assert pilot.app.screen is screen
+        assert keys() == shown
+        # `f` folds only in the outputs mode: its key comes and goes with the mode.
+        assert "fold" not in {key.description for key in shown}
+        await press(pilot, "d")
+        assert "fold" in {key.description for key in keys()}
+        await press(pilot, "d")
+        assert "fold" not in {key.description for key in keys()}

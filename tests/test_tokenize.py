@@ -299,3 +299,27 @@ def test_crlf_and_blank_lines() -> None:
 def test_rouge_score_tokens_are_the_alnum_runs_of_the_lowered_text(text: str) -> None:
     """The byte-translating tokenizer gives exactly rouge-score's runs of [a-z0-9]."""
     assert tokenize(text, "rouge-score") == re.findall("[a-z0-9]+", text.lower())
+
+
+def test_a_token_is_a_value_equal_only_to_a_token() -> None:
+    import pickle
+
+    token = Token("utc", 20, 23)
+    assert (token.text, token.start, token.end) == ("utc", 20, 23)
+    assert token == Token("utc", 20, 23)
+    assert token != Token("utc", 20, 24)
+    # As the frozen dataclass it replaced: not equal to a plain tuple of its fields, hashed
+    # as one, not ordered, not assignable, its fields named in its repr.
+    assert token != ("utc", 20, 23)
+    assert ("utc", 20, 23) != token
+    assert (token == ("utc", 20, 23)) is False
+    assert (("utc", 20, 23) == token) is False
+    assert hash(token) == hash(("utc", 20, 23))
+    assert len({token, Token("utc", 20, 23), Token("utc", 0, 3)}) == 2
+    assert repr(token) == "Token(text='utc', start=20, end=23)"
+    with pytest.raises(TypeError):
+        _ = token < Token("utc", 21, 24)
+    with pytest.raises(AttributeError):
+        token.text = "gmt"  # type: ignore[misc]
+    copied = pickle.loads(pickle.dumps(token))
+    assert copied == token and type(copied) is Token

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from rouge_tui.metrics.lcs import lcs_pairs
 from rouge_tui.metrics.rouge import METRICS, ZERO, Score, lsum_pairs, score_from_counts
-from rouge_tui.metrics.tokenize import Token, sentence_tokens, tokenize_with_offsets
+from rouge_tui.metrics.tokenize import Token, tokenize_with_offsets, tokens_by_sentence
 
 __all__ = ["Alignment", "Op", "align_outputs", "alignment"]
 
@@ -51,8 +52,17 @@ class Alignment:
         return len(self.pairs)
 
 
+# A token's text (a C-level read: tokens are tuples underneath); a pair's two sides.
+_text = _first = itemgetter(0)
+_second = itemgetter(1)
+
+
+def _texts(tokens: Sequence[Token]) -> list[str]:
+    return list(map(_text, tokens))
+
+
 def _lcs_alignment(ref: list[Token], can: list[Token]) -> tuple[list[tuple[int, int]], int, int]:
-    pairs = lcs_pairs([t.text for t in ref], [t.text for t in can])
+    pairs = lcs_pairs(_texts(ref), _texts(can))
     return pairs, len(ref), len(can)
 
 
@@ -60,7 +70,7 @@ def _ngram_alignment(
     ref: list[Token], can: list[Token], n: int
 ) -> tuple[list[tuple[int, int]], int, int]:
     def starts(tokens: list[Token]) -> dict[tuple[str, ...], list[int]]:
-        texts = [t.text for t in tokens]
+        texts = _texts(tokens)
         where: dict[tuple[str, ...], list[int]] = {}
         for k in range(len(texts) - n + 1):
             where.setdefault(tuple(texts[k : k + n]), []).append(k)
@@ -80,8 +90,8 @@ def _lsum_alignment(
 ) -> tuple[list[tuple[int, int]], int, int]:
     ref_sents = [sent for sent in ref_sents if sent]
     can_sents = [sent for sent in can_sents if sent]
-    ref_flat = [t.text for sent in ref_sents for t in sent]
-    can_flat = [t.text for sent in can_sents for t in sent]
+    ref_flat = [text for sent in ref_sents for text in _texts(sent)]
+    can_flat = [text for sent in can_sents for text in _texts(sent)]
     if not ref_flat or not can_flat:
         return [], len(ref_flat), len(can_flat)
 
@@ -96,8 +106,8 @@ def _lsum_alignment(
     # Reference position -> the candidate positions the traceback matched it with, in
     # candidate-sentence order; the union LCS is the set of these reference positions.
     partners: dict[int, list[int]] = {}
-    ref_texts = [[t.text for t in sent] for sent in ref_sents]
-    can_texts = [[t.text for t in sent] for sent in can_sents]
+    ref_texts = [_texts(sent) for sent in ref_sents]
+    can_texts = [_texts(sent) for sent in can_sents]
     for k, s, sentence_pairs in lsum_pairs(ref_texts, can_texts):
         for i, j in sentence_pairs:
             partners.setdefault(ref_start[k] + i, []).append(can_start[s] + j)
@@ -131,33 +141,42 @@ def alignment(
     metric: str = "rougeL",
     tokenizer: str = "whitespace",
     stem: bool = False,
+    *,
+    reference_tokens: Sequence[Token] | None = None,
+    candidate_tokens: Sequence[Token] | None = None,
 ) -> Alignment:
-    """The words of `reference` and `candidate` that `metric` matched, and its score."""
+    """The words of `reference` and `candidate` that `metric` matched, and its score.
+
+    `reference_tokens` / `candidate_tokens`, when the caller has them, are the texts'
+    `tokenize_with_offsets(text, tokenizer, stem)` (a reference aligned with both outputs
+    is tokenised once).
+    """
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}: expected one of {', '.join(METRICS)}")
+    if reference_tokens is None:
+        reference_tokens = tokenize_with_offsets(reference, tokenizer, stem)
+    if candidate_tokens is None:
+        candidate_tokens = tokenize_with_offsets(candidate, tokenizer, stem)
+    ref, can = list(reference_tokens), list(candidate_tokens)
     span = 1
     if metric == "rougeLsum":
-        ref_sents = sentence_tokens(reference, tokenizer, stem)
-        can_sents = sentence_tokens(candidate, tokenizer, stem)
-        ref = [t for sent in ref_sents for t in sent]
-        can = [t for sent in can_sents for t in sent]
+        # Concatenated, the sentences' tokens are the text's tokens (`sentence_tokens`).
+        ref_sents = tokens_by_sentence(reference, ref)
+        can_sents = tokens_by_sentence(candidate, can)
         pairs, ref_count, can_count = _lsum_alignment(ref_sents, can_sents)
+    elif metric == "rougeL":
+        pairs, ref_count, can_count = _lcs_alignment(ref, can)
     else:
-        ref = tokenize_with_offsets(reference, tokenizer, stem)
-        can = tokenize_with_offsets(candidate, tokenizer, stem)
-        if metric == "rougeL":
-            pairs, ref_count, can_count = _lcs_alignment(ref, can)
-        else:
-            span = 1 if metric == "rouge1" else 2
-            pairs, ref_count, can_count = _ngram_alignment(ref, can, span)
+        span = 1 if metric == "rouge1" else 2
+        pairs, ref_count, can_count = _ngram_alignment(ref, can, span)
     score = score_from_counts(len(pairs), ref_count, can_count) if pairs else ZERO
     return Alignment(
         metric=metric,
         reference=tuple(ref),
         candidate=tuple(can),
         pairs=tuple(pairs),
-        reference_hits=tuple(sorted(i for i, _ in pairs)),
-        candidate_hits=tuple(sorted(j for _, j in pairs)),
+        reference_hits=tuple(sorted(map(_first, pairs))),
+        candidate_hits=tuple(sorted(map(_second, pairs))),
         score=score,
         span=span,
         reference_count=ref_count,

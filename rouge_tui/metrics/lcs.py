@@ -282,6 +282,12 @@ def traceback(
     cur = (~ref_rows[j] >> ref_shift & ((1 << i) - 1)).bit_count()  # t[i][j]
     while cur:
         token = can[j - 1]
+        if ref[i - 1] == token:  # a match: diagonal (what the bit test below finds too)
+            i -= 1
+            j -= 1
+            cur -= 1
+            append((i, j))
+            continue
         # Up while the tokens differ and t[i-1][j] == t[i][j].
         i = ((~ref_rows[j] | ref_get(token, 0)) >> ref_shift & ((1 << i) - 1)).bit_length()
         if ref[i - 1] != token:

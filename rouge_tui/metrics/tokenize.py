@@ -18,9 +18,9 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from operator import methodcaller
-from typing import Any
+from itertools import repeat
+from operator import add, itemgetter, methodcaller
+from typing import Any, Self
 
 __all__ = [
     "TOKENIZERS",
@@ -34,6 +34,7 @@ __all__ = [
     "stemmed_forms",
     "tokenize",
     "tokenize_with_offsets",
+    "tokens_by_sentence",
 ]
 
 TOKENIZERS: tuple[str, ...] = ("whitespace", "rouge-score")
@@ -60,16 +61,56 @@ class StemmerUnavailable(RuntimeError):
         super().__init__('stemming needs NLTK: pip install "rouge-tui[stem]"')
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(tuple):
     """A token as matched (`text`, normalised and maybe stemmed) and where it was written.
 
-    `original[start:end]` is the word as it appears in the original text.
+    `original[start:end]` is the word as it appears in the original text. Immutable, and
+    equal only to a `Token` with the same three fields (hash and equality as a frozen
+    dataclass's). A tuple underneath, so a whole text's tokens are made by one C-level
+    `map` (`_tokens`): a Python constructor per token was most of the cost of tokenising
+    a 2,000-word output for the diff view.
     """
 
-    text: str
-    start: int
-    end: int
+    __slots__ = ()
+
+    def __new__(cls, text: str, start: int, end: int) -> Self:
+        return tuple.__new__(cls, (text, start, end))
+
+    text: str = property(itemgetter(0), doc="the token as matched")  # type: ignore[assignment]
+    start: int = property(itemgetter(1), doc="offset of its first character")  # type: ignore[assignment]
+    end: int = property(itemgetter(2), doc="offset after its last character")  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Token:
+            # A tuple would compare by fields if asked in turn: say no here.
+            return False if isinstance(other, tuple) else NotImplemented
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not Token:
+            return True if isinstance(other, tuple) else NotImplemented
+        return tuple.__ne__(self, other)
+
+    # Not ordered, as the dataclass was not (a tuple would compare by fields).
+    def __lt__(self, other: object) -> bool:
+        return NotImplemented
+
+    __le__ = __gt__ = __ge__ = __lt__
+    __hash__ = tuple.__hash__  # the dataclass's hash((text, start, end))
+
+    def __repr__(self) -> str:
+        return f"Token(text={self[0]!r}, start={self[1]!r}, end={self[2]!r})"
+
+    def __getnewargs__(self) -> tuple[str, int, int]:  # type: ignore[override]
+        return (self[0], self[1], self[2])
+
+
+_new_tuple = tuple.__new__
+
+
+def _tokens(texts: Iterable[str], starts: Iterable[int], ends: Iterable[int]) -> list[Token]:
+    """Tokens from parallel texts and offsets, without a Python call per token."""
+    return list(map(_new_tuple, repeat(Token), zip(texts, starts, ends)))
 
 
 # --- stemming ------------------------------------------------------------------------------
@@ -240,6 +281,9 @@ def _lowered_to_original(text: str, lowered: str) -> list[int] | None:
     return back
 
 
+_match_start = re.Match.start
+
+
 def tokenize_with_offsets(
     text: str, tokenizer: str = "whitespace", stem: bool = False
 ) -> list[Token]:
@@ -250,21 +294,27 @@ def tokenize_with_offsets(
     """
     _check(tokenizer, stem)
     lowered = text.lower()
-    back = _lowered_to_original(text, lowered)
     pattern = _NON_SPACE_RUN if tokenizer == "whitespace" else _ALNUM_RUN
-    tokens: list[Token] = []
-    for match in pattern.finditer(lowered):
-        word = match.group()
-        if stem and len(word) > 3:
-            stemmed = _stem(word)
-            if stemmed is None:
-                continue
-            word = stemmed
-        start, end = match.span()
-        if back is not None:
-            start, end = back[start], back[end - 1] + 1
-        tokens.append(Token(word, start, end))
-    return tokens
+    # Texts and offsets by C-level steps (no Python step per token, and no match object
+    # kept: each is a container the cyclic collector would count). The words are the
+    # fast tokenizer's steps on the lowered text, which find the same runs as `pattern`.
+    if tokenizer == "whitespace":
+        words = lowered.split()
+    else:
+        words = lowered.encode("ascii", "replace").translate(_ALNUM_BYTES).decode("ascii").split()
+    starts = list(map(_match_start, pattern.finditer(lowered)))
+    ends = list(map(add, starts, map(len, words)))
+    back = _lowered_to_original(text, lowered)
+    if back is not None:
+        starts = list(map(back.__getitem__, starts))
+        ends = [back[end - 1] + 1 for end in ends]
+    if stem:
+        kept = [
+            (word if len(word) <= 3 else _stem(word), start, end)
+            for word, start, end in zip(words, starts, ends)
+        ]
+        return list(map(_new_tuple, repeat(Token), [t for t in kept if t[0] is not None]))
+    return _tokens(words, starts, ends)
 
 
 # --- sentences (rougeLsum) -----------------------------------------------------------------
@@ -296,11 +346,17 @@ def sentence_tokens(
     keeps it. Concatenated, the lists equal `tokenize_with_offsets(text, ...)`, because
     neither tokenizer lets a token span a newline.
     """
+    return tokens_by_sentence(text, tokenize_with_offsets(text, tokenizer, stem))
+
+
+def tokens_by_sentence(text: str, tokens: Iterable[Token]) -> list[list[Token]]:
+    """`tokens` (`tokenize_with_offsets(text, ...)`) grouped as `sentence_tokens` groups them,
+    for a caller that has tokenised `text` already."""
     spans = sentence_spans(text)
     result: list[list[Token]] = [[] for _ in spans]
     if not spans:
         return result
     starts = [start for start, _ in spans]
-    for token in tokenize_with_offsets(text, tokenizer, stem):
+    for token in tokens:
         result[bisect.bisect_right(starts, token.start) - 1].append(token)
     return result

@@ -13,11 +13,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from rouge_tui.app.screens.common import APP_BINDINGS, describe_error
 from rouge_tui.app.session import Review
+from rouge_tui.app.widgets.footer import KeysFooter
 from rouge_tui.compare import BuildStats, build_stats
 from rouge_tui.safetext import one_line
 from rouge_tui.scoring import SuiteScorer, usable_reference
@@ -46,7 +47,7 @@ class BuildsScreen(Screen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         yield Static(id="builds-title")
         yield DataTable(id="builds", cursor_type="row", zebra_stripes=True)
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     @property
     def table(self) -> DataTable:

@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from rouge_tui.app.messages import DiffReady, WorkFailed
@@ -38,6 +38,7 @@ from rouge_tui.app.screens.common import (
 )
 from rouge_tui.app.session import Review
 from rouge_tui.app.widgets.diff_view import DiffView
+from rouge_tui.app.widgets.footer import KeysFooter
 from rouge_tui.report import verdict_mark, verdict_words
 from rouge_tui.safetext import one_line
 
@@ -74,7 +75,7 @@ class DiffScreen(Screen[int]):
         yield Static(id="diff-summary")
         yield Static(id="diff-title")
         yield DiffView(id="diff")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     @property
     def index(self) -> int:
@@ -267,6 +268,13 @@ class DiffScreen(Screen[int]):
             baseline_name=self.review.baseline.name,
             candidate_name=self.review.candidate.name,
         )
+        self.lay_out()
+
+    def lay_out(self) -> None:
+        """Lay the screen out before its next frame is painted. The panes ask for a layout
+        themselves, but by messages that reach the screen a frame later: that first frame
+        showed the new text at the last example's pane heights and scroll range."""
+        self.refresh(layout=True)
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.pending = None
@@ -278,6 +286,7 @@ class DiffScreen(Screen[int]):
     def watch_mode(self, mode: str) -> None:
         self.query_one(DiffView).mode = mode
         self.update_title()
+        self.lay_out()
 
     def action_mode(self) -> None:
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]

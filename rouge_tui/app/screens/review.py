@@ -25,7 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from rouge_tui.app.messages import AnalysisDone, FilterDone, ReviewLoaded, WorkFailed, WorkProgress
@@ -50,6 +50,7 @@ from rouge_tui.app.session import (
     next_in,
     open_review,
 )
+from rouge_tui.app.widgets.footer import KeysFooter
 from rouge_tui.app.widgets.movers import MoversTable
 from rouge_tui.app.widgets.overview import Overview
 from rouge_tui.compare import SORTS
@@ -137,7 +138,7 @@ class ReviewScreen(Screen[None]):
             id="filter",
         )
         yield Static(id="status")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     @property
     def table(self) -> MoversTable:

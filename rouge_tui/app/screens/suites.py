@@ -15,12 +15,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from rouge_tui.app.messages import SuiteSummarised
 from rouge_tui.app.screens.common import APP_BINDINGS
 from rouge_tui.app.session import SuiteSummary, option, summarise_suite
+from rouge_tui.app.widgets.footer import KeysFooter
 from rouge_tui.safetext import one_line
 
 COLUMNS = ("suite", "builds", "newest pair", "Δ", "folder")
@@ -42,7 +43,7 @@ class SuiteListScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{len(self.suites)} suites"), id="suites-title")
         yield DataTable(id="suites", cursor_type="row", zebra_stripes=True)
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     @property
     def table(self) -> DataTable:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from itertools import accumulate, pairwise
+from itertools import accumulate, pairwise, repeat
+from operator import itemgetter, le
 from typing import ClassVar
 
 from rich._wrap import divide_line  # the line breaks Text.wrap uses (tests pin the equality)
@@ -30,7 +31,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.events import Resize
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -41,9 +42,12 @@ from rouge_tui.diff import (
     AlignedRow,
     ExampleDiff,
     RowKind,
+    Run,
     Side,
     fold_words,
+    reference_runs,
     reference_segments,
+    side_runs,
     side_segments,
 )
 from rouge_tui.diff import Segment as Piece
@@ -100,6 +104,10 @@ def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -
             spans.append(Span(at, at + len(part), style))
         at += len(part)
     text = Text(joined if parts is texts else "".join(parts), spans=spans)
+    return _left_out_note(text, left_out)
+
+
+def _left_out_note(text: Text, left_out: int) -> Text:
     if left_out:
         text.append(
             f"\n… {left_out:,} more characters not shown (the figures use all of them)",
@@ -108,9 +116,28 @@ def _marked_text(pieces: list[Piece], left_out: int, styles: dict[str, Style]) -
     return text
 
 
+_new_span = tuple.__new__
+
+
+def _runs_text(
+    text: str, runs: list[Run], left_out: int, styles: dict[str, Style]
+) -> Text | None:
+    """`_marked_text` of the same cut, from the marked runs' offsets (`rouge_tui.diff.
+    marked_runs`): None unless the shown text needs nothing made visible, as is usual."""
+    shown = text[: len(text) - left_out]
+    if not is_safe(shown) or strip_control_codes(shown) != shown:
+        return None
+    found = [(start, end, styles.get(mark)) for start, end, mark in runs]
+    spans = list(map(_new_span, repeat(Span), [span for span in found if span[2]]))
+    return _left_out_note(Text(shown, spans=spans), left_out)
+
+
 def side_text(side: Side, limit: int | None = DEFAULT_LIMIT) -> Text:
     """A side's output with the words that count highlighted (no arithmetic line)."""
-    text = _marked_text(*side_segments(side, limit), {"match": MATCH})
+    styles = {"match": MATCH}
+    text = _runs_text(side.text, *side_runs(side, limit), styles)
+    if text is None:
+        text = _marked_text(*side_segments(side, limit), styles)
     if not side.text.strip():
         text.append("(empty output)", NOTE)
     return text
@@ -146,10 +173,15 @@ def side_builder(side: Side, limit: int | None = DEFAULT_LIMIT) -> Builder:
 def reference_text(diff: ExampleDiff, limit: int | None = DEFAULT_LIMIT) -> Text:
     """The reference, each word marked by which build matched it, with a legend line."""
     view = diff.reference
-    text = Text()
+    marked = _runs_text(view.text, *reference_runs(view, limit), REFERENCE_STYLES)
+    if marked is None:
+        marked = _marked_text(*reference_segments(view, limit), REFERENCE_STYLES)
     if view.note:
+        text = Text()
         text.append(visible(view.note) + "\n", NOTE)
-    text.append_text(_marked_text(*reference_segments(view, limit), REFERENCE_STYLES))
+        text.append_text(marked)
+    else:
+        text = marked  # not copied span by span behind an empty text
     text.append("\n\n")
     text.append_text(legend())
     return text
@@ -235,26 +267,36 @@ def wrap(console: Console, text: Text, width: int, base: Style) -> list[Strip]:
 
 
 _TRAILING_SPACE = re.compile(r"\s+$")
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 # Rich's words (`rich._wrap.re_word`: spaces, a word, spaces), the word's end a group.
 _WORD = re.compile(r"\s*\S+(\s*)")
 
 
 def _ascii_breaks(paragraph: str, width: int) -> list[int] | None:
-    """`divide_line(paragraph, width, fold=True)` for printable ASCII (a cell a character),
-    without a generator, a string and two cell counts per word; None when a word is wider
-    than the line (Rich folds it, character by character)."""
+    """`divide_line(paragraph, width, fold=True)` for printable ASCII (a cell a character,
+    spaces the only whitespace), a line at a time rather than a word at a time; None when a
+    word is wider than the line (Rich folds it, character by character).
+
+    Rich's words are spaces, a word, spaces; a word fits when the line up to its last
+    character is at most `width`. So a line starting at `line` ends after the words that end
+    by `line + width`: those before the last space up to there. The next line starts at the
+    word after that space.
+    """
     breaks: list[int] = []
-    offset = 0
-    for word in _WORD.finditer(paragraph):
-        start, end = word.span()
-        length = word.start(1) - start  # without the spaces after it
-        if width - offset >= length:
-            offset += end - start
-        elif length > width:
+    stop = len(paragraph.rstrip(" "))  # the end of the last word
+    line = 0
+    lowest = len(paragraph) - len(paragraph.lstrip(" "))  # the first word's first character
+    find = paragraph.rfind
+    while stop - line > width:
+        limit = line + width
+        space = find(" ", line, limit + 1)
+        if space < lowest:  # no word ends on this line: the first is wider than the line
             return None
-        elif offset and start:
-            breaks.append(start)
-            offset = end - start
+        line = space + 1
+        while paragraph[line] == " ":  # more spaces after the last one that fits
+            line += 1
+        breaks.append(line)
+        lowest = line
     return breaks
 
 
@@ -271,13 +313,13 @@ class Wrapped(Sequence[Strip]):
         self._console, self._text, self._base = console, text, base
         self._width = width = max(width, 1)
         spans = text.spans
-        self._span_starts = [span.start for span in spans]
-        self._span_ends = [span.end for span in spans]
+        # Spans are tuples (start, end, style): read by C-level maps, a long text has
+        # thousands.
+        self._span_starts = starts = list(map(_first, spans))
+        self._span_ends = ends = list(map(_second, spans))
         # Each line: (start, end) in text.plain, or a strip Rich made (see below).
         self._lines: list[tuple[int, int] | Strip] = []
-        ordered = all(spans[k].end <= spans[k + 1].start for k in range(len(spans) - 1)) and all(
-            span.start <= span.end for span in spans
-        )
+        ordered = all(map(le, ends[:-1], starts[1:])) and all(map(le, starts, ends))
         if not ordered:  # overlapping spans: not cut here (the app never makes them)
             self._lines.extend(wrap_rich(console, text, width, base))
         else:
@@ -285,6 +327,12 @@ class Wrapped(Sequence[Strip]):
         self._strips: list[Strip | None] = [
             line if isinstance(line, Strip) else None for line in self._lines
         ]
+        # Lines made without Rich's Text.render where that gives the same (`_segments`).
+        self._direct = (
+            not text.style
+            and bool(base)
+            and all(map(isinstance, map(_third, spans), repeat(Style)))
+        )
 
     def _divide(self, plain: str, width: int) -> None:
         """The lines of Text.wrap(overflow="fold") as offsets: split on newlines, break each
@@ -328,6 +376,8 @@ class Wrapped(Sequence[Strip]):
         return strip
 
     def _render(self, start: int, end: int) -> Strip:
+        if self._direct:
+            return self._segments(start, end)
         text = self._text
         spans: list[Span] = []
         k = bisect_right(self._span_ends, start)  # the first span ending after `start`
@@ -347,6 +397,36 @@ class Wrapped(Sequence[Strip]):
         )
         strip = _own_style(self._console, text.style, line, Strip(list(line.render(self._console)), line.cell_len))
         return strip.apply_style(self._base).crop_extend(0, self._width, self._base)
+
+    def _segments(self, start: int, end: int) -> Strip:
+        """What `_render` makes, made directly: the pieces between span edges, each in the
+        base style plus its span's, then the padding; one strip instead of a `Text`, Rich's
+        render and three strips. Only for a text with no style of its own, spans of `Style`
+        objects and a base style that is not empty (see `__init__`), where both agree."""
+        plain, base = self._text.plain, self._base
+        segments: list[Segment] = []
+        add = segments.append
+        at = start
+        k = bisect_right(self._span_ends, start)  # the first span ending after `start`
+        starts, all_spans = self._span_starts, self._text.spans
+        while k < len(starts) and starts[k] < end:
+            span_start, span_end, style = all_spans[k]
+            left = max(start, span_start)
+            right = min(end, span_end)
+            if right > left:
+                if left > at:
+                    add(Segment(plain[at:left], base))
+                add(Segment(plain[left:right], base + style))
+                at = right
+            k += 1
+        if at < end or not segments:
+            add(Segment(plain[at:end], base))
+        cells = cell_len(plain[start:end])
+        width = self._width
+        if cells < width:
+            add(Segment(" " * (width - cells), base))
+            cells = width
+        return Strip(segments, cells)
 
 
 class Chain(Sequence[Strip]):
@@ -526,6 +606,7 @@ class TextPane(Widget):
         # Lines per (width, style): layout asks for a width or two (with and without a
         # scrollbar) before painting, so keep a few.
         self._cache: dict[tuple[int, Style], Lines] = {}
+        self._line_style: Style | None = None  # rich_style while render_lines runs
 
     @staticmethod
     def _text_builder(text: Text) -> Builder:
@@ -537,10 +618,11 @@ class TextPane(Widget):
         self._cache.clear()
         self.refresh(layout=True)
 
-    def lines(self, width: int) -> Lines:
+    def lines(self, width: int, style: Style | None = None) -> Lines:
         """The content's lines at `width` cells (cached for the last width and style); each
-        line's strip is made when it is first read."""
-        key = (width, self.rich_style)
+        line's strip is made when it is first read. `style`: the pane's `rich_style`, when
+        the caller has it."""
+        key = (width, self.rich_style if style is None else style)
         lines = self._cache.get(key)
         if lines is None:
             if len(self._cache) >= 4:
@@ -556,12 +638,22 @@ class TextPane(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines(width))
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The pane's style once for all the lines drawn now, not once a line (it walks the
+        # ancestors' styles each time).
+        self._line_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_style = None
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        lines = self.lines(width)
+        style = self.rich_style if self._line_style is None else self._line_style
+        lines = self.lines(width, style)
         if y < len(lines):
             return lines[y]
-        return Strip.blank(width, self.rich_style)
+        return Strip.blank(width, style)
 
 
 def _title(label: str, name: str | None) -> Text:

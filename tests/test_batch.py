@@ -16,10 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rouge_score import rouge_scorer
+from rouge_score.rouge_scorer import _backtrack_norec, _lcs_table
 
 from rouge_tui import compare
 from rouge_tui.metrics import METRICS, Scorer, batch, lsum
 from rouge_tui.metrics.lcs import Packed, token_masks
+from rouge_tui.metrics.rouge import lsum_pairs as rouge_lsum_pairs
 from rouge_tui.report import render_json, to_json
 from rouge_tui.scoring import SuiteScorer, analyse, resolve_settings
 from rouge_tui.suite import load_suite
@@ -448,3 +450,35 @@ def test_duplicated_line_fast_path(parts: list[str], sep: str) -> None:
     text = sep.join(parts)
     stripped = [line.strip() for line in text.splitlines() if line.strip()]
     assert compare.has_duplicated_line(text) == (len(set(stripped)) < len(stripped))
+
+
+# --- the union LCS's matches of one text pair (the diff view's rougeLsum) ------------------
+
+sentences_strategy = st.lists(
+    st.lists(st.sampled_from("abcde"), min_size=1, max_size=70), min_size=1, max_size=4
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(sentences_strategy, sentences_strategy)
+def test_union_matches_are_the_per_pair_tracebacks(
+    reference: list[list[str]], candidate: list[list[str]]
+) -> None:
+    # Sentences up to 70 tokens: reference sentences past 64 take the per-pair path.
+    ref_pos, can_pos = lsum.union_matches(reference, candidate)
+    ref_start = np.cumsum([0, *map(len, reference)])
+    can_start = np.cumsum([0, *map(len, candidate)])
+    per_pair = sorted(
+        (int(ref_start[k] + i), int(can_start[s] + j))
+        for k, s, pairs in rouge_lsum_pairs(reference, candidate)
+        for i, j in pairs
+    )
+    assert list(zip(ref_pos.tolist(), can_pos.tolist())) == per_pair
+    # The reference side against rouge-score's own traceback, sentence pair by pair.
+    oracle = sorted(
+        int(ref_start[k]) + i
+        for k, ref in enumerate(reference)
+        for can in candidate
+        for i in _backtrack_norec(_lcs_table(ref, can), ref, can)
+    )
+    assert ref_pos.tolist() == oracle

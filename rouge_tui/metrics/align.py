@@ -13,8 +13,11 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
+import numpy as np
+
 from rouge_tui.metrics.lcs import lcs_pairs
-from rouge_tui.metrics.rouge import METRICS, ZERO, Score, lsum_pairs, score_from_counts
+from rouge_tui.metrics.lsum import union_matches
+from rouge_tui.metrics.rouge import METRICS, ZERO, Score, score_from_counts
 from rouge_tui.metrics.tokenize import Token, tokenize_with_offsets, tokens_by_sentence
 
 __all__ = ["Alignment", "Op", "align_outputs", "alignment"]
@@ -95,22 +98,15 @@ def _lsum_alignment(
     if not ref_flat or not can_flat:
         return [], len(ref_flat), len(can_flat)
 
-    def starts(sents: list[list[Token]]) -> list[int]:
-        out, at = [], 0
-        for sent in sents:
-            out.append(at)
-            at += len(sent)
-        return out
-
-    ref_start, can_start = starts(ref_sents), starts(can_sents)
-    # Reference position -> the candidate positions the traceback matched it with, in
-    # candidate-sentence order; the union LCS is the set of these reference positions.
-    partners: dict[int, list[int]] = {}
-    ref_texts = [_texts(sent) for sent in ref_sents]
-    can_texts = [_texts(sent) for sent in can_sents]
-    for k, s, sentence_pairs in lsum_pairs(ref_texts, can_texts):
-        for i, j in sentence_pairs:
-            partners.setdefault(ref_start[k] + i, []).append(can_start[s] + j)
+    # Every match the tracebacks take, as (reference position, candidate position) over
+    # each text's sentences end to end, sorted: a reference position's partners come in
+    # candidate-sentence order. The union LCS is the set of these reference positions.
+    ref_pos, can_pos = union_matches(
+        [_texts(sent) for sent in ref_sents], [_texts(sent) for sent in can_sents]
+    )
+    union, first = np.unique(ref_pos, return_index=True)
+    bounds = [*first.tolist(), len(ref_pos)]
+    partners = can_pos.tolist()
 
     # rouge-score counts union tokens in reference order while the candidate still has
     # that token left to give.
@@ -120,14 +116,14 @@ def _lsum_alignment(
         by_token.setdefault(text, []).append(j)
     used: set[int] = set()
     pairs: list[tuple[int, int]] = []
-    for i in sorted(partners):
+    for n, i in enumerate(union.tolist()):
         token = ref_flat[i]
         if left[token] <= 0:
             continue
         left[token] -= 1
         # Show the hit on a candidate word the LCS matched it with, if one is still free,
         # else on the first free candidate occurrence of the word (one always remains).
-        j = next((j for j in partners[i] if j not in used), None)
+        j = next((j for j in partners[bounds[n] : bounds[n + 1]] if j not in used), None)
         if j is None:
             j = next(j for j in by_token[token] if j not in used)
         used.add(j)

@@ -23,14 +23,14 @@ Token ids are small non-negative ints, equal for equal tokens on both sides.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from rouge_tui.metrics.rouge import _lsum_score
+from rouge_tui.metrics.rouge import _lsum_score, lsum_pairs
 
-__all__ = ["Layout", "coded_layout", "layout", "lsum_fmeasures"]
+__all__ = ["Layout", "coded_layout", "layout", "lsum_fmeasures", "union_matches"]
 
 WORD_BITS = 64
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -71,6 +71,50 @@ def coded_layout(codes: np.ndarray, cut: np.ndarray, per_text: np.ndarray) -> La
     first = np.zeros(len(per_text) + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner[kept], minlength=len(per_text)), out=first[1:])
     return codes, cut[:-1][kept], lengths[kept], first
+
+
+def union_matches(
+    reference: Sequence[Sequence[Hashable]], candidate: Sequence[Sequence[Hashable]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every match rouge-score's tracebacks take between the sentences of one text pair
+    (`rouge.lsum_pairs`, sentences not empty), as (reference position, candidate
+    position) counted over each text's sentences end to end, sorted by both.
+
+    All sentence pairs are traced at once in numpy (`_hits`); those of a reference
+    sentence wider than a word, pair by pair.
+    """
+    ref_start = np.cumsum([0, *map(len, reference)])
+    can_start = np.cumsum([0, *map(len, candidate)])
+    ref_at: list[np.ndarray] = []
+    can_at: list[np.ndarray] = []
+    narrow = [k for k, sent in enumerate(reference) if len(sent) <= WORD_BITS]
+    wide = [k for k, sent in enumerate(reference) if len(sent) > WORD_BITS]
+    if wide:
+        for n, s, pairs in lsum_pairs([reference[k] for k in wide], candidate):
+            if pairs:
+                i, j = np.array(pairs, dtype=np.int64).T
+                ref_at.append(ref_start[wide[n]] + i)
+                can_at.append(can_start[s] + j)
+    if narrow and candidate:
+        table: defaultdict[Hashable, int] = defaultdict(itertools.count().__next__)
+        texts = layout(
+            [
+                [list(map(table.__getitem__, reference[k])) for k in narrow],
+                [list(map(table.__getitem__, sent)) for sent in candidate],
+            ]
+        )
+        traced: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        total = np.array([can_start[-1]], dtype=np.int64)
+        _hits(texts, total, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), traced)
+        for pair, i, j in traced:  # sentence pairs in (reference, candidate) sentence order
+            k, s = np.divmod(pair, len(candidate))
+            ref_at.append(ref_start[np.asarray(narrow, dtype=np.int64)[k]] + i)
+            can_at.append(can_start[s] + j)
+    if not ref_at:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    ref_pos, can_pos = np.concatenate(ref_at), np.concatenate(can_at)
+    order = np.lexsort((can_pos, ref_pos))
+    return ref_pos[order], can_pos[order]
 
 
 def _sentences(texts: Layout, text: int) -> list[list[int]]:
@@ -137,11 +181,20 @@ def lsum_fmeasures(texts: Layout, pair_ref: np.ndarray, pair_can: np.ndarray) ->
 
 
 def _hits(
-    texts: Layout, can_total: np.ndarray, pair_ref: np.ndarray, pair_can: np.ndarray
+    texts: Layout,
+    can_total: np.ndarray,
+    pair_ref: np.ndarray,
+    pair_can: np.ndarray,
+    matches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
 ) -> np.ndarray:
     """rougeLsum's clipped union-LCS hits of every text pair (all reference sentences of
     at most 64 tokens, both texts non-empty), `can_total` the candidate's token count per
-    pair. (r_ and c_ name the same layout as read for the reference or the candidate.)"""
+    pair. (r_ and c_ name the same layout as read for the reference or the candidate.)
+
+    With `matches`, every pair of positions the tracebacks take is added to it, in arrays
+    of (sentence pair, index in the reference sentence, index in the candidate sentence);
+    sentence pairs are numbered in (text pair, reference sentence, candidate sentence)
+    order."""
     r_tokens, r_start, r_len, r_first = c_tokens, c_start, c_len, c_first = texts
     pairs = len(pair_ref)
     width = int(r_tokens.max(initial=0)) + 1
@@ -220,6 +273,8 @@ def _hits(
     # long as there are common positions: then it is exactly those, whatever the walk.
     union = np.zeros(len(nl), dtype=np.uint64)
     whole = (lcs > 0) & (np.bitwise_count(common).astype(np.int64) == lcs)
+    if matches is not None:
+        whole[:] = False  # the candidate's side of each match is wanted too: trace all
     union[whole] = common[whole]
     act = np.flatnonzero((lcs > 0) & ~whole)
     i = w.copy()
@@ -238,6 +293,8 @@ def _hits(
         left_value = np.bitwise_count(~v_prev & LOW[ia])
         go_left = ~match & (left_value > up_value)
         taken = act[match]
+        if matches is not None:
+            matches.append((taken, ia[match] - 1, ja[match] - 1))
         union[taken] |= np.left_shift(np.uint64(1), (ia[match] - 1).astype(np.uint64))
         left[taken] -= 1
         i[act] = ia - (~go_left)  # a match or up

@@ -474,19 +474,28 @@ def test_the_diff_model_does_not_load_textual() -> None:
     assert out.stdout.strip() == "False"
 
 
+# A text, a seed for its tokens' marks, a limit on what is shown, a tokenizer.
+SEGMENT_CASES = {
+    "text": texts | free_text,
+    "seed": st.integers(0, 1000),
+    "limit": st.none() | st.integers(0, 60),
+    "tokenizer": st.sampled_from(["whitespace", "rouge-score"]),
+}
+
+
+def marked_tokens(text: str, tokenizer: str, seed: int) -> tuple[list, list[str | None]]:
+    """The text's tokens, each given a mark (or none) at random."""
+    tokens = tokenize_with_offsets(text, tokenizer)
+    rng = random.Random(seed)
+    return tokens, [rng.choice([None, "a", "b"]) for _ in tokens]
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    text=texts | free_text,
-    seed=st.integers(0, 1000),
-    limit=st.none() | st.integers(0, 60),
-    tokenizer=st.sampled_from(["whitespace", "rouge-score"]),
-)
+@given(**SEGMENT_CASES)
 def test_segments_cover_the_text_and_carry_each_token_mark(
     text: str, seed: int, limit: int | None, tokenizer: str
 ) -> None:
-    tokens = tokenize_with_offsets(text, tokenizer)
-    rng = random.Random(seed)
-    marks = [rng.choice([None, "a", "b"]) for _ in tokens]
+    tokens, marks = marked_tokens(text, tokenizer, seed)
     pieces, left_out = segments(text, tokens, marks, limit)
     shown = text if limit is None else text[:limit]
     assert "".join(p.text for p in pieces) == shown
@@ -528,20 +537,13 @@ def test_alignment_of_tokens_made_beforehand_is_the_alignment(
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    text=texts | free_text,
-    seed=st.integers(0, 1000),
-    limit=st.none() | st.integers(0, 60),
-    tokenizer=st.sampled_from(["whitespace", "rouge-score"]),
-)
+@given(**SEGMENT_CASES)
 def test_marked_runs_are_the_marked_segments(
     text: str, seed: int, limit: int | None, tokenizer: str
 ) -> None:
     from rouge_tui.diff import marked_runs
 
-    tokens = tokenize_with_offsets(text, tokenizer)
-    rng = random.Random(seed)
-    marks = [rng.choice([None, "a", "b"]) for _ in tokens]
+    tokens, marks = marked_tokens(text, tokenizer, seed)
     pieces, left_out = segments(text, tokens, marks, limit)
     expected, at = [], 0
     for piece in pieces:

@@ -13,10 +13,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
-import numpy as np
-
 from rouge_tui.metrics.lcs import lcs_pairs
-from rouge_tui.metrics.lsum import union_matches
 from rouge_tui.metrics.rouge import METRICS, ZERO, Score, score_from_counts
 from rouge_tui.metrics.tokenize import Token, tokenize_with_offsets, tokens_by_sentence
 
@@ -97,6 +94,10 @@ def _lsum_alignment(
     can_flat = [text for sent in can_sents for text in _texts(sent)]
     if not ref_flat or not can_flat:
         return [], len(ref_flat), len(can_flat)
+
+    import numpy as np  # here: the core metrics load without numpy (see test_tokenize)
+
+    from rouge_tui.metrics.lsum import union_matches
 
     # Every match the tracebacks take, as (reference position, candidate position) over
     # each text's sentences end to end, sorted: a reference position's partners come in

@@ -371,40 +371,20 @@ def segments(
     `marks[k]` is token k's mark. Spaces between two tokens with the same mark take that mark
     too (so an underline runs on across a phrase); punctuation and line breaks do not.
     With `limit`, only the first `limit` characters are cut; returns the pieces and how many
-    characters were left out.
+    characters were left out. The marked pieces are `marked_runs`; the rest lies between.
     """
-    end_at = len(text) if limit is None else min(len(text), limit)
+    runs, left_out = marked_runs(text, tokens, marks, limit)
+    end_at = len(text) - left_out
     pieces: list[Segment] = []
-    # Pieces are consecutive spans of `text`: track where the current run began and its mark.
-    run_start, run_mark = 0, None
     at = 0
-    previous: str | None = None
-    inline_space = _INLINE_SPACE.fullmatch
-    for token, mark in zip(tokens, marks):
-        start = token.start
-        if start >= end_at:
-            break
+    for start, end, mark in runs:
         if start > at:
-            gap_mark = mark if mark is not None and mark == previous else None
-            if gap_mark is not None and not inline_space(text, at, start):
-                gap_mark = None
-            if gap_mark != run_mark:
-                if at > run_start:
-                    pieces.append(Segment(text[run_start:at], run_mark))
-                run_start, run_mark = at, gap_mark
-        if mark != run_mark:
-            if start > run_start:
-                pieces.append(Segment(text[run_start:start], run_mark))
-            run_start, run_mark = start, mark
-        at = min(token.end, end_at)
-        previous = mark
-    if run_mark is not None:
-        if at > run_start:
-            pieces.append(Segment(text[run_start:at], run_mark))
-        run_start = at
-    if end_at > run_start:
-        pieces.append(Segment(text[run_start:end_at], None))
-    return pieces, len(text) - end_at
+            pieces.append(Segment(text[at:start], None))
+        pieces.append(Segment(text[start:end], mark))
+        at = end
+    if end_at > at:
+        pieces.append(Segment(text[at:end_at], None))
+    return pieces, left_out
 
 
 Run = tuple[int, int, str]  # (start, end, mark): a marked piece, by its offsets in the text
@@ -416,8 +396,8 @@ def marked_runs(
     """The marked pieces of `segments(text, tokens, marks, limit)` as offsets into `text`,
     and how many characters were left out; the unmarked pieces are what lies between.
 
-    The same cut without a piece object per run (a long output has thousands): a run of
-    tokens with one mark goes on across the inline spaces between them.
+    No piece object per run (a long output has thousands): a run of tokens with one mark
+    goes on across the inline spaces between them.
     """
     end_at = len(text) if limit is None else min(len(text), limit)
     runs: list[Run] = []
@@ -438,33 +418,39 @@ def marked_runs(
     return runs, len(text) - end_at
 
 
-def side_runs(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
-    """`side_segments`' marked pieces as `marked_runs`."""
+def _side_marks(side: Side) -> list[str | None]:
+    """"match" for each of a side's tokens that counts towards its score, else None."""
     marks: list[str | None] = [None] * len(side.tokens)
     for k in side.on_lcs:
         marks[k] = "match"
-    return marked_runs(side.text, side.tokens, marks, limit)
+    return marks
+
+
+def _reference_marks(view: ReferenceView) -> list[str | None]:
+    """Which build matched each reference token ("both", "baseline", "candidate"), or None."""
+    return [None if by == "neither" else by for by in view.matched_by]
+
+
+def side_runs(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
+    """`side_segments`' marked pieces as `marked_runs`."""
+    return marked_runs(side.text, side.tokens, _side_marks(side), limit)
 
 
 def reference_runs(view: ReferenceView, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
     """`reference_segments`' marked pieces as `marked_runs`."""
-    marks = [None if by == "neither" else by for by in view.matched_by]
-    return marked_runs(view.text, view.tokens, marks, limit)
+    return marked_runs(view.text, view.tokens, _reference_marks(view), limit)
 
 
 def side_segments(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Segment], int]:
     """A side's text cut into pieces, marked "match" where the word counts towards its score."""
-    on = side.on_lcs
-    marks = ["match" if k in on else None for k in range(len(side.tokens))]
-    return segments(side.text, side.tokens, marks, limit)
+    return segments(side.text, side.tokens, _side_marks(side), limit)
 
 
 def reference_segments(
     view: ReferenceView, limit: int | None = DEFAULT_LIMIT
 ) -> tuple[list[Segment], int]:
     """The reference cut into pieces marked "both", "baseline" or "candidate" (or unmarked)."""
-    marks = [None if by == "neither" else by for by in view.matched_by]
-    return segments(view.text, view.tokens, marks, limit)
+    return segments(view.text, view.tokens, _reference_marks(view), limit)
 
 
 def fold_words(text: str, words: int, context: int = FOLD_CONTEXT) -> str:

@@ -88,10 +88,10 @@ def _ngram_alignment(
 def _lsum_alignment(
     ref_sents: list[list[Token]], can_sents: list[list[Token]]
 ) -> tuple[list[tuple[int, int]], int, int]:
-    ref_sents = [sent for sent in ref_sents if sent]
-    can_sents = [sent for sent in can_sents if sent]
-    ref_flat = [text for sent in ref_sents for text in _texts(sent)]
-    can_flat = [text for sent in can_sents for text in _texts(sent)]
+    ref_texts = [_texts(sent) for sent in ref_sents if sent]
+    can_texts = [_texts(sent) for sent in can_sents if sent]
+    ref_flat = [text for sent in ref_texts for text in sent]
+    can_flat = [text for sent in can_texts for text in sent]
     if not ref_flat or not can_flat:
         return [], len(ref_flat), len(can_flat)
 
@@ -102,9 +102,7 @@ def _lsum_alignment(
     # Every match the tracebacks take, as (reference position, candidate position) over
     # each text's sentences end to end, sorted: a reference position's partners come in
     # candidate-sentence order. The union LCS is the set of these reference positions.
-    ref_pos, can_pos = union_matches(
-        [_texts(sent) for sent in ref_sents], [_texts(sent) for sent in can_sents]
-    )
+    ref_pos, can_pos = union_matches(ref_texts, can_texts)
     union, first = np.unique(ref_pos, return_index=True)
     bounds = [*first.tolist(), len(ref_pos)]
     partners = can_pos.tolist()

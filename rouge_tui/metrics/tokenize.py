@@ -208,8 +208,13 @@ def _whitespace(text: str) -> list[str]:
     return text.lower().split()
 
 
+def _alnum_words(lowered: str) -> list[str]:
+    """rouge-score's tokens of an already lowered text (its runs of [a-z0-9])."""
+    return lowered.encode("ascii", "replace").translate(_ALNUM_BYTES).decode("ascii").split()
+
+
 def _rouge_score(text: str) -> list[str]:
-    return text.lower().encode("ascii", "replace").translate(_ALNUM_BYTES).decode("ascii").split()
+    return _alnum_words(text.lower())
 
 
 def _rouge_score_stemmed(text: str) -> list[str]:
@@ -298,10 +303,7 @@ def tokenize_with_offsets(
     # Texts and offsets by C-level steps (no Python step per token, and no match object
     # kept: each is a container the cyclic collector would count). The words are the
     # fast tokenizer's steps on the lowered text, which find the same runs as `pattern`.
-    if tokenizer == "whitespace":
-        words = lowered.split()
-    else:
-        words = lowered.encode("ascii", "replace").translate(_ALNUM_BYTES).decode("ascii").split()
+    words = lowered.split() if tokenizer == "whitespace" else _alnum_words(lowered)
     starts = list(map(_match_start, pattern.finditer(lowered)))
     ends = list(map(add, starts, map(len, words)))
     back = _lowered_to_original(text, lowered)
@@ -309,11 +311,8 @@ def tokenize_with_offsets(
         starts = list(map(back.__getitem__, starts))
         ends = [back[end - 1] + 1 for end in ends]
     if stem:
-        kept = [
-            (word if len(word) <= 3 else _stem(word), start, end)
-            for word, start, end in zip(words, starts, ends)
-        ]
-        return list(map(_new_tuple, repeat(Token), [t for t in kept if t[0] is not None]))
+        kept = [t for t in zip(stemmed_forms(words), starts, ends) if t[0]]
+        return list(map(_new_tuple, repeat(Token), kept))
     return _tokens(words, starts, ends)
 
 

@@ -1,0 +1,246 @@
+"""The tokenizer registry: the only list of tokenizers rouge-tui knows.
+
+Each entry says what it is called (in flags and ``suite.toml``), how the signature names it,
+whether it stems, how to cut a text into tokens that keep their offsets into the text as
+written (for highlights), and how to hand texts to rouge-score-rs for bulk scoring. The CLI,
+``suite.toml`` validation, the app's ``t`` cycle, the help screen and the report read
+``TOKENIZERS``; a new tokenizer is one more entry here plus its tests.
+
+The token texts of ``tokens`` must equal what rouge-score-rs counts for the same text
+(``tests/test_tokenizers.py`` checks it), so that the highlighted words are the counted ones.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from rouge_score_rs import tokenizers as rs_tokenizers
+
+__all__ = ["TOKENIZERS", "Token", "Tokenizer", "get"]
+
+
+class Token(NamedTuple):
+    """A token as counted (``text``: normalised, maybe stemmed) and where it is written:
+    ``original[start:end]``."""
+
+    text: str
+    start: int
+    end: int
+
+
+class Tokenizer:
+    """One registry entry: ``name`` in flags and suite.toml, ``label`` in the signature."""
+
+    name: str
+    label: str
+    stems: bool = False
+    summary: str = ""
+
+    def native(self, stem: bool = False) -> rs_tokenizers.Tokenizer:
+        """The rouge-score-rs tokenizer that counts this one's tokens in `spell`'s texts."""
+        return rs_tokenizers.DefaultTokenizer(use_stemmer=stem)
+
+    def tokens(self, text: str, stem: bool = False) -> list[Token]:
+        raise NotImplementedError
+
+    def spell(self, texts: Sequence[str]) -> list[str]:
+        """The texts as rouge-score-rs's ``profile`` must see them to count this tokenizer's
+        tokens; the texts themselves for a profile of its own."""
+        return list(texts)
+
+    def dropped_share(self, text: str) -> float:
+        """The share of ``text``'s letters and digits that end up in no token (the
+        zero-token guard, SPEC "Scoring"); every tokenizer but rouge-score's keeps them all."""
+        return 0.0
+
+
+# --------------------------------------------------------------------------- whitespace
+
+
+# Every byte of a word's UTF-8 becomes two characters of [a-z0-9] (36 x 36 > 256: one
+# spelling per byte value, so equal words are spelled alike and different words differently);
+# whitespace becomes spaces, and a newline two newlines (rougeLsum's sentences stay the same,
+# with empty ones between that rouge-score drops).
+_DIGITS = b"0123456789abcdefghijklmnopqrstuvwxyz"
+_ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
+
+
+def _spelling(digit: int) -> bytes:
+    """The byte table for one of a word byte's two characters (``digit`` 0: high, 1: low)."""
+    table = bytearray(_DIGITS[divmod(b, 36)[digit]] for b in range(256))
+    for b in _ASCII_SPACE:
+        table[b] = 32
+    table[10] = 10
+    return bytes(table)
+
+
+_SPELL_HIGH, _SPELL_LOW = _spelling(0), _spelling(1)
+# Whitespace outside ASCII (no-break spaces, U+2028...) becomes a space before spelling.
+_WIDE_SPACE = {c: " " for c in range(0x80, 0x3001) if chr(c).isspace()}
+
+
+class Whitespace(Tokenizer):
+    """The chapter's definition: ``text.lower().split()``."""
+
+    name = "whitespace"
+    label = "whitespace"
+    summary = "the chapter's text.lower().split(): punctuation stays on its word"
+
+    _WORD = re.compile(r"\S+")  # \s and str.split() share one idea of whitespace
+
+    def tokens(self, text: str, stem: bool = False) -> list[Token]:
+        # Each word lowered by itself equals its piece of text.lower(): lowering looks
+        # across no whitespace (the final-sigma rule stops there).
+        return [Token(m.group().lower(), m.start(), m.end()) for m in self._WORD.finditer(text)]
+
+    # Bulk scoring: rouge-score-rs counts runs of [a-z0-9], so each word is spelled in those
+    # letters (`_SPELL_HIGH`, `_SPELL_LOW`). Must equal scoring the tokens of `tokens`
+    # (tests/test_engine.py); a 100k-example report 2.6 s -> 1.4 s against handing
+    # rouge-score-rs token lists one pair at a time (benchmarks/README.md).
+    def spell(self, texts: Sequence[str]) -> list[str]:
+        import numpy as np
+
+        if not texts:
+            return []
+        joined = "".join(texts)
+        if joined.isascii():
+            data = joined.encode("ascii").lower()
+            sizes = list(map(len, texts))
+        else:
+            parts = [t.lower().translate(_WIDE_SPACE).encode("utf-8", "surrogatepass") for t in texts]
+            data = b"".join(parts)
+            sizes = list(map(len, parts))
+        spelled = np.empty(2 * len(data), dtype=np.uint8)
+        spelled[0::2] = np.frombuffer(data.translate(_SPELL_HIGH), dtype=np.uint8)
+        spelled[1::2] = np.frombuffer(data.translate(_SPELL_LOW), dtype=np.uint8)
+        whole = spelled.tobytes().decode("ascii")
+        out, start = [], 0
+        for size in sizes:
+            out.append(whole[start : start + 2 * size])
+            start += 2 * size
+        return out
+
+
+# --------------------------------------------------------------------------- rouge-score
+
+
+class RougeScore(Tokenizer):
+    """rouge-score 0.1.2's tokenizer: lowercase, runs of [a-z0-9], optional Porter stemming
+    of tokens over three characters; rouge-score-rs reproduces it, stemmer included."""
+
+    name = "rouge-score"
+    label = "rouge-score"
+    stems = True
+    summary = "rouge-score's: lowercased runs of a-z and 0-9 (drops other scripts); --stem"
+
+    _RUN = re.compile(r"[a-z0-9]+")
+
+    def _runs(self, text: str) -> list[Token]:
+        lowered = text.lower()
+        if len(lowered) == len(text):  # no character lowered into two: offsets carry over
+            return [Token(m.group(), m.start(), m.end()) for m in self._RUN.finditer(lowered)]
+        # Only U+0130 lowers into two characters ("i" and a combining dot, which ends the
+        # run); lowering one character at a time gives the same runs, with their owners.
+        pieces = [c.lower() for c in text]
+        owner = [i for i, piece in enumerate(pieces) for _ in piece]
+        lowered = "".join(pieces)
+        return [
+            Token(m.group(), owner[m.start()], owner[m.end() - 1] + 1)
+            for m in self._RUN.finditer(lowered)
+        ]
+
+    def tokens(self, text: str, stem: bool = False) -> list[Token]:
+        runs = self._runs(text)
+        if not stem:
+            return runs
+        stemmer = self.native(stem=True)
+        stems = stemmer.tokenize(text)
+        if len(stems) == len(runs):
+            return [Token(s, t.start, t.end) for s, t in zip(stems, runs)]
+        kept = []  # a stem rouge-score's final check drops: its word is no token
+        for token in runs:
+            stem_of = stemmer.tokenize(token.text)
+            if stem_of:
+                kept.append(Token(stem_of[0], token.start, token.end))
+        return kept
+
+    _ALNUM = re.compile(r"[^\W_]")
+    _KEPT = re.compile(r"[A-Za-z0-9\u0130\u212a]")
+
+    def dropped_share(self, text: str) -> float:
+        if text.isascii():
+            return 0.0
+        total = len(self._ALNUM.findall(text))
+        return 1.0 - len(self._KEPT.findall(text)) / total if total else 0.0
+
+
+# --------------------------------------------------------------------------- Unicode
+
+
+class _Profile(Tokenizer):
+    """A rouge-score-rs profile of its own (NFKC, full case folding, NFKC): tokens are its
+    tokens; offsets are found by matching them against the text normalised one character
+    at a time, which is the whole text's normalisation except around combining sequences
+    and the like, where a token keeps the offset just after the one before it."""
+
+    def native(self, stem: bool = False) -> rs_tokenizers.Tokenizer:
+        return self.profile()
+
+    def tokens(self, text: str, stem: bool = False) -> list[Token]:
+        counted = self.profile().tokenize(text)
+        if text.isascii():
+            normal, owner = text.lower(), None  # ASCII: NFKC is the identity, casefold lower
+        else:
+            pieces = [
+                unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", c).casefold())
+                for c in text
+            ]
+            owner = [i for i, piece in enumerate(pieces) for _ in piece]
+            owner.append(len(text))
+            normal = "".join(pieces)
+        out, cursor = [], 0
+        for token in counted:
+            found = normal.find(token, cursor)
+            if found < 0:
+                found, end = cursor, cursor
+            else:
+                end = found + len(token)
+                cursor = end
+            if owner is None:
+                out.append(Token(token, found, end))
+            else:
+                start = owner[found]
+                out.append(Token(token, start, owner[end - 1] + 1 if end > found else start))
+        return out
+
+
+class Unicode(_Profile):
+    profile = rs_tokenizers.UnicodeTokenizer
+    name = "unicode"
+    label = "unicode-v1"
+    summary = "rouge-score-rs's unicode-v1: Unicode words with a letter or number, any script"
+
+
+class Character(_Profile):
+    profile = rs_tokenizers.CharacterTokenizer
+    name = "character"
+    label = "character-v1"
+    summary = "rouge-score-rs's character-v1: one token per letter or digit (Chinese, Japanese)"
+
+
+TOKENIZERS: dict[str, Tokenizer] = {
+    entry.name: entry for entry in (Whitespace(), RougeScore(), Unicode(), Character())
+}
+
+
+def get(name: str) -> Tokenizer:
+    """The entry called ``name``; a ValueError listing the names there are."""
+    try:
+        return TOKENIZERS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown tokenizer {name!r}; expected one of {', '.join(TOKENIZERS)}"
+        ) from None

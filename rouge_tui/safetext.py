@@ -1,10 +1,23 @@
-"""Make untrusted text safe to show: control characters become visible escapes.
+"""Make untrusted text safe to show: what a terminal could act on, or could hide, becomes a
+visible escape such as ``\\x1b`` or ``\\u200b``.
 
-Outputs, references, ids and build names come from files nobody here vetted. Before any of
-them reaches a terminal (through Rich or Textual) every character that a terminal could act
-on is replaced by a printable escape such as ``\\x1b`` or ``\\u202e``: the C0 and C1 control
-ranges, DEL, bidirectional overrides and isolates, and other invisible format characters.
-Newlines (and, where asked, tabs) are kept because the views lay text out by lines.
+Outputs, references, sources, ids, build names and paths come from files nobody here vetted.
+Before any of them reaches a terminal, a message, a report or a page, every character that
+could move the cursor, recolour the screen, reorder the line or make two different strings
+look alike is replaced by a printable escape:
+
+- the C0 and C1 control ranges and DEL (ESC starts every terminal control sequence);
+- every format character (Unicode category Cf: bidi overrides and isolates, zero-width
+  spaces and joiners, the soft hyphen, word joiners, tag characters, interlinear
+  annotation marks), line and paragraph separators, and the characters that draw nothing
+  though they are not format characters (Hangul fillers, the combining grapheme joiner,
+  variation selectors);
+- in one-line fields (ids, names, table cells), combining marks beyond two on one
+  character, so a flood of them cannot stack up and push a table's columns out of line.
+
+Newlines (and, where asked, tabs) are kept in running text because the views lay text out by
+lines. `one_line` is the single escaping every message and every one-line field goes
+through.
 """
 
 from __future__ import annotations
@@ -12,22 +25,31 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# Bidi embeddings, overrides and isolates, marks, and the BOM / zero-width no-break space.
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
-# C0 except \n and \t, DEL, C1, bidi/format characters, line/paragraph separators.
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f" + _BIDI + "\u2028\u2029]"
+__all__ = ["is_safe", "one_line", "visible"]
+
+# Invisible though not in category Cf: Hangul fillers, the combining grapheme joiner,
+# variation selectors (incl. the supplementary ones), Mongolian free variation selectors,
+# the object replacement character's cousins that draw as nothing.
+_BLANKS = "\u115f\u1160\u3164\uffa0\u034f\u180b-\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+
+
+# Unicode category Cf (format characters) as of Unicode 14 (Python 3.11's unicodedata);
+# tests/test_safetext.py checks every Cf character the running Python knows is covered.
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
 )
-_UNSAFE_WITH_NEWLINES = re.compile(
-    "[\x00-\x1f\x7f-\x9f" + _BIDI + "\u2028\u2029]"
-)
+# Lone surrogates cannot be written to a terminal at all.
+_HIDDEN = "\x7f-\x9f\u2028\u2029\ud800-\udfff" + _FORMAT + _BLANKS
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f" + _HIDDEN + "]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f" + _HIDDEN + "]")
+# A third combining mark (or more) on one character, in one-line fields.
+_PILED = re.compile(r"(?<=[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]{2})[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
-def _escape(match: re.Match[str]) -> str:
-    return _escape_char(match.group())
-
-
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=512)
 def _escape_char(char: str) -> str:
     code = ord(char)
     if char == "\t":
@@ -38,29 +60,35 @@ def _escape_char(char: str) -> str:
         return "\\r"
     if code < 0x100:
         return f"\\x{code:02x}"
-    return f"\\u{code:04x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def _escape(match: re.Match[str]) -> str:
+    return _escape_char(match.group())
 
 
 def visible(text: str, *, keep_newlines: bool = True) -> str:
-    """Return ``text`` with every terminal-active character shown as a visible escape.
-
-    With ``keep_newlines`` newlines and tabs pass through (tabs are expanded by the caller's
-    renderer); without it they are escaped too, for one-line fields such as ids.
-    """
-    pattern = _UNSAFE if keep_newlines else _UNSAFE_WITH_NEWLINES
+    """``text`` with every character a terminal could act on, or that draws nothing, shown
+    as a visible escape. With ``keep_newlines`` newlines and tabs pass through."""
+    pattern = _UNSAFE if keep_newlines else _UNSAFE_LINE
     if pattern.search(text) is None:
         return text
     return pattern.sub(_escape, text)
 
 
 def one_line(text: str, limit: int | None = None) -> str:
-    """A single-line, visible rendering of ``text`` (for ids, build names, table cells)."""
+    """A single-line, visible rendering of ``text`` for ids, names, paths, table cells and
+    messages; at most ``limit`` characters (cut with an ellipsis)."""
     shown = visible(text, keep_newlines=False)
+    if _PILED.search(shown):
+        shown = _PILED.sub(_escape, shown)
     if limit is not None and len(shown) > limit:
         return shown[: max(limit - 1, 0)] + "…"
     return shown
 
 
 def is_safe(text: str) -> bool:
-    """True when ``text`` has no character a terminal could interpret (newlines allowed)."""
+    """True when ``text`` holds nothing `visible` would escape (newlines and tabs allowed)."""
     return _UNSAFE.search(text) is None

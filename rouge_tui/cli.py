@@ -1,15 +1,15 @@
 """Command line: open (the app), report (the headless alarm) and score (JSON Lines).
 
-Exit status: 0 success / within band, 1 drift beyond band (``report``), 2 unusable input,
-with one line on stderr naming the file and line. ``score`` and ``report`` never import
-Textual, so they start fast in a CI job.
+Exit status: 0 success or within band, 1 drift beyond band (``report``), 2 unusable input,
+with one line on stderr naming the file and line. Every message goes through
+``safetext.one_line``: nothing from a suite or a path reaches the terminal raw. ``score`` and
+``report`` never import Textual.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
-import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,8 +17,7 @@ from pathlib import Path
 from rouge_tui import __version__
 
 COMMANDS = ("open", "report", "score")
-METRIC_CHOICES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
-TOKENIZER_CHOICES = ("whitespace", "rouge-score")
+FORMATS = ("text", "json", "markdown", "html")
 
 
 class CliError(Exception):
@@ -26,25 +25,30 @@ class CliError(Exception):
 
 
 def bundled_suite() -> Path:
-    """The sample suite that ``rouge-tui`` with no argument opens."""
+    """The sample suite that ``rouge-tui`` (and ``rouge-tui report``) with no suite opens."""
     here = Path(__file__).resolve().parent
-    for candidate in (here.parent / "sample_suites" / "incident-summaries", here / "sample_suites" / "incident-summaries"):
-        if candidate.is_dir():
-            return candidate
-    raise CliError("the bundled sample suite is not installed here; pass a suite directory")
+    for folder in (here.parent / "sample_suites", here / "sample_suites"):
+        if (folder / "incident-summaries").is_dir():
+            return folder / "incident-summaries"
+    raise CliError("the bundled sample suite is not installed here; name a suite directory")
 
 
-def _add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--baseline", metavar="B", help="baseline build name (default: second newest)")
-    parser.add_argument("--candidate", metavar="C", help="candidate build name (default: newest)")
-    parser.add_argument("--metric", choices=METRIC_CHOICES, help="default: the suite's, else rougeL")
-    parser.add_argument("--tokenizer", choices=TOKENIZER_CHOICES, help="default: the suite's, else whitespace")
+def _scoring_options(parser: argparse.ArgumentParser) -> None:
+    from rouge_tui.rouge import METRICS, TOKENIZERS
+
+    parser.add_argument("--baseline", metavar="B", help="baseline build (default: the one before the candidate)")
+    parser.add_argument("--candidate", metavar="C", help="candidate build (default: the newest)")
+    parser.add_argument("--metric", choices=list(METRICS), help="default: the suite's, else rougeL")
+    parser.add_argument("--tokenizer", choices=list(TOKENIZERS), help="default: the suite's, else whitespace")
     parser.add_argument("--stem", action="store_true", default=None, help="Porter stemming (rouge-score tokenizer)")
-    parser.add_argument("-k", "--band-k", type=float, dest="k", metavar="K", help="band half-width in standard errors / sds")
-    parser.add_argument("--no-cache", action="store_true", help="score from scratch, ignoring and not writing the cache")
+    parser.add_argument("-k", "--band-k", type=float, dest="k", metavar="K",
+                        help="band half-width in standard errors or standard deviations")
+    parser.add_argument("--no-cache", action="store_true", help="score from scratch, neither reading nor writing the cache")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rouge_tui.rouge import METRICS, TOKENIZERS
+
     parser = argparse.ArgumentParser(
         prog="rouge-tui",
         description="Review drift in an LLM system's outputs against frozen references with ROUGE.",
@@ -53,99 +57,105 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rouge-tui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="{open,report,score}")
 
-    p_open = sub.add_parser("open", help="open a suite (or a folder of suites) in the app")
-    p_open.add_argument("suite", nargs="?", help="suite directory, or a directory of suites")
-    _add_scoring_options(p_open)
-    p_open.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (select text over SSH)")
+    opened = sub.add_parser("open", help="open a suite (or a folder of suites) in the app")
+    opened.add_argument("suite", nargs="?", help="a suite directory, or a directory of suites")
+    _scoring_options(opened)
+    opened.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (select text over SSH)")
 
-    p_report = sub.add_parser("report", help="print the comparison; exit 0 within band, 1 drift, 2 bad input")
-    p_report.add_argument("suite", help="suite directory")
-    _add_scoring_options(p_report)
-    p_report.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    p_report.add_argument("--top", type=int, default=10, metavar="N", help="how many most-moved outputs to list")
+    report = sub.add_parser("report", help="print the comparison; exit 0 within band, 1 drift, 2 bad input")
+    report.add_argument("suite", nargs="?", help="a suite directory (default: the bundled sample)")
+    _scoring_options(report)
+    report.add_argument("--format", choices=FORMATS, default="text")
+    report.add_argument("--top", type=int, default=10, metavar="N", help="how many most-moved outputs to list")
+    report.add_argument("--history", action="store_true", help="add every build's n, mean and band")
 
-    p_score = sub.add_parser("score", help="score one outputs file against references, as JSON Lines")
-    p_score.add_argument("references")
-    p_score.add_argument("outputs")
-    p_score.add_argument("--metrics", default="rougeL", help="comma-separated: rouge1,rouge2,rougeL,rougeLsum")
-    p_score.add_argument("--tokenizer", choices=TOKENIZER_CHOICES, default="whitespace")
-    p_score.add_argument("--stem", action="store_true")
+    score = sub.add_parser("score", help="score one outputs file against references, as JSON Lines")
+    score.add_argument("references")
+    score.add_argument("outputs")
+    score.add_argument("--metrics", default="rougeL", help=f"comma-separated, of: {','.join(METRICS)}")
+    score.add_argument("--tokenizer", choices=list(TOKENIZERS), default="whitespace")
+    score.add_argument("--stem", action="store_true")
     return parser
 
 
-def _normalise_argv(argv: list[str]) -> list[str]:
-    """``rouge-tui SUITE`` and bare ``rouge-tui`` mean ``rouge-tui open ...``."""
+def _normalise(argv: list[str]) -> list[str]:
+    """``rouge-tui SUITE`` and a bare ``rouge-tui`` mean ``rouge-tui open ...``."""
     if not argv:
         return ["open"]
-    first = argv[0]
-    if first in COMMANDS or first in ("-h", "--help", "--version"):
+    if argv[0] in COMMANDS or argv[0] in ("-h", "--help", "--version"):
         return argv
     return ["open", *argv]
 
 
+def _settings(args: argparse.Namespace, suite):
+    from rouge_tui.analysis.settings import resolve
+    from rouge_tui.store.paths import config_dir
+    from rouge_tui.suite import read_user_defaults
+
+    user = read_user_defaults(config_dir() / "config.toml")
+    return resolve(suite.settings, user, metric=args.metric, tokenizer=args.tokenizer, stem=args.stem, k=args.k)
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from rouge_tui import report
-    from rouge_tui.snapshot import SnapshotStore, attach_texts, open_analysis, open_options
-    from rouge_tui.state import History, MarkStore, ScoreCache, outputs_hash
+    from rouge_tui.analysis.pipeline import Caches, analyse, open_analysis
+    from rouge_tui.review import Review, store_for
+    from rouge_tui.store.log import ReviewLog
+    from rouge_tui.suite import open_suite
 
     if args.top < 0:
         raise CliError("--top must be 0 or more")
-    kwargs, warning = open_options(args)
-    no_cache = kwargs.pop("no_cache")
-    cache = None if no_cache else ScoreCache()
-    # A snapshot of an earlier analysis of the same files and settings answers without
-    # parsing the suite; its texts are only needed for the stale check of marked examples.
-    opened = open_analysis(
-        Path(args.suite),
-        **kwargs,
-        cache=cache,
-        snapshots=None if no_cache else SnapshotStore(),
-        texts=False,
-    )
-    if warning:
-        print(f"rouge-tui: warning: {warning}", file=sys.stderr)
-    analysis = opened.analysis
-    suite, baseline, candidate = analysis.suite, analysis.baseline, analysis.candidate
-    store = MarkStore(suite.name, suite.fingerprint, baseline.name, candidate.name)
-    marks = store.load()
-    if marks and not opened.texts:
-        analysis = attach_texts(opened, cache)[0]
-        if analysis.suite.fingerprint != suite.fingerprint:  # the files changed meanwhile
-            store = MarkStore(analysis.suite.name, analysis.suite.fingerprint, baseline.name, candidate.name)
-            marks = store.load()
-        suite, baseline, candidate = analysis.suite, analysis.baseline, analysis.candidate
+    suite = open_suite(Path(args.suite) if args.suite else bundled_suite())
+    settings = _settings(args, suite)
+    caches = Caches.none() if args.no_cache else Caches.default()
+    analysis = open_analysis(suite, settings, args.baseline, args.candidate, caches=caches)
+    warnings: list[str] = []
+    marks = {}
+    store = store_for(analysis, analysis.figures.reference_fingerprint)
+    store.load()
+    if store.all:  # marks need the texts: is each still about the same outputs?
+        texts = analysis.texts.result()
+        if not analysis.fresh(texts):  # a file changed after its cached figures were read
+            analysis = analyse(suite, settings, texts, caches=caches)
+        review = Review(analysis, texts)
+        marks = review.marks_json()
+        store = review.store
     if store.warning:
-        print(f"rouge-tui: warning: {store.warning}", file=sys.stderr)
-    base_out, cand_out = baseline.runs[0].outputs, candidate.runs[0].outputs
-    current = {i: outputs_hash(base_out[i], cand_out[i]) for i in marks if i in base_out and i in cand_out}
-    data = report.to_json(analysis, args.top, report.marks_json(marks, current))
-    history = History(suite.name)
-    change = history.reference_change(suite.fingerprint, (baseline.name, candidate.name))
-    history.record(report.history_entry(data))
-    for warning in (history.warning, change.message() if change else None):
-        if warning:
-            print(f"rouge-tui: warning: {warning}", file=sys.stderr)
+        warnings.append(store.warning)
+    figures = analysis.figures
+    log = ReviewLog(suite.settings.name or f"{suite.name} at {suite.path.resolve()}")
+    pair = (figures.baseline.name, figures.candidate.name)
+    change = log.reference_change(figures.reference_fingerprint, pair)
+    log.record({
+        "fingerprint": figures.reference_fingerprint, "signature": figures.signature,
+        "baseline": pair[0], "candidate": pair[1],
+        "baseline_mean": figures.baseline.mean, "candidate_mean": figures.candidate.mean,
+        "verdict": figures.verdict,
+    })
+    warnings += [w for w in (log.warning, change.message() if change else None) if w]
+    data = report.to_json(figures, args.top, marks)
+    data["warnings"] += warnings
     data["references_changed"] = (
         {"previous": change.previous, "current": change.current, "since": change.since} if change else None
     )
     # Known before a byte is written, so a reader that closes the pipe early (`| head`)
     # still gets the alarm's exit status.
-    args.exit_code = 1 if analysis.comparison.verdict != "within-band" else 0
+    args.exit_code = 1 if figures.verdict != "within-band" else 0
     if args.format == "json":
-        sys.stdout.write(report.render_json(data))
+        text = report.render_json(data)
     elif args.format == "markdown":
-        sys.stdout.write(report.render_markdown(data))
+        text = report.render_markdown(data)
+    elif args.format == "html":
+        raise CliError("--format html is not available yet")
     else:
-        sys.stdout.write(_rich_to_string(report.render_text(data)))
+        text = _rich_text(report.render_text(data))
+    sys.stdout.write(text)
     return args.exit_code
 
 
-def _rich_to_string(renderable: object) -> str:
-    """Render with Rich into a string, sized and coloured for stdout.
-
-    Writing the string ourselves keeps one error path for every format: Rich's own
-    broken-pipe handling would exit 1, which reads as drift.
-    """
+def _rich_text(renderable: object) -> str:
+    """Rich's rendering as a string sized for stdout: writing it ourselves keeps one error
+    path for every format (Rich's own broken-pipe handling would exit 1, which reads as drift)."""
     import io
     import shutil
 
@@ -154,7 +164,7 @@ def _rich_to_string(renderable: object) -> str:
     tty = sys.stdout.isatty()
     buffer = io.StringIO()
     console = Console(
-        file=buffer, force_terminal=tty, width=shutil.get_terminal_size().columns if tty else None,
+        file=buffer, force_terminal=tty, width=shutil.get_terminal_size().columns if tty else 100,
         highlight=False, emoji=False, markup=False, soft_wrap=False,
     )
     console.print(renderable)
@@ -162,104 +172,109 @@ def _rich_to_string(renderable: object) -> str:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from rouge_tui.metrics import METRICS, Scorer
-    from rouge_tui.suite import read_outputs, read_references
+    import json
 
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown or not metrics:
+    from rouge_tui.rouge import METRICS, TOKENIZERS, engine
+    from rouge_tui.suite import Fields, read_references_file, read_run
+
+    names = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    unknown = [m for m in names if m not in METRICS]
+    if unknown or not names:
         raise CliError(f"unknown metric {', '.join(unknown) or '(none)'}; expected some of {', '.join(METRICS)}")
-    if args.stem and args.tokenizer != "rouge-score":
-        raise CliError("--stem needs --tokenizer rouge-score (stemming is part of rouge-score's tokenizer)")
-    references = read_references(Path(args.references))
-    outputs = read_outputs(Path(args.outputs))
-    scorer = Scorer(metrics, tokenizer=args.tokenizer, stem=args.stem)
-    out = sys.stdout
-    for example_id, text in outputs.items():
-        refs = references.get(example_id)
-        if refs is None:
-            continue
-        scores = scorer.score_multi(refs, text)
-        line = {
-            "id": example_id,
-            "scores": {
-                m: {"precision": s.precision, "recall": s.recall, "fmeasure": s.fmeasure}
-                for m, s in ((m, scores[m]) for m in metrics)
-            },
-        }
-        out.write(json.dumps(line, ensure_ascii=True) + "\n")
+    if args.stem and not TOKENIZERS[args.tokenizer].stems:
+        raise CliError(f"--stem needs --tokenizer rouge-score, not {args.tokenizer}")
+    references = read_references_file(Path(args.references), Fields()).texts
+    outputs = read_run(Path(args.outputs), Fields()).outputs
+    ids = [i for i in outputs if i in references]
+    scores = engine.score([references[i] for i in ids], [outputs[i] for i in ids], names, args.tokenizer, args.stem)
+    lines = []
+    for example_id, row in zip(ids, scores.tolist()):
+        entry = {m: {"precision": p, "recall": r, "fmeasure": f} for m, (p, r, f) in zip(names, row)}
+        lines.append(json.dumps({"id": example_id, "scores": entry}, ensure_ascii=True))
+    sys.stdout.write("".join(line + "\n" for line in lines))
     return 0
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from rouge_tui.gcpause import pause_for_startup
     from rouge_tui.suite import find_suites, is_suite
 
     target = Path(args.suite) if args.suite else bundled_suite()
-    if not target.exists():
-        raise CliError(f"{target}: no such directory")
     if not target.is_dir():
-        raise CliError(f"{target}: not a directory (a suite is a directory with references and builds/)")
-    if is_suite(target):
-        suites = [target]
-    else:
-        suites = find_suites(target)
-        if not suites:
-            raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
-    prefetch = None
-    pause_for_startup()  # until the app is mounted (RougeApp.on_mount)
-    if len(suites) == 1:  # a big suite's first analysis starts before Textual is even imported
-        from rouge_tui.app.prefetch import Prefetch
-        from rouge_tui.snapshot import open_options
-
-        prefetch = Prefetch.start(suites[0], open_options(args)[0])
+        raise CliError(f"{target}: no such directory" if not target.exists() else f"{target}: not a directory")
+    suites = [target] if is_suite(target) else find_suites(target)
+    if not suites:
+        raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
     from rouge_tui.app.app import RougeApp
 
-    app = RougeApp(suites=suites, options=args, prefetch=prefetch)
+    app = RougeApp(suites, args)
     app.run(mouse=not args.no_mouse)
     return app.return_code or 0
 
 
+def _say(message: str) -> None:
+    """One escaped line on stderr, if there is a stderr (never on stdout)."""
+    from rouge_tui.safetext import one_line
+
+    if sys.stderr is not None:
+        try:
+            sys.stderr.write(f"rouge-tui: {one_line(message)}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from rouge_tui.metrics import StemmerUnavailable
-    from rouge_tui.scoring import UsageError
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if _closed(2):  # no stderr: keep fd 2 from going to the next file opened
+        fd = os.open(os.devnull, os.O_WRONLY)
+        if fd != 2:
+            os.dup2(fd, 2)
+            os.close(fd)
+    if sys.stdout is None or _closed(1):
+        _say("error: standard output is closed: nothing to write the result to")
+        return 2
+    if argv == ["--version"]:  # answered before the registries (and their imports) load
+        sys.stdout.write(f"rouge-tui {__version__}\n")
+        return 0
+    args = build_parser().parse_args(_normalise(argv))
+    from rouge_tui.analysis.settings import UsageError
     from rouge_tui.suite import SuiteError
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(_normalise_argv(argv))
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
-    if args.command != "open":
-        # One analysis and out: nothing it makes is cyclic garbage worth a collection.
-        gc.disable()
     try:
         code = handlers[args.command](args)
         sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
         return code
-    except (CliError, SuiteError, UsageError, StemmerUnavailable, ValueError) as exc:
-        print(f"rouge-tui: error: {exc}", file=sys.stderr)
+    except (CliError, SuiteError, UsageError, ValueError) as exc:
+        _say(f"error: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader stopped reading: not an error of ours, and not a reason to hide drift.
+        # The reader stopped reading: not an error of ours, and no reason to hide drift.
         _silence_stdout()
         return getattr(args, "exit_code", 0)
     except OSError as exc:
-        # e.g. stdout on a full disk: exit 2 with one line, never 1 (which means drift)
+        # stdout on a full disk, say: exit 2 with one line, never 1 (which means drift)
         _silence_stdout()
         where = f"{exc.filename}: " if exc.filename else "writing the output: "
-        print(f"rouge-tui: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        _say(f"error: {where}{exc.strerror or exc}")
         return 2
+
+
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
 
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so the interpreter's last flush of what could not be
     written does not fail again at exit (the Python docs' advice for SIGPIPE)."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass

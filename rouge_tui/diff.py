@@ -1,215 +1,140 @@
-"""A pure model of one example's diff: what each build matched, and how the outputs differ.
+"""One example's diff, as data: what each build matched in the reference, and how the two
+outputs differ word by word. The app's diff view, the exported review and the HTML page all
+draw this model; it imports no Textual and no Rich.
 
-Two views of the same example, both drawn on the text as written (tokens keep offsets):
-
-- *against the reference*: for each build (a `Side`), the words that count towards its score,
-  and the arithmetic of that score, P, R and F equal to rouge-score's floats. The reference
-  (`ReferenceView`) shows which of its words each build matched.
-- *baseline vs candidate*: a word-level LCS alignment of the two outputs (`AlignedRow`s).
-
-What is highlighted, per metric (the matching itself is `rouge_tui.metrics.alignment`):
-
-- rougeL: the LCS rouge-score's traceback picks (its tie rule), so the highlighted candidate
-  words are exactly the `matches` of P = matches / candidate_len.
-- rougeLsum: rouge-score's summary-level hits (union LCS per reference sentence, clipped by
-  token counts). Each hit is a reference word; on the output side it is drawn on an output word
-  the union LCS paired with it, or, when that word already carries an earlier hit, on the first
-  free output word with the same token (rouge-score counts tokens, not positions). The number of
-  highlighted output words equals `matches`.
-- rouge1: the clipped unigram overlap: for each word, its first min(count in output, count in
-  reference) occurrences on each side. Highlighted output words == `matches`.
-- rouge2: the clipped bigram overlap, drawn as both words of each matching bigram (first
-  occurrences). `matches` counts bigrams, so highlighted words can differ from it.
-
-Multi-reference: each side scores against the reference with its highest F (ties to the first
-listed, as rouge-score's `score_multi`). The reference pane follows the candidate's choice,
-marks what each build matched *in that reference*, and `ReferenceView.note` says when the
-baseline's figures came from another reference.
-
-No Textual here: the export and the CLI use `render_plain`; the app's widget draws the same
-model with Rich styles.
+- Against the reference (`example_diff`): each build's output (a `Side`) with its counted
+  words (`rouge.align`: exactly the words in its P/R/F arithmetic) and the reference with
+  each word marked by which build matched it. With several references a side is scored
+  against the one with its highest F (the first on ties); the reference shown is the
+  candidate's, and a note says when the baseline's figures came from another.
+- Baseline vs candidate (`word_diff`): a word-level LCS of the two outputs (words as
+  written, split on whitespace), as pieces of each text that are unchanged, removed or added,
+  whitespace and line breaks kept, so the diff reads like prose.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
-from rouge_tui.metrics import (
-    METRICS,
-    Alignment,
-    Token,
-    align_outputs,
-    alignment,
-    tokenize_with_offsets,
-)
-from rouge_tui.safetext import one_line, visible
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.rouge import METRICS, TOKENIZERS, Token, tokenized
+from rouge_tui.rouge.align import Match, lcs_pairs
+from rouge_tui.rouge.metrics import best
 
 __all__ = [
-    "DIFF_METRICS",
-    "AlignedRow",
     "ExampleDiff",
-    "MatchedBy",
+    "Piece",
     "ReferenceView",
-    "RowKind",
-    "Segment",
     "Side",
     "example_diff",
-    "fold_words",
-    "markdown_block",
-    "marked_runs",
-    "output_alignment",
-    "reference_runs",
-    "reference_segments",
-    "render_plain",
-    "segments",
-    "side_runs",
-    "side_segments",
+    "fold",
+    "marked_pieces",
+    "word_diff",
 ]
 
-DIFF_METRICS: tuple[str, ...] = METRICS
-
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
-RowKind = Literal["equal", "delete", "insert", "replace"]
+Kind = Literal["same", "removed", "added", "counted", "both", "baseline", "candidate", "neither"]
 
-# How much of a text the renderings show; the figures always use the whole text.
-DEFAULT_LIMIT = 20_000
-# Equal runs longer than this many words fold to "… N unchanged words …".
-FOLD_THRESHOLD = 12
+# Unchanged stretches longer than this many words fold to "… N unchanged words …" (`f`),
+# keeping FOLD_CONTEXT words at each end.
+FOLD_WORDS = 12
 FOLD_CONTEXT = 3
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A stretch of a text drawn one way: ``kind`` says how (unchanged, removed, added; or
+    counted / not for a side; who matched it for the reference; ``fold`` for a fold note)."""
+
+    kind: str
+    text: str
 
 
 @dataclass
 class Side:
-    """One build's output scored against one reference, with the words that count marked."""
+    """One build's output scored against one reference, its counted words marked."""
 
+    build: str
     text: str
     tokens: list[Token]
-    on_lcs: set[int]  # token indices highlighted (see the module docstring, per metric)
-    matches: int  # LCS length, summary-level hits, or n-gram overlap
-    candidate_len: int  # tokens (rougeL/Lsum) or n-grams (rouge1/2) of the output
-    reference_len: int  # the same, of the reference
-    precision: float
-    recall: float
-    fmeasure: float
-    reference_index: int  # which reference the figures are against
-    metric: str = "rougeL"
-    reference_on: set[int] = field(default_factory=set)  # reference token indices matched
+    match: Match
+    metric: str
+    reference: int  # which of the example's references the figures are against
 
     def arithmetic(self) -> str:
-        """The score as the chapter writes it: `LCS 17 · P 17/53 = 0.32 · R 17/56 = 0.30 · F 0.31`."""
-        label = {
-            "rougeL": "LCS",
-            "rougeLsum": "summary LCS",
-            "rouge1": "unigram overlap",
-            "rouge2": "bigram overlap",
-        }.get(self.metric, "overlap")
-        m = self.matches
+        """The score as the chapter writes it: ``LCS 17 · P 17/53 = 0.32 · R 17/56 = 0.30 ·
+        F 0.31``; the highlighted words are the matched count."""
+        m = self.match
         return (
-            f"{label} {m} · P {m}/{self.candidate_len} = {self.precision:.2f}"
-            f" · R {m}/{self.reference_len} = {self.recall:.2f} · F {self.fmeasure:.2f}"
+            f"{METRICS[self.metric].label} {m.matches} · P {m.matches}/{m.candidate_len} = "
+            f"{m.precision:.2f} · R {m.matches}/{m.reference_len} = {m.recall:.2f} · "
+            f"F {m.fmeasure:.2f}"
         )
+
+    def pieces(self) -> list[Piece]:
+        return marked_pieces(self.text, self.tokens, {i: "counted" for i in self.match.candidate_on})
 
 
 @dataclass
 class ReferenceView:
-    """The reference shown beside the outputs, each word marked by which build matched it."""
-
     text: str
     tokens: list[Token]
-    matched_by: list[MatchedBy]  # per token: "both" | "baseline" | "candidate" | "neither"
-    index: int = 0  # which of the example's references this is
-    count: int = 1  # how many references the example has
-    note: str = ""  # e.g. that the baseline's figures are against another reference
+    matched_by: list[MatchedBy]
+    index: int  # which of the example's references this is
+    count: int  # how many it has
+    note: str = ""
+
+    def pieces(self) -> list[Piece]:
+        return marked_pieces(
+            self.text, self.tokens,
+            {i: kind for i, kind in enumerate(self.matched_by) if kind != "neither"},
+        )
 
 
 @dataclass
 class ExampleDiff:
-    """Everything the diff view shows for one example against its reference(s)."""
-
     id: str
-    metric: str
-    tokenizer: str
-    stem: bool
     reference: ReferenceView
     baseline: Side
     candidate: Side
 
 
-@dataclass
-class AlignedRow:
-    """One row of the outputs' alignment: a run of words, as written, on either side.
-
-    `delete` has words only on the left (baseline), `insert` only on the right (candidate),
-    `replace` on both (removed left, added right), `equal` the same words on both.
-    """
-
-    kind: RowKind
-    left: str
-    right: str
-    left_words: int = 0
-    right_words: int = 0
-
-
-# --- matching ------------------------------------------------------------------------------
-
-
-def _side(
-    metric: str,
-    references: Sequence[str],
-    reference_tokens: Sequence[list[Token]],
-    text: str,
-    tokenizer: str,
-    stem: bool,
-) -> tuple[Side, list[Alignment]]:
-    """The side against its best reference (highest F, ties to the first), and every alignment.
-
-    `reference_tokens` are the references' tokens, made once for both sides.
-    """
-    tokens = tokenize_with_offsets(text, tokenizer, stem)
-    found = [
-        alignment(
-            reference,
-            text,
-            metric,
-            tokenizer,
-            stem,
-            reference_tokens=ref_tokens,
-            candidate_tokens=tokens,
-        )
-        for reference, ref_tokens in zip(references, reference_tokens)
-    ]
-    best = 0
-    for index, match in enumerate(found):
-        if match.score.fmeasure > found[best].score.fmeasure:
-            best = index
-    match = found[best]
-    precision, recall, fmeasure = match.score
-    side = Side(
-        text=text,
-        tokens=list(match.candidate),
-        on_lcs=_marked(match.candidate_hits, match.span),
-        matches=match.matches,
-        candidate_len=match.candidate_count,
-        reference_len=match.reference_count,
-        precision=precision,
-        recall=recall,
-        fmeasure=fmeasure,
-        reference_index=best,
-        metric=metric,
-        reference_on=_marked(match.reference_hits, match.span),
-    )
-    return side, found
+def marked_pieces(text: str, tokens: Sequence[Token], marks: dict[int, str]) -> list[Piece]:
+    """``text`` cut into pieces: each marked token its own piece of its mark's kind, the
+    text between unmarked (``same``). Adjacent tokens of one kind join with what lies
+    between them, so a run of counted words is one piece."""
+    pieces: list[Piece] = []
+    at = 0
+    for index, token in enumerate(tokens):
+        kind = marks.get(index)
+        if kind is None or token.end <= at:
+            continue
+        start = max(token.start, at)
+        if pieces and pieces[-1].kind == kind and not text[at:start].strip("\t "):
+            pieces[-1] = Piece(kind, pieces[-1].text + text[at : token.end])
+        else:
+            if start > at:
+                pieces.append(Piece("same", text[at:start]))
+            pieces.append(Piece(kind, text[start : token.end]))
+        at = token.end
+    if at < len(text):
+        pieces.append(Piece("same", text[at:]))
+    return pieces
 
 
-def _marked(starts: Sequence[int], span: int) -> set[int]:
-    """Token indices covered by matches starting at `starts`, each `span` tokens long."""
-    if span == 1:
-        return set(starts)
-    return {start + k for start in starts for k in range(span)}
+def _side(build: str, text: str, references: Sequence[str], settings: Settings) -> tuple[Side, list]:
+    """The side scored against each reference; the one of highest F (first on ties)."""
+    metric = METRICS[settings.metric]
+    tokenizer = TOKENIZERS[settings.tokenizer]
+    own = tokenized(text, tokenizer, settings.stem, metric.by_line)
+    refs = [tokenized(r, tokenizer, settings.stem, metric.by_line) for r in references]
+    matches = [metric.match(ref, own) for ref in refs]
+    chosen = best([m.fmeasure for m in matches])
+    side = Side(build, text, own.tokens, matches[chosen], settings.metric, chosen)
+    return side, [refs, matches]
 
 
 def example_diff(
@@ -217,360 +142,94 @@ def example_diff(
     references: Sequence[str],
     baseline: str,
     candidate: str,
-    metric: str = "rougeL",
-    tokenizer: str = "whitespace",
-    stem: bool = False,
+    settings: Settings,
+    builds: tuple[str, str] = ("baseline", "candidate"),
 ) -> ExampleDiff:
-    """Score both outputs against the reference(s) and mark the words that count.
-
-    Raises ValueError for an unknown metric or tokenizer, no references, or stemming with
-    the whitespace tokenizer.
-    """
-    if metric not in DIFF_METRICS:
-        raise ValueError(f"unknown metric {metric!r}: expected one of {', '.join(DIFF_METRICS)}")
-    if not references:
-        raise ValueError(f"example {example_id!r} has no reference to compare against")
-    reference_tokens = [tokenize_with_offsets(text, tokenizer, stem) for text in references]
-    base_side, base_all = _side(metric, references, reference_tokens, baseline, tokenizer, stem)
-    cand_side, cand_all = _side(metric, references, reference_tokens, candidate, tokenizer, stem)
-
-    shown = cand_side.reference_index
-    shown_tokens = cand_all[shown].reference
-    base_on = _marked(base_all[shown].reference_hits, base_all[shown].span)
-    cand_on = _marked(cand_all[shown].reference_hits, cand_all[shown].span)
-    matched_by: list[MatchedBy] = []
-    for index in range(len(shown_tokens)):
-        in_base, in_cand = index in base_on, index in cand_on
-        matched_by.append(
-            "both"
-            if in_base and in_cand
-            else "baseline"
-            if in_base
-            else "candidate"
-            if in_cand
-            else "neither"
-        )
-    note = ""
-    if len(references) > 1:
-        note = f"reference {shown + 1} of {len(references)}: the candidate's best"
-        if base_side.reference_index != shown:
-            note += (
-                f"; the baseline scored best against reference {base_side.reference_index + 1},"
-                " its figures are against that one"
-            )
-        else:
-            note += " and the baseline's"
-    view = ReferenceView(
-        text=references[shown],
-        tokens=list(shown_tokens),
-        matched_by=matched_by,
-        index=shown,
-        count=len(references),
-        note=note,
-    )
-    return ExampleDiff(
-        id=example_id,
-        metric=metric,
-        tokenizer=tokenizer,
-        stem=stem,
-        reference=view,
-        baseline=base_side,
-        candidate=cand_side,
-    )
-
-
-# --- the outputs against each other --------------------------------------------------------
-
-
-def _run_text(text: str, tokens: Sequence[Token], start: int, stop: int) -> str:
-    """Tokens [start, stop) as written: from the first token to the next run (or the end).
-
-    The first run also takes any text before the first token, so the rows together show all
-    of the text; whitespace at either end is trimmed.
-    """
-    begin = 0 if start == 0 else tokens[start].start
-    end = tokens[stop].start if stop < len(tokens) else len(text)
-    return text[begin:end].strip()
-
-
-def output_alignment(
-    baseline: str, candidate: str, tokenizer: str = "whitespace", stem: bool = False
-) -> list[AlignedRow]:
-    """Word-level LCS alignment of the two outputs, as rows of runs of words as written.
-
-    Runs of equal words are grouped; a removed run next to an added run forms one `replace`
-    row. The LCS is rouge-score's traceback (deterministic), over the tokenizer's words.
-    """
-    a = tokenize_with_offsets(baseline, tokenizer, stem)
-    b = tokenize_with_offsets(candidate, tokenizer, stem)
-    pairs = [(op[1], op[2]) for op in align_outputs(a, b) if op[0] == "equal"]
-
-    rows: list[AlignedRow] = []
-
-    def changed(i0: int, i1: int, j0: int, j1: int) -> None:
-        if i1 > i0 and j1 > j0:
-            kind: RowKind = "replace"
-        elif i1 > i0:
-            kind = "delete"
-        elif j1 > j0:
-            kind = "insert"
-        else:
-            return
-        rows.append(
-            AlignedRow(
-                kind,
-                _run_text(baseline, a, i0, i1) if i1 > i0 else "",
-                _run_text(candidate, b, j0, j1) if j1 > j0 else "",
-                i1 - i0,
-                j1 - j0,
-            )
-        )
-
-    i = j = 0
-    k = 0
-    while k < len(pairs):
-        pi, pj = pairs[k]
-        changed(i, pi, j, pj)
-        length = 1
-        while k + length < len(pairs) and pairs[k + length] == (pi + length, pj + length):
-            length += 1
-        rows.append(
-            AlignedRow(
-                "equal",
-                _run_text(baseline, a, pi, pi + length),
-                _run_text(candidate, b, pj, pj + length),
-                length,
-                length,
-            )
-        )
-        i, j = pi + length, pj + length
-        k += length
-    changed(i, len(a), j, len(b))
-    return rows
-
-
-# --- drawing helpers shared by the plain rendering and the widget --------------------------
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A piece of the original text and its mark (None: not marked). Not yet made visible."""
-
-    text: str
-    mark: str | None
-
-
-_INLINE_SPACE = re.compile(r"[ \t]+")
-
-
-def segments(
-    text: str, tokens: Sequence[Token], marks: Sequence[str | None], limit: int | None = None
-) -> tuple[list[Segment], int]:
-    """Cut `text` into marked and unmarked pieces by token offsets.
-
-    `marks[k]` is token k's mark. Spaces between two tokens with the same mark take that mark
-    too (so an underline runs on across a phrase); punctuation and line breaks do not.
-    With `limit`, only the first `limit` characters are cut; returns the pieces and how many
-    characters were left out. The marked pieces are `marked_runs`; the rest lies between.
-    """
-    runs, left_out = marked_runs(text, tokens, marks, limit)
-    end_at = len(text) - left_out
-    pieces: list[Segment] = []
-    at = 0
-    for start, end, mark in runs:
-        if start > at:
-            pieces.append(Segment(text[at:start], None))
-        pieces.append(Segment(text[start:end], mark))
-        at = end
-    if end_at > at:
-        pieces.append(Segment(text[at:end_at], None))
-    return pieces, left_out
-
-
-Run = tuple[int, int, str]  # (start, end, mark): a marked piece, by its offsets in the text
-
-
-def marked_runs(
-    text: str, tokens: Sequence[Token], marks: Sequence[str | None], limit: int | None = None
-) -> tuple[list[Run], int]:
-    """The marked pieces of `segments(text, tokens, marks, limit)` as offsets into `text`,
-    and how many characters were left out; the unmarked pieces are what lies between.
-
-    No piece object per run (a long output has thousands): a run of tokens with one mark
-    goes on across the inline spaces between them.
-    """
-    end_at = len(text) if limit is None else min(len(text), limit)
-    runs: list[Run] = []
-    inline_space = _INLINE_SPACE.fullmatch
-    run_start, run_mark, at = 0, None, 0
-    for (_, start, end), mark in zip(tokens, marks):
-        if start >= end_at:
-            break
-        if mark != run_mark or (
-            mark is not None and start > at and not inline_space(text, at, start)
-        ):
-            if run_mark is not None:
-                runs.append((run_start, at, run_mark))
-            run_start, run_mark = start, mark
-        at = end  # only the last token read can end past `end_at`: cut below
-    if run_mark is not None:
-        runs.append((run_start, min(at, end_at), run_mark))
-    return runs, len(text) - end_at
-
-
-def _side_marks(side: Side) -> list[str | None]:
-    """"match" for each of a side's tokens that counts towards its score, else None."""
-    marks: list[str | None] = [None] * len(side.tokens)
-    for k in side.on_lcs:
-        marks[k] = "match"
-    return marks
-
-
-def _reference_marks(view: ReferenceView) -> list[str | None]:
-    """Which build matched each reference token ("both", "baseline", "candidate"), or None."""
-    return [None if by == "neither" else by for by in view.matched_by]
-
-
-def side_runs(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
-    """`side_segments`' marked pieces as `marked_runs`."""
-    return marked_runs(side.text, side.tokens, _side_marks(side), limit)
-
-
-def reference_runs(view: ReferenceView, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Run], int]:
-    """`reference_segments`' marked pieces as `marked_runs`."""
-    return marked_runs(view.text, view.tokens, _reference_marks(view), limit)
-
-
-def side_segments(side: Side, limit: int | None = DEFAULT_LIMIT) -> tuple[list[Segment], int]:
-    """A side's text cut into pieces, marked "match" where the word counts towards its score."""
-    return segments(side.text, side.tokens, _side_marks(side), limit)
-
-
-def reference_segments(
-    view: ReferenceView, limit: int | None = DEFAULT_LIMIT
-) -> tuple[list[Segment], int]:
-    """The reference cut into pieces marked "both", "baseline" or "candidate" (or unmarked)."""
-    return segments(view.text, view.tokens, _reference_marks(view), limit)
-
-
-def fold_words(text: str, words: int, context: int = FOLD_CONTEXT) -> str:
-    """`text` with its middle replaced by `… N unchanged words …`, keeping `context` words.
-
-    Words here are whitespace-separated pieces as written (what a reader sees).
-    """
-    pieces = text.split()
-    hidden = len(pieces) - 2 * context
-    if hidden <= 0:
-        return text
-    head = " ".join(pieces[:context])
-    tail = " ".join(pieces[-context:]) if context else ""
-    unit = "word" if hidden == 1 else "words"
-    middle = f"… {hidden} unchanged {unit} …"
-    return " ".join(part for part in (head, middle, tail) if part)
-
-
-# --- plain text ----------------------------------------------------------------------------
-
-_PLAIN_MARKS = {
-    "match": ("[[", "]]"),
-    "both": ("[[", "]]"),
-    "baseline": ("{{", "}}"),
-    "candidate": ("<<", ">>"),
-}
-
-
-def _plain_text(pieces: list[Segment], left_out: int, width: int) -> list[str]:
-    marked = "".join(
-        _PLAIN_MARKS[p.mark][0] + visible(p.text) + _PLAIN_MARKS[p.mark][1]
-        if p.mark
-        else visible(p.text)
-        for p in pieces
-    )
-    lines: list[str] = []
-    for line in marked.split("\n"):
-        wrapped = textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
-        lines.extend("  " + part for part in wrapped or [""])
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if left_out:
-        lines.append(f"  … {left_out} more characters not shown (the figures use all of them)")
-    return lines
-
-
-def _clip(text: str, budget: int) -> tuple[str, int]:
-    """`text` cut to `budget` characters (saying how many were cut), and the budget left."""
-    if len(text) <= budget:
-        return text, budget - len(text)
-    return f"{text[:budget]} … {len(text) - budget} more characters", 0
-
-
-def _plain_row(prefix: str, text: str, width: int) -> list[str]:
-    wrapped = textwrap.wrap(
-        visible(text.replace("\n", " ")),
-        width,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-    return [f"{prefix} {part}" for part in wrapped or [""]]
-
-
-def render_plain(
-    diff: ExampleDiff,
-    rows: list[AlignedRow],
-    *,
-    width: int = 100,
-    limit: int | None = DEFAULT_LIMIT,
-    fold: int = FOLD_THRESHOLD,
-) -> str:
-    """The diff as plain text for a Markdown code block (see `markdown_block`).
-
-    Words that count towards a side's score are `[[marked]]`; the reference marks words both
-    builds matched `[[so]]`, the baseline only `{{so}}`, the candidate only `<<so>>`. Then
-    the outputs' alignment: `=` unchanged (long runs folded), `-` removed, `+` added.
-    Control characters are shown as escapes; each text is cut at `limit` characters.
-    """
-    stem = "stemming" if diff.stem else "no stemming"
-    out = [
-        f"example {one_line(diff.id)} · {diff.metric} · tokenizer {diff.tokenizer} · {stem}",
-        "",
+    """The example against its reference(s), under ``settings``' metric and tokenizer."""
+    base, (refs, base_matches) = _side(builds[0], baseline, references, settings)
+    cand, (_, cand_matches) = _side(builds[1], candidate, references, settings)
+    shown = cand.reference
+    by_base = base_matches[shown].reference_on
+    by_cand = cand_matches[shown].reference_on
+    matched_by: list[MatchedBy] = [
+        "both" if i in by_base and i in by_cand
+        else "baseline" if i in by_base
+        else "candidate" if i in by_cand
+        else "neither"
+        for i in range(len(refs[shown].tokens))
     ]
-    ref = diff.reference
-    heading = "reference" if ref.count == 1 else f"reference {ref.index + 1} of {ref.count}"
-    out.append(f"{heading}  ([[both]] {{{{baseline only}}}} <<candidate only>> plain: neither)")
-    if ref.note:
-        out.append(f"  ({ref.note})")
-    out += _plain_text(*reference_segments(ref, limit), width)
-    for name, side in (("baseline", diff.baseline), ("candidate", diff.candidate)):
-        out.append("")
-        against = ""
-        if ref.count > 1:
-            against = f" (against reference {side.reference_index + 1})"
-        out.append(f"{name}{against}: {side.arithmetic()}")
-        out += _plain_text(*side_segments(side, limit), width)
-    out.append("")
-    out.append("baseline vs candidate (word-level LCS; = unchanged, - removed, + added)")
-    budget = limit
-    for number, row in enumerate(rows):
-        if budget is not None and budget <= 0:
-            out.append(f"  … {len(rows) - number} more rows not shown")
-            break
-        if row.kind == "equal":
-            text = fold_words(row.left, row.left_words) if row.left_words > fold else row.left
-            parts = [("=", text)]
-        else:
-            parts = [(p, t) for p, t in (("-", row.left), ("+", row.right)) if t]
-        for prefix, text in parts:
-            if budget is not None:
-                text, budget = _clip(text, budget)
-            out += _plain_row(prefix, text, width)
-    if not rows:
-        out.append("  (both outputs are empty)")
-    return "\n".join(out) + "\n"
+    note = ""
+    if base.reference != shown:
+        note = (
+            f"the baseline scores best against reference {base.reference + 1} of "
+            f"{len(references)}; its words marked here are those it shares with this one"
+        )
+    view = ReferenceView(references[shown], refs[shown].tokens, matched_by, shown, len(references), note)
+    return ExampleDiff(example_id, view, base, cand)
 
 
-def markdown_block(text: str) -> str:
-    """`text` in a fenced code block whose fence no run of backticks in `text` can close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    body = text if text.endswith("\n") else text + "\n"
-    return f"{fence}text\n{body}{fence}\n"
+# --------------------------------------------------------------------------- word diff
+
+_WORD = re.compile(r"\S+")
+
+
+def _words(text: str) -> list[Token]:
+    return [Token(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], list[Piece]]:
+    """The two outputs' word-level LCS as pieces: the baseline's (``same`` / ``removed``),
+    the candidate's (``same`` / ``added``), and one merged text that reads like a word diff:
+    the candidate's text and whitespace, with each removed run just before the added run
+    that replaces it (or where it stood)."""
+    old, new = _words(baseline), _words(candidate)
+    pairs = lcs_pairs([w.text for w in old], [w.text for w in new])
+    kept_old = {i for i, _ in pairs}
+    kept_new = {j for _, j in pairs}
+    base_pieces = marked_pieces(baseline, old, {i: "removed" for i in range(len(old)) if i not in kept_old})
+    cand_pieces = marked_pieces(candidate, new, {j: "added" for j in range(len(new)) if j not in kept_new})
+    merged: list[Piece] = []
+
+    def add(kind: str, text: str) -> None:
+        if text:
+            if merged and merged[-1].kind == kind:
+                merged[-1] = Piece(kind, merged[-1].text + text)
+            else:
+                merged.append(Piece(kind, text))
+
+    at = i = j = 0  # at: how far into the candidate's text the merged text has come
+    for oi, nj in [*pairs, (len(old), len(new))]:
+        removed, added = old[i:oi], new[j:nj]
+        if removed:
+            following = added[0].start if added else (new[nj].start if nj < len(new) else len(candidate))
+            add("same", candidate[at:following])
+            at = following
+            add("removed", baseline[removed[0].start : removed[-1].end])
+            add("same", " " if added or nj < len(new) else "")
+        if added:
+            add("same", candidate[at : added[0].start])
+            add("added", candidate[added[0].start : added[-1].end])
+            at = added[-1].end
+        if nj < len(new):
+            add("same", candidate[at : new[nj].end])
+            at = new[nj].end
+        i, j = oi + 1, nj + 1
+    add("same", candidate[at:])
+    return base_pieces, cand_pieces, merged
+
+
+def fold(pieces: Sequence[Piece], words: int = FOLD_WORDS, context: int = FOLD_CONTEXT) -> list[Piece]:
+    """Unchanged pieces of more than ``words`` words shown as their first and last
+    ``context`` words around a ``fold`` piece that says how many were left out."""
+    out: list[Piece] = []
+    for piece in pieces:
+        found = list(_WORD.finditer(piece.text)) if piece.kind == "same" else []
+        if len(found) <= words:
+            out.append(piece)
+            continue
+        head_end = found[context - 1].end()
+        tail_start = found[-context].start()
+        out.append(Piece("same", piece.text[:head_end] + " "))
+        out.append(Piece("fold", f"… {len(found) - 2 * context} unchanged words …"))
+        out.append(Piece("same", " " + piece.text[tail_start:]))
+    return out

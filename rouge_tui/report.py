@@ -1,7 +1,7 @@
-"""Renderings of an analysis: JSON (the contract other tools read), Markdown, and a Rich table.
+"""Renderings of a comparison: JSON (the contract other tools read), text and Markdown.
 
-Ids, build names and suite names are untrusted: they reach the terminal only through
-``safetext`` and Rich ``Text`` objects (never markup), JSON is ASCII-escaped, and Markdown
+Suite text (ids, build and suite names, outputs) is untrusted: in text it goes through
+``safetext.one_line`` into Rich ``Text`` (never markup), JSON is ASCII-escaped, Markdown
 escapes its own punctuation.
 """
 
@@ -11,126 +11,93 @@ import json
 import re
 from typing import Any
 
-from rouge_tui.compare import (
-    VERDICT_DOWN,
-    VERDICT_UP,
-    Comparison,
-    signal_words,
-)
+from rouge_tui.analysis import signals
+from rouge_tui.analysis.compare import BuildStats
+from rouge_tui.analysis.figures import Figures
 from rouge_tui.safetext import one_line
-from rouge_tui.scoring import Analysis
-from rouge_tui.state import Mark
 
-VERDICT_WORDS = {VERDICT_DOWN: "drift-down", VERDICT_UP: "drift-up"}
-VERDICT_MARKS = {VERDICT_DOWN: "▼", VERDICT_UP: "▲"}
+__all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_mark", "verdict_words"]
+
+VERDICT_WORDS = {"drift-down": "drift-down", "drift-up": "drift-up", "within-band": "within band"}
+VERDICT_MARKS = {"drift-down": "▼", "drift-up": "▲", "within-band": "●"}
 
 
 def verdict_words(verdict: str) -> str:
-    """The verdict as shown to a person: ``drift-down``, ``drift-up`` or ``within band``."""
-    return VERDICT_WORDS.get(verdict, "within band")
+    """The verdict for a person: ``drift-down``, ``drift-up`` or ``within band``."""
+    return VERDICT_WORDS[verdict]
 
 
 def verdict_mark(verdict: str) -> str:
-    """A direction mark that works without colour: ▼ down, ▲ up, ● within band."""
-    return VERDICT_MARKS.get(verdict, "●")
+    """A direction mark that reads without colour: ▼ down, ▲ up, ● within band."""
+    return VERDICT_MARKS[verdict]
 
 
-def verdict_sentence(comparison: Comparison) -> str:
-    low, high = comparison.baseline.band
-    mean = comparison.candidate.mean
-    if comparison.verdict == VERDICT_DOWN:
-        return f"candidate mean {mean:.4f} is below the baseline band [{low:.4f}, {high:.4f}]"
-    if comparison.verdict == VERDICT_UP:
-        return f"candidate mean {mean:.4f} is above the baseline band [{low:.4f}, {high:.4f}]"
-    return f"candidate mean {mean:.4f} is inside the baseline band [{low:.4f}, {high:.4f}]"
-
-
-def marks_json(marks: dict[str, Mark], current: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """Marks for the JSON report; ``stale`` when the outputs changed since the mark was set."""
-    result: dict[str, dict[str, Any]] = {}
-    for key in sorted(marks):
-        mark = marks[key]
-        entry: dict[str, Any] = {"mark": mark.mark, "note": mark.note}
-        if key in current:
-            entry["stale"] = current[key] != mark.outputs
-        result[key] = entry
-    return result
+def _build(stats: BuildStats) -> dict[str, Any]:
+    return {
+        "name": stats.name,
+        "runs": int(stats.runs),
+        "n": int(stats.n),
+        "mean": stats.mean,
+        "band": [stats.band[0], stats.band[1]],
+        "band_source": stats.band_source,
+    }
 
 
 def to_json(
-    analysis: Analysis, top: int = 10, marks: dict[str, dict[str, Any]] | None = None
+    figures: Figures,
+    top: int = 10,
+    marks: dict[str, dict[str, Any]] | None = None,
+    details: list[dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The report as one JSON object; field names are SPEC's contract."""
-    c = analysis.comparison
-
-    def build(stats: Any) -> dict[str, Any]:
-        return {
-            "name": stats.name,
-            "runs": int(stats.runs),
-            "n": int(stats.n),
-            "mean": stats.mean,
-            "band": [stats.band[0], stats.band[1]],
-            "band_source": stats.band_source,
+    """The report as one JSON object; the field names are SPEC's contract. ``details`` are
+    the grounding fields of the first rows (what overlap cannot see), one dict per row."""
+    f = figures
+    rows = []
+    for rank in range(min(top, f.paired)):
+        row = {
+            "id": f.ids[rank],
+            "baseline": float(f.baseline_f[rank]),
+            "candidate": float(f.candidate_f[rank]),
+            "delta": float(f.delta[rank]),
+            "signals": signals.names(int(f.signals[rank])),
+            "unsupported": [],
+            "new_sentences": [],
+            "new_figures": [],
         }
-
-    top_rows = [
-        {
-            "id": c.ids[i],
-            "baseline": float(c.baseline_f[i]),
-            "candidate": float(c.candidate_f[i]),
-            "delta": float(c.delta[i]),
-            "signals": signal_words(int(c.signals[i]), short=False).split(),
-        }
-        for i in range(min(top, c.paired))
-    ]
-    return {
-        "suite": analysis.suite.name,
-        "metric": c.metric,
-        "tokenizer": c.tokenizer,
-        "stem": c.stem,
-        "baseline": build(c.baseline),
-        "candidate": build(c.candidate),
-        "delta": c.delta_mean,
-        "delta_interval": [c.delta_interval[0], c.delta_interval[1]],
-        "delta_interval_method": c.delta_interval_method,
-        "verdict": c.verdict,
-        "verdict_reason": verdict_sentence(c),
-        "paired": c.paired,
-        "only_in_baseline": c.only_in_baseline,
-        "only_in_candidate": c.only_in_candidate,
-        "missing_reference": c.missing_reference,
-        "partial": c.partial,
-        "signature": analysis.signature,
-        "reference_fingerprint": analysis.suite.fingerprint,
-        "k": c.k,
-        "signals": c.signal_counts(),
-        "top": top_rows,
+        if details is not None and rank < len(details):
+            row.update(details[rank])
+        rows.append(row)
+    data = {
+        "suite": f.suite,
+        "metric": f.settings.metric,
+        "tokenizer": f.settings.tokenizer,
+        "stem": f.settings.stem,
+        "baseline": _build(f.baseline),
+        "candidate": _build(f.candidate),
+        "delta": f.delta_mean,
+        "delta_interval": [f.delta_interval[0], f.delta_interval[1]],
+        "delta_interval_method": f.delta_interval_method,
+        "verdict": f.verdict,
+        "verdict_reason": f.verdict_reason(),
+        "paired": f.paired,
+        "only_in_baseline": f.only_in_baseline,
+        "only_in_candidate": f.only_in_candidate,
+        "missing_reference": f.missing_reference,
+        "partial": f.partial,
+        "signature": f.signature,
+        "reference_fingerprint": f.reference_fingerprint,
+        "k": f.settings.k,
+        "top": rows,
+        "signals": signals.counts(f.signals),
+        "warnings": list(f.warnings),
+        "delta_precision": f.delta_precision,
+        "delta_recall": f.delta_recall,
+        "top_share": f.top_share,
         "marks": marks or {},
     }
-
-
-def history_entry(data: dict[str, Any]) -> dict[str, Any]:
-    """What the per-suite history keeps of one report."""
-    return {
-        "fingerprint": data["reference_fingerprint"],
-        "signature": data["signature"],
-        "baseline": data["baseline"]["name"],
-        "candidate": data["candidate"]["name"],
-        "baseline_mean": data["baseline"]["mean"],
-        "candidate_mean": data["candidate"]["mean"],
-        "verdict": data["verdict"],
-    }
-
-
-def references_warning(data: dict[str, Any]) -> str | None:
-    change = data.get("references_changed")
-    if not change:
-        return None
-    return (
-        f"WARNING: the references changed since {change['since']} "
-        f"({change['previous'][:12]} -> {change['current'][:12]}): "
-        "deltas against earlier figures are not comparable"
-    )
+    data.update(extra or {})
+    return data
 
 
 def render_json(data: dict[str, Any]) -> str:
@@ -138,18 +105,29 @@ def render_json(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#])")
 
 
-def md(text: str) -> str:
-    """Escape untrusted text for a Markdown table cell (one line; inline syntax backslashed)."""
-    return _MD_SPECIAL.sub(r"\\\1", one_line(text))
+def md(text: str, limit: int | None = None) -> str:
+    """Untrusted text for one line of Markdown: visible escapes, inline syntax backslashed."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text, limit))
 
 
 def _listing(ids: list[str], limit: int = 20) -> str:
     shown = ", ".join(one_line(i, 40) for i in ids[:limit])
-    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
-    return f"{shown}{more}"
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def _mark_word(data: dict[str, Any], example_id: str) -> str:
+    entry = data["marks"].get(example_id)
+    if not entry:
+        return ""
+    word = entry["mark"]
+    if entry.get("carried_from"):
+        word += " (carried)"
+    if entry.get("stale"):
+        word += " (stale)"
+    return word
 
 
 def render_markdown(data: dict[str, Any]) -> str:
@@ -160,14 +138,17 @@ def render_markdown(data: dict[str, Any]) -> str:
         f"# ROUGE drift report: {md(data['suite'])}",
         "",
         f"**Verdict: {verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}**"
-        f" (band k = {data['k']:g})",
+        f" (band k = {data['k']:g}): {data['verdict_reason']}",
         "",
-        *([f"> **{references_warning(data)}**", ""] if references_warning(data) else []),
+        *(f"> **warning:** {md(w)}" for w in data["warnings"]),
+        *([""] if data["warnings"] else []),
         f"- Signature: `{data['signature']}`",
         f"- Reference fingerprint: `{data['reference_fingerprint'][:16]}`",
         f"- Paired examples: {data['paired']}",
         f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
         f" ({data['delta_interval_method']})",
+        f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
+        f" the ten most-moved hold {data['top_share']:.0%} of the total |delta|",
         "",
         "| build | name | runs | n | mean | band | band source |",
         "| --- | --- | ---: | ---: | ---: | --- | --- |",
@@ -190,55 +171,67 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         f"## The {len(data['top'])} most-moved outputs",
         "",
-        "| rank | id | baseline | candidate | delta | signals | mark |",
-        "| ---: | --- | ---: | ---: | ---: | --- | --- |",
+        "| rank | id | baseline | candidate | delta | signals | mark | note |",
+        "| ---: | --- | ---: | ---: | ---: | --- | --- | --- |",
     ]
-    marks = data["marks"]
     for rank, row in enumerate(data["top"], 1):
-        mark = marks.get(row["id"], {}).get("mark", "")
+        note = data["marks"].get(row["id"], {}).get("note", "")
         lines.append(
-            f"| {rank} | {md(row['id'])} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
-            f" {row['delta']:+.4f} | {' '.join(row['signals'])} | {mark} |"
+            f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
+            f" {row['delta']:+.4f} | {' '.join(row['signals'])} | {_mark_word(data, row['id'])} |"
+            f" {md(note, 200)} |"
         )
+    said = [
+        (rank, row) for rank, row in enumerate(data["top"], 1)
+        if row["new_sentences"] or row["new_figures"]
+    ]
+    if said:
+        lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
+        for rank, row in said:
+            lines.append(f"- **{rank}. {md(row['id'], 60)}**")
+            lines += [f"  - new sentence: {md(s, 300)}" for s in row["new_sentences"]]
+            if row["new_figures"]:
+                lines.append(f"  - new figures: {md(', '.join(row['new_figures']), 200)}")
     return "\n".join(lines) + "\n"
 
 
-def render_text(data: dict[str, Any], width: int | None = None) -> "object":
-    """A Rich renderable for a terminal or a CI log (no markup from the data ever parsed)."""
+def render_text(data: dict[str, Any]) -> Any:
+    """A Rich renderable for a terminal or a CI log (no markup from the data is parsed)."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
     b, c = data["baseline"], data["candidate"]
     low, high = data["delta_interval"]
-    verdict_style = {"drift-down": "bold red", "drift-up": "bold yellow"}.get(data["verdict"], "bold green")
+    style = {"drift-down": "bold red", "drift-up": "bold yellow"}.get(data["verdict"], "bold green")
     head = Text()
     head.append(one_line(data["suite"]), style="bold")
     head.append(f"\nsignature  {data['signature']}   references {data['reference_fingerprint'][:12]}")
     head.append("\nverdict    ")
-    head.append(f"{verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}", style=verdict_style)
+    head.append(f"{verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}", style=style)
     head.append(f"\n           {data['verdict_reason']}")
     head.append(
-        f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] {data['delta_interval_method']}"
-        f"   paired {data['paired']}   k {data['k']:g}"
+        f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
+        f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}"
     )
-
-    warning = references_warning(data)
-    if warning:
-        head.append("\n" + warning, style="bold yellow")
+    head.append(
+        f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
+        f"  the ten hold {data['top_share']:.0%} of |delta|"
+    )
+    for warning in data["warnings"]:
+        head.append("\nwarning    " + one_line(warning), style="bold yellow")
 
     builds = Table(box=None, pad_edge=False, show_edge=False)
-    for col, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),
-                         ("mean", "right"), ("band", "left"), ("source", "left")):
-        builds.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for column, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),
+                            ("mean", "right"), ("band", "left"), ("source", "left")):
+        builds.add_column(column, justify=justify)
     for role, s in (("baseline", b), ("candidate", c)):
         builds.add_row(
             role, Text(one_line(s["name"], 40)), str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}",
             f"[{s['band'][0]:.4f}, {s['band'][1]:.4f}]", s["band_source"],
         )
 
-    notes = Text()
-    notes.append("signals: " + " · ".join(f"{k} {v}" for k, v in data["signals"].items()))
+    notes = Text("signals: " + " · ".join(f"{k} {v}" for k, v in data["signals"].items()))
     for key, label in (
         ("only_in_baseline", "only in baseline"),
         ("only_in_candidate", "only in candidate"),
@@ -248,13 +241,21 @@ def render_text(data: dict[str, Any], width: int | None = None) -> "object":
             notes.append(f"\n{label} ({len(data[key])}): {_listing(data[key], 8)}")
 
     top = Table(title=f"the {len(data['top'])} most-moved outputs", title_justify="left", box=None)
-    for col, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
-                         ("delta", "right"), ("signals", "left"), ("mark", "left")):
-        top.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for column, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
+                            ("delta", "right"), ("signals", "left"), ("mark", "left")):
+        top.add_column(column, justify=justify)
+    said = Text()
     for rank, row in enumerate(data["top"], 1):
-        mark = data["marks"].get(row["id"], {}).get("mark", "")
         top.add_row(
             str(rank), Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}",
-            f"{row['candidate']:.4f}", f"{row['delta']:+.4f}", " ".join(row["signals"]), mark,
+            f"{row['candidate']:.4f}", f"{row['delta']:+.4f}", " ".join(row["signals"]),
+            Text(_mark_word(data, row["id"])),
         )
-    return Group(head, Text(""), builds, Text(""), notes, Text(""), top)
+        for sentence in row["new_sentences"]:
+            said.append(f"\n{rank:>3} {one_line(row['id'], 24)}  new sentence: {one_line(sentence, 200)}")
+        if row["new_figures"]:
+            said.append(f"\n{rank:>3} {one_line(row['id'], 24)}  new figures: {one_line(', '.join(row['new_figures']), 120)}")
+    parts = [head, Text(""), builds, Text(""), notes, Text(""), top]
+    if said:
+        parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
+    return Group(*parts)

@@ -50,10 +50,22 @@ def chapter_lcs(a: list[str], b: list[str]) -> int:
 # --- the chapter's worked example (reference/rouge-chapter.txt) -----------------------------
 
 CHAPTER_REFERENCE = (
-    "The outage began at 14:02 UTC when a configuration push removed the read replica from "
-    "the connection pool. Checkout requests queued behind a single primary and timed out "
-    "for 41 minutes. The fix was a rollback of the config change, and a guard was added to "
-    "block pushes that reduce pool size below two."
+    "The outage began at 02:14 UTC when a configuration push removed the read replica from "
+    "the connection pool. Checkout requests queued behind a single primary and timed out for "
+    "41 minutes. The fix was a rollback of the config change; a guard has since been added "
+    "to block pushes that reduce pool size below two."
+)
+CHAPTER_A = (
+    "A bad config deploy at 02:14 UTC dropped the replica out of the pool, so all checkout "
+    "traffic piled onto the primary and failed for roughly three quarters of an hour. "
+    "Engineers reverted the deploy, and pushes that shrink the pool below two members are "
+    "now rejected."
+)
+CHAPTER_B = (
+    "The outage began at 02:14 UTC when a configuration push removed the read replica from "
+    "the connection pool. Checkout requests queued behind a single primary and timed out for "
+    "41 minutes. A guard has since been added to block pushes that reduce pool size below "
+    "two. The incident was caused by insufficient test coverage in the deployment pipeline."
 )
 
 # --- texts that have broken tokenizers before ------------------------------------------------

@@ -1,29 +1,29 @@
-"""The Textual app: holds the arguments, opens the first screen, quits on ``q``.
-
-Screens own their bindings and layout (rouge_tui/app/screens/); the review state lives in
-rouge_tui/app/session.py, which does not import Textual.
-"""
+"""The Textual app: holds the arguments, opens the first screen, quits, exports, and ends on a
+hang-up without waiting for a terminal that is gone."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import gc
+import os
 import signal
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
-from rouge_tui.app.prefetch import Prefetch
+from rouge_tui.app.screens.common import ConfirmScreen, describe
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
-from rouge_tui.app.screens.suites import SuiteListScreen
-from rouge_tui.gcpause import end_startup, hold_full_passes
-from rouge_tui.snapshot import open_options
+from rouge_tui.app.screens.suites import SuitesScreen
+from rouge_tui.review import Review
+from rouge_tui.safetext import one_line
+
+# After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
+TERM_GRACE = 3.0
 
 
 class RougeApp(App[None]):
@@ -37,66 +37,85 @@ class RougeApp(App[None]):
         Binding("question_mark", "help", "help", id="help"),
     ]
 
-    def __init__(
-        self,
-        suites: Sequence[Path],
-        options: argparse.Namespace | None = None,
-        prefetch: Prefetch | None = None,
-    ) -> None:
+    def __init__(self, suites: Sequence[Path], options: argparse.Namespace | None = None) -> None:
         super().__init__()
-        self.suites = [Path(path) for path in suites]
-        self.options = options if options is not None else argparse.Namespace()
-        # A big suite's first analysis runs in a forked process while Textual starts (forking
-        # is only safe before its threads run): see rouge_tui/app/prefetch.py. `rouge-tui`
-        # starts it before importing Textual and passes it in; else it starts here.
-        self.prefetch = prefetch
-        if prefetch is None and len(self.suites) == 1:
-            self.prefetch = Prefetch.start(self.suites[0], open_options(self.options)[0])
-        self._prefetched = self.prefetch  # stopped on exit, even after a screen took it
-        self._collector_thresholds = gc.get_threshold()
-
-    def take_prefetch(self) -> Prefetch | None:
-        """The prefetched first analysis, once: later loads score in-process."""
-        prefetch, self.prefetch = self.prefetch, None
-        return prefetch
-
-    # An SSH connection that drops sends SIGHUP; a shutdown or `kill` sends SIGTERM.
-    EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+        self.suites = [Path(p) for p in suites]
+        self.options = options or argparse.Namespace()
+        self.reviews: list[Review] = []  # every review opened, for the unsaved-marks check
+        self.exported: list[Path] = []  # said again on stderr when the app exits
 
     def on_mount(self) -> None:
-        from rouge_tui.state import load_user_defaults
-
-        end_startup()
-        self._collector_thresholds = hold_full_passes()  # restored on unmount
-        self._handle_exit_signals()
-
-        defaults, _ = load_user_defaults()  # a bad config file is reported when the suite loads
-        if defaults.theme and defaults.theme in self.available_themes:
-            self.theme = defaults.theme
+        self._exit_signals()
         if len(self.suites) == 1:
             self.push_screen(ReviewScreen(self.suites[0], self.options, standalone=True))
         else:
-            self.push_screen(SuiteListScreen(self.suites, self.options))
+            self.push_screen(SuitesScreen(self.suites, self.options))
 
-    def _handle_exit_signals(self) -> None:
-        """End the app on SIGHUP or SIGTERM the way ``q`` does, so the terminal is restored
-        (Textual 8 leaves both to Python's default, which dies in the alternate screen).
-        Marks and notes are on disk already: each is saved when it is made. The exit status
-        is 128 + the signal's number, as a shell reports a process ended by it."""
-        loop = asyncio.get_running_loop()
-        for signum in self.EXIT_SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, self.exit, None, 128 + signum)
+    # ------------------------------------------------------------------ ending
 
-    def on_unmount(self) -> None:
-        gc.set_threshold(*self._collector_thresholds)
-        if self._prefetched is not None:
-            self._prefetched.cancel()
-        loop = asyncio.get_running_loop()
-        for signum in self.EXIT_SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signum)
+    def _exit_signals(self) -> None:
+        """SIGHUP (the SSH session dropped): the terminal is gone, so nothing is drawn or
+        restored; what a failed save left unsaved is tried once more, then the process ends.
+        The handler is Python's, not the event loop's: it runs even while the loop is stuck
+        writing to the dead terminal (Textual's writer queue fills and blocks it).
+        SIGTERM: the terminal is there, so the app exits as ``q`` does, within TERM_GRACE."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        signal.signal(signal.SIGHUP, self._hang_up)
+        signal.signal(signal.SIGTERM, self._terminate)
+
+    def _save_unsaved(self) -> None:
+        for review in self.reviews:
+            try:
+                review.store.flush()
+            except (OSError, ValueError):
+                pass
+
+    def _hang_up(self, signum: int, frame: object) -> None:
+        self._save_unsaved()
+        os._exit(128 + signum)
+
+    def _terminate(self, signum: int, frame: object) -> None:
+        timer = threading.Timer(TERM_GRACE, os._exit, (128 + signum,))
+        timer.daemon = True
+        timer.start()
+        self.call_later(self.exit, None, 128 + signum)
+
+    async def action_quit(self) -> None:
+        unsaved = sum(review.store.unsaved for review in self.reviews)
+        if not unsaved:
+            self.exit()
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.exit(return_code=1)
+
+        self.push_screen(ConfirmScreen(
+            f"{unsaved} mark or note change{'s' * (unsaved != 1)} could not be saved "
+            "(the save failed; mark again to retry). Quit and lose them?"
+        ), answer)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
+
+    # ------------------------------------------------------------------ the export
+
+    def export(self, screen: Screen, review: Review) -> None:
+        """Write the review (Markdown and HTML) in a worker and say where; ``e`` again says
+        it again, and the app says it on stderr when it exits."""
+        from rouge_tui.export import export_review
+
+        def work() -> None:
+            try:
+                paths = export_review(review)
+            except Exception as exc:  # noqa: BLE001 - whatever went wrong, say it and go on
+                self.call_from_thread(screen.notify, f"export failed: {describe(exc)}", severity="error", markup=False)
+                return
+            self.exported = [p for p in self.exported if p not in paths] + list(paths)
+            shown = "\n".join(one_line(str(p)) for p in paths)
+            self.call_from_thread(screen.notify, f"review written to\n{shown}", title="exported", markup=False, timeout=12)
+
+        screen.notify("writing the review…", markup=False, timeout=2)
+        self.run_worker(work, thread=True, group="export", name="export")

@@ -1,87 +1,55 @@
-"""Messages that workers post back to the screens (``post_message`` is thread-safe).
-
-Progress messages replace each other in the queue, so a flood of updates from a fast worker
-collapses into the latest one instead of backing up the screen (as Toolong's ``messages.py``).
-"""
+"""What the app's workers post back to its screens (``post_message`` is thread-safe)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-import numpy as np
 from textual.message import Message
 
-if TYPE_CHECKING:
-    from rouge_tui.app.session import Review, SuiteSummary
-    from rouge_tui.scoring import Analysis
+from rouge_tui.analysis.pipeline import Analysis, Texts
 
 
-class WorkProgress(Message):
-    """Loading or scoring has got this far (``fraction`` in 0..1, or None when unknown)."""
+@dataclass
+class Progress(Message):
+    """Reading or scoring has got this far (``fraction`` 0..1, None when unknown). A flood
+    of them collapses into the latest in the queue."""
 
-    def __init__(self, text: str, fraction: float | None = None) -> None:
-        super().__init__()
-        self.text = text
-        self.fraction = fraction
+    text: str
+    fraction: float | None = None
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, WorkProgress)
+        return isinstance(message, Progress)
 
 
-class ReviewLoaded(Message):
-    """A suite is loaded and its default pair analysed."""
+@dataclass
+class AnalysisReady(Message):
+    """A comparison to show (the first, or one for other settings or builds)."""
 
-    def __init__(self, review: Review) -> None:
-        super().__init__()
-        self.review = review
-
-
-class AnalysisDone(Message):
-    """A re-scoring (metric, tokenizer or build pair) finished."""
-
-    def __init__(
-        self, analysis: Analysis, reason: str, query: str = "", matches: np.ndarray | None = None
-    ) -> None:
-        super().__init__()
-        self.analysis = analysis
-        self.reason = reason
-        self.query = query  # the filter when scoring finished, and its rows in the new ranking
-        self.matches = matches
+    analysis: Analysis
+    reason: str = ""
 
 
+@dataclass
+class TextsReady(Message):
+    """The texts of the comparison shown (``analysis``) are read."""
+
+    analysis: Analysis
+    texts: Texts
+
+
+@dataclass
 class WorkFailed(Message):
-    """A worker could not do its job; ``text`` is a one-line, user-facing explanation."""
+    """A worker could not do its job; ``text`` is one line for a person."""
 
-    def __init__(self, text: str, fatal: bool = False) -> None:
-        super().__init__()
-        self.text = text
-        self.fatal = fatal
+    text: str
+    fatal: bool = False
 
 
+@dataclass
 class FilterDone(Message):
-    """The rows matching a filter query (``None``: no filter)."""
+    """The rows (ranked indices) matching ``query`` in ``analysis``'s ranking."""
 
-    def __init__(self, query: str, matches: np.ndarray | None, comparison: object) -> None:
-        super().__init__()
-        self.query = query
-        self.matches = matches
-        self.comparison = comparison  # the ranking the matches index into
-
-
-class SuiteSummarised(Message):
-    """One suite of the list has its build count and newest verdict."""
-
-    def __init__(self, index: int, summary: SuiteSummary) -> None:
-        super().__init__()
-        self.index = index
-        self.summary = summary
-
-
-class DiffReady(Message):
-    """The diff of ranked example ``index`` is computed (``diff`` and ``rows`` from rouge_tui.diff)."""
-
-    def __init__(self, index: int, diff: object, rows: list) -> None:
-        super().__init__()
-        self.index = index
-        self.diff = diff
-        self.rows = rows
+    query: str
+    rows: object  # np.ndarray of ranked indices
+    analysis: Analysis
+    what: str  # how the query was read: "text", "signal trunc", "mark fine"

@@ -30,18 +30,21 @@ Progress = Callable[[int, int], None]  # (pairs scored, pairs in all)
 def score(
     references: Sequence[Sequence[str]],
     outputs: Sequence[str],
-    metric: str,
+    metric: str | Sequence[str],
     tokenizer: str,
     stem: bool = False,
     progress: Progress | None = None,
 ) -> np.ndarray:
-    """An (n, 3) float64 array of precision, recall and F for each output against its
-    example's references (``references[i]``: one or more texts)."""
+    """Precision, recall and F of each output against its example's references
+    (``references[i]``: one or more texts): an (n, 3) float64 array for one metric, an
+    (n, len(metric), 3) one for a list of metrics (scored in one pass)."""
+    names = [metric] if isinstance(metric, str) else list(metric)
+    for name in names:
+        metrics.get(name)
     entry = tokenizers.get(tokenizer)
-    metrics.get(metric)
     if stem and not entry.stems:
         raise ValueError(f"stemming is part of the rouge-score tokenizer, not {tokenizer!r}")
-    scorer = rouge_scorer.RougeScorer([metric], tokenizer=entry.native(stem))
+    scorer = rouge_scorer.RougeScorer(names, tokenizer=entry.native(stem))
     if all(len(texts) == 1 for texts in references):
         targets, owners = [texts[0] for texts in references], None
     else:
@@ -49,21 +52,26 @@ def score(
         owners = np.repeat(np.arange(len(references)), [len(texts) for texts in references])
         outputs = [outputs[i] for i in owners.tolist()]
     total = len(targets)
-    pairs = np.zeros((total, 3), dtype=np.float64)
+    pairs = np.zeros((total, len(names), 3), dtype=np.float64)
     for start in range(0, total, CHUNK):
         stop = min(start + CHUNK, total)
         results = scorer.score_batch(
             entry.spell(targets[start:stop]), entry.spell(outputs[start:stop])
         )
-        pairs[start:stop] = [result[metric] for result in results]
+        pairs[start:stop] = [[result[name] for name in names] for result in results]
         if progress is not None:
             progress(stop, total)
-    if owners is None:
-        return pairs
-    best = np.zeros((len(references), 3), dtype=np.float64)
-    seen = np.zeros(len(references), dtype=bool)
+    if owners is not None:
+        pairs = _best(pairs, owners, len(references))
+    return pairs[:, 0, :] if isinstance(metric, str) else pairs
+
+
+def _best(pairs: np.ndarray, owners: np.ndarray, count: int) -> np.ndarray:
+    """Per example and metric, the reference with the highest F, the first listed on ties."""
+    best = np.zeros((count, pairs.shape[1], 3), dtype=np.float64)
+    seen = np.zeros((count, pairs.shape[1]), dtype=bool)
     for row, owner in enumerate(owners.tolist()):
-        if not seen[owner] or pairs[row, 2] > best[owner, 2]:
-            best[owner] = pairs[row]
-            seen[owner] = True
+        better = ~seen[owner] | (pairs[row, :, 2] > best[owner, :, 2])
+        best[owner, better] = pairs[row, better]
+        seen[owner] |= better
     return best

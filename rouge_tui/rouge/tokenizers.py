@@ -167,14 +167,20 @@ class RougeScore(Tokenizer):
                 kept.append(Token(stem_of[0], token.start, token.end))
         return kept
 
+    _NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
+    _ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
     _ALNUM = re.compile(r"[^\W_]")
-    _KEPT = re.compile(r"[A-Za-z0-9\u0130\u212a]")
 
     def dropped_share(self, text: str) -> float:
-        if text.isascii():
+        # Only letters and digits outside ASCII are dropped (but for U+0130 and the Kelvin
+        # sign, which lower into ASCII ones): count those apart from the rest.
+        ascii_alnum = len(text.encode("ascii", "ignore").translate(None, self._NOT_ALNUM))
+        wide = self._ASCII_RUNS.sub("", text)
+        wide_alnum = len(self._ALNUM.findall(wide))
+        if not wide_alnum:
             return 0.0
-        total = len(self._ALNUM.findall(text))
-        return 1.0 - len(self._KEPT.findall(text)) / total if total else 0.0
+        dropped = wide_alnum - wide.count("\u0130") - wide.count("\u212a")
+        return dropped / (ascii_alnum + wide_alnum)
 
 
 # --------------------------------------------------------------------------- Unicode

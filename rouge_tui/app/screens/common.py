@@ -1,130 +1,65 @@
-"""What the table screen and the diff screen share: marking, notes and the export."""
+"""What the table screen and the diff screen share: marking, notes, clearing and the export."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+from typing import ClassVar
 
-from textual.binding import Binding
-from textual.screen import Screen
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static, TextArea
 
-from rouge_tui.app.session import Review
+from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
 
-# First in every screen's bindings so the footer always has room for them.
-APP_BINDINGS = [
+# First in every screen's bindings: the footer always shows `?` and keeps `q` near it.
+APP_BINDINGS: list[BindingType] = [
     Binding("question_mark", "app.help", "help", id="help"),
     Binding("q", "app.quit", "quit", id="quit"),
 ]
-
-MARK_BINDINGS = [
-    Binding("g", "mark('fine')", "fine", id="mark-fine"),
-    Binding("b", "mark('regression')", "regr", id="mark-regression"),
-    Binding("u", "mark('unsure')", "unsure", id="mark-unsure"),
+# The footer shows the three as one "g b u mark"; the help screen each on its own.
+MARKING = Binding.Group("mark")
+MARK_BINDINGS: list[BindingType] = [
+    Binding("g", "mark('fine')", "mark fine", id="mark-fine", group=MARKING),
+    Binding("b", "mark('regression')", "mark regression", id="mark-regression", group=MARKING),
+    Binding("u", "mark('unsure')", "mark unsure", id="mark-unsure", group=MARKING),
     Binding("c", "note", "note", id="note"),
-    Binding("x", "clear_mark", "clear mark", id="clear-mark", show=False),
+]
+LATER_BINDINGS: list[BindingType] = [
     Binding("e", "export", "export", id="export"),
+    Binding("x", "clear_mark", "clear", id="clear-mark"),
 ]
 
 
-# Examples whose texts (outputs and references) hold at most this many characters are diffed
-# on the spot, before the next frame: two 2,000-word outputs and their reference are about
-# 40,000 and take some 30 ms (rougeL). A worker would only add an empty frame and a second
-# layout (the model is pure Python: a thread does not run beside the drawing, it takes turns).
-INLINE_CHARS = 60_000
-# How long the cursor rests on a row before its diff is made in the background.
-WARM_AFTER = 0.25
-
-
-class Throttle:
-    """Lets a thing happen at most once every ``interval`` seconds (or when forced)."""
-
-    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.interval = interval
-        self.clock = clock
-        self._last: float | None = None
-
-    def ready(self, force: bool = False) -> bool:
-        now = self.clock()
-        if force or self._last is None or now - self._last >= self.interval:
-            self._last = now
-            return True
-        return False
-
-
-def warm_diff(screen: Screen, review: Review, index: int) -> None:
-    """Make ranked example ``index``'s diff model in a thread (`Review.diff_model`), so that
-    opening it only draws: the row the cursor rests on, the next step of a walk. Only for
-    examples small enough to be diffed on the spot; a failure is left for the open to tell."""
-
-    def warm() -> None:
-        try:
-            example_id = review.comparison.ids[index]
-            baseline, candidate = review.outputs(example_id)
-            size = sum(map(len, review.references(example_id))) + len(baseline) + len(candidate)
-            if size <= INLINE_CHARS:
-                review.diff_model(example_id)
-        except Exception:  # noqa: BLE001, S110 - opening the diff says what failed
-            pass
-
-    screen.run_worker(warm, thread=True, exclusive=True, group="warm", name="warm diff")
-
-
-def describe_error(exc: BaseException) -> str:
-    """One line for a person: the message, or the exception's name when it has none."""
+def describe(exc: BaseException) -> str:
+    """One line for a person: the message, without a Python class name where the message
+    speaks for itself."""
     text = str(exc) or type(exc).__name__
-    if not isinstance(exc, (ValueError, OSError)) and type(exc).__name__ not in text:
+    if not isinstance(exc, (ValueError, OSError)):
         text = f"{type(exc).__name__}: {text}"
     return one_line(text, 300)
 
 
-def mark_example(
-    screen: Screen, review: Review, example_id: str, mark: str, after: Callable[[], None]
-) -> None:
-    """Record ``mark`` for ``example_id`` and say so (ids are untrusted: no markup)."""
+def mark(screen: Screen, review: Review, example_id: str, word: str, after: Callable[[], None]) -> None:
     try:
-        notice = review.set_mark(example_id, mark)
+        notice = review.set_mark(example_id, word)
     except OSError as exc:
         screen.notify(
-            f"could not save the mark (kept in this session; mark again to retry): "
-            f"{describe_error(exc)}",
-            severity="error",
-            markup=False,
-        )
-        after()  # the mark stays in memory: show it
-        return
-    after()
-    screen.notify(f"{one_line(example_id, 40)}: {mark}", markup=False, timeout=2)
-    if notice:
-        screen.notify(one_line(notice, 200), severity="warning", markup=False)
-
-
-def clear_example(
-    screen: Screen, review: Review, example_id: str, after: Callable[[], None]
-) -> None:
-    if review.mark_of(example_id) is None:
-        screen.notify("no mark to clear", markup=False, timeout=2)
-        return
-    try:
-        review.clear_mark(example_id)
-    except OSError as exc:
-        screen.notify(
-            f"could not save clearing the mark (kept in this session; retry): "
-            f"{describe_error(exc)}",
-            severity="error",
-            markup=False,
+            f"could not save the mark (kept in this session; mark again to retry): {describe(exc)}",
+            severity="error", markup=False, timeout=10,
         )
         after()
         return
     after()
-    screen.notify(f"{one_line(example_id, 40)}: mark and note cleared", markup=False, timeout=2)
+    screen.notify(f"{one_line(example_id, 40)}: {word}", markup=False, timeout=2)
+    if notice:
+        screen.notify(one_line(notice, 300), severity="warning", markup=False, timeout=8)
 
 
 def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[], None]) -> None:
-    """Open the note editor for ``example_id``; saving records the note (and keeps the mark)."""
-    from rouge_tui.app.screens.note import NoteScreen
-
-    current = review.mark_of(example_id)
+    shown = review.get(example_id)
 
     def save(note: str | None) -> None:
         if note is None:
@@ -133,47 +68,92 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
             notice = review.set_mark(example_id, None, note)
         except OSError as exc:
             screen.notify(
-                f"could not save the note (kept in this session; c and enter to retry): "
-                f"{describe_error(exc)}",
-                severity="error",
-                markup=False,
+                f"could not save the note (kept in this session; c and enter to retry): {describe(exc)}",
+                severity="error", markup=False, timeout=10,
             )
-            after()  # the note stays in memory and comes back in the editor
+            after()
             return
         after()
-        mark = review.mark_of(example_id)
-        screen.notify(
-            f"note saved for {one_line(example_id, 40)} ({mark.mark if mark else 'unmarked'})",
-            markup=False,
-            timeout=2,
-        )
+        screen.notify(f"note saved for {one_line(example_id, 40)}", markup=False, timeout=2)
         if notice:
-            screen.notify(one_line(notice, 200), severity="warning", markup=False)
+            screen.notify(one_line(notice, 300), severity="warning", markup=False, timeout=8)
 
-    screen.app.push_screen(NoteScreen(example_id, current.note if current else ""), save)
+    # A note whose save failed is still the session's: it comes back here.
+    screen.app.push_screen(NoteScreen(example_id, shown.note if shown else ""), save)
 
 
-def export_review(screen: Screen, review: Review) -> None:
-    """Write the Markdown review in a worker thread and say where it went."""
+def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], None]) -> None:
+    """``x``: clear this pair's mark and note, after a yes (nothing typed is lost to one key)."""
+    shown = review.get(example_id)
+    if shown is None or shown.carried_from is not None:
+        screen.notify("no mark made on this pair to clear", markup=False, timeout=3)
+        return
+    what = f"the {shown.word} mark" + (" and its note" if shown.note else "")
 
-    def work() -> None:
-        try:
-            path = review.export()
-        except Exception as exc:  # noqa: BLE001 - whatever went wrong, say it and keep running
-            screen.app.call_from_thread(
-                screen.notify,
-                f"export failed: {describe_error(exc)}",
-                severity="error",
-                markup=False,
-            )
+    def answer(yes: bool | None) -> None:
+        if not yes:
+            screen.notify("kept", markup=False, timeout=2)
             return
-        screen.app.call_from_thread(
-            screen.notify,
-            f"review written to {one_line(str(path))}",
-            title="exported",
-            markup=False,
-            timeout=8,
-        )
+        try:
+            review.clear(example_id)
+        except OSError as exc:
+            screen.notify(f"could not save clearing the mark: {describe(exc)}", severity="error", markup=False)
+        after()
+        screen.notify(f"{one_line(example_id, 40)}: {what} cleared", markup=False, timeout=3)
 
-    screen.notify("exporting the review…", markup=False, timeout=2)
-    screen.run_worker(work, thread=True, group="export", name="export")
+    screen.app.push_screen(ConfirmScreen(f"Clear {what} on {one_line(example_id, 60)}?"), answer)
+
+
+class NoteScreen(ModalScreen[str | None]):
+    """A note for one example: ctrl+s saves, escape leaves it as it was."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "save", id="save"),
+        Binding("escape", "cancel", "cancel", id="cancel"),
+    ]
+
+    def __init__(self, example_id: str, note: str) -> None:
+        super().__init__()
+        self.example_id = example_id
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="note-box"):
+            yield Static(f"note for {one_line(self.example_id, 60)}", id="note-title", markup=False)
+            yield TextArea(self.note, id="note-text", soft_wrap=True)
+            yield Static("ctrl+s save · escape cancel (the note stays as it was)", id="note-help", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: ``y`` says yes, anything else no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "yes", id="yes"),
+        Binding("n,escape", "answer(False)", "no", id="no"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Static(self.question, markup=False)
+            yield Static("y yes · n or escape no", id="confirm-help", markup=False)
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    def on_key(self, event) -> None:
+        if event.key not in ("y", "n", "escape"):
+            event.stop()
+            self.dismiss(False)

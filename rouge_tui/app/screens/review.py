@@ -1,144 +1,101 @@
-"""The main view of one suite: the overview on top, the movers table below, a status line.
+"""The main view of one suite: the overview on top, the movers table, a status line, the keys.
 
-Loading and every re-scoring run in thread workers that post messages back, so the first
-frame appears at once and the screen keeps answering keys while a big suite scores.
-
-When an earlier analysis of the same files is in the cache (a snapshot), the overview and the
-movers table are shown from it first and the suite's texts are loaded afterwards in the same
-worker; whatever needs texts (a diff, the filter, a mark, the export, another metric or build
-pair) says "loading texts…" and goes ahead once they are in.
+Opening and every re-scoring run in a thread worker that posts messages back, so the screen
+answers keys while a big suite is read and scored. With cached figures the first frame comes
+from them while the texts are still being read; what needs the texts (a diff, a mark, the
+text filter, the export, another metric) waits for them and then goes ahead.
 """
 
 from __future__ import annotations
 
 import argparse
-import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, ScreenStackError
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from rouge_tui.app.messages import AnalysisDone, FilterDone, ReviewLoaded, WorkFailed, WorkProgress
-from rouge_tui.app.screens.common import (
-    APP_BINDINGS,
-    MARK_BINDINGS,
-    WARM_AFTER,
-    Throttle,
-    clear_example,
-    describe_error,
-    edit_note,
-    export_review,
-    mark_example,
-    warm_diff,
-)
-from rouge_tui.app.session import (
-    METRIC_CYCLE,
-    TOKENIZER_CYCLE,
-    Review,
-    describe_sort,
-    find_matches,
-    next_in,
-    open_review,
-)
-from rouge_tui.app.widgets.footer import KeysFooter
-from rouge_tui.app.widgets.movers import MoversTable
+from rouge_tui.analysis.compare import TEN
+from rouge_tui.analysis.figures import SORTS
+from rouge_tui.analysis.pipeline import Analysis, Caches, Texts, analyse, open_analysis
+from rouge_tui.analysis.settings import Settings, resolve
+from rouge_tui.app.messages import AnalysisReady, FilterDone, Progress, TextsReady, WorkFailed
+from rouge_tui.app.screens import common
+from rouge_tui.app.widgets.keybar import KeyBar
+from rouge_tui.app.widgets.movers import MarkCell, MoversTable
 from rouge_tui.app.widgets.overview import Overview
-from rouge_tui.compare import SORTS
+from rouge_tui.review import Review, find_rows
+from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.safetext import one_line
-from rouge_tui.scoring import Analysis, ScoreSettings
+from rouge_tui.store.paths import config_dir
+from rouge_tui.suite import Suite, open_suite, read_user_defaults
 
-if TYPE_CHECKING:
-    from rouge_tui.app.screens.diff import DiffScreen
-
-# How long the texts wait for the snapshot's first frame to be painted before loading anyway
-# (loading holds the GIL for a second or two and would slow that frame down).
-FIRST_FRAME_WAIT = 1.0
-# Seconds between two progress messages while scoring (see `ReviewScreen._progress`).
-PROGRESS_EVERY = 0.2
-
-
-class Cancelled(Exception):
-    """A newer request replaced the one a worker was doing."""
+SORT_WORDS = {
+    "|delta|": "by |delta|",
+    "regressions": "regressions first",
+    "improvements": "improvements first",
+    "id": "by id",
+}
+PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
+MARKS_CHECK = 2.0  # seconds between looks at the marks file (another session's marks)
 
 
-class TextsLoaded(Message):
-    """The texts of a review opened from a snapshot are in (``rescored``: the files had
-    changed since the snapshot, so ``analysis`` holds figures computed again from them)."""
-
-    def __init__(self, analysis: Analysis, rescored: bool) -> None:
-        super().__init__()
-        self.analysis = analysis
-        self.rescored = rescored
-
-
-class TextsFailed(Message):
-    """The texts of a review opened from a snapshot could not be loaded."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+def option(options: argparse.Namespace | None, name: str) -> object:
+    return getattr(options, name, None) if options is not None else None
 
 
 class ReviewScreen(Screen[None]):
-    """Overview and movers table of one suite; the base of the review."""
+    """Overview and movers table of one suite: where a review starts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *APP_BINDINGS,
+        *common.APP_BINDINGS,
         Binding("enter", "open_diff", "diff", id="diff"),
         Binding("w", "walk", "walk", id="walk"),
-        *MARK_BINDINGS,
-        Binding("s", "sort", "sort", id="sort"),
+        *common.MARK_BINDINGS,
         Binding("slash", "filter", "filter", id="filter"),
+        Binding("s", "sort", "sort", id="sort"),
         Binding("m", "metric", "metric", id="metric"),
         Binding("t", "tokenizer", "tok", id="tokenizer"),
-        Binding("B", "builds", "builds", id="builds"),
+        Binding("h", "history", "history", id="history"),
+        *common.LATER_BINDINGS,
         Binding("escape", "back", "back", id="back", show=False),
     ]
 
-    def __init__(
-        self, path: Path, options: argparse.Namespace | None = None, *, standalone: bool = True
-    ) -> None:
+    def __init__(self, path: Path, options: argparse.Namespace | None = None, *, standalone: bool = True) -> None:
         super().__init__()
         self.path = path
         self.options = options
         self.standalone = standalone
+        self.suite: Suite | None = None
+        self.analysis: Analysis | None = None
+        self.texts: Texts | None = None
         self.review: Review | None = None
         self.sort = SORTS[0]
-        self.filter_query = ""
+        self.filter_text = ""
         self.matches: np.ndarray | None = None
-        self.pending: ScoreSettings | None = None
-        self.progress_text = ""
-        self.error: str | None = None
-        # An action that needs the texts, asked for before they were loaded: runs once they are.
-        self.waiting: Callable[[], None] | None = None
-        self.texts_error: str | None = None
-        self._first_frame = threading.Event()
-        self._warm_timer: Timer | None = None
-        # The diff screen, kept (installed) between opens of this review's diffs, so an
-        # open does not mount, style and lay out a new one each time.
-        self._diff_screen: DiffScreen | None = None
+        self.matched_as = ""
+        self.progress = ""
+        self.waiting: tuple[Callable[[], None], str] | None = None  # an action waiting for the texts
+        self.caches = Caches.none() if option(options, "no_cache") else Caches.default()
+        self.export_path: Path | None = None
+        self._marks_seen: float | None = None
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
         yield Overview(id="overview")
         yield MoversTable(id="movers")
-        yield Input(
-            placeholder="filter: part of an id or of an output (enter keeps, escape clears)",
-            id="filter",
-        )
+        yield Input(placeholder="filter: id or text, a signal (trunc), a mark (fine); enter keeps, escape clears", id="filter")
         yield Static(id="status")
-        yield KeysFooter(compact=True)
+        yield KeyBar()
 
     @property
     def table(self) -> MoversTable:
@@ -149,475 +106,366 @@ class ReviewScreen(Screen[None]):
         return self.query_one(Overview)
 
     def on_mount(self) -> None:
-        self.overview.loading_text = f"loading {one_line(str(self.path))}…"
-        self.table.empty_text = "loading…"
+        self.overview.loading_text = f"opening {one_line(str(self.path))}…"
+        self.table.marks = self.mark_cell
         self.table.focus()
         self.update_status()
         self.load()
+        self.set_interval(MARKS_CHECK, self.check_marks)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("back",):
+        if action in ("back", "help", "quit"):
             return True
-        return self.review is not None
+        return self.analysis is not None
 
     # ------------------------------------------------------------------ workers
 
-    def _progress(self, label: str, runs: int | None = None):
-        """A progress callback for ``analyse`` that posts replaceable messages and stops the
-        work when a newer request cancelled this worker. ``analyse`` reports each run from
-        0 to 1, so a fall in the fraction means the next run has started.
-
-        Scoring reports every block (dozens a second); each message redraws the screen, and
-        on a two-core machine those redraws took CPU from the scoring itself. So a message
-        goes out at most every `PROGRESS_EVERY` seconds, and always when a run starts."""
+    def _progress(self, runs_label: str = "") -> Callable[[str, float], None]:
         worker = get_current_worker()
-        state = {"run": 1, "last": 0.0}
-        throttle = Throttle(PROGRESS_EVERY)
+        last = [0.0]
 
-        def progress(stage: str, fraction: float) -> None:
+        def tell(stage: str, fraction: float) -> None:
             if worker.is_cancelled:
-                raise Cancelled()
-            started = fraction < state["last"]
-            if started:
-                state["run"] += 1
-            state["last"] = fraction
-            if not throttle.ready(force=started):
-                return
-            where = f"run {state['run']}/{runs}" if runs else f"run {state['run']}"
-            self.post_message(WorkProgress(f"{label}: {where}", fraction))
+                raise InterruptedError
+            now = time.monotonic()
+            if now - last[0] >= PROGRESS_EVERY or fraction == 0.0:
+                last[0] = now
+                self.post_message(Progress(stage, fraction))
 
-        return progress
+        return tell
 
-    @work(thread=True, exclusive=True, group="score")
-    def load(self) -> None:
-        """Load the suite and analyse the default pair (or the one the flags name); from a
-        snapshot, show it first and load the texts after the first frame."""
-        self.post_message(WorkProgress(f"loading {one_line(str(self.path))}"))
-        progress = self._progress("scoring")
-        take = getattr(self.app, "take_prefetch", None)
-        prefetch = take() if take is not None else None
-        try:
-            review = open_review(
-                self.path, self.options, progress, defer_texts=True, prefetch=prefetch
-            )
-        except Cancelled:
-            return
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a message, not a traceback
-            self.post_message(WorkFailed(describe_error(exc), fatal=True))
-            return
-        finally:
-            if prefetch is not None:
-                prefetch.stop_unread()  # ends it if the open stopped before reading it
-        self.post_message(ReviewLoaded(review))
-        if review.texts_ready:
-            return
-        self._first_frame.wait(FIRST_FRAME_WAIT)
-        worker = get_current_worker()
-        if worker.is_cancelled:
-            return
-        self.post_message(WorkProgress("loading texts"))
-        try:
-            analysis, rescored = review.load_texts(progress)
-        except Cancelled:
-            return
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(TextsFailed(describe_error(exc)))
-            return
-        if not worker.is_cancelled:
-            self.post_message(TextsLoaded(analysis, rescored))
-
-    @work(thread=True, exclusive=True, group="score")
-    def rescore(
-        self,
-        settings: ScoreSettings,
-        baseline_name: str | None = None,
-        candidate_name: str | None = None,
-    ) -> None:
-        """Score again under other settings or another build pair, then show it."""
-        review = self.review
-        assert review is not None
-        label = (
-            f"scoring {settings.metric} ({settings.tokenizer}{', stem' if settings.stem else ''})"
+    def settings_for(self, suite: Suite) -> Settings:
+        user = read_user_defaults(config_dir() / "config.toml")
+        return resolve(
+            suite.settings, user,
+            metric=option(self.options, "metric"), tokenizer=option(self.options, "tokenizer"),
+            stem=option(self.options, "stem"), k=option(self.options, "k"),
         )
-        self.post_message(WorkProgress(label, 0.0))
+
+    @work(thread=True, exclusive=True, group="analysis")
+    def load(self) -> None:
+        """Open the suite and its comparison; then read the texts if the figures came first."""
         try:
-            baseline = review.suite.build(baseline_name) if baseline_name else None
-            candidate = review.suite.build(candidate_name) if candidate_name else None
-            runs = len((baseline or review.baseline).runs) + len(
-                (candidate or review.candidate).runs
+            suite = open_suite(self.path)
+            settings = self.settings_for(suite)
+            analysis = open_analysis(
+                suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
+                caches=self.caches, progress=self._progress(),
             )
-            analysis = review.rescore(settings, baseline, candidate, self._progress(label, runs))
-        except Cancelled:
+            self.post_message(AnalysisReady(analysis))
+            self._texts_of(analysis)
+        except InterruptedError:
+            return
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one line, not a traceback
+            self.post_message(WorkFailed(common.describe(exc), fatal=self.analysis is None))
+
+    def _texts_of(self, analysis: Analysis) -> None:
+        if not analysis.texts.done():
+            self.post_message(Progress("reading the texts"))
+        texts = analysis.texts.result()
+        if not analysis.fresh(texts):
+            analysis = analyse(analysis.suite, analysis.settings, texts, caches=self.caches, progress=self._progress())
+            self.post_message(AnalysisReady(analysis, "the files changed since their figures were cached: computed again"))
+        self.post_message(TextsReady(analysis, texts))
+
+    @work(thread=True, exclusive=True, group="analysis")
+    def rescore(self, settings: Settings, pair: tuple[str, str] | None = None) -> None:
+        """Score again under other settings (same texts) or another build pair."""
+        assert self.analysis is not None
+        suite = self.analysis.suite
+        label = f"{settings.metric} ({settings.tokenizer}{', stem' if settings.stem else ''})"
+        try:
+            if pair is None and self.texts is not None:
+                analysis = analyse(suite, settings, self.texts, caches=self.caches, progress=self._progress())
+                self.post_message(AnalysisReady(analysis, f"now {label}"))
+                self.post_message(TextsReady(analysis, self.texts))
+            else:
+                base, cand = pair if pair else (None, None)
+                analysis = open_analysis(suite, settings, base, cand, caches=self.caches, progress=self._progress())
+                self.post_message(AnalysisReady(analysis, f"now {one_line(analysis.figures.baseline.name, 30)} → {one_line(analysis.figures.candidate.name, 30)}"))
+                self._texts_of(analysis)
+        except InterruptedError:
             return
         except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed(describe_error(exc)))
-            return
-        # The filter's matches follow the new ranking; find them here, off the UI thread.
-        query = self.filter_query
-        matches = find_matches(analysis.comparison, analysis.baseline, analysis.candidate, query)
-        if not get_current_worker().is_cancelled:
-            self.post_message(AnalysisDone(analysis, label, query, matches))
+            self.post_message(WorkFailed(common.describe(exc)))
 
     @work(thread=True, exclusive=True, group="filter")
     def run_filter(self, query: str) -> None:
         review = self.review
-        if review is None or not review.texts_ready:
-            return  # run again for the query of the moment when the texts are in
+        if review is None:
+            return
         worker = get_current_worker()
-        analysis = review.analysis  # one consistent ranking and pair, whatever happens meanwhile
-        comparison = analysis.comparison
-        matches = find_matches(
-            comparison, analysis.baseline, analysis.candidate, query, lambda: worker.is_cancelled
-        )
+        rows, what = find_rows(review, query, lambda: worker.is_cancelled)
         if not worker.is_cancelled:
-            self.post_message(FilterDone(query, matches, comparison))
+            self.post_message(FilterDone(query, rows, review.analysis, what))
 
     # ------------------------------------------------------------------ messages
 
-    def on_work_progress(self, message: WorkProgress) -> None:
-        percent = f" {message.fraction:.0%}" if message.fraction is not None else "…"
-        self.progress_text = f"{message.text}{percent}"
-        if self.review is None:
-            self.overview.loading_text = self.progress_text
+    def on_progress(self, message: Progress) -> None:
+        percent = f" {message.fraction:.0%}" if message.fraction else "…"
+        self.progress = f"{message.text}{percent}"
+        if self.analysis is None:
+            self.overview.loading_text = self.progress
             self.overview.refresh()
         self.update_status()
 
-    @on(MoversTable.Highlighted)
-    def rest_on_row(self, message: MoversTable.Highlighted) -> None:
-        self.schedule_warm(message.index)
-
-    def schedule_warm(self, index: int | None) -> None:
-        """Make the diff of the row the cursor rests on once it has rested there a moment."""
-        if self._warm_timer is not None:
-            self._warm_timer.stop()
-            self._warm_timer = None
-        review = self.review
-        if index is None or index < 0 or review is None or not review.texts_ready:
-            return
-        self._warm_timer = self.set_timer(WARM_AFTER, lambda: warm_diff(self, review, index))
-
-    def on_review_loaded(self, message: ReviewLoaded) -> None:
-        self.review = message.review
-        self.progress_text = ""
-        for warning in self.review.warnings:
-            self.notify(one_line(warning, 300), severity="warning", markup=False)
-        self.overview.reference_change = self.review.reference_change
-        self.show_analysis(keep=None)
+    def on_analysis_ready(self, message: AnalysisReady) -> None:
+        first = self.analysis is None
+        self.analysis = message.analysis
+        self.suite = message.analysis.suite
+        self.progress = ""
+        if self.review is not None and (self.review.baseline, self.review.candidate) != (
+            message.analysis.figures.baseline.name, message.analysis.figures.candidate.name
+        ):
+            self.review = None
+        elif self.review is not None:
+            self.review.analysis = message.analysis
+        self.matches = None
+        self.overview.show(message.analysis.figures)
+        self.show_rows()
+        for warning in message.analysis.figures.warnings:
+            self.notify(one_line(warning, 300), severity="warning", markup=False, timeout=10)
+        if message.reason:
+            self.notify(message.reason, markup=False, timeout=4)
+        if self.filter_text.strip() and self.review is not None:
+            self.run_filter(self.filter_text)
         self.refresh_bindings()
-        self.call_after_refresh(self._first_frame.set)
-        self.schedule_warm(self.table.current)
+        if first:
+            self.table.focus()
 
-    def on_texts_loaded(self, message: TextsLoaded) -> None:
-        review = self.review
-        assert review is not None
-        self.progress_text = ""
-        current = self.current_id()
-        review.adopt_texts(message.analysis)
-        waiting, self.waiting = self.waiting, None
-        if message.rescored:
-            # The rows a waiting action meant may have moved: drop it rather than guess.
-            keep = (
-                review.comparison.ids.index(current) if current in review.comparison.ids else None
-            )
-            self.show_analysis(keep=keep)
-            self.notify(
-                "the suite changed on disk since its last review: figures computed again",
-                severity="warning",
-                markup=False,
-            )
-            waiting = None
-        else:
-            self.marks_changed()  # stale marks can be told now
-        if self.filter_query.strip():
-            self.run_filter(self.filter_query)
-        if waiting is not None:
-            waiting()  # it opens a diff: nothing to make ahead here
-        else:
-            self.schedule_warm(self.table.current)
-
-    def on_texts_failed(self, message: TextsFailed) -> None:
-        self.progress_text = ""
-        self.waiting = None
-        self.texts_error = message.text
-        self.notify(f"could not load the texts: {message.text}", severity="error", markup=False)
+    def on_texts_ready(self, message: TextsReady) -> None:
+        if message.analysis is not self.analysis:
+            return  # another comparison came since
+        self.texts = message.texts
+        if self.review is None:
+            self.review = Review(message.analysis, message.texts)
+            self.app.reviews.append(self.review)
+            if self.review.warning:
+                self.notify(one_line(self.review.warning, 300), severity="warning", markup=False, timeout=15)
+        self._marks_seen = self._marks_time()
+        self.progress = ""
+        self.table.refresh()
+        if self.filter_text.strip():
+            self.run_filter(self.filter_text)
         self.update_status()
-
-    def with_texts(self, action: Callable[[], None], then: str) -> None:
-        """Run ``action`` now if the texts are loaded, else once they are (the latest wins)."""
-        review = self.review
-        if review is None:
-            return
-        if review.texts_ready:
-            action()
-            return
-        if self.texts_error is not None:
-            self.notify(
-                f"not without the texts: {self.texts_error}", severity="error", markup=False
-            )
-            return
-        self.waiting = action
-        self.notify(f"loading texts… {then} when they are in", markup=False, timeout=3)
-
-    def on_analysis_done(self, message: AnalysisDone) -> None:
-        review = self.review
-        assert review is not None
-        current = self.current_id()
-        review.adopt(message.analysis)
-        self.pending = None
-        self.progress_text = ""
-        if message.query == self.filter_query:
-            self.matches = message.matches
-        else:  # the filter changed while scoring: find it again for the new ranking
-            self.matches = None
-            self.run_filter(self.filter_query)
-        keep = review.comparison.ids.index(current) if current in review.comparison.ids else None
-        self.show_analysis(keep=keep)
-        c = review.comparison
-        self.notify(f"now {c.metric} ({c.tokenizer}): {c.verdict}", markup=False, timeout=3)
+        waiting, self.waiting = self.waiting, None
+        if waiting is not None:
+            waiting[0]()
 
     def on_work_failed(self, message: WorkFailed) -> None:
-        self.progress_text = ""
-        self.pending = None
-        if message.fatal and self.review is None:
-            self.error = message.text
+        self.progress = ""
+        if message.fatal and self.analysis is None:
             if self.standalone:
-                self.app.exit(return_code=2, message=Text(f"rouge-tui: error: {message.text}"))
+                self.app.exit(return_code=2, message=Text(f"rouge-tui: error: {one_line(message.text)}"))
                 return
-            self.overview.loading_text = f"could not open this suite: {message.text}"
+            self.overview.loading_text = f"could not open this suite: {one_line(message.text)}"
             self.overview.refresh()
             self.table.empty_text = "nothing to show (escape: back to the suites)"
             self.table.refresh()
-        self.notify(message.text, severity="error", markup=False, timeout=10)
+        self.notify(one_line(message.text, 300), severity="error", markup=False, timeout=15)
         self.update_status()
 
     def on_filter_done(self, message: FilterDone) -> None:
-        if message.query != self.filter_query or self.review is None:
+        if message.query != self.filter_text or message.analysis is not self.analysis:
             return
-        if message.comparison is not self.review.comparison:
-            return  # computed for a ranking that a re-scoring has replaced since
-        self.matches = message.matches
-        self.apply_view(keep=self.table.current)
+        self.matches = message.rows  # type: ignore[assignment]
+        self.matched_as = message.what
+        self.show_rows()
 
     @on(MoversTable.Chosen)
-    def on_row_chosen(self) -> None:
+    def chosen(self) -> None:
         self.action_open_diff()
 
     # ------------------------------------------------------------------ showing
 
-    def show_analysis(self, keep: int | None) -> None:
-        review = self.review
-        assert review is not None
-        self.overview.analysis = review.analysis
-        self.table.empty_text = "no example matches the filter"
-        self.apply_view(keep=keep)
-
-    def apply_view(self, keep: int | None) -> None:
-        review = self.review
-        if review is None:
+    def show_rows(self, cursor: int = 0) -> None:
+        """The table in the current sort and filter, the cursor on its first row (after a
+        sort, a switch or a new pair, the new order starts at the top)."""
+        if self.analysis is None:
             return
-        view = review.view(self.sort, self.matches)
-        rule = self.sort == SORTS[0] and self.matches is None
-        self.table.set_rows(
-            review.comparison, view, rule=rule, mark_lookup=review.mark_cell, keep=keep
-        )
+        figures = self.analysis.figures
+        view = figures.order(self.sort)
+        if self.matches is not None:
+            keep = np.zeros(figures.paired, dtype=bool)
+            keep[self.matches] = True
+            view = view[keep[view]]
+        self.table.empty_text = "no example matches the filter" if self.matches is not None else "no examples"
+        self.table.show(figures, view, rule=self.sort == SORTS[0] and self.matches is None, cursor=cursor)
         self.update_status()
+
+    def mark_cell(self, example_id: str) -> MarkCell | None:
+        if self.review is None:
+            return None
+        shown = self.review.get(example_id)
+        if shown is None:
+            return None
+        kind = "carried" if shown.carried_from else "stale" if shown.stale else "own"
+        return MarkCell(shown.word, kind, bool(shown.note))
 
     def update_status(self) -> None:
         """Progress first (it must not be cut off), then sort, rows, filter, marks, left out."""
         text = Text(no_wrap=True, overflow="ellipsis")
-        if self.progress_text:
-            text.append(self.progress_text, style="bold")
+        if self.progress:
+            text.append(self.progress, style="bold")
             text.append("  ")
-        review = self.review
-        if review is not None:
-            c = review.comparison
-            text.append(f"{describe_sort(self.sort)} · {self.table.row_count} of {c.paired}")
-            if self.filter_query:
-                text.append(" · filter ")
-                text.append(repr(one_line(self.filter_query, 40)))
-            marked = len(review.store.marks)
-            if marked:
-                text.append(f" · {marked} marked")
-            left_out = [
-                (len(c.only_in_baseline), "only in baseline"),
-                (len(c.only_in_candidate), "only in candidate"),
-                (len(c.missing_reference), "no reference"),
-            ]
-            shown = [f"{n} {what}" for n, what in left_out if n]
-            if shown:
-                text.append(" · left out: " + ", ".join(shown))
+        if self.analysis is not None:
+            f = self.analysis.figures
+            text.append(f"{SORT_WORDS[self.sort]} · {self.table.row_count} of {f.paired}")
+            if self.filter_text:
+                text.append(f" · {self.matched_as or 'filter'} {one_line(self.filter_text, 30)!r}")
+            if self.review is not None and self.review.shown():
+                text.append(f" · {len(self.review.shown())} marked")
+            elif self.texts is None:
+                text.append(" · reading texts")
+            left = [(len(f.only_in_baseline), "base only"), (len(f.only_in_candidate), "cand only"), (len(f.missing_reference), "no ref")]
+            if any(n for n, _ in left):
+                text.append(" · out: " + ", ".join(f"{n} {what}" for n, what in left if n))
         self.query_one("#status", Static).update(text)
 
     def current_id(self) -> str | None:
         index = self.table.current
-        if self.review is None or index is None:
+        if self.analysis is None or index is None:
             return None
-        return self.review.comparison.ids[index]
+        return self.analysis.figures.ids[index]
 
     def marks_changed(self) -> None:
-        self.table.refresh_rows()
+        self.table.refresh()
         self.update_status()
+        self._marks_seen = self._marks_time()
+
+    def _marks_time(self) -> float | None:
+        try:
+            return self.review.store.path.stat().st_mtime if self.review else None
+        except OSError:
+            return None
+
+    def check_marks(self) -> None:
+        """Another session's marks show here within a few seconds of being saved."""
+        if self.review is None:
+            return
+        seen = self._marks_time()
+        if seen != self._marks_seen:
+            self._marks_seen = seen
+            before = {k: (v.word, v.note) for k, v in self.review.shown().items()}
+            self.review.reload()
+            after = {k: (v.word, v.note) for k, v in self.review.shown().items()}
+            if before != after:
+                self.table.refresh()
+                self.update_status()
+                self.notify("marks changed by another session: shown", markup=False, timeout=4)
+
+    def with_texts(self, action: Callable[[], None], then: str) -> None:
+        """Run ``action`` now if the texts are read, else once they are."""
+        if self.review is not None:
+            action()
+            return
+        self.waiting = (action, then)
+        self.notify(f"reading the texts… {then} when they are in", markup=False, timeout=3)
 
     # ------------------------------------------------------------------ actions
 
-    def action_open_diff(self) -> None:
-        review = self.review
-        if review is None or self.table.current is None:
-            return
-        view, cursor = self.table.view, self.table.cursor  # the row asked for, even if moved since
-
-        def open_diff() -> None:
-            self.schedule_warm(None)  # made now by the diff screen, not twice
-            self.push_diff(review, view, cursor, walk=False)
-
-        self.with_texts(open_diff, "the diff opens")
-
-    def action_walk(self) -> None:
-        review = self.review
-        if review is None:
-            return
-        ten = np.arange(review.ten, dtype=np.int64)
-
-        def walk() -> None:
-            self.schedule_warm(None)
-            self.push_diff(review, ten, 0, walk=True)
-
-        self.with_texts(walk, "the walk starts")
-
-    def push_diff(self, review: Review, sequence: np.ndarray, position: int, *, walk: bool) -> None:
-        """Show the diff screen at ``sequence[position]``: the one this review's diffs were
-        shown on before, pointed there (`DiffScreen.reopen`), or a new one."""
+    def push_diff(self, sequence: np.ndarray, position: int, walk: bool) -> None:
         from rouge_tui.app.screens.diff import DiffScreen
 
-        screen = self._diff_screen
-        if screen is not None and screen.review is review and screen.is_mounted:
-            screen.reopen(sequence, position, walk=walk)
-        else:
-            self.drop_diff_screen()
-            screen = self._diff_screen = DiffScreen(review, sequence, position, walk=walk)
-            self.app.install_screen(screen, f"diff-{id(screen)}")
-        self.app.push_screen(screen, self.back_from_diff)
+        def back(index: int | None) -> None:
+            if index is not None:
+                row = self.table.row_of(index)
+                if row is not None:
+                    self.table.cursor = row
+            self.marks_changed()
 
-    def drop_diff_screen(self) -> None:
-        """Let the kept diff screen go (another review, or this screen is leaving)."""
-        screen, self._diff_screen = self._diff_screen, None
-        if screen is None or not self.app.is_screen_installed(screen):
+        assert self.review is not None
+        self.app.push_screen(DiffScreen(self.review, sequence, position, walk=walk, query=self.filter_text if self.matched_as == "text" else ""), back)
+
+    def action_open_diff(self) -> None:
+        if self.table.current is None:
             return
-        try:
-            self.app.uninstall_screen(screen)
-        except ScreenStackError:
-            return  # still shown: the app is exiting, and its exit removes every screen
-        screen.remove()
+        view, cursor = self.table.view, self.table.cursor
+        self.with_texts(lambda: self.push_diff(view, cursor, walk=False), "the diff opens")
 
-    def on_unmount(self) -> None:
-        self.drop_diff_screen()
+    def action_walk(self) -> None:
+        assert self.analysis is not None
+        ten = np.arange(min(TEN, self.analysis.figures.paired), dtype=np.int64)
+        self.with_texts(lambda: self.push_diff(ten, 0, walk=True), "the walk starts")
 
-    def back_from_diff(self, index: int | None) -> None:
-        if index is not None:
-            row = self.table.row_of(index)
-            if row is not None:
-                self.table.cursor = row
-        self.marks_changed()
+    def action_mark(self, word: str) -> None:
+        example_id = self.current_id()
+        if example_id is not None:
+            self.with_texts(lambda: common.mark(self, self.review, example_id, word, self.marks_changed), "the mark is set")
+
+    def action_note(self) -> None:
+        example_id = self.current_id()
+        if example_id is not None:
+            self.with_texts(lambda: common.edit_note(self, self.review, example_id, self.marks_changed), "the note opens")
+
+    def action_clear_mark(self) -> None:
+        example_id = self.current_id()
+        if example_id is not None:
+            self.with_texts(lambda: common.clear(self, self.review, example_id, self.marks_changed), "the mark can be cleared")
+
+    def action_export(self) -> None:
+        self.with_texts(lambda: self.app.export(self, self.review), "the export is written")
 
     def action_sort(self) -> None:
-        self.sort = next_in(SORTS, self.sort)
-        self.apply_view(keep=self.table.current)
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        self.show_rows()
 
     def action_filter(self) -> None:
-        filter_input = self.query_one("#filter", Input)
-        filter_input.add_class("-shown")
-        filter_input.focus()
+        box = self.query_one("#filter", Input)
+        box.add_class("-shown")
+        box.focus()
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
-        self.filter_query = event.value
+        self.filter_text = event.value
         if not event.value.strip():
-            self.matches = None
-            self.apply_view(keep=self.table.current)
+            self.matches, self.matched_as = None, ""
+            self.show_rows()
             return
-        self.run_filter(event.value)
+        self.with_texts(lambda: self.run_filter(self.filter_text), "the filter applies")
 
     @on(Input.Submitted, "#filter")
     def filter_submitted(self) -> None:
         self.table.focus()
 
     def action_back(self) -> None:
-        filter_input = self.query_one("#filter", Input)
-        if filter_input.has_class("-shown") or self.filter_query:
-            filter_input.value = ""
-            filter_input.remove_class("-shown")
-            self.filter_query = ""
-            self.matches = None
+        box = self.query_one("#filter", Input)
+        if box.has_class("-shown") or self.filter_text:
+            box.value = ""
+            box.remove_class("-shown")
+            self.filter_text, self.matches, self.matched_as = "", None, ""
             self.table.focus()
-            self.apply_view(keep=self.table.current)
+            self.show_rows()
             return
         if not self.standalone:
             self.dismiss(None)
 
-    def _switch(self, settings: ScoreSettings) -> None:
-        self.pending = settings
+    def _switch(self, *, metric: str | None = None, tokenizer: str | None = None) -> None:
+        assert self.analysis is not None
+        settings = self.analysis.settings.switched(metric=metric, tokenizer=tokenizer)
+        self.notify(f"scoring {settings.metric} ({settings.tokenizer})…", markup=False, timeout=2)
         self.rescore(settings)
 
     def action_metric(self) -> None:
-        def switch() -> None:
-            assert self.review is not None
-            base = self.pending or self.review.settings
-            metric = next_in(METRIC_CYCLE, base.metric)
-            self._switch(self.review.settings_for(base, metric=metric))
-
-        self.with_texts(switch, "the metric switches")
+        assert self.analysis is not None
+        names = list(METRICS)
+        current = self.analysis.settings.metric
+        self.with_texts(lambda: self._switch(metric=names[(names.index(current) + 1) % len(names)]), "the metric switches")
 
     def action_tokenizer(self) -> None:
-        def switch() -> None:
-            assert self.review is not None
-            base = self.pending or self.review.settings
-            tokenizer = next_in(TOKENIZER_CYCLE, base.tokenizer)
-            self._switch(self.review.settings_for(base, tokenizer=tokenizer))
+        assert self.analysis is not None
+        names = list(TOKENIZERS)
+        current = self.analysis.settings.tokenizer
+        self.with_texts(lambda: self._switch(tokenizer=names[(names.index(current) + 1) % len(names)]), "the tokenizer switches")
 
-        self.with_texts(switch, "the tokenizer switches")
+    def action_history(self) -> None:
+        from rouge_tui.app.screens.history import HistoryScreen
 
-    def action_mark(self, mark: str) -> None:
-        review, example_id = self.review, self.current_id()
-        if review is not None and example_id is not None:
-            self.with_texts(
-                lambda: mark_example(self, review, example_id, mark, self.marks_changed),
-                "the mark is set",
-            )
-
-    def action_clear_mark(self) -> None:
-        example_id = self.current_id()
-        if self.review is not None and example_id is not None:
-            clear_example(self, self.review, example_id, self.marks_changed)
-
-    def action_note(self) -> None:
-        review, example_id = self.review, self.current_id()
-        if review is not None and example_id is not None:
-            self.with_texts(
-                lambda: edit_note(self, review, example_id, self.marks_changed), "the note opens"
-            )
-
-    def action_export(self) -> None:
-        review = self.review
-        if review is not None:
-            self.with_texts(lambda: export_review(self, review), "the export is written")
-
-    def action_builds(self) -> None:
-
-        if self.review is None:
-            return
-        self.with_texts(self._choose_builds, "the builds open")
-
-    def _choose_builds(self) -> None:
-        from rouge_tui.app.screens.builds import BuildsScreen
-
-        assert self.review is not None
+        assert self.analysis is not None
+        figures = self.analysis.figures
 
         def chosen(pair: tuple[str, str] | None) -> None:
-            review = self.review
-            if pair is None or review is None:
-                return
-            if pair == (review.baseline.name, review.candidate.name):
-                return
-            self.rescore(self.pending or review.settings, *pair)
+            if pair and self.analysis and pair != (self.analysis.figures.baseline.name, self.analysis.figures.candidate.name):
+                self.rescore(self.analysis.settings, pair)
 
-        self.app.push_screen(BuildsScreen(self.review), chosen)
+        self.app.push_screen(HistoryScreen(self.analysis.suite, (figures.baseline.name, figures.candidate.name)), chosen)

@@ -1,12 +1,8 @@
-"""The list of suites in a folder: name, number of builds and the newest pair's verdict.
-
-Verdicts are computed in a worker, one suite at a time, so the list shows at once.
-"""
+"""A folder of suites: each with its builds and latest verdict; enter opens one."""
 
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,91 +11,81 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Static
-from textual.worker import get_current_worker
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
-from rouge_tui.app.messages import SuiteSummarised
-from rouge_tui.app.screens.common import APP_BINDINGS
-from rouge_tui.app.session import SuiteSummary, option, summarise_suite
-from rouge_tui.app.widgets.footer import KeysFooter
+from rouge_tui.app.screens import common
+from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.safetext import one_line
 
-COLUMNS = ("suite", "builds", "newest pair", "Δ", "folder")
 
-
-class SuiteListScreen(Screen[None]):
-    """Pick a suite to review."""
-
+class SuitesScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        *APP_BINDINGS,
-        Binding("enter", "open", "open", id="open", priority=True),
+        *common.APP_BINDINGS,
+        Binding("enter", "open", "open", id="open"),
+        Binding("j", "down", "down", show=False),
+        Binding("k", "up", "up", show=False),
     ]
 
-    def __init__(self, suites: list[Path], options: argparse.Namespace | None = None) -> None:
+    def __init__(self, paths: list[Path], options: argparse.Namespace | None) -> None:
         super().__init__()
-        self.suites = suites
+        self.paths = paths
         self.options = options
+        self.summaries: dict[int, str] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"{len(self.suites)} suites"), id="suites-title")
-        yield DataTable(id="suites", cursor_type="row", zebra_stripes=True)
-        yield KeysFooter(compact=True)
-
-    @property
-    def table(self) -> DataTable:
-        return self.query_one(DataTable)
+        yield Static(Text(f"{len(self.paths)} suites · enter opens one", no_wrap=True), id="suites-title")
+        yield OptionList(id="suites")
+        yield KeyBar()
 
     def on_mount(self) -> None:
-        table = self.table
-        for column in COLUMNS:
-            table.add_column(column, key=column)
-        for index, path in enumerate(self.suites):
-            table.add_row(
-                Text(one_line(path.name, 40)),
-                Text("…"),
-                Text("…"),
-                Text(""),
-                Text(one_line(str(path), 60)),
-                key=str(index),
-            )
-        table.focus()
+        self.fill()
+        self.query_one(OptionList).focus()
         self.summarise()
 
-    @work(thread=True, exclusive=True, group="suites")
-    def summarise(self) -> None:
-        worker = get_current_worker()
-        for index, path in enumerate(self.suites):
-            if worker.is_cancelled:
-                return
-            self.post_message(
-                SuiteSummarised(
-                    index, summarise_suite(path, bool(option(self.options, "no_cache")))
-                )
-            )
+    def fill(self) -> None:
+        suites = self.query_one(OptionList)
+        highlighted = suites.highlighted
+        suites.clear_options()
+        for number, path in enumerate(self.paths):
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append(one_line(path.name), style="bold")
+            line.append("  " + self.summaries.get(number, "…"))
+            suites.add_option(Option(line))
+        suites.highlighted = highlighted if highlighted is not None else 0
 
-    def on_suite_summarised(self, message: SuiteSummarised) -> None:
-        summary: SuiteSummary = message.summary
-        key = str(message.index)
-        table = self.table
-        table.update_cell(key, "suite", Text(one_line(summary.name, 40)), update_width=True)
-        table.update_cell(key, "builds", Text(str(summary.builds), justify="right"))
-        style = "bold" if summary.verdict in ("drift-down", "drift-up") else ""
-        table.update_cell(
-            key, "newest pair", Text(summary.verdict_text(), style=style), update_width=True
-        )
-        if summary.delta is not None:
-            table.update_cell(
-                key, "Δ", Text(f"{summary.delta:+.4f}", justify="right"), update_width=True
-            )
-        if summary.error:
-            # The folder column shows the error, with the path inside the suite only.
-            error = summary.error.replace(f"{summary.path}{os.sep}", "")
-            table.update_cell(key, "folder", Text(one_line(error, 160)), update_width=True)
+    @work(thread=True, exclusive=True, group="summaries")
+    def summarise(self) -> None:
+        """Each suite's builds and newest verdict, one at a time; a broken suite says why
+        and the next one goes on."""
+        from rouge_tui.analysis.pipeline import Caches, open_analysis
+        from rouge_tui.analysis.settings import resolve
+        from rouge_tui.report import verdict_mark, verdict_words
+        from rouge_tui.suite import UserDefaults, open_suite
+
+        for number, path in enumerate(self.paths):
+            try:
+                suite = open_suite(path)
+                summary = f"{len(suite.builds)} builds"
+                figures = open_analysis(suite, resolve(suite.settings, UserDefaults()), caches=Caches.default()).figures
+                summary += f" · {verdict_mark(figures.verdict)} {verdict_words(figures.verdict)} Δ {figures.delta_mean:+.4f}"
+            except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
+                summary = f"✗ {common.describe(exc)}"
+            self.summaries[number] = summary
+            self.app.call_from_thread(self.fill)
 
     def action_open(self) -> None:
         from rouge_tui.app.screens.review import ReviewScreen
 
-        if not self.suites:
-            return
-        path = self.suites[self.table.cursor_row]
-        self.app.push_screen(ReviewScreen(path, self.options, standalone=False))
+        highlighted = self.query_one(OptionList).highlighted
+        if highlighted is not None:
+            self.app.push_screen(ReviewScreen(self.paths[highlighted], self.options, standalone=False))
+
+    def on_option_list_option_selected(self) -> None:
+        self.action_open()
+
+    def action_down(self) -> None:
+        self.query_one(OptionList).action_cursor_down()
+
+    def action_up(self) -> None:
+        self.query_one(OptionList).action_cursor_up()

@@ -1,0 +1,106 @@
+"""The comparison's arithmetic: means, bands, the verdict, the delta's interval and the ranking
+(SPEC "The comparison"). Pure functions of score arrays.
+
+Sums use ``math.fsum`` (exactly rounded), so no figure depends on summation order, the CPU's
+vector width or the machine: the same inputs give the same bytes everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "TEN",
+    "VERDICTS",
+    "BuildStats",
+    "build_stats",
+    "delta_interval",
+    "fmean",
+    "rank",
+    "sample_sd",
+    "verdict",
+]
+
+# The 95% two-sided normal quantile, for the analytic interval of the mean paired delta.
+Z95 = 1.959963984540054
+VERDICTS = ("drift-down", "drift-up", "within-band")
+TEN = 10  # "go and read ten outputs"
+
+
+def fmean(values: Sequence[float] | np.ndarray) -> float:
+    """Exactly rounded mean; NaN for no values."""
+    values = values.tolist() if isinstance(values, np.ndarray) else values
+    return math.fsum(values) / len(values) if len(values) else math.nan
+
+
+def sample_sd(values: Sequence[float] | np.ndarray) -> float:
+    """Sample standard deviation (n - 1); 0.0 for fewer than two values."""
+    xs = np.asarray(values, dtype=np.float64)
+    if len(xs) < 2:
+        return 0.0
+    deviation = xs - fmean(xs)  # each square is one exactly rounded product on any machine
+    return math.sqrt(math.fsum((deviation * deviation).tolist()) / (len(xs) - 1))
+
+
+@dataclass(frozen=True)
+class BuildStats:
+    """One build's figures over the paired examples."""
+
+    name: str
+    runs: int
+    n: int
+    mean: float
+    band: tuple[float, float]
+    band_source: str  # "replicates", "analytic" or "history"
+    run_means: tuple[float, ...]
+
+
+def build_stats(name: str, scores: np.ndarray, k: float) -> BuildStats:
+    """Mean and band of a build from its (runs x examples) F matrix.
+
+    With two or more runs the band is mean ± k·(sample sd of the run means), the suite's own
+    run-to-run variation; with one run, mean ± k·(standard error of the mean)."""
+    runs, n = scores.shape
+    run_means = tuple(fmean(row) for row in scores)
+    per_example = scores.mean(axis=0) if runs > 1 else scores[0]
+    mean = fmean(per_example)
+    if runs >= 2:
+        half, source = k * sample_sd(run_means), "replicates"
+    else:
+        half, source = (k * sample_sd(per_example) / math.sqrt(n) if n else 0.0), "analytic"
+    return BuildStats(name, runs, n, mean, (mean - half, mean + half), source, run_means)
+
+
+def verdict(baseline: BuildStats, candidate_mean: float, delta: float, min_delta: float = 0.0) -> str:
+    """``drift-down`` / ``drift-up`` when the candidate mean lies outside the baseline's band
+    and the mean paired delta is larger than ``min_delta``; else ``within-band``."""
+    low, high = baseline.band
+    if abs(delta) <= min_delta:
+        return "within-band"
+    if candidate_mean < low:
+        return "drift-down"
+    if candidate_mean > high:
+        return "drift-up"
+    return "within-band"
+
+
+def delta_interval(delta: np.ndarray) -> tuple[float, float]:
+    """95% normal-approximation interval for the mean paired delta."""
+    mean = fmean(delta)
+    half = Z95 * sample_sd(delta) / math.sqrt(len(delta)) if len(delta) else 0.0
+    return (mean - half, mean + half)
+
+
+def rank(ids: Sequence[str], delta: np.ndarray) -> np.ndarray:
+    """Indices ordering examples by |delta|, largest first, ties by id (code point order)."""
+    if all(map(str.__lt__, ids, ids[1:])):  # files mostly list ids in order: no sort needed
+        order = list(range(len(ids)))
+    else:
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+    magnitude = -np.abs(np.asarray(delta, dtype=np.float64))[order]
+    by_size = np.argsort(magnitude, kind="stable")  # stable: equal sizes keep id order
+    return np.asarray(order, dtype=np.int64)[by_size]

@@ -1,0 +1,141 @@
+"""`Figures`: every number of one comparison, without the texts behind it.
+
+This is what the report prints, what the app's overview and movers table draw, and what the
+cache keeps: the app's first frame on a suite seen before comes from cached figures while
+the texts are still being read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from rouge_tui.analysis.compare import BuildStats
+from rouge_tui.analysis.settings import Settings
+
+__all__ = ["SORTS", "Figures"]
+
+# The movers table's orders: by |delta| (the ranking), regressions first, improvements
+# first, by id.
+SORTS = ("|delta|", "regressions", "improvements", "id")
+
+
+@dataclass
+class Figures:
+    """A baseline/candidate comparison over the paired examples. The per-example arrays are
+    aligned with ``ids`` and in ranking order: largest |delta| first, ties by id."""
+
+    suite: str
+    settings: Settings
+    reference_fingerprint: str
+    baseline: BuildStats
+    candidate: BuildStats
+    ids: list[str]
+    baseline_f: np.ndarray
+    candidate_f: np.ndarray
+    delta: np.ndarray
+    signals: np.ndarray  # uint32 flags, bit i for analysis.signals.SIGNALS[i]
+    delta_mean: float
+    delta_interval: tuple[float, float]
+    delta_interval_method: str
+    verdict: str
+    delta_precision: float
+    delta_recall: float
+    top_share: float
+    only_in_baseline: list[str] = field(default_factory=list)
+    only_in_candidate: list[str] = field(default_factory=list)
+    missing_reference: list[str] = field(default_factory=list)
+    partial: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def paired(self) -> int:
+        return len(self.ids)
+
+    @property
+    def signature(self) -> str:
+        return self.settings.signature
+
+    @property
+    def ten(self) -> int:
+        """How many of "the ten most-moved outputs" there are (fewer on a tiny suite)."""
+        return min(10, self.paired)
+
+    def verdict_reason(self) -> str:
+        low, high = self.baseline.band
+        where = {"drift-down": "below", "drift-up": "above"}.get(self.verdict, "inside")
+        reason = (
+            f"candidate mean {self.candidate.mean:.4f} is {where} the baseline band "
+            f"[{low:.4f}, {high:.4f}]"
+        )
+        if where == "inside" or abs(self.delta_mean) > self.settings.min_delta:
+            return reason
+        return f"{reason}, but |delta| {abs(self.delta_mean):.4f} is within min_delta"
+
+    def order(self, sort: str = SORTS[0]) -> np.ndarray:
+        """Row indices (into the ranked arrays) for one of the table's orders."""
+        rank = np.arange(self.paired, dtype=np.int64)
+        if sort == "|delta|":
+            return rank
+        if sort == "regressions":
+            return np.lexsort((rank, self.delta))
+        if sort == "improvements":
+            return np.lexsort((rank, -self.delta))
+        if sort == "id":
+            return np.asarray(sorted(range(self.paired), key=self.ids.__getitem__), dtype=np.int64)
+        raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
+
+    # ------------------------------------------------------------------ bytes, for the cache
+
+    _ARRAYS = (("baseline_f", "<f8"), ("candidate_f", "<f8"), ("delta", "<f8"), ("signals", "<u4"))
+
+    def to_bytes(self) -> bytes:
+        head = {
+            name: value
+            for name, value in self.__dict__.items()
+            if name not in dict(self._ARRAYS) and name not in ("settings", "baseline", "candidate")
+        }
+        head["settings"] = asdict(self.settings)
+        head["baseline"] = asdict(self.baseline)
+        head["candidate"] = asdict(self.candidate)
+        text = json.dumps(head, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
+        arrays = b"".join(
+            np.ascontiguousarray(getattr(self, name), dtype=kind).tobytes()
+            for name, kind in self._ARRAYS
+        )
+        return len(text).to_bytes(8, "little") + text + arrays
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Figures:
+        """The figures `to_bytes` wrote; a ValueError for anything that does not check out."""
+        try:
+            size = int.from_bytes(data[:8], "little")
+            head = json.loads(data[8 : 8 + size].decode("utf-8", "surrogatepass"))
+            n = len(head["ids"])
+            if not all(isinstance(i, str) for i in head["ids"]):
+                raise ValueError("ids")
+            offset, arrays = 8 + size, {}
+            for name, kind in cls._ARRAYS:
+                arrays[name] = np.frombuffer(data, kind, n, offset).astype(kind[1:])
+                offset += np.dtype(kind).itemsize * n
+            if offset != len(data):
+                raise ValueError("length")
+            for name in ("baseline_f", "candidate_f"):
+                if not np.all((arrays[name] >= 0) & (arrays[name] <= 1)):
+                    raise ValueError(name)
+            head["settings"] = Settings(**head["settings"])
+            for role in ("baseline", "candidate"):
+                stats = head[role]
+                stats["band"] = tuple(stats["band"])
+                stats["run_means"] = tuple(stats["run_means"])
+                head[role] = BuildStats(**stats)
+            head["delta_interval"] = tuple(head["delta_interval"])
+            figures = cls(**head, **arrays)
+        except (KeyError, TypeError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise ValueError(f"cached figures do not check out: {exc}") from None
+        if not math.isfinite(figures.delta_mean):
+            raise ValueError("cached figures do not check out: delta")
+        return figures

@@ -1,0 +1,331 @@
+"""The one way from a suite on disk to a comparison, for the report and the app alike.
+
+    files -> texts (`read_texts`) -> scores (through the score cache) -> figures (`compare`)
+
+`open_analysis` runs it for one build pair under one set of settings. When the cache holds
+figures for exactly these files' bytes and these settings, the analysis comes back at once
+with those figures, and its texts are read in the background (`Analysis.texts`, one future):
+the app draws its first frame from the figures while the texts arrive. Otherwise the texts
+are read and scored here, and the future is already done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from rouge_tui import __version__
+from rouge_tui.analysis import compare, signals
+from rouge_tui.analysis.figures import Figures
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.rouge import TOKENIZERS, engine
+from rouge_tui.store.cache import BlobCache, ScoreCache, example_key, references_key
+from rouge_tui.suite import Build, BuildEntry, References, Suite, file_digest, read_build, read_references
+
+__all__ = ["Analysis", "Caches", "Texts", "compute", "open_analysis", "read_texts"]
+
+Progress = Callable[[str, float], None]  # what is being done, and how far (0..1)
+
+
+@dataclass
+class Caches:
+    """The two stores an analysis reads and fills; `none` runs from scratch (--no-cache)."""
+
+    scores: ScoreCache | None
+    figures: BlobCache | None
+
+    @classmethod
+    def default(cls) -> Caches:
+        return cls(ScoreCache(), BlobCache("figures"))
+
+    @classmethod
+    def none(cls) -> Caches:
+        return cls(None, None)
+
+
+@dataclass
+class Texts:
+    """The texts one comparison is about: the references (with sources) and both builds."""
+
+    references: References
+    baseline: Build
+    candidate: Build
+
+    def outputs(self, example_id: str, run: int = 0) -> tuple[str, str]:
+        """The baseline's and the candidate's output for ``example_id`` (run ``run``, or the
+        last run a build has)."""
+        base = self.baseline.runs[min(run, len(self.baseline.runs) - 1)]
+        cand = self.candidate.runs[min(run, len(self.candidate.runs) - 1)]
+        return base.outputs[example_id], cand.outputs[example_id]
+
+    def digests(self) -> tuple[str, ...]:
+        """The bytes these texts were read from, as the figures' cache key names them."""
+        return (
+            self.references.digest,
+            *(run.digest for run in self.baseline.runs),
+            *(run.digest for run in self.candidate.runs),
+        )
+
+
+def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None) -> Texts:
+    """Read the references and the two builds (every problem a one-line SuiteError)."""
+    tell = progress or (lambda stage, fraction: None)
+    tell("reading the references", 0.0)
+    references = read_references(suite)
+    tell("reading build 1 of 2", 0.0)
+    base = read_build(suite, baseline)
+    tell("reading build 2 of 2", 0.0)
+    cand = read_build(suite, candidate)
+    return Texts(references, base, cand)
+
+
+def _figures_key(suite: Suite, settings: Settings, names: tuple[str, str], digests: Sequence[str]) -> str:
+    parts = [
+        "rouge-tui figures",
+        __version__,
+        repr(settings),
+        engine.ENGINE,
+        signals.versions(),
+        suite.name,
+        repr(suite.settings.fields),
+        *names,
+        *digests,
+    ]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass
+class Analysis:
+    """One comparison: its figures now, its texts now or soon."""
+
+    suite: Suite
+    settings: Settings
+    figures: Figures
+    texts: Future[Texts]
+    key: str | None  # the figures' cache key (None: not cached)
+
+    def fresh(self, texts: Texts) -> bool:
+        """Whether ``texts`` are the bytes the figures were computed from (a file may have
+        changed between the figures read from the cache and the texts read after)."""
+        return self.key is None or self.key == _figures_key(
+            self.suite, self.settings, (texts.baseline.name, texts.candidate.name), texts.digests()
+        )
+
+
+def open_analysis(
+    suite: Suite,
+    settings: Settings,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    *,
+    caches: Caches | None = None,
+    progress: Progress | None = None,
+    reader: ThreadPoolExecutor | None = None,
+) -> Analysis:
+    """The comparison of two builds (by name; the suite's default pair when None).
+
+    With cached figures for these bytes, the texts are read by ``reader`` (a thread, in
+    the background) and the figures come back at once; otherwise everything is read and
+    scored before returning."""
+    caches = caches or Caches.none()
+    base, cand = suite.pick(baseline, candidate)
+    key = None
+    if caches.figures is not None:
+        files = [suite.references_path, *base.run_files, *cand.run_files]
+        if base.problem is None and cand.problem is None:
+            key = _figures_key(suite, settings, (base.name, cand.name), [file_digest(f) for f in files])
+            found = caches.figures.get(key)
+            if found is not None:
+                try:
+                    figures = Figures.from_bytes(found)
+                except ValueError:
+                    figures = None
+                if figures is not None:
+                    pool = reader or ThreadPoolExecutor(1, thread_name_prefix="texts")
+                    texts = pool.submit(read_texts, suite, base, cand)
+                    if reader is None:
+                        pool.shutdown(wait=False)
+                    return Analysis(suite, settings, figures, texts, key)
+    texts = read_texts(suite, base, cand, progress)
+    return analyse(suite, settings, texts, caches=caches, progress=progress)
+
+
+def analyse(
+    suite: Suite,
+    settings: Settings,
+    texts: Texts,
+    *,
+    caches: Caches | None = None,
+    progress: Progress | None = None,
+) -> Analysis:
+    """Score and compare texts already read (the app's metric and tokenizer switches)."""
+    caches = caches or Caches.none()
+    figures = compute(suite.name, settings, texts, caches.scores, progress)
+    key = None
+    if caches.figures is not None:
+        names = (texts.baseline.name, texts.candidate.name)
+        key = _figures_key(suite, settings, names, texts.digests())
+        caches.figures.put(key, figures.to_bytes())
+    done: Future[Texts] = Future()
+    done.set_result(texts)
+    return Analysis(suite, settings, figures, done, key)
+
+
+# --------------------------------------------------------------------------- the work
+
+
+@dataclass
+class Pairing:
+    """Which ids enter the paired figures, and which are left out and why."""
+
+    ids: list[str]
+    only_in_baseline: list[str]
+    only_in_candidate: list[str]
+    missing_reference: list[str]
+
+
+def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
+    """Pair on id in the baseline's order. Ids without a usable reference (absent, or empty
+    after stripping) go to missing_reference; of the others, ids in one build only go to
+    only_in_baseline / only_in_candidate."""
+    usable = set(references.texts).difference(references.empty)
+    base, cand = set(baseline.ids), set(candidate.ids)
+    missing = (base | cand) - usable
+    ids = [i for i in baseline.ids if i in cand and i in usable]
+    return Pairing(ids, sorted(base - cand - missing), sorted(cand - base - missing), sorted(missing))
+
+
+def score_build(
+    build: Build,
+    ids: list[str],
+    references: list[tuple[str, ...]],
+    settings: Settings,
+    cache: ScoreCache | None,
+    tell: Callable[[float], None],
+) -> np.ndarray:
+    """(runs, len(ids), 3) precision, recall and F of every run of ``build``."""
+    out = np.zeros((len(build.runs), len(ids), 3), dtype=np.float64)
+    ref_keys = [references_key(settings.scoring, refs) for refs in references] if cache else []
+    for r, run in enumerate(build.runs):
+        outputs = [run.outputs[i] for i in ids]
+
+        def told(done: int, total: int, r: int = r) -> None:
+            tell((r + done / max(total, 1)) / len(build.runs))
+
+        if cache is None:
+            out[r] = engine.score(references, outputs, settings.metric, settings.tokenizer, settings.stem, told)
+            continue
+        keys = [example_key(k, text) for k, text in zip(ref_keys, outputs)]
+        values = cache.get(settings.scoring, keys)
+        missed = np.flatnonzero(np.isnan(values[:, 0])).tolist()
+        if missed:
+            scored = engine.score(
+                [references[i] for i in missed], [outputs[i] for i in missed],
+                settings.metric, settings.tokenizer, settings.stem, told,
+            )
+            values[missed] = scored
+            cache.put(settings.scoring, [keys[i] for i in missed], scored)
+        out[r] = values
+    return out
+
+
+def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) -> str | None:
+    """SPEC's zero-token guard: the tokenizer drops most of the references' letters and
+    digits, so every score is near 0 and reads like drift."""
+    entry = TOKENIZERS[settings.tokenizer]
+    text = "\n".join(t for texts in references for t in texts)
+    dropped = entry.dropped_share(text)
+    if dropped <= 0.5:
+        return None
+    others = [e.name for e in TOKENIZERS.values() if e is not entry and e.dropped_share(text) <= 0.5 and e.name != "whitespace"]
+    instead = " or ".join(others) or "another tokenizer"
+    return (
+        f"the {entry.name} tokenizer drops {dropped:.0%} of the references' letters and digits "
+        f"(text outside its alphabet): scores near 0 read as drift; try --tokenizer {instead}"
+    )
+
+
+def compute(
+    suite_name: str,
+    settings: Settings,
+    texts: Texts,
+    cache: ScoreCache | None = None,
+    progress: Progress | None = None,
+) -> Figures:
+    """Pair, score (through ``cache``), compare, rank and find the change signals."""
+    tell = progress or (lambda stage, fraction: None)
+    pairing = pair(texts.references, texts.baseline, texts.candidate)
+    ids = pairing.ids
+    if not ids:
+        raise ValueError(
+            f"builds {texts.baseline.name!r} and {texts.candidate.name!r} share no example "
+            "with a usable reference"
+        )
+    references = [texts.references.texts[i] for i in ids]
+    scores = []
+    for number, build in enumerate((texts.baseline, texts.candidate), 1):
+        stage = f"scoring build {number} of 2"
+        scores.append(
+            score_build(build, ids, references, settings, cache, lambda f, s=stage: tell(s, f))
+        )
+    base, cand = scores
+    base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
+    cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
+    base_mean, cand_mean = base.mean(axis=0), cand.mean(axis=0)  # per example, over runs
+    delta = cand_mean[:, 2] - base_mean[:, 2]
+    order = compare.rank(ids, delta)
+    tell("finding change signals", 0.0)
+    flags = signals.find(
+        signals.Pairs(
+            ids,
+            [texts.baseline.runs[0].outputs[i] for i in ids],
+            [texts.candidate.runs[0].outputs[i] for i in ids],
+            references,
+            [texts.references.sources.get(i) for i in ids],
+        )
+    )
+    delta_mean = compare.fmean(delta)
+    moved = np.abs(delta)
+    total = math.fsum(moved.tolist())
+    top_share = math.fsum(moved[order[: compare.TEN]].tolist()) / total if total else 0.0
+    warnings = []
+    guard = zero_token_warning(settings, references)
+    if guard:
+        warnings.append(guard)
+    if base_stats.band[0] == base_stats.band[1]:
+        warnings.append(
+            "the baseline's band has zero width (identical runs or outputs): any change is "
+            "drift; [band] min_delta in suite.toml sets the smallest delta that counts"
+        )
+    partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
+    for name, left in partial.items():
+        warnings.append(f"build {name!r}: {len(left)} ids missing from some runs, left out")
+    return Figures(
+        suite=suite_name,
+        settings=settings,
+        reference_fingerprint=texts.references.fingerprint,
+        baseline=base_stats,
+        candidate=cand_stats,
+        ids=[ids[i] for i in order.tolist()],
+        baseline_f=np.ascontiguousarray(base_mean[order, 2]),
+        candidate_f=np.ascontiguousarray(cand_mean[order, 2]),
+        delta=np.ascontiguousarray(delta[order]),
+        signals=flags[order],
+        delta_mean=delta_mean,
+        delta_interval=compare.delta_interval(delta),
+        delta_interval_method="analytic",
+        verdict=compare.verdict(base_stats, cand_stats.mean, delta_mean, settings.min_delta),
+        delta_precision=compare.fmean(cand_mean[:, 0] - base_mean[:, 0]),
+        delta_recall=compare.fmean(cand_mean[:, 1] - base_mean[:, 1]),
+        top_share=top_share,
+        only_in_baseline=pairing.only_in_baseline,
+        only_in_candidate=pairing.only_in_candidate,
+        missing_reference=pairing.missing_reference,
+        partial=partial,
+        warnings=warnings,
+    )

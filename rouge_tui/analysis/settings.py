@@ -1,0 +1,93 @@
+"""The settings one analysis runs under, resolved once: flags over suite.toml over the user's
+config.toml over the defaults, checked against the registries."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from rouge_tui import __version__
+from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.rouge.engine import ENGINE
+
+__all__ = ["BAND_SOURCES", "Settings", "UsageError", "resolve"]
+
+BAND_SOURCES = ("auto", "history")
+
+
+class UsageError(ValueError):
+    """A request that cannot be honoured (an unknown name, stemming without a stemmer); the
+    CLI's exit status 2."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    metric: str = "rougeL"
+    tokenizer: str = "whitespace"
+    stem: bool = False
+    k: float = 2.0
+    band_source: str = "auto"
+    min_delta: float = 0.0
+    min_support: float = 0.5
+
+    @property
+    def signature(self) -> str:
+        """Metric, tokenizer, stemming and tool version in one string: two figures are
+        comparable only when their signatures match."""
+        label = TOKENIZERS[self.tokenizer].label
+        return f"{self.metric}|tok:{label}|stem:{'yes' if self.stem else 'no'}|v:{__version__}"
+
+    @property
+    def scoring(self) -> str:
+        """What a score depends on besides its texts (the score cache's key)."""
+        return f"{self.metric}|tok:{TOKENIZERS[self.tokenizer].label}|stem:{self.stem}|{ENGINE}"
+
+    def switched(self, *, metric: str | None = None, tokenizer: str | None = None) -> Settings:
+        """The same settings with another metric or tokenizer (the app's ``m`` and ``t``);
+        stemming stays only where the new tokenizer stems."""
+        tokenizer = tokenizer or self.tokenizer
+        return replace(
+            self,
+            metric=metric or self.metric,
+            tokenizer=tokenizer,
+            stem=self.stem and TOKENIZERS[tokenizer].stems,
+        )
+
+
+def _first(*values):
+    return next((v for v in values if v is not None), None)
+
+
+def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> Settings:
+    """``suite`` is a suite's SuiteSettings and ``user`` the UserDefaults (both from
+    rouge_tui.suite); the keyword arguments are the flags (None: not given).
+
+    Stemming asked for by a flag with a tokenizer that does not stem is an error; a suite's
+    ``stem = true`` simply does not apply once a flag picks such a tokenizer."""
+    defaults = Settings()
+    metric = _first(metric, suite.metric, user.metric, defaults.metric)
+    tokenizer = _first(tokenizer, suite.tokenizer, user.tokenizer, defaults.tokenizer)
+    if metric not in METRICS:
+        raise UsageError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    if tokenizer not in TOKENIZERS:
+        raise UsageError(
+            f"unknown tokenizer {tokenizer!r}; expected one of {', '.join(TOKENIZERS)}"
+        )
+    stems = TOKENIZERS[tokenizer].stems
+    if stem and not stems:
+        stemmers = ", ".join(name for name, entry in TOKENIZERS.items() if entry.stems)
+        raise UsageError(f"--stem needs a tokenizer that stems ({stemmers}), not {tokenizer}")
+    if stem is None:
+        stem = bool(suite.stem) and stems
+    k = _first(k, suite.k, user.k, defaults.k)
+    if not (math.isfinite(k) and k > 0):
+        raise UsageError(f"band k must be a positive number, got {k!r}")
+    return Settings(
+        metric=metric,
+        tokenizer=tokenizer,
+        stem=bool(stem),
+        k=float(k),
+        band_source=_first(suite.band_source, defaults.band_source),
+        min_delta=float(_first(suite.min_delta, defaults.min_delta)),
+        min_support=float(_first(suite.min_support, defaults.min_support)),
+    )

@@ -1,0 +1,186 @@
+"""The review: a person's marks laid on the comparison in front of them.
+
+`Review` joins an analysis (figures and texts) with the suite's mark store and says how each
+mark shows on this comparison: made here (stale when the outputs changed since), carried from
+another build pair whose two outputs were the same, or made against earlier references. It
+also records new marks and notes. The report, the export and the app all go through it; it
+imports no Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rouge_tui.analysis.pipeline import Analysis, Texts
+from rouge_tui.store.marks import Mark, MarkStore, outputs_hash
+
+__all__ = ["Review", "Shown"]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A mark as this comparison shows it."""
+
+    mark: Mark
+    stale: bool
+    reason: str = ""  # why it is stale, in words
+    carried_from: tuple[str, str] | None = None  # the (baseline, candidate) it was made on
+
+    @property
+    def word(self) -> str:
+        return self.mark.mark
+
+    @property
+    def note(self) -> str:
+        return self.mark.note
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"mark": self.mark.mark, "note": self.mark.note, "stale": self.stale}
+        if self.reason:
+            entry["stale_reason"] = self.reason
+        if self.carried_from:
+            entry["carried_from"] = {"baseline": self.carried_from[0], "candidate": self.carried_from[1]}
+        return entry
+
+
+def store_for(analysis: Analysis, fingerprint: str) -> MarkStore:
+    suite = analysis.suite
+    return MarkStore(
+        suite.name, fingerprint, str(suite.path.resolve()), named=suite.settings.name is not None
+    )
+
+
+class Review:
+    """The marks of one build pair, over one analysis and its texts."""
+
+    def __init__(self, analysis: Analysis, texts: Texts) -> None:
+        self.analysis = analysis
+        self.texts = texts
+        self.baseline = texts.baseline.name
+        self.candidate = texts.candidate.name
+        self.store = store_for(analysis, texts.references.fingerprint)
+        self.store.load()
+        self._shown: dict[str, Shown] | None = None
+
+    @property
+    def warning(self) -> str | None:
+        return self.store.warning
+
+    def outputs_hash(self, example_id: str) -> str | None:
+        """The hash of this pair's two outputs of ``example_id`` (None: not in both builds)."""
+        try:
+            return outputs_hash(*self.texts.outputs(example_id))
+        except KeyError:
+            return None
+
+    def shown(self) -> dict[str, Shown]:
+        """Every mark this comparison shows, by id: made here, else carried, else earlier."""
+        if self._shown is not None:
+            return self._shown
+        pair = (self.baseline, self.candidate)
+        shown: dict[str, Shown] = {}
+        for example_id, mark in self.store.earlier(*pair).items():
+            shown[example_id] = Shown(
+                mark, True, f"made against earlier references ({mark.fingerprint[:12]})"
+            )
+        for (example_id, judged), mark in self.store.carried(*pair).items():
+            if self.outputs_hash(example_id) == judged:
+                shown[example_id] = Shown(mark, False, carried_from=(mark.baseline, mark.candidate))
+        for example_id, mark in self.store.own(*pair).items():
+            now = self.outputs_hash(example_id)
+            if now is None:
+                shown[example_id] = Shown(mark, True, "not in both builds any more")
+            elif now != mark.outputs:
+                shown[example_id] = Shown(mark, True, "the outputs changed since")
+            else:
+                shown[example_id] = Shown(mark, False)
+        self._shown = shown
+        return shown
+
+    def get(self, example_id: str) -> Shown | None:
+        return self.shown().get(example_id)
+
+    def marks_json(self) -> dict[str, dict[str, Any]]:
+        return {key: entry.to_json() for key, entry in sorted(self.shown().items())}
+
+    # ------------------------------------------------------------------ changes
+
+    def _slot(self, example_id: str) -> tuple[str, str, str, str]:
+        return (self.store.fingerprint, self.baseline, self.candidate, example_id)
+
+    def set_mark(self, example_id: str, word: str | None, note: str | None = None) -> str | None:
+        """Mark this pair's ``example_id`` (a note alone keeps the word, or hangs on
+        "unsure"); returns a notice. A failed save raises OSError and keeps the change."""
+        current = self.get(example_id)
+        if note is None and current is not None and current.carried_from is None:
+            note = current.note
+        if word is None and current is not None:
+            word = current.word
+        try:
+            return self.store.set(
+                self.baseline, self.candidate, example_id, word, note,
+                self.outputs_hash(example_id) or "",
+            )
+        finally:
+            self._shown = None
+
+    def clear(self, example_id: str) -> Mark | None:
+        """Remove this pair's own mark of ``example_id``; returns it, for `restore` (undo)."""
+        slot = self._slot(example_id)
+        before = self.store.all.get(slot)
+        if before is None:
+            return None
+        try:
+            self.store.put(slot, None)
+        finally:
+            self._shown = None
+        return before
+
+    def restore(self, mark: Mark) -> None:
+        """Put back a mark `clear` removed."""
+        try:
+            self.store.put(mark.slot, mark)
+        finally:
+            self._shown = None
+
+    def reload(self) -> None:
+        """Read the marks again (another session may have written some)."""
+        self.store.load()
+        self._shown = None
+
+
+def find_rows(review: Review, query: str, cancelled=lambda: False) -> tuple[object, str]:
+    """The ranked indices the table's filter keeps, and how the query was read.
+
+    A query that is a change signal's name or label (``trunc``) keeps the examples with that
+    signal; a mark word (``fine``, ``regression``, ``unsure``, or ``marked`` for any) the
+    examples so marked; anything else, or anything in quotes, is text: part of an id or of
+    either output, ignoring case."""
+    import numpy as np
+
+    from rouge_tui.analysis import signals
+
+    figures = review.analysis.figures
+    wanted = query.strip()
+    quoted = len(wanted) >= 2 and wanted[0] == wanted[-1] == '"'
+    key = wanted.casefold()
+    if not quoted:
+        for bit, signal in enumerate(signals.SIGNALS):
+            if key in (signal.name, signal.short):
+                rows = np.flatnonzero(figures.signals >> bit & 1)
+                return rows, f"signal {signal.name}"
+        shown = review.shown()
+        if key in ("fine", "regression", "unsure", "regr", "marked"):
+            word = {"regr": "regression"}.get(key, key)
+            ids = {i for i, s in shown.items() if word == "marked" or s.word == word}
+            return np.asarray([r for r, i in enumerate(figures.ids) if i in ids], dtype=np.int64), f"mark {word}"
+    needle = (wanted[1:-1] if quoted else wanted).casefold()
+    base, cand = review.texts.baseline.runs[0].outputs, review.texts.candidate.runs[0].outputs
+    rows = []
+    for row, example_id in enumerate(figures.ids):
+        if row % 4096 == 0 and cancelled():
+            break
+        if needle in example_id.casefold() or needle in base[example_id].casefold() or needle in cand[example_id].casefold():
+            rows.append(row)
+    return np.asarray(rows, dtype=np.int64), "text"

@@ -1,0 +1,76 @@
+"""The review log: what each report of a suite saw (reference fingerprint, build pair, means),
+kept in the data dir so that a later report can say the frozen references moved.
+
+A suite's log is found by its identity: its ``suite.toml`` name when it has one, else its
+folder's name and place, so two unnamed suites in folders that share a name never share a
+log (and never warn about each other's references).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from rouge_tui.store.paths import Unreadable, atomic_write, data_dir, locked, now_iso, read_json, safe_name, set_aside
+
+__all__ = ["ReferenceChange", "ReviewLog"]
+
+LIMIT = 500  # entries kept per suite
+
+
+@dataclass(frozen=True)
+class ReferenceChange:
+    """The frozen references moved: a delta against moved references means little."""
+
+    previous: str
+    current: str
+    since: str  # when the previous fingerprint was last seen
+
+    def message(self) -> str:
+        return (
+            f"references changed since {self.since}: fingerprint {self.previous[:12]} -> "
+            f"{self.current[:12]}; deltas against earlier reviews are not comparable"
+        )
+
+
+class ReviewLog:
+    def __init__(self, identity: str) -> None:
+        self.path = data_dir() / "log" / f"{safe_name(identity, 40)}.json"
+        self.warning: str | None = None
+
+    def entries(self) -> list[dict[str, Any]]:
+        try:
+            data = read_json(self.path)
+        except Unreadable as exc:
+            self.warning = f"review log {self.path} was unreadable ({exc.reason}); {set_aside(self.path)}"
+            return []
+        entries = data.get("entries") if isinstance(data, dict) else None
+        if data is not None and not isinstance(entries, list):
+            self.warning = f"review log {self.path} was unreadable (no entries); {set_aside(self.path)}"
+            return []
+        return [e for e in entries or [] if isinstance(e, dict) and isinstance(e.get("fingerprint"), str)]
+
+    def reference_change(self, fingerprint: str, builds: tuple[str, ...] = ()) -> ReferenceChange | None:
+        """How the references moved, if they did: the newest recorded review used other
+        references, or one of ``builds`` was ever scored against other references."""
+        entries = self.entries()
+        for entry in reversed(entries):
+            if entry["fingerprint"] == fingerprint:
+                continue
+            if entry is entries[-1] or entry.get("baseline") in builds or entry.get("candidate") in builds:
+                return ReferenceChange(entry["fingerprint"], fingerprint, str(entry.get("time", "an earlier review")))
+        return None
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """Append one review's figures (atomic, under a lock); a failure costs only the record."""
+        try:
+            with locked(self.path):
+                entries = self.entries()
+                if entries and all(entries[-1].get(k) == v for k, v in entry.items()):
+                    return  # the same review again
+                entries.append({"time": now_iso(), **entry})
+                payload = {"entries": entries[-LIMIT:]}
+                atomic_write(self.path, (json.dumps(payload, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "surrogatepass"))
+        except OSError as exc:
+            self.warning = f"could not record the review in {self.path.parent}: {exc.strerror or exc}"

@@ -1,0 +1,77 @@
+"""Bulk scoring through rouge-score-rs equals rouge-score 0.1.2 for every tokenizer, metric
+and stemming setting, one reference or several."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import ALL_METRICS, CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE, rouge_score, tricky_texts
+
+from rouge_tui.rouge import engine
+
+CONFIGS = [("whitespace", False), ("rouge-score", False), ("rouge-score", True), ("unicode", False), ("character", False)]
+ORACLES = {config: rouge_score(*config) for config in CONFIGS}
+
+
+def expected(config, references, output):
+    return ORACLES[config].score_multi(list(references), output)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c[0]}{'-stem' if c[1] else ''}")
+@settings(max_examples=60, deadline=None)
+@given(pairs=st.lists(st.tuples(st.lists(tricky_texts(), min_size=1, max_size=3), tricky_texts()), min_size=1, max_size=8))
+def test_equal_to_rouge_score_on_tricky_texts(config, pairs) -> None:
+    references = [tuple(refs) for refs, _ in pairs]
+    outputs = [out for _, out in pairs]
+    got = engine.score(references, outputs, ALL_METRICS, *config)
+    for i, (refs, out) in enumerate(pairs):
+        want = expected(config, refs, out)
+        for j, metric in enumerate(ALL_METRICS):
+            assert tuple(got[i, j]) == tuple(want[metric]), (metric, refs, out)
+
+
+def test_the_chapters_pair_as_its_definition_computes_it() -> None:
+    """SPEC: with lower().split() the reference has 55 tokens, A 47 (LCS 16, F 0.3137), B 58
+    (LCS 46, F 0.8142); the chapter's own 0.62 is not what its definition computes."""
+    got = engine.score([(CHAPTER_REFERENCE,), (CHAPTER_REFERENCE,)], [CHAPTER_A, CHAPTER_B], "rougeL", "whitespace")
+    assert got[0].tolist() == [16 / 47, 16 / 55, 2 * (16 / 47) * (16 / 55) / (16 / 47 + 16 / 55)]
+    assert round(got[0, 2], 4) == 0.3137 and round(got[1, 2], 4) == 0.8142
+    assert got[1, 0] == 46 / 58 and got[1, 1] == 46 / 55
+
+
+def test_ties_between_references_go_to_the_first_listed() -> None:
+    # Against "a b" the output has P 1/4, R 1/2; against the 8-word reference P 1/2, R 1/4:
+    # F is 1/3 both ways, and the first reference listed decides P and R.
+    first, second = "a b", "a y b c d e f g"
+    got = engine.score([(first, second), (second, first)], ["a y z w"] * 2, "rouge1", "whitespace")
+    assert got[0].tolist() == [1 / 4, 1 / 2, 2 * (1 / 4) * (1 / 2) / (1 / 4 + 1 / 2)]
+    assert got[1].tolist() == [1 / 2, 1 / 4, 2 * (1 / 2) * (1 / 4) / (1 / 2 + 1 / 4)]
+    for row, refs in zip(got, [(first, second), (second, first)]):
+        assert tuple(row) == tuple(expected(("whitespace", False), refs, "a y z w")["rouge1"])
+
+
+def test_long_texts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "CHUNK", 7)
+    rng = random.Random(5)
+    words = "the pool push replica timed out minutes config change guard".split()
+    refs = [(" ".join(rng.choice(words) for _ in range(rng.randint(0, 60))),) for _ in range(30)]
+    outs = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 60))) for _ in range(30)]
+    seen = []
+    got = engine.score(refs, outs, "rougeLsum", "rouge-score", True, lambda done, total: seen.append((done, total)))
+    oracle = rouge_score("rouge-score", True, ["rougeLsum"])
+    assert [tuple(row) for row in got] == [tuple(oracle.score(r[0], o)["rougeLsum"]) for r, o in zip(refs, outs)]
+    assert seen == [(7, 30), (14, 30), (21, 30), (28, 30), (30, 30)]
+
+
+def test_stemming_without_a_stemmer_is_refused() -> None:
+    with pytest.raises(ValueError, match="stemming"):
+        engine.score([("a",)], ["a"], "rougeL", "whitespace", stem=True)
+
+
+def test_no_pairs() -> None:
+    assert engine.score([], [], "rougeL", "whitespace").shape == (0, 3)
+    assert np.array_equal(engine.score([], [], ["rouge1", "rouge2"], "unicode"), np.zeros((0, 2, 3)))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from suite_helpers import error_of, jsonl
+from suite_helpers import error_of, jsonl, within
 
 from rouge_tui.suite import (
     Fields,
@@ -498,6 +498,15 @@ def test_a_csv_header_that_is_a_secret_is_not_printed(tmp_path: Path) -> None:
     assert message == (
         f"{link}:1: missing column 'id' (columns: 'SECRET_TOKEN=ghp_A1…', "
         "'/bin\\x00', 'x', 'y', 'z' and 2 more)"
+    )
+
+
+def test_a_header_of_a_million_columns_is_checked_in_linear_time(tmp_path: Path) -> None:
+    header = ",".join(f"c{i}" for i in range(1_000_000))
+    path = run_file(tmp_path, header + ",id\n" + "x," * 1_000_000 + "a\n", "wide.csv")
+    message = str(within(10, error_of, outputs, path))  # a quadratic check took hours
+    assert message == (
+        f"{path}:1: missing column 'output' (columns: 'c0', 'c1', 'c2', 'c3', 'c4' and 999996 more)"
     )
 
 

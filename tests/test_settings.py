@@ -171,6 +171,11 @@ def test_not_utf8_a_directory_and_invalid_toml(tmp_path: Path) -> None:
     assert str(error_of(read_suite_settings, path)) == f"{path}: is a directory, expected a file"
 
 
+def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    path = toml_file(tmp_path, "name = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert str(error_of(read_suite_settings, path)) == f"{path}: invalid TOML: nested too deeply"
+
+
 def test_a_huge_settings_file_is_refused(tmp_path: Path) -> None:
     path = toml_file(tmp_path, "# " + "x" * (1 << 20) + "\n")
     assert str(error_of(read_suite_settings, path)) == f"{path}: too big (over 1 MiB)"

@@ -207,9 +207,11 @@ def _header(
             f"references per example ({quoted(several)}) need JSON Lines"
         )
         raise SuiteError(message, path, line)
-    for i, name in enumerate(columns):
-        if name in columns[:i]:
+    seen: set[str] = set()
+    for name in columns:
+        if name in seen:
             raise SuiteError(f"duplicate column {quoted(name, 20)} in the header", path, line)
+        seen.add(name)
     for name in required:
         if name not in columns:
             shown = quoted_list(columns, 5, 20)
@@ -279,11 +281,11 @@ def read_run(path: Path, fields: Fields = _FIELDS) -> Run:
     blocks = LineBlocks(path)
     outputs: dict[str, str] = {}
     for number, record, line in _records(blocks, (id_name, output_name), None):
-        usual = type(record) is dict
-        if usual:
-            key, text = record.get(id_name), record.get(output_name)  # type: ignore[union-attr]
-            usual = type(key) is str and key != "" and type(text) is str
-        if not usual:
+        try:
+            key, text = record[id_name], record[output_name]  # type: ignore[index]
+        except (KeyError, TypeError):  # no such field, or no object
+            key = text = None
+        if type(key) is not str or not key or type(text) is not str:
             key = _id(path, number, record, line, id_name)
             text = _text(path, number, record, output_name)  # type: ignore[arg-type]
         if key in outputs:
@@ -327,11 +329,11 @@ def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
     extra: dict[str, dict] = {}
     empty: list[str] = []
     for number, record, line in _records(blocks, (id_name, one), many):
-        usual = type(record) is dict
-        if usual:
-            key, text = record.get(id_name), record.get(one)  # type: ignore[union-attr]
-            usual = type(key) is str and key != "" and type(text) is str and many not in record
-        if usual:
+        try:
+            key, text = record[id_name], record[one]  # type: ignore[index]
+        except (KeyError, TypeError):  # no such field, or no object
+            key = text = None
+        if type(key) is str and key and type(text) is str and many not in record:  # type: ignore[operator]
             references: tuple[str, ...] = (text,)
             blank = not text or text.isspace()
         else:

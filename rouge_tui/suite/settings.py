@@ -154,6 +154,8 @@ def _parse(path: Path) -> _Table | None:
         if found:
             message = message[: found.start()]
         raise SuiteError(f"invalid TOML: {message}", path, line) from None
+    except RecursionError:
+        raise SuiteError("invalid TOML: nested too deeply", path) from None
     return _Table(path, text.split("\n"), data, None)
 
 

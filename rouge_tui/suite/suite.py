@@ -220,8 +220,6 @@ def read_build(suite: Suite, entry: BuildEntry) -> Build:
         raise entry.problem
     runs = [read_run(path, suite.settings.fields) for path in entry.run_files]
     first = runs[0].outputs
-    if len(runs) == 1:
-        return Build(entry.name, entry.path, runs, list(first), [])
     common = set(first)
     for run in runs[1:]:
         common.intersection_update(run.outputs)

@@ -147,7 +147,7 @@ class LineBlocks:
     """A data file as blocks of whole lines, gunzipped for ``.gz``; iterate once.
 
     Yields ``(number of the block's first line, its lines)``, the lines without their
-    ``\n`` (the file's last line may have had none). ``digest`` is then `file_digest`'s
+    newline (the file's last line may have had none). ``digest`` is then `file_digest`'s
     value, computed on the way.
     """
 

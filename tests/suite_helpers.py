@@ -5,7 +5,6 @@ test), the one-line error check, and ways to run a read that might hang or eat m
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import textwrap
@@ -116,7 +115,3 @@ def in_child(code: str, timeout: float = 60, memory: int = 2 << 30) -> tuple[str
     code_status, peak = status.split()
     assert code_status == "0", result.stderr[-2000:]
     return rest, int(peak) / 1024
-
-
-def self_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

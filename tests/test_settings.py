@@ -171,6 +171,13 @@ def test_not_utf8_a_directory_and_invalid_toml(tmp_path: Path) -> None:
     assert str(error_of(read_suite_settings, path)) == f"{path}: is a directory, expected a file"
 
 
+def test_a_broken_link_is_an_error_not_missing(tmp_path: Path) -> None:
+    (tmp_path / "suite.toml").symlink_to(tmp_path / "elsewhere.toml")
+    assert str(error_of(read_suite_settings, tmp_path / "suite.toml")) == (
+        f"{tmp_path}/suite.toml: a broken link (its target does not exist)"
+    )
+
+
 def test_deep_nesting_is_an_error_not_a_crash(tmp_path: Path) -> None:
     path = toml_file(tmp_path, "name = " + "[" * 100_000 + "]" * 100_000 + "\n")
     assert str(error_of(read_suite_settings, path)) == f"{path}: invalid TOML: nested too deeply"

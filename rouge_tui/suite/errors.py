@@ -1,58 +1,43 @@
-"""The one error the suite loader raises, and safe rendering of untrusted names in it."""
+"""The one error the suite package raises, and the helpers that put untrusted names in it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["SuiteError", "show_id", "show_names", "type_name"]
+from rouge_tui.safetext import one_line
+
+__all__ = ["SuiteError", "quoted", "quoted_list", "type_name"]
 
 
-def _printable(text: str) -> str:
-    """Escape every non-printable character (controls, bidi overrides, newlines) like repr does."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+def quoted(text: str, limit: int = 40) -> str:
+    """An id, a name or a piece of a file, escaped, cut to ``limit`` characters and quoted."""
+    return f"'{one_line(text, limit)}'"
+
+
+def quoted_list(names: Sequence[str], shown: int = 10, limit: int = 40) -> str:
+    """At most ``shown`` names, each `quoted`, then how many more there are."""
+    text = ", ".join(quoted(name, limit) for name in names[:shown])
+    if len(names) > shown:
+        text += f" and {len(names) - shown} more"
+    return text or "(none)"
+
+
+_JSON_TYPES = {type(None): "null", bool: "boolean", int: "number", float: "number",
+               str: "string", list: "array", dict: "object"}  # fmt: skip
 
 
 def type_name(value: object, mapping: str = "object") -> str:
-    """The JSON (or TOML) name of a parsed value's type, for messages; a mapping is called
-    ``mapping`` ("object" in JSON, "table" in TOML)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return mapping
-    return type(value).__name__
-
-
-def show_id(value: object) -> str:
-    """An id (or any untrusted name) quoted for a message: repr-escaped, so no control
-    character, escape sequence or newline from the data can reach the terminal."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def show_names(names: list[str], limit: int = 20) -> str:
-    """A short, safe, comma-separated list of names for a message."""
-    shown = ", ".join(show_id(n) for n in names[:limit])
-    if len(names) > limit:
-        shown += f" and {len(names) - limit} more"
-    return shown or "(none)"
+    """A parsed value's JSON type name for messages (``mapping`` is "table" for TOML)."""
+    name = _JSON_TYPES.get(type(value), type(value).__name__)
+    return mapping if name == "object" else name
 
 
 class SuiteError(Exception):
-    """A one-line, user-facing error about a suite's files.
+    """One line for a person: ``PATH:LINE: message`` or ``PATH: message``.
 
-    ``str(e)`` reads ``PATH:LINE: message`` (or ``PATH: message`` when no line applies), with
-    the path as the user gave it joined with the file's place in the suite, e.g.
-    ``my-suite/builds/x.jsonl:12: invalid JSON: Expecting value (column 1)``.
+    ``str(e)`` always goes through `one_line`, so no path, id or excerpt from a file can put
+    a control character, an escape sequence or a line break in front of the reader.
     """
 
     def __init__(
@@ -61,16 +46,10 @@ class SuiteError(Exception):
         self.message = message
         self.path: Path | None = Path(path) if path is not None else None
         self.line = line
-        super().__init__(self._render())
-
-    def _render(self) -> str:
-        if self.path is None:
-            where = ""
-        elif self.line is None:
-            where = f"{self.path}: "
-        else:
-            where = f"{self.path}:{self.line}: "
-        return _printable(where + self.message)
+        super().__init__(message)
 
     def __str__(self) -> str:
-        return self._render()
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:" if self.line is None else f"{self.path}:{self.line}:"
+        return one_line(f"{where} {self.message}" if where else self.message)

@@ -1,20 +1,24 @@
-"""``suite.toml``: a suite's optional settings and field names, read as data with tomllib."""
+"""``suite.toml`` (a suite's settings and field names) and the user's ``config.toml``,
+read as data with tomllib and checked against the registries; a bad value names its line."""
 
 from __future__ import annotations
 
 import math
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rouge_tui.suite.errors import SuiteError, show_id, type_name
+from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.suite.errors import SuiteError, quoted, type_name
+from rouge_tui.suite.files import read_small
 
-__all__ = ["METRICS", "TOKENIZERS", "Fields", "Settings", "read_settings"]
+__all__ = ["Fields", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
 
-# The names suite.toml may use; kept here so the loader does not depend on the metrics package.
-METRICS = ("rouge1", "rouge2", "rougeL", "rougeLsum")
-TOKENIZERS = ("whitespace", "rouge-score")
+_TOML_LIMIT = 1 << 20
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
+_HEADER = re.compile(r"""\s*\[\s*["']?([^\]"']+)["']?\s*\]""")
 
 
 @dataclass(frozen=True)
@@ -25,96 +29,122 @@ class Fields:
     reference: str = "reference"
     references: str = "references"
     output: str = "output"
+    source: str = "source"
 
 
 @dataclass(frozen=True)
-class Settings:
-    """A suite's settings from suite.toml; ``None`` means "not set here, use the next default"."""
+class SuiteSettings:
+    """A suite's settings from suite.toml; ``None``: not set there (the caller's defaults)."""
 
     name: str | None = None
     metric: str | None = None
     tokenizer: str | None = None
     stem: bool | None = None
     k: float | None = None
+    band_source: str | None = None
+    min_delta: float | None = None
+    min_support: float | None = None
     fields: Fields = Fields()
 
 
-# Where each accepted key lives: top level, [band] or [fields].
-_TOP = ("name", "metric", "tokenizer", "stem", "band", "fields")
-_BAND = ("k",)
-_FIELDS = ("id", "reference", "references", "output")
-_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
+@dataclass(frozen=True)
+class UserDefaults:
+    """The user's defaults from config.toml; ``None``: not set there."""
+
+    metric: str | None = None
+    tokenizer: str | None = None
+    k: float | None = None
+    theme: str | None = None
 
 
-def _toml_type(value: object) -> str:
-    """A TOML value's type name for messages (a mapping is a table)."""
-    return type_name(value, "table")
+class _Table:
+    """One TOML table of a parsed file, checked key by key; errors point at the key's line."""
 
+    def __init__(self, path: Path, lines: list[str], data: dict, name: str | None) -> None:
+        self.path, self.lines, self.data, self.name = path, lines, data, name
 
-class _Reader:
-    """Validates one parsed suite.toml, pointing at the key's line where it can find it."""
-
-    def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.lines = text.split("\n")
-
-    def line_of(self, table: str | None, key: str) -> int | None:
-        """Best effort: the first line assigning ``key`` (or ``table.key``), for messages."""
-        names = [re.escape(key)] + ([re.escape(f"{table}.{key}")] if table else [])
-        pattern = re.compile(r"""^\s*["']?(?:""" + "|".join(names) + r""")["']?\s*=""")
-        for number, line in enumerate(self.lines, 1):
-            if pattern.match(line):
+    def line_of(self, key: str) -> int | None:
+        """Best effort: the line setting ``key`` in this table (else the table's own line)."""
+        plain = re.compile(rf"""\s*["']?{re.escape(key)}["']?\s*=""")
+        dotted = re.compile(rf"""\s*["']?{re.escape(f"{self.name}.{key}")}["']?\s*=""")
+        table_line = None
+        current = None
+        for number, text in enumerate(self.lines, 1):
+            header = _HEADER.match(text)
+            if header:
+                current = header.group(1).strip()
+                if self.name is None and current.split(".")[0].strip("\"' ") == key:
+                    return number  # the key is a table: its header
+                table_line = number if current == self.name else table_line
+                continue
+            if current == self.name and plain.match(text):
                 return number
-        return None
+            if current is None and self.name and dotted.match(text):
+                return number
+        return table_line
 
-    def fail(self, table: str | None, key: str, message: str) -> SuiteError:
-        return SuiteError(message, self.path, self.line_of(table, key))
+    def label(self, key: str) -> str:
+        return f"{self.name}.{key}" if self.name else key
 
-    def table(self, data: dict, table: str | None, allowed: tuple[str, ...]) -> None:
-        for key in data:
-            if key not in allowed:
-                where = f"{table}.{key}" if table else key
-                raise SuiteError(
-                    f"unknown key {show_id(where)} (known: {', '.join(allowed)})",
-                    self.path,
-                    self.line_of(table, key),
+    def fail(self, key: str, message: str) -> SuiteError:
+        return SuiteError(message, self.path, self.line_of(key))
+
+    def only(self, *known: str) -> None:
+        for key in self.data:
+            if key not in known:
+                raise self.fail(
+                    key, f"unknown key {quoted(self.label(key))} (known: {', '.join(known)})"
                 )
 
-    def string(
-        self, data: dict, table: str | None, key: str, choices: tuple[str, ...] = ()
-    ) -> str | None:
-        if key not in data:
-            return None
-        value = data[key]
-        label = f"{table}.{key}" if table else key
-        if not isinstance(value, str):
-            raise self.fail(table, key, f"{label} must be a string, not {_toml_type(value)}")
-        if not value.strip():
-            raise self.fail(table, key, f"{label} must not be empty")
-        if choices and value not in choices:
+    def table(self, key: str) -> _Table:
+        value = self.data.get(key, {})
+        if not isinstance(value, dict):
             raise self.fail(
-                table,
+                key, f"{key} must be a table ([{key}]), not {type_name(value, 'table')}"
+            )
+        return _Table(self.path, self.lines, value, key)
+
+    def string(self, key: str, choices: list[str] | None = None) -> str | None:
+        if key not in self.data:
+            return None
+        value = self.data[key]
+        if not isinstance(value, str):
+            raise self.fail(
+                key, f"{self.label(key)} must be a string, not {type_name(value, 'table')}"
+            )
+        if not value.strip():
+            raise self.fail(key, f"{self.label(key)} must not be empty")
+        if choices is not None and value not in choices:
+            raise self.fail(
                 key,
-                f"unknown {label} {show_id(value)}; expected one of {', '.join(choices)}",
+                f"unknown {self.label(key)} {quoted(value)}; expected one of {', '.join(choices)}",
             )
         return value
 
+    def number(self, key: str, fits: Callable[[float], bool], wanted: str) -> float | None:
+        """A finite number for which ``fits`` holds (``wanted`` says which, in messages)."""
+        if key not in self.data:
+            return None
+        value = self.data[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(
+                key, f"{self.label(key)} must be a number, not {type_name(value, 'table')}"
+            )
+        if not (math.isfinite(value) and fits(value)):
+            raise self.fail(key, f"{self.label(key)} must be {wanted}, got {value!r}")
+        return float(value)
 
-def read_settings(path: Path) -> Settings:
-    """Read a suite.toml; a missing file gives the defaults, anything malformed a SuiteError."""
+
+def _parse(path: Path) -> _Table | None:
+    """The file's top table; None when there is no file."""
     try:
-        raw = path.read_bytes()
+        raw = read_small(path, _TOML_LIMIT)
     except FileNotFoundError:
-        return Settings()
-    except IsADirectoryError:
-        raise SuiteError("is a directory, expected a TOML file", path) from None
-    except OSError as exc:
-        raise SuiteError(f"cannot read: {exc.strerror or exc}", path) from None
+        return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise SuiteError("not valid UTF-8", path, line) from None
+        raise SuiteError("not valid UTF-8", path, raw.count(b"\n", 0, exc.start) + 1) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -124,54 +154,70 @@ def read_settings(path: Path) -> Settings:
         if found:
             message = message[: found.start()]
         raise SuiteError(f"invalid TOML: {message}", path, line) from None
+    except RecursionError:
+        raise SuiteError("invalid TOML: nested too deeply", path) from None
+    return _Table(path, text.split("\n"), data, None)
 
-    reader = _Reader(path, text)
-    reader.table(data, None, _TOP)
-    name = reader.string(data, None, "name")
-    metric = reader.string(data, None, "metric", METRICS)
-    tokenizer = reader.string(data, None, "tokenizer", TOKENIZERS)
-    stem = data.get("stem")
+
+def read_suite_settings(path: Path) -> SuiteSettings:
+    """A suite.toml; no file gives the defaults, anything malformed a SuiteError."""
+    top = _parse(Path(path))
+    if top is None:
+        return SuiteSettings()
+    top.only("name", "metric", "tokenizer", "stem", "band", "grounding", "fields")
+    tokenizer = top.string("tokenizer", list(TOKENIZERS))
+    stem = top.data.get("stem")
     if stem is not None and not isinstance(stem, bool):
-        raise reader.fail(None, "stem", f"stem must be true or false, not {_toml_type(stem)}")
-    if stem and tokenizer == "whitespace":
-        raise reader.fail(
-            None,
+        raise top.fail("stem", f"stem must be true or false, not {type_name(stem, 'table')}")
+    if stem and tokenizer is not None and not TOKENIZERS[tokenizer].stems:
+        stemming = ", ".join(name for name, entry in TOKENIZERS.items() if entry.stems)
+        raise top.fail(
             "stem",
-            'stem = true needs tokenizer = "rouge-score" (stemming is part of its tokenizer)',
+            f"stem = true needs a tokenizer that stems ({stemming}), not {quoted(tokenizer)}",
         )
-
-    k: float | None = None
-    band = data.get("band", {})
-    if not isinstance(band, dict):
-        raise reader.fail(None, "band", f"band must be a table ([band]), not {_toml_type(band)}")
-    reader.table(band, "band", _BAND)
-    if "k" in band:
-        value = band["k"]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise reader.fail("band", "k", f"band.k must be a number, not {_toml_type(value)}")
-        if not (math.isfinite(value) and value > 0):
-            raise reader.fail("band", "k", f"band.k must be a positive number, got {value!r}")
-        k = float(value)
-
-    table = data.get("fields", {})
-    if not isinstance(table, dict):
-        raise reader.fail(
-            None, "fields", f"fields must be a table ([fields]), not {_toml_type(table)}"
-        )
-    reader.table(table, "fields", _FIELDS)
-    names = {key: reader.string(table, "fields", key) for key in _FIELDS}
-    fields = Fields(**{key: value for key, value in names.items() if value is not None})
+    band = top.table("band")
+    band.only("k", "source", "min_delta")
+    grounding = top.table("grounding")
+    grounding.only("min_support")
+    table = top.table("fields")
+    names = ("id", "reference", "references", "output", "source")
+    table.only(*names)
+    given = {key: table.string(key) for key in names}
+    fields = Fields(**{key: value for key, value in given.items() if value is not None})
+    # output and reference may share a name: they live in different files.
     for first, second in (
-        ("id", "reference"),
-        ("id", "references"),
-        ("id", "output"),
-        ("reference", "references"),
-    ):
+        ("id", "reference"), ("id", "references"), ("id", "output"), ("id", "source"),
+        ("reference", "references"), ("reference", "source"), ("references", "source"),
+    ):  # fmt: skip
         if getattr(fields, first) == getattr(fields, second):
-            raise SuiteError(
+            raise table.fail(
+                second if second in table.data else first,
                 f"fields.{first} and fields.{second} name the same field "
-                f"{show_id(getattr(fields, first))}",
-                path,
-                reader.line_of("fields", second) or reader.line_of("fields", first),
+                f"{quoted(getattr(fields, first))}",
             )
-    return Settings(name=name, metric=metric, tokenizer=tokenizer, stem=stem, k=k, fields=fields)
+    return SuiteSettings(
+        name=top.string("name"),
+        metric=top.string("metric", list(METRICS)),
+        tokenizer=tokenizer,
+        stem=stem,
+        k=band.number("k", lambda k: k > 0, "a positive number"),
+        band_source=band.string("source", ["auto", "history"]),
+        min_delta=band.number("min_delta", lambda d: d >= 0, "a number >= 0"),
+        min_support=grounding.number("min_support", lambda s: 0 < s <= 1, "a number in (0, 1]"),
+        fields=fields,
+    )
+
+
+def read_user_defaults(path: Path) -> UserDefaults:
+    """The user's config.toml; no file gives no defaults, a bad value a SuiteError naming
+    the file and line (the app shows it rather than guessing what was meant)."""
+    top = _parse(Path(path))
+    if top is None:
+        return UserDefaults()
+    top.only("metric", "tokenizer", "k", "theme")
+    return UserDefaults(
+        metric=top.string("metric", list(METRICS)),
+        tokenizer=top.string("tokenizer", list(TOKENIZERS)),
+        k=top.number("k", lambda k: k > 0, "a positive number"),
+        theme=top.string("theme"),
+    )

@@ -1,0 +1,210 @@
+"""The one way rouge-tui opens and reads a file, whoever asks (suite, settings, state).
+
+`_open` is the only place a file is opened: without blocking (a FIFO opens at once), then
+checked through the descriptor, not the path, to be a regular file, so a directory, FIFO,
+socket or device, a broken link or a link loop is a one-line SuiteError and never a hang.
+Every read is bounded: a read that would block (``/proc/kmsg``) is an error; data files
+stream in blocks cut at line ends, with at most `MAX_LINE` bytes in a line and
+`MAX_BYTES` in a file (decompressed), and a gzip file that grows too fast is stopped early.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import gzip
+import hashlib
+import os
+import stat
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from rouge_tui.suite.errors import SuiteError
+
+__all__ = ["MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "read_small", "size_text"]
+
+MAX_LINE = 64 << 20  # bytes in one line (one JSON record, one CSV line)
+MAX_BYTES = 16 << 30  # bytes one data file may yield, after gunzip
+BLOCK = 1 << 20  # bytes asked of the file per read (less than MAX_LINE: a line that ends
+# in the block it began in is short enough)
+# gzip: past this many bytes out, more than RATIO times the bytes in is a bomb, not data.
+GZIP_FREE = 64 << 20
+GZIP_RATIO = 200
+
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def size_text(size: int) -> str:
+    """``64 MiB`` for messages."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} bytes"
+
+
+def _reason(exc: OSError) -> str:
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _open(path: Path) -> int:
+    """A descriptor of ``path`` once it is known to be a regular file; else a SuiteError.
+
+    A missing file raises FileNotFoundError (callers decide what absence means); a link
+    pointing nowhere is a SuiteError, since someone meant a file to be there.
+    """
+    try:
+        fd = os.open(path, _FLAGS)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise SuiteError("a broken link (its target does not exist)", path) from None
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing only
+            raise SuiteError("not a regular file (a socket?)", path) from None
+        raise SuiteError(_reason(exc), path) from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise SuiteError(_reason(exc), path) from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise SuiteError("is a directory, expected a file", path)
+        kind = next((name for test, name in _KINDS if test(mode)), "not a plain file")
+        raise SuiteError(f"not a regular file ({kind})", path)
+    return fd
+
+
+class _Raw:
+    """A checked, open file, read through its descriptor; the bytes are hashed and counted
+    as they go by (the compressed bytes, for a gzip file read through it)."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd = fd
+        self.path = path
+        self.sha = hashlib.sha256()
+        self.count = 0
+
+    def read(self, size: int = BLOCK) -> bytes:
+        try:
+            data = os.read(self.fd, size if size >= 0 else BLOCK)
+        except BlockingIOError:
+            raise SuiteError("reading would block (not a plain file)", self.path) from None
+        except OSError as exc:
+            raise SuiteError(_reason(exc), self.path) from None
+        self.sha.update(data)
+        self.count += len(data)
+        return data
+
+
+@contextlib.contextmanager
+def _reading(path: Path, missing: str | None = "no such file") -> Iterator[_Raw]:
+    """`_open` as a `_Raw`, closed after; a missing file is a SuiteError saying ``missing``
+    (or FileNotFoundError, with None)."""
+    try:
+        fd = _open(path)
+    except FileNotFoundError:
+        if missing is None:
+            raise
+        raise SuiteError(missing, path) from None
+    try:
+        yield _Raw(fd, path)
+    finally:
+        os.close(fd)
+
+
+def read_small(path: Path, limit: int = 64 << 20) -> bytes:
+    """A whole small file (settings, marks, history, cache entries) through the same checks;
+    a SuiteError when it is not a regular file, is unreadable or holds more than ``limit``
+    bytes; FileNotFoundError when it does not exist."""
+    parts: list[bytes] = []
+    with _reading(Path(path), None) as raw:
+        while chunk := raw.read(min(BLOCK, limit + 1)):
+            parts.append(chunk)
+            if raw.count > limit:
+                raise SuiteError(f"too big (over {size_text(limit)})", raw.path)
+    return b"".join(parts)
+
+
+def file_digest(path: Path) -> str:
+    """sha256 (hex) of a file's raw bytes (compressed, for ``.gz``), read through `_open`."""
+    with _reading(Path(path)) as raw:
+        while raw.read():
+            if raw.count > MAX_BYTES:
+                raise SuiteError(f"too big (over {size_text(MAX_BYTES)})", raw.path)
+    return raw.sha.hexdigest()
+
+
+class LineBlocks:
+    """A data file as blocks of whole lines, gunzipped for ``.gz``; iterate once.
+
+    Yields ``(number of the block's first line, its lines)``, the lines without their
+    newline (the file's last line may have had none). ``digest`` is then `file_digest`'s
+    value, computed on the way.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.digest = ""
+
+    def __iter__(self) -> Iterator[tuple[int, list[bytes]]]:
+        with _reading(self.path) as raw:
+            if self.path.name.endswith(".gz"):
+                with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:  # type: ignore[arg-type]
+                    yield from self._lines(unzipped.read, raw, gz=True)
+            else:
+                yield from self._lines(raw.read, raw, gz=False)
+            while raw.read():  # what gzip left unread still counts in the digest
+                pass
+            self.digest = raw.sha.hexdigest()
+
+    def _lines(
+        self, read: Callable[[int], bytes], raw: _Raw, gz: bool
+    ) -> Iterator[tuple[int, list[bytes]]]:
+        path = self.path
+        number = 1  # of the next line to yield
+        total = 0
+        carry: list[bytes] = []  # the start of a line that runs on past the bytes read
+        carried = 0
+        while chunk := self._read(read):
+            total += len(chunk)
+            if total > MAX_BYTES:
+                raise SuiteError(f"more than {size_text(MAX_BYTES)} of data", path)
+            if gz and total > GZIP_FREE and total > GZIP_RATIO * raw.count:
+                raise SuiteError(
+                    f"decompresses to over {GZIP_RATIO} times its size (a gzip bomb?)", path
+                )
+            lines = chunk.split(b"\n")
+            tail = lines.pop()  # the unfinished last line (b"" when the chunk ends one)
+            if carry and lines:
+                carry.append(lines[0])
+                carried += len(lines[0])
+                lines[0] = b"".join(carry)
+            elif not lines:
+                carry.append(tail)
+                carried += len(tail)
+                tail = b""
+            if carried > MAX_LINE:
+                raise SuiteError(f"line longer than {size_text(MAX_LINE)}", path, number)
+            if lines:
+                yield number, lines
+                number += len(lines)
+                carry, carried = [tail], len(tail)
+        if carried:
+            yield number, [b"".join(carry)]
+
+    def _read(self, read: Callable[[int], bytes]) -> bytes:
+        try:
+            return read(BLOCK)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise SuiteError(f"not a valid gzip file: {exc}", self.path) from None
+        except OSError as exc:
+            raise SuiteError(_reason(exc), self.path) from None

@@ -1,0 +1,117 @@
+"""Helpers for the suite package's tests: suites written with ``json`` (not the reader under
+test), the one-line error check, and ways to run a read that might hang or eat memory
+(a thread with a timeout; a child process with a memory cap that reports its peak)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from rouge_tui.suite import SuiteError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def jsonl(*records: object) -> str:
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
+def make_suite(
+    root: Path,
+    references: str | None = None,
+    builds: Mapping[str, str | Mapping[str, str]] | None = None,
+    toml: str | None = None,
+    references_name: str = "references.jsonl",
+) -> Path:
+    """Write a suite: ``builds`` maps a file name to its text, or a directory name to its
+    runs' names and texts. By default two references (a, b) and two builds (1-old, 2-new)."""
+    root.mkdir(parents=True, exist_ok=True)
+    if references is None:
+        references = jsonl(
+            {"id": "a", "reference": "the cat sat"}, {"id": "b", "reference": "a dog ran"}
+        )
+    (root / references_name).write_text(references, encoding="utf-8", newline="")
+    (root / "builds").mkdir(exist_ok=True)
+    if builds is None:
+        builds = {
+            "1-old.jsonl": jsonl(
+                {"id": "a", "output": "the cat"}, {"id": "b", "output": "dog ran"}
+            ),
+            "2-new.jsonl": jsonl({"id": "a", "output": "a cat"}, {"id": "b", "output": ""}),
+        }
+    for name, content in builds.items():
+        if isinstance(content, Mapping):
+            (root / "builds" / name).mkdir()
+            for run, text in content.items():
+                (root / "builds" / name / run).write_text(text, encoding="utf-8")
+        else:
+            (root / "builds" / name).write_text(content, encoding="utf-8", newline="")
+    if toml is not None:
+        (root / "suite.toml").write_text(toml, encoding="utf-8")
+    return root
+
+
+def error_of(function: Callable[..., object], *args: object) -> SuiteError:
+    """The SuiteError ``function(*args)`` raises, checked to be one safe line."""
+    with pytest.raises(SuiteError) as info:
+        function(*args)
+    text = str(info.value)
+    assert "\n" not in text and "\r" not in text and "\x1b" not in text, repr(text)
+    return info.value
+
+
+def within(seconds: float, function: Callable[..., object], *args: object) -> object:
+    """``function(*args)``'s result or raised exception, in a daemon thread; fails the test
+    if it has not returned after ``seconds`` (a hang must not hang the test run)."""
+    box: list[object] = []
+
+    def run() -> None:
+        try:
+            box.append(function(*args))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"{function.__name__} still running after {seconds} s"
+    return box[0]
+
+
+def in_child(code: str, timeout: float = 60, memory: int = 2 << 30) -> tuple[str, float]:
+    """Run ``code`` in a fresh interpreter capped at ``memory`` bytes of address space;
+    its stdout and the child's peak RSS in MiB (from RUSAGE_CHILDREN, measured around
+    this child alone by a wrapper process, so earlier children do not count)."""
+    wrapper = textwrap.dedent(
+        f"""
+        import resource, subprocess, sys
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, ({memory}, {memory}))
+        done = subprocess.run([sys.executable, "-c", {code!r}], capture_output=True,
+                              text=True, timeout={timeout}, preexec_fn=cap)
+        sys.stderr.write(done.stderr)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        print(done.returncode, peak)
+        print(done.stdout, end="")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", wrapper],
+        capture_output=True,
+        text=True,
+        timeout=timeout + 10,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    status, rest = result.stdout.split("\n", 1)
+    code_status, peak = status.split()
+    assert code_status == "0", result.stderr[-2000:]
+    return rest, int(peak) / 1024

@@ -1,0 +1,223 @@
+"""Tests for rouge_tui.suite.files: the one checked open and the bounded reads.
+
+Each hostile file is made here (FIFOs, sockets, devices, links, sparse files, gzip bombs)
+and must give a one-line SuiteError fast, with little memory; reads that could hang run in
+a thread with a timeout, reads that could eat memory in a child with a memory cap.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import socket
+import zlib
+from pathlib import Path
+
+import pytest
+from suite_helpers import error_of, in_child, within
+
+from rouge_tui.suite import SuiteError, file_digest, read_small
+from rouge_tui.suite import files as files_module
+from rouge_tui.suite.files import MAX_LINE, LineBlocks
+
+
+def lines_of(path: Path) -> list[tuple[int, list[bytes]]]:
+    return list(LineBlocks(path))
+
+
+# --------------------------------------------------------------------------- plain reads
+
+
+def test_blocks_cut_at_line_ends_with_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files_module, "BLOCK", 8)  # tiny reads: lines run across them
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"one\ntwo\n\nthree-long-line\nfour")
+    got = lines_of(path)
+    # By hand: reads of 8 bytes are "one\ntwo\n", "\nthree-l", "ong-line", "\nfour".
+    assert got == [(1, [b"one", b"two"]), (3, [b""]), (4, [b"three-long-line"]), (5, [b"four"])]
+    flat = [line for _, lines in got for line in lines]
+    assert flat == path.read_bytes().split(b"\n")
+
+
+def test_digest_is_the_raw_bytes_sha256_also_for_gzip(tmp_path: Path) -> None:
+    data = b'{"id": "a", "output": "x"}\n' * 1000
+    plain, zipped = tmp_path / "a.jsonl", tmp_path / "a.jsonl.gz"
+    plain.write_bytes(data)
+    zipped.write_bytes(gzip.compress(data, mtime=0))
+    for path in (plain, zipped):
+        blocks = LineBlocks(path)
+        assert b"\n".join(line for _, lines in blocks for line in lines) == data.rstrip(b"\n")
+        expected = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert blocks.digest == expected == file_digest(path)
+
+
+def test_multi_member_gzip_and_trailing_garbage(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(gzip.compress(b"one\n") + gzip.compress(b"two\n"))
+    assert [line for _, lines in LineBlocks(path) for line in lines] == [b"one", b"two"]
+    path.write_bytes(gzip.compress(b"one\n") + b"garbage!")
+    error = error_of(lines_of, path)
+    assert str(error).startswith(f"{path}: not a valid gzip file: ")
+
+
+def test_read_small_reads_whole_files_and_bounds_them(tmp_path: Path) -> None:
+    path = tmp_path / "marks.json"
+    path.write_bytes(b"x" * 100)
+    assert read_small(path) == b"x" * 100
+    assert read_small(path, limit=100) == b"x" * 100
+    assert str(error_of(read_small, path, 99)) == f"{path}: too big (over 99 bytes)"
+    with pytest.raises(FileNotFoundError):
+        read_small(tmp_path / "missing.json")
+
+
+def test_missing_data_file_and_broken_link(tmp_path: Path) -> None:
+    assert str(error_of(lines_of, tmp_path / "no.jsonl")) == f"{tmp_path}/no.jsonl: no such file"
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere")
+    assert str(error_of(read_small, tmp_path / "dangling.json")) == (
+        f"{tmp_path}/dangling.json: a broken link (its target does not exist)"
+    )
+
+
+# --------------------------------------------------------------------------- not regular files
+
+
+def test_a_fifo_is_refused_at_once_by_every_reader(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # nobody writes: a plain open() would block forever
+    for read in (read_small, lines_of, file_digest):
+        error = within(5, read, fifo)
+        assert isinstance(error, SuiteError), error
+        assert str(error) == f"{fifo}: not a regular file (a FIFO)"
+
+
+def test_directory_socket_and_device(tmp_path: Path) -> None:
+    assert str(error_of(read_small, tmp_path)) == f"{tmp_path}: is a directory, expected a file"
+    sock = tmp_path / "s.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock))
+    try:
+        assert str(error_of(read_small, sock)) == f"{sock}: not a regular file (a socket?)"
+    finally:
+        server.close()
+    zero = tmp_path / "zero.jsonl"
+    zero.symlink_to("/dev/zero")
+    assert str(error_of(lines_of, zero)) == f"{zero}: not a regular file (a character device)"
+
+
+def test_link_loop(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to("loop.jsonl")
+    assert str(error_of(lines_of, loop)) == (
+        f"{loop}: cannot read: Too many levels of symbolic links"
+    )
+
+
+def test_a_read_that_would_block_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text("{}\n")
+
+    def would_block(fd: int, size: int) -> bytes:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(files_module.os, "read", would_block)
+    assert str(error_of(lines_of, path)) == f"{path}: reading would block (not a plain file)"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/kmsg"), reason="no /proc/kmsg on this machine")
+def test_a_link_to_proc_kmsg_neither_hangs_nor_passes(tmp_path: Path) -> None:
+    """stat calls /proc/kmsg a regular file, but reading it waits for kernel messages."""
+    link = tmp_path / "references.jsonl"
+    link.symlink_to("/proc/kmsg")
+    for read in (lines_of, read_small):
+        error = within(10, read, link)
+        assert isinstance(error, SuiteError), error  # would block, permission denied, or
+        assert str(error).startswith(f"{link}")  # kernel log lines that are no JSON, later
+
+
+# --------------------------------------------------------------------------- bounds
+
+
+def test_a_line_over_the_limit_is_named_without_reading_all_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files_module, "MAX_LINE", 100)
+    monkeypatch.setattr(files_module, "BLOCK", 16)
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"short\n" + b"y" * 100 + b"\n" + b"z" * 101 + b"\n" + b"w" * 10**6)
+    error = error_of(lines_of, path)
+    # Line 2 holds exactly the limit; line 3 is one byte over.
+    assert str(error) == f"{path}:3: line longer than 100 bytes"
+    path.write_bytes(b"short\n" + b"y" * 10**6)  # the unfinished last line, too
+    assert str(error_of(lines_of, path)) == f"{path}:2: line longer than 100 bytes"
+
+
+def test_a_50mb_line_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    line = b'{"id": "1", "output": "' + b"x" * 50_000_000 + b'"}'
+    path.write_bytes(b"{}\n" + line + b"\n{}\n")
+    got = [line for _, lines in LineBlocks(path) for line in lines]
+    assert len(got) == 3 and got[1] == line
+    assert MAX_LINE == 64 << 20
+
+
+def test_a_sparse_8gb_file_without_newlines_fails_fast_and_small(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    with open(path, "wb") as handle:
+        handle.truncate(8 << 30)  # `truncate -s 8G`: NUL bytes, no newline, no disk used
+    code = (
+        "import time; from pathlib import Path; from rouge_tui.suite import read_run\n"
+        f"start = time.monotonic()\ntry: read_run(Path({str(path)!r}))\n"
+        "except Exception as e: print(type(e).__name__, e)\nprint(time.monotonic() - start)"
+    )
+    out, peak = in_child(code, timeout=60, memory=1 << 30)
+    message, seconds = out.strip().split("\n")
+    assert message == f"SuiteError {path}:1: line longer than 64 MiB"
+    assert float(seconds) < 10, seconds
+    assert peak < 200, f"peak RSS {peak:.0f} MiB"
+
+
+def _gzip_stream(path: Path, piece: bytes, total: int) -> None:
+    """``total`` bytes of ``piece`` repeated, gzipped a piece at a time (never in memory)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = piece * ((1 << 20) // len(piece))
+    with open(path, "wb") as handle:
+        handle.writelines(packer.compress(chunk) for _ in range(total // len(chunk)))
+        handle.write(packer.flush())
+
+
+@pytest.mark.parametrize("piece", [b"\0", b"\n"], ids=["zeros", "newlines"])
+def test_a_gzip_bomb_fails_in_seconds_with_little_memory(tmp_path: Path, piece: bytes) -> None:
+    path = tmp_path / "b.jsonl.gz"
+    _gzip_stream(path, piece, 200 << 20)
+    assert path.stat().st_size < 1 << 20  # about 200 KB that would unpack to 200 MB
+    code = (
+        "import time; from pathlib import Path; from rouge_tui.suite import read_run\n"
+        f"start = time.monotonic()\ntry: read_run(Path({str(path)!r}))\n"
+        "except Exception as e: print(type(e).__name__, e)\nprint(time.monotonic() - start)"
+    )
+    out, peak = in_child(code, timeout=60, memory=1 << 30)
+    message, seconds = out.strip().split("\n")
+    assert message == (f"SuiteError {path}: decompresses to over 200 times its size (a gzip bomb?)")
+    assert float(seconds) < 10, seconds
+    assert peak < 200, f"peak RSS {peak:.0f} MiB"
+
+
+def test_compressible_but_honest_gzip_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "b.jsonl.gz"
+    line = b'{"id": "same", "output": "' + b"word " * 20 + b'"}\n'
+    _gzip_stream(path, line, 10 << 20)  # 10 MB of one line repeated: far over 200x, but small
+    count = sum(len(lines) for _, lines in LineBlocks(path))
+    # By hand: a line is 129 bytes, a piece 8,128 lines (1 MiB // 129), 10 pieces written.
+    assert count == 81_280
+
+
+def test_the_total_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(files_module, "MAX_BYTES", 1000)
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"{}\n" * 400)
+    assert str(error_of(lines_of, path)) == f"{path}: more than 1000 bytes of data"

@@ -1,0 +1,662 @@
+"""Tests for rouge_tui.suite.records: one references or run file read into checked records,
+and the one-line error for every bad input.
+
+Expected values are worked out by hand from the tiny files each test writes (line numbers,
+columns, orders), or come from an independent per-line ``json.loads`` oracle.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from suite_helpers import error_of, jsonl, within
+
+from rouge_tui.suite import (
+    Fields,
+    SuiteError,
+    read_references_file,
+    read_run,
+    reference_fingerprint,
+)
+from rouge_tui.suite import files as files_module
+
+DEFAULT = Fields()
+
+
+def outputs(path: Path, fields: Fields = DEFAULT) -> dict[str, str]:
+    return read_run(path, fields).outputs
+
+
+def texts(path: Path, fields: Fields = DEFAULT) -> dict[str, tuple[str, ...]]:
+    return read_references_file(path, fields).texts
+
+
+def write_csv(path: Path, header: list[str], rows: list[list[str]], bom: bool = False) -> Path:
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    path.write_text(("\ufeff" if bom else "") + buffer.getvalue(), encoding="utf-8", newline="")
+    return path
+
+
+def run_file(tmp_path: Path, content: str | bytes, name: str = "x.jsonl") -> Path:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8", newline="")
+    return path
+
+
+# --------------------------------------------------------------------------- what is right
+
+
+def test_a_run_keeps_file_order_and_its_digest(tmp_path: Path) -> None:
+    path = run_file(tmp_path, jsonl(*({"id": k, "output": k * 2} for k in "cab")))
+    run = read_run(path)
+    assert list(run.outputs.items()) == [("c", "cc"), ("a", "aa"), ("b", "bb")]
+    assert run.path == path
+    import hashlib
+
+    assert run.digest == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_integer_ids_are_the_same_as_their_strings(tmp_path: Path) -> None:
+    path = run_file(
+        tmp_path,
+        jsonl({"id": "1", "output": "x"}, {"id": 2, "output": "y"}, {"id": -0, "output": "zero"}),
+    )
+    assert list(outputs(path)) == ["1", "2", "0"]
+
+
+# Integers at and past the edges of 64 bits: orjson makes floats of the bigger ones.
+WIDE_INTEGERS = [2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30, -(10**30)]
+
+
+def test_integer_ids_past_64_bits_are_their_decimal_strings(tmp_path: Path) -> None:
+    refs = run_file(tmp_path, jsonl(*({"id": n, "reference": "r"} for n in WIDE_INTEGERS)))
+    run = run_file(
+        tmp_path, jsonl(*({"id": n, "output": f"o{n}"} for n in WIDE_INTEGERS)), "r.jsonl"
+    )
+    decimal = [str(n) for n in WIDE_INTEGERS]
+    assert list(texts(refs)) == decimal
+    assert outputs(run) == {str(n): f"o{n}" for n in WIDE_INTEGERS}
+
+
+def test_other_reference_fields_keep_wide_integers_and_floats_exactly(tmp_path: Path) -> None:
+    extras = [{"n": n} for n in WIDE_INTEGERS] + [
+        {"x": 1e300},
+        {"x": 0.1},
+        {"x": -0.0},
+        {"deep": [{"n": 2**70}]},
+    ]
+    path = run_file(
+        tmp_path, jsonl(*({"id": f"e{i}", "reference": "r", **e} for i, e in enumerate(extras)))
+    )
+    got = read_references_file(path).extra
+    assert repr([got[f"e{i}"] for i in range(len(extras))]) == repr(extras)
+
+
+def test_several_references_sources_and_other_fields(tmp_path: Path) -> None:
+    path = run_file(
+        tmp_path,
+        jsonl(
+            {"id": "a", "references": ["second", "first"], "input": "ticket 7", "n": 3},
+            {"id": "b", "reference": "only", "source": "the document", "meta": {"k": [1, 2]}},
+            {"id": "c", "reference": "plain"},
+        ),
+    )
+    read = read_references_file(path)
+    assert read.texts == {"a": ("second", "first"), "b": ("only",), "c": ("plain",)}
+    assert read.sources == {"b": "the document"}
+    assert read.extra == {"a": {"input": "ticket 7", "n": 3}, "b": {"meta": {"k": [1, 2]}}}
+
+
+def test_empty_references_are_listed_and_kept(tmp_path: Path) -> None:
+    path = run_file(
+        tmp_path,
+        jsonl(
+            {"id": "blank", "reference": "   "},
+            {"id": "none", "reference": ""},
+            {"id": "all-empty", "references": ["", " \n\t"]},
+            {"id": "one-usable", "references": ["", "a cat"]},
+            {"id": "fine", "reference": "a cat"},
+        ),
+    )
+    read = read_references_file(path)
+    assert read.empty == ["blank", "none", "all-empty"]
+    assert read.texts["one-usable"] == ("", "a cat") and read.texts["blank"] == ("   ",)
+
+
+def test_text_that_looks_like_markup_or_escapes_is_data(tmp_path: Path) -> None:
+    hostile = "[bold red]x[/] \x1b[31mred\x1b[0m \u202egnp.exe \u2028 line"
+    assert outputs(run_file(tmp_path, jsonl({"id": "a", "output": hostile}))) == {"a": hostile}
+
+
+def test_blank_lines_crlf_and_bom_are_tolerated(tmp_path: Path) -> None:
+    text = '\ufeff{"id": "a", "output": "x"}\r\n\r\n   \n{"id": "b", "output": "y"} \t\r\n'
+    assert outputs(run_file(tmp_path, text)) == {"a": "x", "b": "y"}
+
+
+def test_remapped_fields(tmp_path: Path) -> None:
+    fields = Fields(id="key", reference="summary", output="text", source="doc")
+    refs = run_file(tmp_path, jsonl({"key": "a", "summary": "s", "doc": "d", "id": "other"}))
+    read = read_references_file(refs, fields)
+    assert (read.texts, read.sources, read.extra) == (
+        {"a": ("s",)},
+        {"a": "d"},
+        {"a": {"id": "other"}},
+    )
+    run = run_file(
+        tmp_path, jsonl({"key": "a", "text": "t"}, {"key": "b", "output": "no"}), "r.jsonl"
+    )
+    assert str(error_of(outputs, run, fields)) == f"{run}:2: missing 'text' field"
+
+
+def test_csv_references_and_runs(tmp_path: Path) -> None:
+    refs = write_csv(
+        tmp_path / "references.csv",
+        ["id", "reference", "input", "source"],
+        [["a", "the cat, sat\non the mat", "t1", "doc a"], ["b", "a dog", "t2", ""]],
+        bom=True,
+    )
+    read = read_references_file(refs)
+    assert read.texts == {"a": ("the cat, sat\non the mat",), "b": ("a dog",)}
+    assert read.extra == {"a": {"input": "t1"}, "b": {"input": "t2"}}
+    assert read.sources == {"a": "doc a", "b": ""}
+    run = write_csv(tmp_path / "one.csv", ["output", "id"], [["a cat", "a"], ["", "b"]])
+    assert outputs(run) == {"a": "a cat", "b": ""}
+
+
+def test_gzip_runs(tmp_path: Path) -> None:
+    path = run_file(
+        tmp_path, gzip.compress(jsonl({"id": "a", "output": "x"}).encode()), "b.jsonl.gz"
+    )
+    assert outputs(path) == {"a": "x"}
+
+
+def test_a_big_file_across_read_blocks_keeps_line_numbers(tmp_path: Path) -> None:
+    filler = "w " * 1500  # lines of ~3 kB: the file spans several 1 MiB reads
+    records = [{"id": f"e{i}", "output": filler} for i in range(900)]
+    text = jsonl(*records[:700]) + "\n" + jsonl(*records[700:]) + '{"id": "bad", "output": 5}\n'
+    path = run_file(tmp_path, gzip.compress(text.encode()), "x.jsonl.gz")
+    # 900 records, one blank line, then the bad one.
+    assert str(error_of(outputs, path)) == f"{path}:902: 'output' must be a string, not number"
+    path.write_bytes(gzip.compress((text.rsplit("\n", 2)[0] + "\n").encode()))
+    got = outputs(path)
+    assert list(got) == [r["id"] for r in records] and got["e899"] == filler
+
+
+def test_a_50mb_single_line_is_read(tmp_path: Path) -> None:
+    huge = "x" * 50_000_000
+    path = run_file(tmp_path, jsonl({"id": "1", "output": huge}, {"id": "2", "output": "y"}))
+    got = outputs(path)
+    assert got["1"] == huge and got["2"] == "y"
+
+
+def test_a_line_over_the_limit_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files_module, "MAX_LINE", 1000)
+    monkeypatch.setattr(files_module, "BLOCK", 256)  # as for the real limit: blocks are smaller
+    path = run_file(tmp_path, jsonl({"id": "1", "output": "x"}, {"id": "2", "output": "y" * 1000}))
+    assert str(error_of(outputs, path)) == f"{path}:2: line longer than 1000 bytes"
+
+
+# --------------------------------------------------------------------------- the fingerprint
+
+
+def test_the_fingerprint_keeps_its_definition() -> None:
+    # Worked out from the definition: the tag, then per id in order "len:id", the count of
+    # references and ":", then each reference as "len:text".
+    import hashlib
+
+    body = "1:a1:11:the cat sat" + "2:bb2:" + "0:" + "3:dög"
+    expected = hashlib.sha256(b"rouge-tui references v1\n" + body.encode()).hexdigest()
+    assert reference_fingerprint({"bb": ("", "dög"), "a": ("the cat sat",)}) == expected
+    assert reference_fingerprint({"a": ("bc",)}) != reference_fingerprint({"ab": ("c",)})
+    assert reference_fingerprint({"a": ("b", "c")}) != reference_fingerprint({"a": ("b c",)})
+
+
+def test_the_fingerprint_is_the_same_in_any_format_or_order(tmp_path: Path) -> None:
+    items = [("a", "the cat sat"), ("b", "naïve café"), ("2", "two")]
+    plain = run_file(tmp_path, jsonl(*({"id": k, "reference": v} for k, v in items)), "p.jsonl")
+    shuffled = run_file(
+        tmp_path,
+        "".join(  # other order and key order, escapes, an int id
+            json.dumps(
+                {"input": "x", "reference": v, "id": int(k) if k.isdigit() else k},
+                ensure_ascii=True,
+            )
+            + "\n"
+            for k, v in reversed(items)
+        ),
+        "s.jsonl",
+    )
+    as_csv = write_csv(
+        tmp_path / "refs.csv", ["id", "reference", "source"], [[k, v, "src"] for k, v in items]
+    )
+    zipped = run_file(tmp_path, gzip.compress(plain.read_bytes()), "z.jsonl.gz")
+    prints = {read_references_file(p).fingerprint for p in (plain, shuffled, as_csv, zipped)}
+    assert prints == {reference_fingerprint({k: (v,) for k, v in items})}
+    assert read_references_file(plain).digest != read_references_file(zipped).digest
+
+
+RECORD_IDS = st.one_of(st.text(min_size=1, max_size=5), st.integers(-50, 50))
+REFERENCE_SETS = st.dictionaries(RECORD_IDS, st.text(max_size=8), min_size=1, max_size=8)
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=REFERENCE_SETS, order=st.randoms(), ascii_only=st.booleans())
+def test_jsonl_and_csv_of_the_same_records_read_the_same(
+    tmp_path: Path, data: dict, order: object, ascii_only: bool
+) -> None:
+    unique = {str(k): v for k, v in data.items()}  # 1 and "1" are one id: keep one of them
+    items = list(unique.items())
+    order.shuffle(items)  # type: ignore[attr-defined]
+    as_jsonl = run_file(
+        tmp_path,
+        "".join(
+            json.dumps({"reference": v, "id": k}, ensure_ascii=ascii_only) + "\n" for k, v in items
+        ),
+    )
+    as_csv = write_csv(tmp_path / "r.csv", ["id", "reference"], [[k, v] for k, v in items])
+    from_jsonl, from_csv = read_references_file(as_jsonl), read_references_file(as_csv)
+    assert from_jsonl.texts == from_csv.texts == {k: (v,) for k, v in items}
+    assert list(from_jsonl.texts) == list(from_csv.texts) == [k for k, _ in items]
+    expected = reference_fingerprint({k: (v,) for k, v in sorted(unique.items())})
+    assert from_jsonl.fingerprint == from_csv.fingerprint == expected
+
+
+# --------------------------------------------------------------------------- one bad input each
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"id": "a", "output": "x"} {"id": "b"}', "invalid JSON: Extra data (column 28)"),
+        ('{"id": "a", "output": "x"', "invalid JSON: Expecting ',' delimiter (column 26)"),
+        ('{"id": "a", "output": }', "invalid JSON: Expecting value (column 23)"),
+        ('{"id": "a", "output": NaN}', "invalid JSON: NaN is not a JSON value"),
+        ('{"id": "a", "output": -Infinity}', "invalid JSON: -Infinity is not a JSON value"),
+        ('{"id": "a", "output": "x", "n": 1e400}', "invalid JSON: a number out of range"),
+        ("[1, 2]", "expected a JSON object, found array"),
+        ('"just a string"', "expected a JSON object, found string"),
+        ("null", "expected a JSON object, found null"),
+        ('{"output": "x"}', "missing 'id' field"),
+        ('{"id": "a"}', "missing 'output' field"),
+        ('{"id": "a", "output": null}', "'output' must be a string, not null"),
+        ('{"id": "a", "output": ["x"]}', "'output' must be a string, not array"),
+        ('{"id": "a", "output": 5}', "'output' must be a string, not number"),
+        ('{"id": 1.5, "output": "x"}', "'id' must be a string or an integer, not number"),
+        ('{"id": 1e30, "output": "x"}', "'id' must be a string or an integer, not number"),
+        ('{"id": true, "output": "x"}', "'id' must be a string or an integer, not boolean"),
+        ('{"id": null, "output": "x"}', "'id' must be a string or an integer, not null"),
+        ('{"id": "", "output": "x"}', "empty 'id'"),
+        ('{"id": -Infinity, "output": "x"}', "invalid JSON: -Infinity is not a JSON value"),
+        pytest.param(
+            '{"id": "1", "output": "' + "x" * 50_000_000,
+            "invalid JSON: Unterminated string starting at (column 23)",
+            id="50mb-unterminated",
+        ),
+        (
+            '{"id": "a", "output": "\\ud800 half a pair"}',
+            "'output' is not valid Unicode (a lone surrogate escape)",
+        ),
+        ('{"id": "\\udc00", "output": "x"}', "'id' is not valid Unicode (a lone surrogate escape)"),
+        (
+            '{"id": "a", "output": "x", "note": ["\\udc00"]}',
+            "'note' is not valid Unicode (a lone surrogate escape)",
+        ),
+        (
+            '{"id": "a", "output": "a\x00b"}',
+            "invalid JSON: Invalid control character at (column 25)",
+        ),
+        pytest.param("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply", id="deep"),
+        pytest.param(
+            '{"id": "a", "output": "x", "n": ' + "[" * 2000 + "]" * 2000 + "}",
+            "invalid JSON: nested too deeply",
+            id="deep-inside",
+        ),
+    ],
+)
+def test_bad_run_lines(tmp_path: Path, line: str, message: str) -> None:
+    text = (
+        jsonl({"id": "first", "output": "fine"})
+        + "\n"
+        + line
+        + "\n"
+        + jsonl({"id": "z", "output": "x"})
+    )
+    path = run_file(tmp_path, text)
+    assert str(error_of(outputs, path)) == f"{path}:3: {message}"
+
+
+def test_non_utf8_bytes_name_line_and_column(tmp_path: Path) -> None:
+    text = jsonl({"id": "a", "output": "x"}, {"id": "b", "output": "y"}).encode()
+    path = run_file(tmp_path, text + b'\n{"id": "c", "output": "caf\xe9"}\n')
+    # Line 4 (after a blank line 3); byte 0xe9 is the 27th byte of that line.
+    assert str(error_of(outputs, path)) == f"{path}:4: not valid UTF-8 (byte 0xe9 at column 27)"
+    path = run_file(tmp_path, b"id,output\na,x\nb,caf\xe9\n", "x.csv")
+    assert str(error_of(outputs, path)) == f"{path}:3: not valid UTF-8 (byte 0xe9 at column 6)"
+
+
+@pytest.mark.parametrize("content", ["", "\n", "  \n\n\t\n", "\r\n\r\n"])
+def test_empty_file(tmp_path: Path, content: str) -> None:
+    path = run_file(tmp_path, content)
+    assert str(error_of(outputs, path)) == f"{path}: empty file (no records)"
+
+
+def test_duplicate_ids_name_both_lines(tmp_path: Path) -> None:
+    text = (
+        jsonl({"id": "a0", "output": "x"}, {"id": "a1", "output": "x"})
+        + "\n\n"
+        + jsonl({"id": "a2", "output": "x"}, {"id": "a1", "output": "y"})
+    )
+    path = run_file(tmp_path, text)
+    assert str(error_of(outputs, path)) == f"{path}:6: duplicate id 'a1' (first on line 2)"
+    path = run_file(tmp_path, jsonl({"id": 1, "output": "x"}, {"id": "1", "output": "y"}))
+    assert str(error_of(outputs, path)) == f"{path}:2: duplicate id '1' (first on line 1)"
+    path = run_file(
+        tmp_path, jsonl({"id": 2**64, "reference": "x"}, {"id": str(2**64), "reference": "y"})
+    )
+    assert (
+        str(error_of(texts, path))
+        == f"{path}:2: duplicate id '18446744073709551616' (first on line 1)"
+    )
+
+
+def test_ids_in_messages_are_escaped_and_cut_short(tmp_path: Path) -> None:
+    hostile = "a\x1b[2J\n\u202e"
+    path = run_file(tmp_path, jsonl({"id": hostile, "output": "x"}, {"id": hostile, "output": "y"}))
+    assert str(error_of(outputs, path)) == (
+        f"{path}:2: duplicate id 'a\\x1b[2J\\n\\u202e' (first on line 1)"
+    )
+    long = "\x1b" + "x" * 5000
+    path = run_file(tmp_path, jsonl({"id": long, "output": "x"}, {"id": long, "output": "y"}))
+    message = str(error_of(outputs, path))
+    assert message == f"{path}:2: duplicate id '\\x1b{'x' * 35}…' (first on line 1)"
+
+
+def test_file_names_in_messages_are_escaped(tmp_path: Path) -> None:
+    path = run_file(tmp_path, "not json\n", "evil\x1b[31m\n.jsonl")
+    assert str(error_of(outputs, path)) == (
+        f"{tmp_path}/evil\\x1b[31m\\n.jsonl:1: invalid JSON: Expecting value (column 1)"
+    )
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"this is not gzip at all",
+        gzip.compress(jsonl(*({"id": str(i), "output": "x" * 50} for i in range(200))).encode())[
+            :-30
+        ],
+        gzip.compress(b'{"id": "a", "output": "x"}\n')[:12] + b"\x00" * 40,
+    ],
+    ids=["not-gzip", "truncated", "corrupt"],
+)
+def test_corrupt_gzip(tmp_path: Path, content: bytes) -> None:
+    path = run_file(tmp_path, content, "x.jsonl.gz")
+    error = error_of(outputs, path)
+    assert (error.path, error.line) == (path, None)
+    assert str(error).startswith(f"{path}: not a valid gzip file: ")
+    path.write_bytes(b"")
+    assert str(error_of(outputs, path)) == f"{path}: empty file (no records)"
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        (
+            {"id": "b", "reference": "x", "references": ["y"]},
+            "both 'reference' and 'references': give one of them",
+        ),
+        (
+            {"id": "b", "references": []},
+            "'references' must be a non-empty array of strings, not an empty array",
+        ),
+        (
+            {"id": "b", "references": "x"},
+            "'references' must be a non-empty array of strings, not string",
+        ),
+        ({"id": "b", "references": ["x", 3]}, "'references'[1] must be a string, not number"),
+        ({"id": "b"}, "missing 'reference' or 'references' field"),
+        ({"reference": "x"}, "missing 'id' field"),
+        ({"id": "b", "reference": None}, "'reference' must be a string, not null"),
+        ({"id": "b", "reference": "x", "source": 3}, "'source' must be a string, not number"),
+        ({"id": "a", "reference": "again"}, "duplicate id 'a' (first on line 1)"),
+    ],
+)
+def test_bad_reference_records(tmp_path: Path, record: dict, message: str) -> None:
+    path = run_file(tmp_path, jsonl({"id": "a", "reference": "x"}, record))
+    assert str(error_of(texts, path)) == f"{path}:2: {message}"
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", ": empty file (no header row)"),
+        ("\n\n", ": empty file (no header row)"),
+        ("id,output\n", ": empty file (a header but no records)"),
+        ("\nid,text\na,x\n", ":2: missing column 'output' (columns: 'id', 'text')"),
+        ("id,output,id\na,x,y\n", ":1: duplicate column 'id' in the header"),
+        # The record on line 2 spans two lines, so the short one starts on line 4.
+        ('id,output\na,"two\nlines"\nb\n', ":4: expected 2 fields as in the header, found 1"),
+        ('id,output\na,x\nb,"y",z\n', ":3: expected 2 fields as in the header, found 3"),
+        ('id,output\na,x\nb,"y"z\n', ":3: invalid CSV: ',' expected after '\"'"),
+        ('id,output\na,x\nb,"y\nc,z\n', ":3: invalid CSV: unexpected end of data"),
+        ("id,output\na,x\n\n,y\n", ":4: empty 'id'"),
+        ("id,output\na,x\na,y\n", ":3: duplicate id 'a' (first on line 2)"),
+        # The first bad line is named, whatever is wrong with the lines after it.
+        ('id,output\na,x\na,y\nb,"y"z\n', ":3: duplicate id 'a' (first on line 2)"),
+        ("id,output\na,x\n,y\nb,y,z\n", ":3: empty 'id'"),
+    ],
+)
+def test_bad_csv_runs(tmp_path: Path, text: str, message: str) -> None:
+    path = run_file(tmp_path, text, "b.csv")
+    assert str(error_of(outputs, path)) == f"{path}{message}"
+
+
+def test_csv_nul_is_data_and_long_fields_are_read(tmp_path: Path) -> None:
+    assert outputs(run_file(tmp_path, "id,output\na,x\nb,y\0\n", "b.csv")) == {"a": "x", "b": "y\0"}
+    long = "word " * 60_000  # 300 kB, over the csv module's default 128 kB field limit
+    assert outputs(write_csv(tmp_path / "l.csv", ["id", "output"], [["a", long]])) == {"a": long}
+
+
+def test_csv_references_cannot_hold_lists(tmp_path: Path) -> None:
+    path = run_file(tmp_path, "id,reference,references\na,x,y\n", "references.csv")
+    assert str(error_of(texts, path)) == (
+        f"{path}:1: a CSV references file takes one 'reference' column; several references per "
+        "example ('references') need JSON Lines"
+    )
+
+
+def test_a_csv_header_that_is_a_secret_is_not_printed(tmp_path: Path) -> None:
+    """references.csv -> /proc/self/environ printed the first line, tokens and all."""
+    secret = "SECRET_TOKEN=ghp_" + "A1b2C3d4" * 5
+    target = tmp_path / "environ"
+    target.write_bytes(f"{secret}\0HOME=/root\0PATH=/usr/bin,/bin\0,x,y,z,w,v".encode())
+    link = tmp_path / "references.csv"
+    link.symlink_to(target)
+    message = str(error_of(texts, link))
+    assert secret not in message and "A1b2C3d4A1b2" not in message
+    # At most five columns, each cut to 20 characters, escaped, then a count of the rest.
+    assert message == (
+        f"{link}:1: missing column 'id' (columns: 'SECRET_TOKEN=ghp_A1…', "
+        "'/bin\\x00', 'x', 'y', 'z' and 2 more)"
+    )
+
+
+def test_a_header_of_a_million_columns_is_checked_in_linear_time(tmp_path: Path) -> None:
+    header = ",".join(f"c{i}" for i in range(1_000_000))
+    path = run_file(tmp_path, header + ",id\n" + "x," * 1_000_000 + "a\n", "wide.csv")
+    message = str(within(10, error_of, outputs, path))  # a quadratic check took hours
+    assert message == (
+        f"{path}:1: missing column 'output' (columns: 'c0', 'c1', 'c2', 'c3', 'c4' and 999996 more)"
+    )
+
+
+def test_a_password_file_as_csv_shows_a_short_excerpt_only(tmp_path: Path) -> None:
+    shadow = "root:$6$saltsalt$" + "h" * 86 + ":19000:0:99999:7:::"
+    path = run_file(tmp_path, shadow + "\ndaemon:*:19000:0:99999:7:::\n", "references.csv")
+    message = str(error_of(texts, path))
+    assert "h" * 20 not in message and "daemon" not in message
+    assert message == f"{path}:1: missing column 'id' (columns: 'root:$6$saltsalt$hh…')"
+
+
+# --------------------------------------------------------------------------- properties
+
+FRAGMENTS = st.sampled_from(
+    [
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        '"',
+        '"id"',
+        '"output"',
+        '"x"',
+        "1",
+        '"a"',
+        "NaN",
+        "null",
+        " ",
+        "\\",
+        "\\u",
+        "d800",
+        "\r",
+        "true",
+        "1.5",
+        "\t",
+        "é",
+        "18446744073709551616",
+    ]
+)
+RECORDS = st.fixed_dictionaries(
+    {
+        "id": st.one_of(
+            st.text(max_size=3),
+            st.integers(-3, 3),
+            st.sampled_from(WIDE_INTEGERS),
+            st.none(),
+            st.booleans(),
+            st.floats(),
+        ),
+        "output": st.one_of(st.text(max_size=5), st.none(), st.integers()),
+    },
+    optional={"extra": st.integers()},
+)
+LINES = st.one_of(
+    RECORDS.map(lambda r: json.dumps(r)),
+    RECORDS.map(lambda r: json.dumps(r, ensure_ascii=False)),
+    st.lists(FRAGMENTS, max_size=12).map("".join),
+    st.sampled_from(["", "  ", '{"id": "a", "output": "x"}', '{"id": 1, "output": ""}']),
+)
+
+
+def oracle(lines: list[str]) -> tuple[dict[str, str] | None, set[int]]:
+    """Per-line json.loads semantics written plainly: the outputs, or the set of bad lines."""
+
+    def no_constants(name: str) -> object:
+        raise ValueError(name)
+
+    found: dict[str, str] = {}
+    bad: set[int] = set()
+    for number, line in enumerate(lines, 1):
+        if not line.strip(" \t\r"):
+            continue
+        try:
+            record = json.loads(line, parse_constant=no_constants)
+        except (ValueError, RecursionError):
+            bad.add(number)
+            continue
+        if not isinstance(record, dict):
+            bad.add(number)
+            continue
+        key, text = record.get("id"), record.get("output")
+        if (
+            isinstance(key, bool)
+            or not isinstance(key, (str, int))
+            or key == ""
+            or not isinstance(text, str)
+        ):
+            bad.add(number)
+            continue
+        try:
+            json.dumps(record, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate anywhere in the record
+            bad.add(number)
+            continue
+        key = str(key)
+        if key in found:
+            bad.add(number)
+            continue
+        found[key] = text
+    if not found and not bad:
+        return None, set()  # no records at all
+    return (found if not bad else None), bad
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=st.lists(LINES, max_size=8))
+def test_the_reader_agrees_with_a_per_line_json_oracle(tmp_path: Path, lines: list[str]) -> None:
+    path = run_file(tmp_path, "\n".join(lines) + "\n")
+    expected, bad = oracle(lines)
+    try:
+        got = outputs(path)
+    except SuiteError as error:
+        assert "\n" not in str(error)
+        if expected is None and not bad:
+            assert str(error).endswith("empty file (no records)")
+        else:
+            assert expected is None, f"rejected a good file: {error}"
+            assert error.line == min(bad), f"{error} is not the first bad line {sorted(bad)}"
+        return
+    assert got == expected
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.binary(max_size=300), gz=st.booleans(), kind=st.sampled_from(["jsonl", "csv"]))
+def test_random_bytes_give_a_result_or_a_suite_error(
+    tmp_path: Path, data: bytes, gz: bool, kind: str
+) -> None:
+    path = run_file(tmp_path, data, f"x.{kind}.gz" if gz and kind == "jsonl" else f"x.{kind}")
+    for read in (outputs, texts):
+        try:
+            result = read(path)
+        except SuiteError as error:
+            assert "\n" not in str(error) and str(error).startswith(str(path))
+        else:
+            assert isinstance(result, dict) and result
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.binary(max_size=200))
+def test_random_bytes_inside_a_gzip_stream(tmp_path: Path, data: bytes) -> None:
+    path = run_file(tmp_path, gzip.compress(data), "x.jsonl.gz")
+    try:
+        outputs(path)
+    except SuiteError as error:
+        assert "\n" not in str(error)

@@ -146,7 +146,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         text = report.render_markdown(data)
     elif args.format == "html":
-        raise CliError("--format html is not available yet")
+        from rouge_tui.export import examples, html_examples
+
+        texts = analysis.texts.result()
+        if not analysis.fresh(texts):
+            raise CliError("the suite's files changed while the report was made; run it again")
+        review = Review(analysis, texts)
+        ids = [row["id"] for row in data["top"]]
+        ids += sorted(set(review.shown()) - set(ids))
+        text = report.render_html(data, html_examples(examples(review, ids)))
     else:
         text = _rich_text(report.render_text(data))
     sys.stdout.write(text)
@@ -208,6 +216,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     app = RougeApp(suites, args)
     app.run(mouse=not args.no_mouse)
+    for path in app.exported:  # said once more, where it stays after the screen is gone
+        _say(f"review written to {path}")
     return app.return_code or 0
 
 

@@ -1,12 +1,14 @@
 """The exported review: the figures, the verdict and every one of the ten most-moved outputs
-(and every other marked example) with its mark, note and a text rendering of its diff, for
-whoever takes the incident next. Written as Markdown into the data dir, with the user's umask."""
+(and every other marked example) with its mark, note and a rendering of its diff, for whoever
+takes the incident next. Markdown and a self-contained HTML page, in the data dir, with the
+user's umask (a colleague on the same box can read them)."""
 
 from __future__ import annotations
 
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from rouge_tui import report
 from rouge_tui.diff import Piece, example_diff, word_diff
@@ -14,7 +16,7 @@ from rouge_tui.review import Review
 from rouge_tui.safetext import visible
 from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
 
-__all__ = ["export_review", "plain", "review_markdown"]
+__all__ = ["examples", "export_review", "plain", "review_markdown"]
 
 MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}"), "counted": ("[", "]"),
            "both": ("[", "]"), "baseline": ("<", ">"), "candidate": ("{", "}")}
@@ -22,11 +24,9 @@ MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}"), "counted": ("[", "]")
 
 def plain(pieces: list[Piece]) -> str:
     """Pieces as plain text, each marked kind between its markers."""
-    out = []
-    for piece in pieces:
-        opening, closing = MARKERS.get(piece.kind, ("", ""))
-        out.append(f"{opening}{visible(piece.text)}{closing}")
-    return "".join(out)
+    return "".join(
+        f"{MARKERS.get(p.kind, ('', ''))[0]}{visible(p.text)}{MARKERS.get(p.kind, ('', ''))[1]}" for p in pieces
+    )
 
 
 def fenced(text: str) -> str:
@@ -36,66 +36,94 @@ def fenced(text: str) -> str:
     return f"{fence}text\n{text}\n{fence}"
 
 
-def review_markdown(review: Review, now: datetime) -> str:
-    figures = review.analysis.figures
-    data = report.to_json(figures, 10, review.marks_json())
-    shown = review.shown()
-    lines = [report.render_markdown(data).rstrip("\n"), "", f"_Exported {now:%Y-%m-%d %H:%M} UTC._", ""]
-    ten = list(figures.ids[: figures.ten])
-    others = sorted(set(shown) - set(ten))
+def _mark(review: Review, example_id: str) -> tuple[str, str]:
+    shown = review.get(example_id)
+    if shown is None:
+        return "not reviewed", ""
+    word = shown.word
+    if shown.carried_from:
+        word += f" (carried from {shown.carried_from[0]} → {shown.carried_from[1]})"
+    if shown.stale:
+        word += f" (stale: {shown.reason})"
+    return word, shown.note
+
+
+def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
+    """What the renderings show of each example: rank, mark, note, and its diff's pieces."""
+    figures, texts = review.analysis.figures, review.texts
     ranks = {example_id: rank for rank, example_id in enumerate(figures.ids)}
-    lines += ["## Reviewed examples", ""]
-    for example_id in ten + others:
-        mark = shown.get(example_id)
+    out = []
+    for example_id in ids:
+        mark, note = _mark(review, example_id)
         rank = ranks.get(example_id)
-        head = f"### {rank + 1}. " if rank is not None else "### "
-        word = "not reviewed"
-        if mark is not None:
-            word = mark.word + (f" (carried from {mark.carried_from[0]} → {mark.carried_from[1]})" if mark.carried_from else "")
-            word += f" (stale: {mark.reason})" if mark.stale else ""
-        lines += [f"{head}{report.md(example_id, 80)}: {report.md(word)}", ""]
-        if mark is not None and mark.note:
-            lines += [f"> {line}" if line else ">" for line in report.md(mark.note).split("\\n")] + [""]
-        if rank is None or example_id not in review.texts.baseline.ids or example_id not in review.texts.candidate.ids:
+        entry: dict[str, Any] = {"id": example_id, "rank": rank + 1 if rank is not None else "—", "mark": mark, "note": note}
+        if rank is not None:
+            baseline, candidate = texts.outputs(example_id)
+            diff = example_diff(example_id, texts.references.texts[example_id], baseline, candidate,
+                                review.analysis.settings, (texts.baseline.name, texts.candidate.name))
+            entry.update(
+                scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
+                diff=diff,
+                words=word_diff(baseline, candidate)[2],
+            )
+        out.append(entry)
+    return out
+
+
+def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) -> str:
+    data = report.to_json(review.analysis.figures, 10, review.marks_json())
+    lines = [report.render_markdown(data).rstrip("\n"), "", f"_Exported {now:%Y-%m-%d %H:%M} UTC._", "", "## Reviewed examples", ""]
+    for entry in shown:
+        lines += [f"### {entry['rank']}. {report.md(entry['id'], 80)}: {report.md(entry['mark'])}", ""]
+        if entry["note"]:
+            lines += [f"> {report.md(line, 500)}" for line in entry["note"].splitlines()] + [""]
+        if "diff" not in entry:
             lines += ["_(not in this comparison)_", ""]
             continue
-        lines += [
-            f"baseline {figures.baseline_f[rank]:.4f} → candidate {figures.candidate_f[rank]:.4f}"
-            f" (Δ {figures.delta[rank]:+.4f})", "",
-            fenced(diff_text(review, example_id)), "",
-        ]
+        base, cand, delta = entry["scores"]
+        diff = entry["diff"]
+        block = "\n".join([
+            f"baseline ({visible(diff.baseline.build)}): {diff.baseline.arithmetic()}",
+            plain(diff.baseline.pieces()), "",
+            f"candidate ({visible(diff.candidate.build)}): {diff.candidate.arithmetic()}",
+            plain(diff.candidate.pieces()), "",
+            "reference ([both] <baseline only> {candidate only}):",
+            plain(diff.reference.pieces()), "",
+            "baseline → candidate ([-removed-] {+added+}):",
+            plain(entry["words"]),
+        ])
+        lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {delta:+.4f})", "", fenced(block), ""]
     return "\n".join(lines) + "\n"
 
 
-def diff_text(review: Review, example_id: str) -> str:
-    """The example's diff as text: each side's counted words in [brackets] with its
-    arithmetic, the reference's words marked by who matched them, and the word diff."""
-    texts = review.texts
-    baseline, candidate = texts.outputs(example_id)
-    references = texts.references.texts[example_id]
-    diff = example_diff(example_id, references, baseline, candidate, review.analysis.settings,
-                        (texts.baseline.name, texts.candidate.name))
-    merged = word_diff(baseline, candidate)[2]
-    return "\n".join([
-        f"baseline ({visible(texts.baseline.name)}): {diff.baseline.arithmetic()}",
-        plain(diff.baseline.pieces()),
-        "",
-        f"candidate ({visible(texts.candidate.name)}): {diff.candidate.arithmetic()}",
-        plain(diff.candidate.pieces()),
-        "",
-        "reference ([both] <baseline only> {candidate only}):",
-        plain(diff.reference.pieces()),
-        "",
-        "baseline → candidate ([-removed-] {+added+}):",
-        plain(merged),
-    ])
+def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The examples in the form report.render_html takes."""
+    out = []
+    for entry in shown:
+        if "diff" not in entry:
+            continue
+        diff = entry["diff"]
+        out.append({
+            "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"],
+            "sides": [(f"baseline · {diff.baseline.build}", report.html_pieces(diff.baseline.pieces()), diff.baseline.arithmetic()),
+                      (f"candidate · {diff.candidate.build}", report.html_pieces(diff.candidate.pieces()), diff.candidate.arithmetic())],
+            "reference": report.html_pieces(diff.reference.pieces()),
+            "words": report.html_pieces(entry["words"]),
+        })
+    return out
 
 
 def export_review(review: Review, now: datetime | None = None) -> list[Path]:
-    """Write the review and return where it went."""
+    """Write the review as Markdown and HTML; returns where."""
     now = now or datetime.now(timezone.utc)
     figures = review.analysis.figures
-    name = safe_name(f"{figures.suite}-{figures.baseline.name}-{figures.candidate.name}", 60)
-    path = data_dir() / "reviews" / f"{name}-{now:%Y%m%dT%H%M%S}.md"
-    atomic_write(path, review_markdown(review, now).encode("utf-8", "surrogatepass"), umask_mode())
-    return [path]
+    ids = list(figures.ids[: figures.ten]) + sorted(set(review.shown()) - set(figures.ids[: figures.ten]))
+    shown = examples(review, ids)
+    stem = data_dir() / "reviews" / f"{safe_name(figures.suite, 30)}-{now:%Y%m%d-%H%M%S}"
+    markdown = stem.with_suffix(".md")
+    page = stem.with_suffix(".html")
+    mode = umask_mode()
+    atomic_write(markdown, review_markdown(review, shown, now).encode("utf-8", "surrogatepass"), mode)
+    data = report.to_json(figures, 10, review.marks_json())
+    atomic_write(page, report.render_html(data, html_examples(shown)).encode("utf-8", "surrogatepass"), mode)
+    return [markdown, page]

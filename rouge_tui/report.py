@@ -259,3 +259,100 @@ def render_text(data: dict[str, Any]) -> Any:
     if said:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     return Group(*parts)
+
+
+# --------------------------------------------------------------------------- HTML
+
+_PAGE_STYLE = """
+body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1d1d1f; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; }
+table { border-collapse: collapse; margin: .5rem 0; } td, th { padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.verdict { font-weight: bold; padding: .1rem .4rem; } .drift-down { background: #fdd; } .drift-up { background: #ffc; } .within-band { background: #dfd; }
+.warn { background: #fff4ce; padding: .3rem .6rem; }
+.text { white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 13px; background: #f7f7f7; padding: .5rem; border-radius: 4px; }
+.counted, .both { font-weight: bold; text-decoration: underline; color: #0a6d24; }
+.baseline { text-decoration: underline; color: #8a6100; } .candidate { font-weight: bold; font-style: italic; color: #00658a; }
+.removed { text-decoration: line-through; color: #b00020; background: #fde7e9; } .added { font-weight: bold; color: #0a6d24; background: #e3f7e8; }
+.fold { font-style: italic; color: #777; } .unsupported { background: #fff0c2; } .newfig { outline: 1px solid #b00020; }
+.mark-fine { color: #0a6d24; } .mark-regression { color: #b00020; } .mark-unsure { color: #8a6100; }
+.arith { font-weight: bold; font-size: 13px; } .legend { font-size: 13px; color: #555; }
+"""
+_MARKS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
+
+
+def _h(text: str) -> str:
+    """Untrusted text for HTML: visible escapes for control characters, then entities."""
+    import html
+
+    from rouge_tui.safetext import visible
+
+    return html.escape(visible(text), quote=True)
+
+
+def html_pieces(pieces: list) -> str:
+    """A text's pieces (rouge_tui.diff.Piece) as spans; removed and added runs keep their
+    markers so the page reads without colour too."""
+    out = []
+    for piece in pieces:
+        opening, closing = _MARKS.get(piece.kind, ("", ""))
+        body = _h(piece.text)
+        out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind != "same" else body)
+    return "".join(out)
+
+
+def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = None) -> str:
+    """One self-contained page (no network, no script) with the figures and, for each of
+    ``examples``, its diff highlighted as in the app. An example is a dict with ``rank``,
+    ``id``, ``mark``, ``note``, ``sides`` (list of (title, pieces html, arithmetic)),
+    ``reference`` (pieces html) and ``words`` (the word diff's pieces html)."""
+    b, c = data["baseline"], data["candidate"]
+    low, high = data["delta_interval"]
+    rows = "".join(
+        f"<tr><td>{role}</td><td>{_h(s['name'])}</td><td class=n>{s['runs']}</td><td class=n>{s['n']}</td>"
+        f"<td class=n>{s['mean']:.4f}</td><td class=n>[{s['band'][0]:.4f}, {s['band'][1]:.4f}]</td><td>{_h(s['band_source'])}</td></tr>"
+        for role, s in (("baseline", b), ("candidate", c))
+    )
+    top = "".join(
+        f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
+        f"<td class=n>{row['candidate']:.4f}</td><td class=n>{row['delta']:+.4f}</td>"
+        f"<td>{_h(' '.join(row['signals']))}</td><td>{_h(_mark_word(data, row['id']))}</td></tr>"
+        for rank, row in enumerate(data["top"], 1)
+    )
+    warnings = "".join(f'<p class="warn">{_h(w)}</p>' for w in data["warnings"])
+    counts = _h(", ".join(f"{name} {count}" for name, count in data["signals"].items()))
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
+        f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{_PAGE_STYLE}</style></head><body>",
+        f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
+        f'<p><span class="verdict {data["verdict"]}">{verdict_mark(data["verdict"])} {verdict_words(data["verdict"])}</span> '
+        f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>",
+        warnings,
+        f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
+        f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
+        f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {data['top_share']:.0%} of |Δ|</p>",
+        "<table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
+        rows,
+        "</table>",
+        f"<p>Change signals: {counts}</p>",
+        f"<h2>The {len(data['top'])} most-moved outputs</h2>",
+        "<table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th></tr>",
+        top,
+        "</table>",
+    ]
+    for example in examples or []:
+        mark = example.get("mark") or "not reviewed"
+        word = mark.split(" ")[0]
+        parts.append(f'<h3>{example["rank"]}. {_h(example["id"])}: <span class="mark-{_h(word)}">{_h(mark)}</span></h3>')
+        if example.get("note"):
+            parts.append(f'<blockquote class="text">{_h(example["note"])}</blockquote>')
+        for title, pieces, arithmetic in example["sides"]:
+            parts.append(f"<p><b>{_h(title)}</b> <span class=arith>{_h(arithmetic)}</span></p><div class=text>{pieces}</div>")
+        parts.append(f"<p><b>reference</b></p><div class=text>{example['reference']}</div>")
+        parts.append('<p class=legend>matched by: <span class="both">both</span> · <span class="baseline">baseline only</span> · '
+                     '<span class="candidate">candidate only</span> · neither</p>')
+        parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"

@@ -133,7 +133,20 @@ def cmd_report(args: argparse.Namespace) -> int:
         "verdict": figures.verdict,
     })
     warnings += [w for w in (log.warning, change.message() if change else None) if w]
-    data = report.to_json(figures, args.top, marks)
+    extra = {}
+    if args.history:
+        from rouge_tui.analysis.history import trend
+
+        texts = analysis.texts.result()
+        extra["history"] = [
+            {"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
+             "mean": h.stats.mean if h.stats else None,
+             "band": list(h.stats.band) if h.stats else None,
+             "band_source": h.stats.band_source if h.stats else None,
+             **({"error": h.problem} if h.problem else {})}
+            for h in trend(suite, texts.references, settings, caches)
+        ]
+    data = report.to_json(figures, args.top, marks, extra=extra)
     data["warnings"] += warnings
     data["references_changed"] = (
         {"previous": change.previous, "current": change.current, "since": change.since} if change else None

@@ -181,6 +181,13 @@ def render_markdown(data: dict[str, Any]) -> str:
             f" {row['delta']:+.4f} | {' '.join(row['signals'])} | {_mark_word(data, row['id'])} |"
             f" {md(note, 200)} |"
         )
+    if data.get("history"):
+        lines += ["", "## History", "", "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
+        for h in data["history"]:
+            if h["mean"] is None:
+                lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} |")
+            else:
+                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | [{h['band'][0]:.4f}, {h['band'][1]:.4f}] |")
     said = [
         (rank, row) for rank, row in enumerate(data["top"], 1)
         if row["new_sentences"] or row["new_figures"]
@@ -256,6 +263,16 @@ def render_text(data: dict[str, Any]) -> Any:
         if row["new_figures"]:
             said.append(f"\n{rank:>3} {one_line(row['id'], 24)}  new figures: {one_line(', '.join(row['new_figures']), 120)}")
     parts = [head, Text(""), builds, Text(""), notes, Text(""), top]
+    if data.get("history"):
+        trend = Table(title="history", title_justify="left", box=None)
+        for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
+            trend.add_column(column, justify=justify)
+        for h in data["history"]:
+            if h["mean"] is None:
+                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", Text("✗ " + one_line(h.get("error", ""), 100)))
+            else:
+                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", f"[{h['band'][0]:.4f}, {h['band'][1]:.4f}]")
+        parts += [Text(""), trend]
     if said:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     return Group(*parts)

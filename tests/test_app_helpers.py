@@ -41,7 +41,10 @@ async def type_text(pilot: Pilot, text: str) -> None:
     the rest set at once (each pilot key press costs tens of milliseconds)."""
     await pilot.press(*text[:2])
     widget = pilot.app.focused
-    widget.insert_text_at_cursor(text[2:])
+    if hasattr(widget, "insert_text_at_cursor"):
+        widget.insert_text_at_cursor(text[2:])  # an Input
+    else:
+        widget.insert(text[2:])  # a TextArea
     await settle(pilot)
 
 
@@ -98,6 +101,16 @@ def ranked_ids() -> list[str]:
 def table_lines(table) -> list[str]:
     """The text of every line the movers table shows now (header first)."""
     return [table.render_line(y).text for y in range(table.size.height)]
+
+
+def screen_text(app) -> str:
+    """Everything on screen now, as the terminal would get it (without styles)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def diff_lines(view) -> list[str]:
+    """Every line the diff view holds, as text."""
+    return [strip.text for strip in view.strips]
 
 
 def share_score_cache(tmp_path_factory, monkeypatch) -> Path:

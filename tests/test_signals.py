@@ -55,5 +55,5 @@ def test_bits_counts_and_labels() -> None:
     found = find(pairs)
     assert names(int(found[0])) == ["empty"]
     assert labels(int(found[1])) == "trunc len-"
-    assert counts(found) == {"empty": 1, "truncated": 1, "duplicated": 0, "longer": 0, "shorter": 1}
+    assert counts(found) == {"empty": 1, "truncated": 1, "duplicated": 0, "longer": 0, "shorter": 1, "volatile": 0}
     assert found.dtype == np.uint32

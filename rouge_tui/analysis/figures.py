@@ -19,8 +19,8 @@ from rouge_tui.analysis.settings import Settings
 __all__ = ["SORTS", "Figures"]
 
 # The movers table's orders: by |delta| (the ranking), regressions first, improvements
-# first, by id.
-SORTS = ("|delta|", "regressions", "improvements", "id")
+# first, new movers first (the examples that are not volatile, by |delta|), by id.
+SORTS = ("|delta|", "regressions", "improvements", "new movers", "id")
 
 
 @dataclass
@@ -84,6 +84,11 @@ class Figures:
             return np.lexsort((rank, self.delta))
         if sort == "improvements":
             return np.lexsort((rank, -self.delta))
+        if sort == "new movers":
+            from rouge_tui.analysis.signals import SIGNALS
+
+            bit = [s.name for s in SIGNALS].index("volatile")
+            return np.lexsort((rank, self.signals >> bit & 1))
         if sort == "id":
             return np.asarray(sorted(range(self.paired), key=self.ids.__getitem__), dtype=np.int64)
         raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")

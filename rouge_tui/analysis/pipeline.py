@@ -15,16 +15,17 @@ import hashlib
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rouge_tui import __version__
-from rouge_tui.analysis import compare, signals
+from rouge_tui.analysis import compare, history, signals
 from rouge_tui.analysis.figures import Figures
+from rouge_tui.analysis.scores import score_build
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import TOKENIZERS, engine
-from rouge_tui.store.cache import BlobCache, ScoreCache, example_key, references_key
+from rouge_tui.store.cache import BlobCache, ScoreCache, references_key
 from rouge_tui.suite import Build, BuildEntry, References, Suite, file_digest, read_build, read_references
 
 __all__ = ["Analysis", "Caches", "Texts", "compute", "open_analysis", "read_texts"]
@@ -34,18 +35,20 @@ Progress = Callable[[str, float], None]  # what is being done, and how far (0..1
 
 @dataclass
 class Caches:
-    """The two stores an analysis reads and fills; `none` runs from scratch (--no-cache)."""
+    """The stores an analysis reads and fills: per-example scores, whole comparisons'
+    figures, each build's history entry; `none` runs from scratch (--no-cache)."""
 
     scores: ScoreCache | None
     figures: BlobCache | None
+    builds: BlobCache | None = None
 
     @classmethod
     def default(cls) -> Caches:
-        return cls(ScoreCache(), BlobCache("figures"))
+        return cls(ScoreCache(), BlobCache("figures"), BlobCache("builds"))
 
     @classmethod
     def none(cls) -> Caches:
-        return cls(None, None)
+        return cls(None, None, None)
 
 
 @dataclass
@@ -165,7 +168,7 @@ def analyse(
 ) -> Analysis:
     """Score and compare texts already read (the app's metric and tokenizer switches)."""
     caches = caches or Caches.none()
-    figures = compute(suite.name, settings, texts, caches.scores, progress)
+    figures = compute(suite, settings, texts, caches, progress)
     key = None
     if caches.figures is not None:
         names = (texts.baseline.name, texts.candidate.name)
@@ -200,45 +203,11 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     return Pairing(ids, sorted(base - cand - missing), sorted(cand - base - missing), sorted(missing))
 
 
-def score_build(
-    build: Build,
-    ids: list[str],
-    references: list[tuple[str, ...]],
-    settings: Settings,
-    cache: ScoreCache | None,
-    tell: Callable[[float], None],
-) -> np.ndarray:
-    """(runs, len(ids), 3) precision, recall and F of every run of ``build``."""
-    out = np.zeros((len(build.runs), len(ids), 3), dtype=np.float64)
-    ref_keys = [references_key(settings.scoring, refs) for refs in references] if cache else []
-    for r, run in enumerate(build.runs):
-        outputs = [run.outputs[i] for i in ids]
-
-        def told(done: int, total: int, r: int = r) -> None:
-            tell((r + done / max(total, 1)) / len(build.runs))
-
-        if cache is None:
-            out[r] = engine.score(references, outputs, settings.metric, settings.tokenizer, settings.stem, told)
-            continue
-        keys = [example_key(k, text) for k, text in zip(ref_keys, outputs)]
-        values = cache.get(settings.scoring, keys)
-        missed = np.flatnonzero(np.isnan(values[:, 0])).tolist()
-        if missed:
-            scored = engine.score(
-                [references[i] for i in missed], [outputs[i] for i in missed],
-                settings.metric, settings.tokenizer, settings.stem, told,
-            )
-            values[missed] = scored
-            cache.put(settings.scoring, [keys[i] for i in missed], scored)
-        out[r] = values
-    return out
-
-
 def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) -> str | None:
     """SPEC's zero-token guard: the tokenizer drops most of the references' letters and
     digits, so every score is near 0 and reads like drift."""
     entry = TOKENIZERS[settings.tokenizer]
-    text = "\n".join(t for texts in references for t in texts)
+    text = "\n".join(t for texts in references for t in texts)[:4_000_000]  # enough to tell
     dropped = entry.dropped_share(text)
     if dropped <= 0.5:
         return None
@@ -250,14 +219,26 @@ def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) 
     )
 
 
+def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[history.BuildScores]:
+    """The builds before the baseline that volatility and the history band look at (up to
+    five, in name order), each scored through the caches; [] when there are too few to
+    matter."""
+    needed = history.PAIRS + 1 if settings.band_source != "history" else history.BAND_BUILDS
+    entries = history.earlier(suite, texts.baseline.name, needed)[:-1]
+    if len(entries) < 2 and settings.band_source != "history":
+        return []  # one earlier build makes one pair with the baseline: never volatile
+    return [history.build_scores(suite, entry, texts.references, settings, caches) for entry in entries]
+
+
 def compute(
-    suite_name: str,
+    suite: Suite,
     settings: Settings,
     texts: Texts,
-    cache: ScoreCache | None = None,
+    caches: Caches | None = None,
     progress: Progress | None = None,
 ) -> Figures:
-    """Pair, score (through ``cache``), compare, rank and find the change signals."""
+    """Pair, score (through the caches), compare, rank and find the change signals."""
+    caches = caches or Caches.none()
     tell = progress or (lambda stage, fraction: None)
     pairing = pair(texts.references, texts.baseline, texts.candidate)
     ids = pairing.ids
@@ -267,18 +248,31 @@ def compute(
             "with a usable reference"
         )
     references = [texts.references.texts[i] for i in ids]
+    ref_keys = [references_key(settings.scoring, refs) for refs in references] if caches.scores else None
     scores = []
     for number, build in enumerate((texts.baseline, texts.candidate), 1):
         stage = f"scoring build {number} of 2"
-        scores.append(
-            score_build(build, ids, references, settings, cache, lambda f, s=stage: tell(s, f))
-        )
+        scores.append(score_build(
+            build, ids, references, settings, caches.scores, lambda f, s=stage: tell(s, f), ref_keys
+        ))
     base, cand = scores
     base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
     cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
     base_mean, cand_mean = base.mean(axis=0), cand.mean(axis=0)  # per example, over runs
     delta = cand_mean[:, 2] - base_mean[:, 2]
     order = compare.rank(ids, delta)
+    warnings = []
+    before = earlier_history(suite, settings, texts, caches)
+    shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
+    if settings.band_source == "history":
+        band = history.history_band([*before, shown_baseline], base_stats, settings.k)
+        if band is None:
+            warnings.append(
+                f"[band] source = \"history\" needs three builds with scores up to the baseline; "
+                f"there were {sum(h.stats is not None for h in before) + 1}: the {base_stats.band_source} band is used"
+            )
+        else:
+            base_stats = replace(base_stats, band=band, band_source="history")
     tell("finding change signals", 0.0)
     flags = signals.find(
         signals.Pairs(
@@ -287,13 +281,13 @@ def compute(
             [texts.candidate.runs[0].outputs[i] for i in ids],
             references,
             [texts.references.sources.get(i) for i in ids],
+            {"history": [*before, shown_baseline]},
         )
     )
     delta_mean = compare.fmean(delta)
     moved = np.abs(delta)
     total = math.fsum(moved.tolist())
     top_share = math.fsum(moved[order[: compare.TEN]].tolist()) / total if total else 0.0
-    warnings = []
     guard = zero_token_warning(settings, references)
     if guard:
         warnings.append(guard)
@@ -306,7 +300,7 @@ def compute(
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} ids missing from some runs, left out")
     return Figures(
-        suite=suite_name,
+        suite=suite.name,
         settings=settings,
         reference_fingerprint=texts.references.fingerprint,
         baseline=base_stats,

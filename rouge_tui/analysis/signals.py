@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rouge_tui.analysis import history
+
 __all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "labels", "names", "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
@@ -108,6 +110,9 @@ SIGNALS: tuple[Signal, ...] = (
            _each(lambda base, cand: _shift(base, cand) > 0)),
     Signal("shorter", "len-", "the output shrank by a quarter and 30 characters or more", 1,
            _each(lambda base, cand: _shift(base, cand) < 0)),
+    Signal("volatile", "vol",
+           "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
+           1, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),
 )
 
 

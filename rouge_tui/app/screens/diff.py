@@ -45,14 +45,16 @@ class DiffScreen(Screen[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
         Binding("escape", "back", "back", id="back"),
-        Binding("right_square_bracket", "change(1)", "change", id="next-change"),
-        Binding("left_square_bracket", "change(-1)", "prev", id="previous-change", show=False),
         Binding("n", "step(1)", "next", id="next"),
         Binding("p", "step(-1)", "prev", id="previous"),
+        Binding("right_square_bracket", "change(1)", "next change", id="next-change",
+                group=Binding.Group("change")),
+        Binding("left_square_bracket", "change(-1)", "previous change", id="previous-change",
+                group=Binding.Group("change")),
         Binding("d", "mode", "mode", id="mode"),
         *common.MARK_BINDINGS,
-        Binding("f", "fold", "fold", id="fold"),
         Binding("tab", "pane", "pane", id="pane"),
+        Binding("f", "fold", "fold", id="fold"),
         Binding("r", "run", "run", id="run"),
         *common.LATER_BINDINGS,
     ]
@@ -135,16 +137,18 @@ class DiffScreen(Screen[int]):
         if self.runs > 1:
             scores = " ".join(f"{c:.2f}" for _, c in self.run_scores) if self.run_scores else ""
             parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"run {self.run + 1}/{self.runs}"))
-        head = f" {step} "
         name_room = max(10, min(40, width - 40))
         example = one_line(self.example_id, name_room)
-        for shorten in (False, True):
-            for keep in range(len(parts), 0, -1):
-                pieces = [p[1] if shorten else p[0] for p in parts[:keep]]
-                line = " · ".join(p for p in pieces if p)
+        full = [p[0] for p in parts]
+        short = [p[1] for p in parts]
+        # Every field in full words, then every field shortened, then the last ones dropped.
+        tries = [full, short] + [short[:keep] for keep in range(len(short) - 1, 0, -1)]
+        for head in (f" {step} ", f" {k}/{total} "):
+            for fields in tries:
+                line = " · ".join(f for f in fields if f)
                 if len(head) + 1 + len(example) + 3 + len(line) <= width:
                     return self._title(head, example, line)
-        return self._title(head, example, parts[0][1])
+        return self._title(f" {k}/{total} ", example, short[0])
 
     def _title(self, head: str, example: str, rest: str) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")

@@ -1,21 +1,27 @@
-"""The suite's builds: pick any two to compare; a broken build is listed with its error."""
+"""The suite's history: every build on one line (runs, n, mean, band, and the delta and
+verdict against the build before it, with the marks made on that pair); pick any two to
+compare. A build that cannot be read is listed with its file:line error."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from rouge_tui.analysis.compare import verdict
+from rouge_tui.analysis.history import BuildScores, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
+from rouge_tui.report import verdict_mark
+from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
-from rouge_tui.suite import Suite
 
 
 class HistoryScreen(Screen[tuple[str, str] | None]):
@@ -31,11 +37,15 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         Binding("k", "up", "up", show=False),
     ]
 
-    def __init__(self, suite: Suite, pair: tuple[str, str]) -> None:
+    def __init__(self, review: Review, caches) -> None:
         super().__init__()
-        self.suite = suite
-        self.pair = pair
+        self.review = review
+        self.suite = review.analysis.suite
+        self.caches = caches
+        figures = review.analysis.figures
+        self.pair = (figures.baseline.name, figures.candidate.name)
         self.picked: list[str] = []
+        self.builds: list[BuildScores] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
@@ -48,29 +58,63 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         builds = self.query_one(OptionList)
         builds.highlighted = names.index(self.pair[1]) if self.pair[1] in names else 0
         builds.focus()
+        self.score()
+
+    @work(thread=True, exclusive=True, group="history")
+    def score(self) -> None:
+        analysis = self.review.analysis
+        scored = trend(self.suite, self.review.texts.references, analysis.settings, self.caches,
+                       lambda stage, f: self.app.call_from_thread(self.say, stage))
+        self.app.call_from_thread(self.scored, scored)
+
+    def say(self, stage: str) -> None:
+        self.query_one("#history-title", Static).update(Text(one_line(stage), no_wrap=True))
+
+    def scored(self, builds: list[BuildScores]) -> None:
+        self.builds = builds
+        self.fill()
+
+    def line(self, number: int, name: str, width: int) -> Text:
+        entry = self.suite.builds[number]
+        role = "B" if entry.name == self.pair[0] else "C" if entry.name == self.pair[1] else " "
+        pick = str(self.picked.index(entry.name) + 1) if entry.name in self.picked else " "
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(f"{role}{pick} ", style="bold")
+        line.append(name.ljust(width))
+        scored = self.builds[number] if self.builds else None
+        if scored is None:
+            line.append(f"  {len(entry.run_files)} run{'s' * (len(entry.run_files) != 1)}  …")
+            return line
+        if scored.stats is None:
+            line.append(f"  ✗ {one_line(scored.problem or '', 300)}", style="bold red")
+            return line
+        stats = scored.stats
+        line.append(f"  {stats.runs:>2} {stats.n:>6}  {stats.mean:.4f}  [{stats.band[0]:.4f}, {stats.band[1]:.4f}]")
+        before = next((b for b in reversed(self.builds[:number]) if b.stats is not None), None)
+        if before is not None:
+            delta = stats.mean - before.stats.mean
+            said = verdict(before.stats, stats.mean, delta)
+            line.append(f"  {delta:+.4f} {verdict_mark(said)}")
+            marks = len(self.review.store.own(before.name, entry.name))
+            if marks:
+                line.append(f"  {marks} marked", style="bold")
+        return line
 
     def fill(self) -> None:
-        width = max(self.size.width - 30, 20)
+        width = max(12, min(40, self.size.width - 62))
         names = shorten_names([b.name for b in self.suite.builds], width)
         builds = self.query_one(OptionList)
         highlighted = builds.highlighted
         builds.clear_options()
-        for entry, name in zip(self.suite.builds, names):
-            role = "B" if entry.name == self.pair[0] else "C" if entry.name == self.pair[1] else " "
-            pick = f"{self.picked.index(entry.name) + 1}" if entry.name in self.picked else " "
-            line = Text(no_wrap=True, overflow="ellipsis")
-            line.append(f"{role}{pick} ", style="bold")
-            line.append(name.ljust(width))
-            line.append(f"  {len(entry.run_files)} run{'s' * (len(entry.run_files) != 1)}")
-            if entry.problem is not None:
-                line.append(f"  ✗ {one_line(str(entry.problem), 200)}", style="bold red")
-            builds.add_option(Option(line, id=entry.name))
+        for number, name in enumerate(names):
+            builds.add_option(Option(self.line(number, name, width), id=f"build-{number}"))
         if highlighted is not None:
             builds.highlighted = highlighted
         picked = " → ".join(one_line(p, 30) for p in self.picked) or "none"
-        self.query_one("#history-title", Static).update(
-            Text(f"{one_line(self.suite.name, 40)}: {len(self.suite.builds)} builds · B baseline, C candidate now · picked: {picked}", no_wrap=True, overflow="ellipsis")
-        )
+        header = f"{one_line(self.suite.name, 30)}: {len(self.suite.builds)} builds · B baseline, C candidate · picked {picked}"
+        if self.builds is not None:
+            header += "   (runs n mean band, Δ and verdict against the build before)"
+        self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
 
     def _current(self) -> str | None:
         builds = self.query_one(OptionList)
@@ -95,9 +139,12 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         name = self._current()
         names = [b.name for b in self.suite.builds]
         if name is None or names.index(name) == 0:
-            self.notify("pick two builds with space, or stand on a build that has one before it", markup=False, timeout=4)
+            self.notify("pick two builds with space, or stand on a build with one before it", markup=False, timeout=4)
             return
         self.dismiss((names[names.index(name) - 1], name))
+
+    def on_option_list_option_selected(self) -> None:
+        self.action_compare()  # enter on the list
 
     def action_back(self) -> None:
         self.dismiss(None)

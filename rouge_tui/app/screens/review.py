@@ -42,6 +42,7 @@ SORT_WORDS = {
     "|delta|": "by |delta|",
     "regressions": "regressions first",
     "improvements": "improvements first",
+    "new movers": "new movers first",
     "id": "by id",
 }
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
@@ -459,13 +460,15 @@ class ReviewScreen(Screen[None]):
         self.with_texts(lambda: self._switch(tokenizer=names[(names.index(current) + 1) % len(names)]), "the tokenizer switches")
 
     def action_history(self) -> None:
+        self.with_texts(self._history, "the history opens")
+
+    def _history(self) -> None:
         from rouge_tui.app.screens.history import HistoryScreen
 
-        assert self.analysis is not None
-        figures = self.analysis.figures
+        assert self.review is not None and self.analysis is not None
 
         def chosen(pair: tuple[str, str] | None) -> None:
             if pair and self.analysis and pair != (self.analysis.figures.baseline.name, self.analysis.figures.candidate.name):
                 self.rescore(self.analysis.settings, pair)
 
-        self.app.push_screen(HistoryScreen(self.analysis.suite, (figures.baseline.name, figures.candidate.name)), chosen)
+        self.app.push_screen(HistoryScreen(self.review, self.caches), chosen)

@@ -51,8 +51,8 @@ def _first_difference(a: str, b: str) -> int:
 
 
 def shorten_names(names: Sequence[str], width: int) -> list[str]:
-    """Each name in at most ``width`` characters, cut from the middle, and where that would
-    make two of them look alike, cut around the first place where they differ."""
+    """Each name in at most ``width`` characters, cut from the middle; where that would make
+    two of them look alike, each of those is cut around the first place it differs."""
     shown = [one_line(name) for name in names]
 
     def middle(name: str) -> str:
@@ -61,11 +61,13 @@ def shorten_names(names: Sequence[str], width: int) -> list[str]:
         head = (width - 1) // 2
         return name[:head] + "…" + name[len(name) - (width - 1 - head):]
 
-    out = [middle(name) for name in shown]
+    cut = [middle(name) for name in shown]
+    out = list(cut)
     for i, name in enumerate(shown):
-        if len(name) <= width or all(out[i] != out[j] for j in range(len(out)) if j != i):
+        alike = [other for j, other in enumerate(shown) if j != i and cut[j] == cut[i] and other != name]
+        if not alike or len(name) <= width:
             continue
-        at = min(_first_difference(name, other) for j, other in enumerate(shown) if j != i and other != name)
+        at = min(_first_difference(name, other) for other in alike)
         start = max(0, min(at - (width - 2) // 2, len(name) - width))
         piece = name[start : start + width]
         if start:

@@ -1,0 +1,143 @@
+"""The suite's history: every build in name order, scored once (SPEC "History").
+
+- `build_scores`: one build's per-example F over its own ids that have a usable reference,
+  through the caches (the score cache per example, and a per-build entry keyed by the
+  bytes of its files), or its one-line error when it cannot be read;
+- `trend`: every build's n, mean and band;
+- `volatile`: the examples whose F moved by 0.05 or more in more than half of the last
+  consecutive build pairs ending at the baseline (five at most, two at least);
+- `history_band`: the baseline mean ± k · sd of the means of up to five builds ending with
+  the baseline (None with fewer than three: the usual band then applies).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rouge_tui import __version__
+from rouge_tui.analysis.compare import BuildStats, build_stats, sample_sd
+from rouge_tui.analysis.scores import score_build
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.suite import BuildEntry, References, Suite, SuiteError, file_digest, read_build
+
+__all__ = ["MOVE", "BuildScores", "build_scores", "history_band", "trend", "volatile"]
+
+MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
+PAIRS = 5  # consecutive build pairs looked at for volatility
+BAND_BUILDS = 5  # builds whose means make the band from history
+
+
+@dataclass
+class BuildScores:
+    """One build of the history: its figures and per-example F, or why it has none."""
+
+    name: str
+    runs: int
+    stats: BuildStats | None
+    f: dict[str, float]
+    problem: str | None = None
+
+
+def _key(settings: Settings, references: References, suite: Suite, entry: BuildEntry) -> str:
+    parts = [
+        "rouge-tui build scores", __version__, settings.scoring, str(settings.k), references.digest,
+        repr(suite.settings.fields), entry.name, *(file_digest(path) for path in entry.run_files),
+    ]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _encode(scores: BuildScores) -> bytes:
+    stats = scores.stats
+    head = {"name": scores.name, "runs": scores.runs, "ids": list(scores.f),
+            "stats": None if stats is None else [stats.n, stats.mean, list(stats.band), stats.band_source, list(stats.run_means)]}
+    text = json.dumps(head, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return len(text).to_bytes(8, "little") + text + np.asarray(list(scores.f.values()), dtype="<f8").tobytes()
+
+
+def _decode(data: bytes) -> BuildScores:
+    size = int.from_bytes(data[:8], "little")
+    head = json.loads(data[8 : 8 + size].decode("utf-8", "surrogatepass"))
+    values = np.frombuffer(data, "<f8", len(head["ids"]), 8 + size)
+    if 8 + size + 8 * len(values) != len(data) or not np.all((values >= 0) & (values <= 1)):
+        raise ValueError("cached build scores do not check out")
+    stats = head["stats"]
+    built = None if stats is None else BuildStats(head["name"], head["runs"], stats[0], stats[1], tuple(stats[2]), stats[3], tuple(stats[4]))
+    return BuildScores(head["name"], head["runs"], built, dict(zip(head["ids"], values.tolist())))
+
+
+def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings, caches) -> BuildScores:
+    """One build's figures over its own ids with a usable reference (through ``caches``)."""
+    if entry.problem is not None:
+        return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
+    try:
+        key = _key(settings, references, suite, entry) if caches.builds is not None else None
+    except SuiteError as exc:
+        return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
+    if key is not None:
+        found = caches.builds.get(key)
+        if found is not None:
+            try:
+                return _decode(found)
+            except (ValueError, KeyError, TypeError, IndexError):
+                pass
+    try:
+        build = read_build(suite, entry)
+    except SuiteError as exc:
+        return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
+    usable = set(references.texts).difference(references.empty)
+    ids = [i for i in build.ids if i in usable]
+    if not ids:
+        return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
+    scores = score_build(build, ids, [references.texts[i] for i in ids], settings, caches.scores)
+    f = scores[:, :, 2]
+    result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, f.mean(axis=0).tolist())))
+    if key is not None:
+        caches.builds.put(key, _encode(result))
+    return result
+
+
+def trend(suite: Suite, references: References, settings: Settings, caches, progress: Callable[[str, float], None] | None = None) -> list[BuildScores]:
+    """Every build of the suite, in name order."""
+    out = []
+    for number, entry in enumerate(suite.builds):
+        if progress is not None:
+            progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
+        out.append(build_scores(suite, entry, references, settings, caches))
+    return out
+
+
+def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildEntry]:
+    """The last ``builds`` builds ending with the baseline, in name order."""
+    names = [entry.name for entry in suite.builds]
+    end = names.index(baseline) + 1
+    return suite.builds[max(0, end - builds) : end]
+
+
+def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
+    """For each of ``ids``: whether its F moved by MOVE or more in more than half of the
+    consecutive pairs of ``history`` (builds in name order ending with the baseline) in
+    which it was scored; fewer than two such pairs and it is not volatile."""
+    pairs = [(a, b) for a, b in zip(history, history[1:]) if a.stats is not None and b.stats is not None][-PAIRS:]
+    out = np.zeros(len(ids), dtype=bool)
+    if len(pairs) < 2:
+        return out
+    for row, example_id in enumerate(ids):
+        seen = [(a.f[example_id], b.f[example_id]) for a, b in pairs if example_id in a.f and example_id in b.f]
+        moved = sum(abs(new - old) >= MOVE for old, new in seen)
+        out[row] = len(seen) >= 2 and moved > len(seen) / 2
+    return out
+
+
+def history_band(history: Sequence[BuildScores], baseline: BuildStats, k: float) -> tuple[float, float] | None:
+    """The baseline mean ± k · sample sd of the means of up to BAND_BUILDS builds ending
+    with the baseline; None with fewer than three (the usual band then applies)."""
+    means = [h.stats.mean for h in history if h.stats is not None][-BAND_BUILDS:]
+    if len(means) < 3:
+        return None
+    half = k * sample_sd(means)
+    return (baseline.mean - half, baseline.mean + half)

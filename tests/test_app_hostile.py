@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-from test_app_helpers import press, settle, table_lines
+from test_app_helpers import press, screen_text, settle, table_lines, type_text
 
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.diff import DiffScreen
 from rouge_tui.app.screens.review import ReviewScreen
-from rouge_tui.app.widgets.diff_view import DiffView
+from rouge_tui.app.widgets.diffview import DiffView
 
 MARKUP_ID = "[bold red]x[/]"
 CLOSE_ID = "x [/] y"
@@ -62,11 +62,6 @@ def assert_inert(text: str) -> None:
     assert "\u202e" not in text and "\u2066" not in text and "\u200f" not in text
 
 
-def screen_text(app: RougeApp) -> str:
-    """Everything on screen now, as the terminal would get it (without styles)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
 @pytest.mark.slow
 async def test_hostile_text_is_shown_literally_and_the_app_keeps_running(
     tmp_path: Path, isolated_state: Path
@@ -77,7 +72,7 @@ async def test_hostile_text_is_shown_literally_and_the_app_keeps_running(
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ReviewScreen), getattr(screen, "error", None)
-        assert screen.review.comparison.paired == len(HOSTILE_TEXT) + 1
+        assert screen.analysis.figures.paired == len(HOSTILE_TEXT) + 1
         lines = "\n".join(table_lines(screen.table))
         assert_inert(lines)
         # Shown literally: the markup as typed, escapes made visible.
@@ -95,6 +90,7 @@ async def test_hostile_text_is_shown_literally_and_the_app_keeps_running(
         assert isinstance(diff_screen, DiffScreen)
         seen = set()
         for _ in range(len(HOSTILE_TEXT) + 1):
+            await settle(pilot)
             assert diff_screen.shown == diff_screen.index
             seen.add(diff_screen.example_id)
             for _mode in ("outputs", "reference"):
@@ -107,21 +103,24 @@ async def test_hostile_text_is_shown_literally_and_the_app_keeps_running(
         assert view.mode == "reference"
         # The markup example, in the reference mode: the output's brackets appear as typed.
         await press(pilot, "escape", "slash")
-        app.focused.insert_text_at_cursor("[bold red]")
-        await settle(pilot)
+        await type_text(pilot, "[bold red]")
         await press(pilot, "enter", "enter")
         await settle(pilot)
         shown = screen_text(app)
         assert "[bold red]x[/] is [link=http://e.vil]here[/link]" in shown
         await press(pilot, "b", "c")
-        app.focused.insert_text_at_cursor("[red]not markup[/] \x1b[31m")
-        await press(pilot, "enter", "e")
+        await type_text(pilot, "[red]not markup[/] \x1b[31m")
+        await press(pilot, "ctrl+s", "e")
         await settle(pilot)
         notes = [n.message for n in app._notifications]
-        assert any(MARKUP_ID in message for message in notes)
         assert all("\x1b" not in message for message in notes)
-    exports = list((isolated_state / "xdg_data_home" / "rouge-tui" / "exports").glob("*.md"))
-    assert len(exports) == 1
-    text = exports[0].read_text(encoding="utf-8")
-    assert_inert(text)
-    assert "regression" in text
+        kept = screen.review.get(MARKUP_ID)
+        assert (kept.word, kept.note) == ("regression", "[red]not markup[/] \x1b[31m")
+    exports = sorted((isolated_state / "xdg_data_home" / "rouge-tui" / "reviews").iterdir())
+    assert [p.suffix for p in exports] == [".html", ".md"]
+    for path in exports:
+        text = path.read_text(encoding="utf-8")
+        assert_inert(text)
+        assert "regression" in text
+    page = exports[0].read_text(encoding="utf-8")
+    assert "<script" not in page.lower() and "[bold red]x[/]" in page

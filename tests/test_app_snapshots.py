@@ -1,15 +1,19 @@
-"""SVG snapshots of the app's main views at 80x24 and 120x40 (pytest-textual-snapshot).
+"""SVG snapshots of the app's main views at 80x24 and 120x40, in true colour and in 16
+colours (pytest-textual-snapshot; syrupy for the 16-colour renderings).
 
 Accept a change with ``pytest tests/test_app_snapshots.py --snapshot-update`` only after
-reading ``snapshot_report.html``. Nothing time-dependent is on these screens: the sample
-suites are fixed files, state and cache live in per-test folders, no notification is up.
+reading ``snapshot_report.html`` (and looking at the 16-colour SVGs). Nothing time-dependent
+is on these screens: the sample suites are fixed files, state and cache live in per-test
+folders, notifications are cleared.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 
 import pytest
+from rich.console import Console
 from test_app_helpers import INCIDENT, press, settle
 from textual.pilot import Pilot
 
@@ -18,6 +22,14 @@ from rouge_tui.app.app import RougeApp
 pytestmark = pytest.mark.slow  # about two seconds each (a whole app run per picture)
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+VIEWS = {
+    "overview_and_movers": (),
+    "diff_against_the_reference": ("enter",),
+    "diff_baseline_vs_candidate": ("enter", "d"),
+    "walk_the_ten_at_three": ("w", "n", "n"),
+    "marked_rows": ("g", "down", "b", "down", "u", "down"),
+    "help_screen": ("question_mark",),
+}
 
 
 def steps(*keys: str):
@@ -36,28 +48,22 @@ def app() -> RougeApp:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_overview_and_movers(snap_compare, size: tuple[int, int]) -> None:
-    assert snap_compare(app(), terminal_size=size, run_before=steps())
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_true_colour(snap_compare, view: str, size: tuple[int, int]) -> None:
+    assert snap_compare(app(), terminal_size=size, run_before=steps(*VIEWS[view]))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_diff_against_the_reference(snap_compare, size: tuple[int, int]) -> None:
-    assert snap_compare(app(), terminal_size=size, run_before=steps("enter"))
-
-
-@pytest.mark.parametrize("size", SIZES)
-def test_diff_baseline_vs_candidate(snap_compare, size: tuple[int, int]) -> None:
-    assert snap_compare(app(), terminal_size=size, run_before=steps("enter", "d"))
-
-
-@pytest.mark.parametrize("size", SIZES)
-def test_walk_the_ten_at_three(snap_compare, size: tuple[int, int]) -> None:
-    assert snap_compare(app(), terminal_size=size, run_before=steps("w", "n", "n"))
-
-
-def test_marked_rows(snap_compare) -> None:
-    assert snap_compare(app(), terminal_size=(100, 30), run_before=steps("g", "down", "b", "down"))
-
-
-def test_help_screen(snap_compare) -> None:
-    assert snap_compare(app(), terminal_size=(80, 24), run_before=steps("question_mark"))
+@pytest.mark.parametrize("view", list(VIEWS))
+async def test_sixteen_colours(snapshot, view: str) -> None:
+    """What a 16-colour terminal gets (TEXTUAL_COLOR_SYSTEM=standard): the screen rendered
+    through Rich's downgrade to the 16 ANSI colours."""
+    application = app()
+    async with application.run_test(size=(80, 24)) as pilot:
+        await steps(*VIEWS[view])(pilot)
+        console = Console(
+            width=80, height=24, file=io.StringIO(), force_terminal=True, color_system="standard",
+            record=True, legacy_windows=False, safe_box=False,
+        )
+        console.print(application.screen._compositor.render_update(full=True))
+        svg = console.export_svg(title=f"rouge-tui, 16 colours: {view}")
+    assert svg == snapshot

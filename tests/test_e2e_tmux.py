@@ -1,9 +1,7 @@
 """End to end in a real terminal: the installed ``rouge-tui`` under tmux, driven by keys.
 
-Start, enter (the most-moved diff), mark, back, export, quit; the screen text, the marks
-file, the export and the exit status are checked. tmux is required (CI installs it): this
-test fails rather than skips without it. It runs on its own tmux server socket, which it
-kills at the end, so it never touches anyone's sessions.
+tmux is required (CI installs it): these tests fail rather than skip without it. Each runs
+on its own tmux server socket, killed at the end, so no one's sessions are touched.
 """
 
 from __future__ import annotations
@@ -13,69 +11,117 @@ import os
 import re
 import shlex
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 from test_app_helpers import INCIDENT, ranked_ids
 from tmux_helpers import Tmux, wait_for
 
-WIDTH, HEIGHT = 100, 30
+pytestmark = pytest.mark.slow
 
 
-@pytest.mark.slow
-def test_rouge_tui_in_tmux_start_enter_mark_export_quit(tmp_path: Path) -> None:
-    tmux = shutil.which("tmux")
-    program = shutil.which("rouge-tui")
-    assert tmux, "tmux is required for the end-to-end test (CI installs it)"
-    assert program, "rouge-tui is not installed (pip install -e .)"
-    home = tmp_path / "home"
+def environment(home: Path) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("TMUX")}
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         env[var] = str(home / var.lower())
     env["TERM"] = "xterm-256color"
+    return env
+
+
+def program() -> str:
+    found = shutil.which("rouge-tui")
+    assert shutil.which("tmux"), "tmux is required for the end-to-end tests (CI installs it)"
+    assert found, "rouge-tui is not installed (pip install -e .)"
+    return found
+
+
+def marks_of(data: Path) -> dict[str, dict]:
+    files = list((data / "marks").glob("*.json"))
+    if not files:
+        return {}
+    entries = json.loads(files[0].read_text(encoding="utf-8"))["marks"]
+    return {entry["id"]: entry for entry in entries}
+
+
+def test_start_enter_mark_export_quit_in_a_real_terminal(tmp_path: Path) -> None:
+    home = tmp_path / "home"
     status = tmp_path / "status"
     command = (
-        f"{shlex.quote(program)} --no-mouse {shlex.quote(str(INCIDENT))}; "
+        f"{shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}; "
         f"echo $? > {shlex.quote(str(status))}; sleep 60"
     )
-    # the session's command gets the environment of the tmux server, which is ours
-    session = Tmux(f"sh -c {shlex.quote(command)}", env, WIDTH, HEIGHT)
+    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 100, 30)
     data = home / "xdg_data_home" / "rouge-tui"
     try:
-        start = session.settled(lambda screen: "drift-down" in screen, "the overview")
+        start = session.settled(lambda screen: "drift-down" in screen and "history" in screen, "the overview")
         top = ranked_ids()[0]
-        assert "▼ drift-down" in start
-        assert "Incident summaries" in start
+        assert "▼ drift-down" in start and "Incident summaries" in start
         assert re.search(rf"▶ +1 {top} ", start), start
-        assert "the ten most-moved above" in start
-        assert "? help" in start and "q quit" in start
+        assert "the ten most-moved above" in start and "? help" in start and "q quit" in start
 
         session.keys("Enter")
         diff = session.settled(lambda screen: "LCS" in screen, "the diff")
         assert "row 1/" in diff and top in diff
 
         session.keys("g")
-        wait_for(lambda: any((data / "marks").glob("*.json")), "the marks file")
+        wait_for(lambda: marks_of(data).get(top, {}).get("mark") == "fine", "the mark on disk")
         session.settled(lambda screen: "marked fine" in screen, "the mark in the title")
-        marks = json.loads(next((data / "marks").glob("*.json")).read_text(encoding="utf-8"))
-        assert marks["marks"][top]["mark"] == "fine"
 
         session.keys("Escape")
-        table = session.settled(
-            lambda screen: "the ten most-moved above" in screen, "the table again"
-        )
+        table = session.settled(lambda screen: "the ten most-moved above" in screen, "the table again")
         row = next(line for line in table.splitlines() if re.search(rf" 1 {top} ", line))
         assert row.rstrip().endswith("fine")
 
         session.keys("e")
-        wait_for(lambda: any((data / "exports").glob("*.md")), "the export")
-        export = next((data / "exports").glob("*.md"))
+        wait_for(lambda: len(list((data / "reviews").glob("*"))) == 2, "the export")
         session.settled(lambda screen: "review written to" in screen, "the export notice")
-        text = export.read_text(encoding="utf-8")
+        markdown = next((data / "reviews").glob("*.md"))
+        text = markdown.read_text(encoding="utf-8")
         assert "drift-down" in text and "fine" in text and "LCS" in text
 
         session.keys("q")
         wait_for(status.exists, "the app to exit")
         assert status.read_text().strip() == "0"
+        # Said once more where it stays: in the terminal, once the app's screen is gone.
+        after = session.settled(lambda screen: "review written to" in screen, "the path after exit")
+        assert str(markdown) in after.replace("\n", "")
     finally:
         session.close()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split()[2] != "Z"
+
+
+@pytest.mark.parametrize("attempt", range(6))
+def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path, attempt: int) -> None:
+    """Issue 12, 4: kill the terminal (SIGHUP, then SIGCONT, as a pty hang-up delivers) while
+    keys are still arriving: the marks are on disk and the process is gone within seconds."""
+    home = tmp_path / "home"
+    pidfile = tmp_path / "pid"
+    command = f"echo $$ > {shlex.quote(str(pidfile))}; exec {shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}"
+    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 80, 24)
+    data = home / "xdg_data_home" / "rouge-tui"
+    try:
+        session.settled(lambda screen: "drift-down" in screen, "the overview")
+        pid = int(pidfile.read_text())
+        session.keys("b")
+        wait_for(lambda: marks_of(data).get(ranked_ids()[0], {}).get("mark") == "regression", "the mark")
+        for _ in range(10 + attempt * 5):  # a burst: diffs opened, modes, steps, back
+            session.keys("Enter", "d", "n", "]", "Escape", "j")
+        time.sleep(0.05 * attempt)
+    finally:
+        session.close()  # the terminal goes away: SIGHUP to the app
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if alive(pid):
+        os.kill(pid, 9)
+        raise AssertionError("rouge-tui was still running 10 s after its terminal hung up")
+    assert marks_of(data)[ranked_ids()[0]]["mark"] == "regression"

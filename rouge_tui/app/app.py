@@ -26,6 +26,23 @@ from rouge_tui.safetext import one_line
 TERM_GRACE = 3.0
 
 
+def path_lines(path: str, width: int = 60) -> str:
+    """A path over lines of at most ``width`` characters, broken only after a ``/`` (a
+    notification breaks long lines anywhere, mid-name included)."""
+    home = str(Path.home())
+    if path.startswith(home + "/"):
+        path = "~" + path[len(home):]
+    lines, line = [], ""
+    for part in one_line(path).split("/"):
+        piece = part + "/"
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n".join(lines).rstrip("/")
+
+
 class RougeApp(App[None]):
     """rouge-tui: one suite's review, or a list of suites to pick from."""
 
@@ -114,8 +131,9 @@ class RougeApp(App[None]):
                 self.call_from_thread(screen.notify, f"export failed: {describe(exc)}", severity="error", markup=False)
                 return
             self.exported = [p for p in self.exported if p not in paths] + list(paths)
-            shown = "\n".join(one_line(str(p)) for p in paths)
-            self.call_from_thread(screen.notify, f"review written to\n{shown}", title="exported", markup=False, timeout=12)
+            folder = path_lines(str(paths[0].parent) + "/")
+            files = "\n".join(one_line(p.name) for p in paths)
+            self.call_from_thread(screen.notify, f"review written to\n{folder}\n{files}", title="exported", markup=False, timeout=15)
 
         screen.notify("writing the review…", markup=False, timeout=2)
         self.run_worker(work, thread=True, group="export", name="export")

@@ -53,3 +53,11 @@ class FilterDone(Message):
     rows: object  # np.ndarray of ranked indices
     analysis: Analysis
     what: str  # how the query was read: "text", "signal trunc", "mark fine"
+
+
+@dataclass
+class TrendReady(Message):
+    """Every build of the suite scored, for the settings of ``analysis``."""
+
+    analysis: Analysis
+    trend: list  # rouge_tui.analysis.history.BuildScores, in name order

@@ -15,7 +15,7 @@ from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
 MOVING = [
-    ("↑ ↓ j k", "move; page up / page down, home / end"),
+    ("↑ ↓ j k", "move; page up / page down, home / end (the last row)"),
     ("/", "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"),
 ]
 
@@ -39,9 +39,8 @@ class HelpScreen(ModalScreen[None]):
         text = Text()
         text.append("Keys here\n", style="bold underline")
         seen = set()
-        for active in self.source.active_bindings.values():
-            binding = active.binding
-            if binding.action in seen or not binding.description:
+        for binding in getattr(type(self.source), "BINDINGS", []):
+            if not hasattr(binding, "action") or binding.action in seen:
                 continue
             seen.add(binding.action)
             key = self.app.get_key_display(binding)

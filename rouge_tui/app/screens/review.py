@@ -27,7 +27,7 @@ from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.pipeline import Analysis, Caches, Texts, analyse, open_analysis
 from rouge_tui.analysis.settings import Settings, resolve
-from rouge_tui.app.messages import AnalysisReady, FilterDone, Progress, TextsReady, WorkFailed
+from rouge_tui.app.messages import AnalysisReady, FilterDone, Progress, TextsReady, TrendReady, WorkFailed
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell, MoversTable
@@ -64,7 +64,7 @@ class ReviewScreen(Screen[None]):
         Binding("slash", "filter", "filter", id="filter"),
         Binding("s", "sort", "sort", id="sort"),
         Binding("m", "metric", "metric", id="metric"),
-        Binding("t", "tokenizer", "tok", id="tokenizer"),
+        Binding("t", "tokenizer", "tokenizer", id="tokenizer"),
         Binding("h", "history", "history", id="history"),
         *common.LATER_BINDINGS,
         Binding("escape", "back", "back", id="back", show=False),
@@ -190,6 +190,19 @@ class ReviewScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001
             self.post_message(WorkFailed(common.describe(exc)))
 
+    @work(thread=True, exclusive=True, group="trend")
+    def load_trend(self, analysis: Analysis, texts: Texts) -> None:
+        """Every build scored (through the caches) for the overview's history line."""
+        from rouge_tui.analysis.history import trend
+
+        try:
+            builds = trend(analysis.suite, texts.references, analysis.settings, self.caches)
+        except Exception as exc:  # noqa: BLE001 - the history line says it could not
+            self.post_message(WorkFailed(f"could not score the history: {common.describe(exc)}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(TrendReady(analysis, builds))
+
     @work(thread=True, exclusive=True, group="filter")
     def run_filter(self, query: str) -> None:
         review = self.review
@@ -246,12 +259,18 @@ class ReviewScreen(Screen[None]):
         self._marks_seen = self._marks_time()
         self.progress = ""
         self.table.refresh()
+        self.overview.show_trend(None)
+        self.load_trend(message.analysis, message.texts)
         if self.filter_text.strip():
             self.run_filter(self.filter_text)
         self.update_status()
         waiting, self.waiting = self.waiting, None
         if waiting is not None:
             waiting[0]()
+
+    def on_trend_ready(self, message: TrendReady) -> None:
+        if message.analysis is self.analysis:
+            self.overview.show_trend(message.trend)
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.progress = ""

@@ -91,10 +91,15 @@ class Overview(Widget):
         self.figures: Figures | None = None
         self.loading_text = "loading…"
         self.notice: str | None = None  # e.g. the references changed since an earlier review
+        self.trend: list | None = None  # the history's BuildScores, once scored
 
     def show(self, figures: Figures | None, notice: str | None = None) -> None:
         self.figures = figures
         self.notice = notice
+        self.refresh()
+
+    def show_trend(self, trend: list | None) -> None:
+        self.trend = trend
         self.refresh()
 
     def _style(self, name: str) -> Style:
@@ -117,7 +122,9 @@ class Overview(Widget):
         title.append("  refs ", style=label)
         title.append(f.reference_fingerprint[:12])
 
-        name_width = max(10, min(28, width - 62))
+        # The build lines hold role, name, mean, band, n and runs: the name gets what is left.
+        numbers = max(len(str(b.n)) + len(str(b.runs)) for b in (f.baseline, f.candidate))
+        name_width = max(8, min(28, width - 2 - 57 - numbers))
         names = shorten_names([f.baseline.name, f.candidate.name], name_width)
         rows = [
             self.build_line("baseline ", f.baseline, names[0], name_width),
@@ -149,8 +156,42 @@ class Overview(Widget):
         spark.append(sparkline(counts), style=self._style("spark"))
         spark.append(f" {span:+.2f}  ", style=dim)
         counted = signals.counts(f.signals)
-        spark.append("  ".join(f"{s.short} {counted[s.name]}" for s in signals.SIGNALS))
-        return [title, *rows, verdict, spark]
+        fired = [f"{s.short} {counted[s.name]}" for s in signals.SIGNALS if counted[s.name]]
+        spark.append("  ".join(fired) if fired else "no change signal fired", style="" if fired else label)
+        return [title, *rows, verdict, spark, self.trend_line(f, width)]
+
+    def trend_line(self, f: Figures, width: int) -> Text:
+        """Every build's mean as a sparkline (the last ones that fit), the compared pair in
+        reverse video with B and C beside their means; ✗ for a build that cannot be read."""
+        label = self._style("label")
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append("history ", style=label)
+        if self.trend is None:
+            line.append("scoring every build…", style=self._style("dim"))
+            return line
+        scored = [b for b in self.trend if b.stats is not None]
+        pair = (f.baseline.name, f.candidate.name)
+        room = max(8, width - 50)
+        shown = self.trend[-room:]
+        means = [b.stats.mean for b in scored]
+        low, high = (min(means), max(means)) if means else (0.0, 1.0)
+        for build in shown:
+            if build.stats is None:
+                line.append("✗", style=self._style("warn"))
+                continue
+            level = 0 if high == low else round((build.stats.mean - low) / (high - low) * (len(SPARKS) - 1))
+            picked = build.name in pair
+            line.append(SPARKS[level], style=Style(reverse=True, bold=True) if picked else self._style("spark"))
+        line.append(f"  B {f.baseline.mean:.4f}  C {f.candidate.mean:.4f}", style=Style(bold=True))
+        line.append(f"  {len(self.trend)} builds", style=label)
+        if len(shown) < len(self.trend):
+            line.append(f", last {len(shown)} drawn", style=label)
+        broken = len(self.trend) - len(scored)
+        if broken:
+            line.append(f", {broken} unreadable", style=self._style("warn"))
+        if means:
+            line.append(f"  range {low:.3f}–{high:.3f}", style=label)
+        return line
 
     def build_line(self, role: str, stats: BuildStats, name: str, width: int) -> Text:
         label = self._style("label")

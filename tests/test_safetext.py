@@ -1,8 +1,14 @@
-"""Untrusted text never reaches the terminal as control sequences."""
+"""Untrusted text never reaches the terminal as control sequences, and nothing invisible
+makes two different strings look alike."""
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+import sys
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rouge_tui.safetext import is_safe, one_line, visible
 
@@ -29,15 +35,35 @@ def test_one_line_limit():
     assert one_line("abcdef", 4) == "abc…"
 
 
+@pytest.mark.parametrize("char", ["\u200b", "\u2060", "\U000e0041", "\u00ad", "\ufff9", "\u3164", "\u034f", "\u200d", "\ufe0f", "\ud800"])
+def test_invisible_characters_are_shown(char: str) -> None:
+    """Issue 12: two ids that differ only by an invisible character must not look alike."""
+    assert one_line(f"inc{char}0042") != "inc0042"
+    assert char not in one_line(f"inc{char}0042") and char not in visible(f"a{char}b")
+
+
+def test_every_format_character_this_python_knows_is_escaped() -> None:
+    missed = [hex(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf" and chr(c) in visible(chr(c))]
+    assert missed == []
+
+
+def test_a_flood_of_combining_marks_is_cut_to_two_in_one_line_fields() -> None:
+    flood = "e" + "\u0301" * 50
+    shown = one_line(flood)
+    assert shown.startswith("e\u0301\u0301\\u0301") and "\u0301\u0301\u0301" not in shown
+    assert visible("é\u0301") == "é\u0301"  # running text keeps what it has
+
+
 @given(st.text())
 def test_result_is_always_safe(text):
     shown = visible(text)
     assert is_safe(shown)
     assert not any(0 <= ord(c) < 32 and c not in "\n\t" for c in shown)
     assert not any(0x7F <= ord(c) <= 0x9F for c in shown)
+    assert not any(unicodedata.category(c) in ("Cf", "Cs") for c in shown)
     assert "\x0a" not in one_line(text)
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Zl", "Zp"))))
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp", "Mn", "Me", "Lo"))))
 def test_plain_text_unchanged(text):
     assert visible(text) == text

@@ -14,8 +14,11 @@ the baseline.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import repeat
 
 import numpy as np
 
@@ -33,7 +36,8 @@ TRUNCATED_SHARE = 0.5
 @dataclass
 class Pairs:
     """What the rules read, one entry per paired example: the outputs shown (a build's first
-    run), the example's references and its source (None without one)."""
+    run), the example's references and its source (None without one). The columns rules
+    share (which pairs changed, stripped lengths) are worked out once, on first use."""
 
     ids: Sequence[str]
     baseline: Sequence[str]
@@ -41,6 +45,26 @@ class Pairs:
     references: Sequence[Sequence[str]] = ()
     sources: Sequence[str | None] = ()
     extra: dict[str, object] = field(default_factory=dict)  # what later rules need (history)
+
+    @cached_property
+    def changed(self) -> np.ndarray:
+        """The examples whose two outputs differ (no rule fires on the others)."""
+        return ~np.fromiter(map(operator.eq, self.baseline, self.candidate), dtype=bool, count=len(self.ids))
+
+    @cached_property
+    def lengths(self) -> tuple[np.ndarray, np.ndarray]:
+        """Stripped lengths in characters, baseline's and candidate's."""
+        def measure(texts: Sequence[str]) -> np.ndarray:
+            return np.fromiter(map(len, map(str.strip, texts)), dtype=np.int64, count=len(texts))
+
+        return measure(self.baseline), measure(self.candidate)
+
+    def each(self, test: Callable[[str, str], bool], where: np.ndarray) -> np.ndarray:
+        """``test`` on the two outputs of each example where ``where`` holds."""
+        out = np.zeros(len(self.ids), dtype=bool)
+        for i in np.flatnonzero(where).tolist():
+            out[i] = test(self.baseline[i], self.candidate[i])
+        return out
 
 
 Rule = Callable[[Pairs], np.ndarray]
@@ -55,61 +79,47 @@ class Signal:
     rule: Rule
 
 
-def _each(test: Callable[[str, str], bool]) -> Rule:
-    """A rule that looks at the two outputs of each changed example."""
-
-    def rule(pairs: Pairs) -> np.ndarray:
-        return np.fromiter(
-            (base != cand and test(base, cand) for base, cand in zip(pairs.baseline, pairs.candidate)),
-            dtype=bool,
-            count=len(pairs.baseline),
-        )
-
-    return rule
+def _empty(pairs: Pairs) -> np.ndarray:
+    base, cand = pairs.lengths
+    return pairs.changed & (cand == 0) & (base > 0)
 
 
-def _empty(base: str, cand: str) -> bool:
-    return not cand.strip() and bool(base.strip())
-
-
-def _truncated(base: str, cand: str) -> bool:
-    cand, base = cand.rstrip(), base.rstrip()
-    return bool(cand) and len(cand) < len(base) and (
-        base.startswith(cand) or len(cand) <= TRUNCATED_SHARE * len(base)
-    )
+def _truncated(pairs: Pairs) -> np.ndarray:
+    base, cand = pairs.lengths
+    shorter = pairs.changed & (cand > 0) & (cand < base)
+    much = shorter & (cand <= TRUNCATED_SHARE * base)
+    prefix = pairs.each(lambda b, c: b.rstrip().startswith(c.rstrip()), shorter & ~much)
+    return much | prefix
 
 
 def repeats_a_line(text: str) -> bool:
     """True when a non-blank line occurs twice (a repeated header or paragraph)."""
-    lines = [line.strip() for line in text.splitlines()]
-    lines = [line for line in lines if line]
+    lines = list(filter(None, map(str.strip, text.splitlines())))
     return len(set(lines)) < len(lines)
 
 
-def _duplicated(base: str, cand: str) -> bool:
-    return "\n" in cand and repeats_a_line(cand) and not repeats_a_line(base)
+def _duplicated(pairs: Pairs) -> np.ndarray:
+    has_lines = np.fromiter(map(operator.contains, pairs.candidate, repeat("\n")), dtype=bool, count=len(pairs.ids))
+    return pairs.each(lambda b, c: repeats_a_line(c) and not repeats_a_line(b), pairs.changed & has_lines)
 
 
-def _shift(base: str, cand: str) -> int:
-    """+1 longer, -1 shorter, 0 neither (stripped lengths, in characters)."""
-    old, new = len(base.strip()), len(cand.strip())
-    if not new or abs(new - old) < SHIFT_CHARS or abs(new - old) < SHIFT_SHARE * old:
-        return 0
-    return 1 if new > old else -1
+def _shift(pairs: Pairs) -> np.ndarray:
+    """+1 longer, -1 shorter, 0 neither."""
+    base, cand = pairs.lengths
+    moved = np.abs(cand - base)
+    shifted = pairs.changed & (cand > 0) & (moved >= SHIFT_CHARS) & (moved >= SHIFT_SHARE * base)
+    return np.where(shifted, np.sign(cand - base), 0)
 
 
 SIGNALS: tuple[Signal, ...] = (
-    Signal("empty", "empty", "the candidate output is empty where the baseline's was not", 1,
-           _each(_empty)),
+    Signal("empty", "empty", "the candidate output is empty where the baseline's was not", 1, _empty),
     Signal("truncated", "trunc",
-           "the candidate is a strict prefix of the baseline, or at most half its length", 1,
-           _each(_truncated)),
-    Signal("duplicated", "dup", "a line (a header, a paragraph) now appears twice", 1,
-           _each(_duplicated)),
+           "the candidate is a strict prefix of the baseline, or at most half its length", 1, _truncated),
+    Signal("duplicated", "dup", "a line (a header, a paragraph) now appears twice", 1, _duplicated),
     Signal("longer", "len+", "the output grew by a quarter and 30 characters or more", 1,
-           _each(lambda base, cand: _shift(base, cand) > 0)),
+           lambda pairs: _shift(pairs) > 0),
     Signal("shorter", "len-", "the output shrank by a quarter and 30 characters or more", 1,
-           _each(lambda base, cand: _shift(base, cand) < 0)),
+           lambda pairs: _shift(pairs) < 0),
     Signal("volatile", "vol",
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
            1, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),

@@ -10,6 +10,8 @@ pair) never pile up for a whole suite.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 import rouge_score_rs
@@ -19,8 +21,9 @@ from rouge_tui.rouge import metrics, tokenizers
 
 __all__ = ["CHUNK", "ENGINE", "score"]
 
-# Pairs handed to rouge-score-rs at a time.
-CHUNK = 20_000
+# Pairs handed to rouge-score-rs at a time (their spelled texts and results are what the
+# scoring holds in memory beyond the suite's texts).
+CHUNK = 10_000
 # What a cached score depends on besides the texts and settings: the engine and its version.
 ENGINE = f"rouge-score-rs {rouge_score_rs.__version__}"
 
@@ -58,7 +61,12 @@ def score(
         results = scorer.score_batch(
             entry.spell(targets[start:stop]), entry.spell(outputs[start:stop])
         )
-        pairs[start:stop] = [[result[name] for name in names] for result in results]
+        scores = map(itemgetter(*names), results)  # one metric: a Score each; several: tuples
+        if len(names) > 1:
+            scores = chain.from_iterable(scores)
+        count = (stop - start) * len(names) * 3
+        block = np.fromiter(chain.from_iterable(scores), dtype=np.float64, count=count)
+        pairs[start:stop] = block.reshape(stop - start, len(names), 3)
         if progress is not None:
             progress(stop, total)
     if owners is not None:

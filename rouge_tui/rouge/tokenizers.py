@@ -116,7 +116,7 @@ class Whitespace(Tokenizer):
         spelled = np.empty(2 * len(data), dtype=np.uint8)
         spelled[0::2] = np.frombuffer(data.translate(_SPELL_HIGH), dtype=np.uint8)
         spelled[1::2] = np.frombuffer(data.translate(_SPELL_LOW), dtype=np.uint8)
-        whole = spelled.tobytes().decode("ascii")
+        whole = spelled.tobytes().decode("latin-1")  # ASCII by construction; latin-1 is quicker
         out, start = [], 0
         for size in sizes:
             out.append(whole[start : start + 2 * size])

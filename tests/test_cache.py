@@ -163,6 +163,16 @@ def test_a_sealed_file_of_a_ragged_length_is_rejected(tmp_path: Path) -> None:
     assert store.rejected == 1
 
 
+def test_a_sealed_file_with_unsorted_keys_is_rejected(tmp_path: Path) -> None:
+    """Keys are unsigned: a descending pair must count as unsorted, not wrap around."""
+    keys, rows = _sorted(keys_of("a", "b", "c"), values(*[(0.1, 0.2, 0.3)] * 3))
+    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys[::-1], rows)))
+    store = ScoreCache(tmp_path)
+    assert np.isnan(store.get(SCORING, keys_of("a", "b", "c"))).all()
+    assert store.rejected == 1
+
+
 def _writer(root: str, worker: int, go) -> None:
     store = ScoreCache(Path(root))
     go.wait(30)

@@ -470,6 +470,7 @@ def test_a_file_damaged_while_a_session_is_open_is_rewritten_from_the_session(da
     (kept,) = aside(one)
     assert kept.read_bytes() == damaged
     assert notice is not None and "another session" not in notice
+    assert "damaged from outside" in notice
     assert str(kept) in notice and "wrote back the 4 marks this session holds" in notice
 
 

@@ -175,7 +175,10 @@ class MarkStore:
             if damaged:
                 # Damaged from outside: everything this session holds is written back.
                 on_disk = dict(self.all)
-                notice = f"{self.warning}; wrote back the {len(on_disk)} marks this session holds"
+                notice = (
+                    f"{self.warning}; it was damaged from outside since this session read it: "
+                    f"wrote back the {len(on_disk)} marks this session holds"
+                )
             else:
                 theirs = on_disk.get(slot)
                 if theirs is not None and theirs != before and mark is not None:

@@ -6,7 +6,9 @@ same name) run through the CLI in tests/test_cli.py; here the log itself, under 
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -108,7 +110,11 @@ def test_entries_that_are_not_reviews_are_skipped() -> None:
     assert log.warning is None
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+def _lock_fails(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+
+@pytest.mark.parametrize("fault", [*FAULTS, "lock-EROFS"])
 def test_a_failed_record_keeps_the_log_and_only_warns(
     fault: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -116,7 +122,10 @@ def test_a_failed_record_keeps_the_log_and_only_warns(
     log.record(entry("f1"))
     before = log.path.read_bytes()
     with monkeypatch.context() as patch:
-        inject(patch, fault)
+        if fault == "lock-EROFS":
+            patch.setattr(log_module, "locked", _lock_fails)
+        else:
+            inject(patch, fault)
         log.record(entry("f2", candidate="c"))  # no exception: the record is all it costs
     assert log.warning is not None and log.warning.startswith("could not record the review in ")
     assert log.path.read_bytes() == before

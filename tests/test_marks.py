@@ -333,6 +333,36 @@ def test_a_read_only_marks_folder_keeps_the_file_and_the_mark(monkeypatch: pytes
     }
 
 
+def _corrupt_file_in_a_read_only_folder() -> dict[str, object]:
+    """Run as nobody: a corrupt marks file in a folder that cannot be written."""
+    path = MarkStore("suite", "fp", "/suites/one", False).path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"{half a file")
+    path.parent.chmod(0o555)
+    one = store()
+    seen: dict[str, object] = {"warning": one.warning}
+    try:
+        one.set(*PAIR, "e", "fine", "typed", "h")
+    except PermissionError:
+        seen["save"] = "refused"
+    seen["file"] = path.read_bytes()
+    seen["in memory"] = words(one)
+    path.parent.chmod(0o755)
+    return seen
+
+
+def test_a_corrupt_file_that_cannot_be_moved_aside_is_never_written_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with public_folder() as root:
+        public_state(root, monkeypatch)
+        seen = unprivileged(_corrupt_file_in_a_read_only_folder)
+    warning = seen.pop("warning")
+    assert "unreadable" in warning and "kept it as" not in warning
+    assert "left it in place (could not move it aside: Permission denied)" in warning
+    assert seen == {"save": "refused", "file": b"{half a file", "in memory": {"e": ("fine", "typed")}}
+
+
 def test_a_file_where_the_data_directory_belongs() -> None:
     """The state folder made unusable without chmod: a file in its place."""
     blocker = paths.data_dir()

@@ -483,3 +483,20 @@ def test_two_unnamed_suites_in_folders_called_suite_never_warn_about_each_other(
     data = json.loads(cli("report", str(two), "--format", "json", home=home).stdout)
     assert data["references_changed"] is not None
     assert json.loads(cli("report", str(one), "--format", "json", home=home).stdout)["warnings"] == []
+
+
+def test_an_unexpected_error_is_exit_2_never_1_which_means_drift(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any exception nobody foresaw (a bug, a cache entry crafted to pass its seal) ended in
+    a traceback and Python's exit status 1: to a CI job, drift."""
+    from rouge_tui import report
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise KeyError("a bug \x1b[31m of ours")
+
+    monkeypatch.setattr(report, "to_json", broken)
+    assert main(["report", str(INCIDENTS), "--no-cache"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "rouge-tui: error: internal error (KeyError: 'a bug \\x1b[31m of ours'); please report it\n"

@@ -62,6 +62,17 @@ def test_a_change_is_said_and_persists_while_builds_scored_before_are_compared()
     assert log.reference_change("new", ("b7", "b8")).previous == "newer"
 
 
+def test_a_build_name_that_is_not_utf8_round_trips_in_the_log() -> None:
+    log = ReviewLog("suite")
+    log.record(entry("a", "a", "b\udcff"))
+    log.record(entry("a", "a", "b\udcff"))  # read back, the same review: not recorded twice
+    fresh = ReviewLog("suite")
+    assert [e["candidate"] for e in fresh.entries()] == ["b\udcff"]
+    assert fresh.warning is None
+    assert fresh.reference_change("z", ("a", "b\udcff")).previous == "a"
+    fresh.path.read_bytes().decode("utf-8")
+
+
 def test_the_log_keeps_the_newest_entries_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(log_module, "LIMIT", 5)
     log = ReviewLog("suite")

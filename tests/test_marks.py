@@ -119,6 +119,21 @@ def test_marks_belong_to_the_content_not_the_path() -> None:
     assert set(store("fp2", "/elsewhere/one", named=True).earlier(*PAIR)) == {"e1"}
 
 
+def test_a_build_name_that_is_not_utf8_round_trips_in_the_marks_file() -> None:
+    """A file name with a byte that is not UTF-8 (legal on Linux) lists as a build whose
+    name holds a lone surrogate; the marks file must read back what was written."""
+    one = store()
+    assert one.set("a", "b\udcff", "e1", "fine", "n\u00e9", "h") is None
+    assert one.set("a", "b\udcff", "e2", "regression", "", "h") is None  # a clean re-read
+    fresh = store()
+    assert fresh.warning is None and aside(fresh) == []
+    assert {m.id: (m.mark, m.note) for m in fresh.own("a", "b\udcff").values()} == {
+        "e1": ("fine", "n\u00e9"),
+        "e2": ("regression", ""),
+    }
+    one.path.read_bytes().decode("utf-8")  # and the file stays UTF-8 other tools can read
+
+
 # ---------------------------------------------------------------------- two sessions
 
 

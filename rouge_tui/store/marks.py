@@ -209,4 +209,6 @@ class MarkStore:
             "version": 2,
             "marks": [asdict(marks[slot]) for slot in sorted(marks)],
         }
-        return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "surrogatepass")
+        # A lone surrogate (a build named by a file name that is not UTF-8) cannot be UTF-8:
+        # backslashreplace writes it as its JSON escape, so the file reads back as written.
+        return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "backslashreplace")

@@ -8,6 +8,7 @@ would; the expected marks, reasons and rows are the ones the test planted.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -290,3 +291,19 @@ def test_find_rows_stops_when_cancelled(tmp_path: Path) -> None:
     here = review(write_suite(tmp_path / "s"))
     rows, how = find_rows(here, "the", cancelled=lambda: True)
     assert how == "text" and rows.tolist() == []
+
+
+def test_marks_on_a_build_whose_file_name_is_not_utf8_come_back(tmp_path: Path) -> None:
+    path = write_suite(tmp_path / "s")
+    builds = os.fsencode(path / "builds")
+    os.rename(builds + b"/2-cand.jsonl", builds + b"/2-cand\xff.jsonl")
+    first = review(path)
+    assert first.candidate == "2-cand\udcff"
+    assert first.set_mark("t1", "regression", "cut") is None
+    assert first.set_mark("o2", "fine", "") is None  # the second save reads the first back
+    again = review(path)
+    assert again.warning is None
+    assert shown(again) == {
+        "t1": ("regression", "cut", False, "", None),
+        "o2": ("fine", "", False, "", None),
+    }

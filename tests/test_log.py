@@ -153,3 +153,27 @@ def test_a_file_where_the_data_directory_belongs_only_warns(tmp_path: Path) -> N
     log.record(entry("a"))
     assert log.warning is not None and "could not record the review" in log.warning
     assert blocker.read_bytes() == b"x"
+
+
+def test_report_sets_aside_a_deeply_nested_log_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12, item 3, for the log: report crashed with a RecursionError (exit 1)."""
+    from safety_helpers import small_suite
+
+    from rouge_tui import cli
+
+    suite = small_suite(tmp_path / "suite", name="nested log")
+    code = cli.main(["report", str(suite), "--format", "json"])
+    capsys.readouterr()
+    log = ReviewLog("nested log")
+    deep = b'{"entries": ' + b"[" * 100_000
+    log.path.write_bytes(deep)
+    assert cli.main(["report", str(suite), "--format", "json"]) == code
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    (warning,) = json.loads(captured.out)["warnings"]
+    assert warning.startswith(f"review log {log.path} was unreadable (not valid JSON (nested too deeply))")
+    (kept,) = [p for p in log.path.parent.iterdir() if ".corrupt-" in p.name]
+    assert kept.read_bytes() == deep
+    assert [e["fingerprint"] for e in ReviewLog("nested log").entries()] != []  # a new log

@@ -164,6 +164,21 @@ def test_a_mark_the_session_has_seen_is_replaced_without_a_notice() -> None:
     assert words(store())["e1"] == ("regression", "")
 
 
+def test_clearing_a_mark_another_session_has_since_replaced_keeps_theirs() -> None:
+    """One session clears what it saw (its own mark); meanwhile another replaced it with
+    its own mark and note: clearing must not delete a mark its session never saw."""
+    one, two = store(), store()
+    one.set(*PAIR, "e1", "fine", "one's note", "h")
+    two.set(*PAIR, "e1", "regression", "two's note, hours of work", "h")
+    slot = ("fp", *PAIR, "e1")
+    told = one.put(slot, None)  # what Review.clear does
+    assert words(store()) == {"e1": ("regression", "two's note, hours of work")}
+    assert told == "another session had marked this example regression since; kept that mark"
+    assert words(one) == {"e1": ("regression", "two's note, hours of work")}  # shown to one
+    assert one.put(slot, None) is None  # now seen: a second clear is a decision, and clears
+    assert words(store()) == {}
+
+
 IDS = [f"ex-{i:03d}" for i in range(160)]
 FIRST = IDS[:100]  # session one marks these "fine"
 SECOND = IDS[60:]  # session two marks these "regression": 40 overlap

@@ -186,6 +186,13 @@ class MarkStore:
                         f"another session had marked this example {theirs.mark}; "
                         f"replaced with {mark.mark}"
                     )
+                elif theirs is not None and theirs != before:
+                    # Clearing what this session saw never deletes a mark it did not see.
+                    del self.pending[slot]
+                    notice = (
+                        f"another session had marked this example {theirs.mark} since; "
+                        "kept that mark"
+                    )
                 self._apply(on_disk)
             atomic_write(self.path, self._payload(on_disk))
             self.pending.clear()

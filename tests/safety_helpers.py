@@ -10,6 +10,7 @@ import json
 import os
 import pickle
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -119,6 +120,7 @@ def unprivileged(function: Callable[..., Any], *args: Any) -> Any:
     if pid == 0:  # the child: never returns into pytest
         status = 0
         try:
+            signal.alarm(120)  # a child stuck on a lock another thread held at fork dies
             os.close(read)
             os.setgroups([])
             os.setgid(NOBODY)
@@ -137,7 +139,8 @@ def unprivileged(function: Callable[..., Any], *args: Any) -> Any:
     os.close(write)
     with os.fdopen(read, "rb") as pipe:
         data = pipe.read()
-    os.waitpid(pid, 0)
+    _, status = os.waitpid(pid, 0)
+    assert data, f"the unprivileged child ended without a result (wait status {status})"
     kind, value = pickle.loads(data)
     if kind == "raised":
         raise value

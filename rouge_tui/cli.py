@@ -283,6 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else "writing the output: "
         _say(f"error: {where}{exc.strerror or exc}")
         return 2
+    except Exception as exc:  # noqa: BLE001 - a bug of ours must not exit 1 (drift)
+        _say(f"error: internal error ({type(exc).__name__}: {exc}); please report it")
+        return 2
 
 
 def _closed(fd: int) -> bool:

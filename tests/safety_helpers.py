@@ -4,13 +4,19 @@ and a snapshot of a directory tree to prove what was and was not written."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import pickle
+import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_suites" / "incident-summaries"
@@ -95,3 +101,74 @@ def tree(root: Path) -> dict[str, tuple]:
                 digest,
             )
     return found
+
+
+# ---------------------------------------------------------------------- chmod that binds
+
+NOBODY = 65534
+
+
+def unprivileged(function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)`` as a user that a folder's mode binds: tests run as root here, and
+    root writes into a ``chmod a-w`` folder anyway. As root, a forked child drops to nobody
+    and runs it; its result (or the exception it raised) comes back pickled. Not as root, it
+    simply runs here."""
+    if os.geteuid() != 0:
+        return function(*args)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        status = 0
+        try:
+            signal.alarm(120)  # a child stuck on a lock another thread held at fork dies
+            os.close(read)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            try:
+                outcome: tuple[str, Any] = ("returned", function(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed to the parent
+                outcome = ("raised", exc)
+            data = pickle.dumps(outcome)
+        except BaseException as exc:  # noqa: BLE001
+            data = pickle.dumps(("raised", RuntimeError(f"child failed: {exc!r}")))
+            status = 1
+        with os.fdopen(write, "wb") as pipe:
+            pipe.write(data)
+        os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    assert data, f"the unprivileged child ended without a result (wait status {status})"
+    kind, value = pickle.loads(data)
+    if kind == "raised":
+        raise value
+    return value
+
+
+@contextlib.contextmanager
+def public_folder() -> Iterator[Path]:
+    """A fresh folder that the user `unprivileged` runs as can reach (pytest's own tmp_path
+    lies under a folder only root may enter), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="rouge-tui-test-", dir="/tmp"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        for path in [folder, *folder.rglob("*")]:
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def public_state(folder: Path, monkeypatch: Any) -> Path:
+    """Point the XDG folders into ``folder`` (made writable for nobody); returns it."""
+    for var in XDG_VARS:
+        target = folder / var.lower()
+        target.mkdir(parents=True, exist_ok=True)
+        monkeypatch.setenv(var, str(target))
+    if os.geteuid() == 0:
+        for path in [folder, *folder.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY)
+    return folder

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from rouge_score import rouge_scorer
+from safety_helpers import assert_one_line_error, cli, small_suite, xdg_env
 
 from rouge_tui.cli import main
 
@@ -19,8 +22,9 @@ SUPPORT = ROOT / "sample_suites" / "support-answers"
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rouge_tui", *args], capture_output=True, text=True, timeout=120
-    )
+        [sys.executable, "-m", "rouge_tui", *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
 
 
 def chapter_lcs(a: list[str], b: list[str]) -> int:
@@ -43,12 +47,10 @@ def chapter_rouge_l(candidate: str, reference: str) -> float:
 def write_suite(root: Path, refs: dict[str, str], builds: dict[str, dict[str, str]], toml: str = "") -> Path:
     (root / "builds").mkdir(parents=True)
     with open(root / "references.jsonl", "w") as f:
-        for key, text in refs.items():
-            f.write(json.dumps({"id": key, "reference": text}) + "\n")
+        f.writelines(json.dumps({"id": key, "reference": text}) + "\n" for key, text in refs.items())
     for name, outputs in builds.items():
         with open(root / "builds" / f"{name}.jsonl", "w") as f:
-            for key, text in outputs.items():
-                f.write(json.dumps({"id": key, "output": text}) + "\n")
+            f.writelines(json.dumps({"id": key, "output": text}) + "\n" for key, text in outputs.items())
     if toml:
         (root / "suite.toml").write_text(toml)
     return root
@@ -235,7 +237,7 @@ def test_headless_paths_never_import_textual():
         f"with contextlib.redirect_stdout(io.StringIO()): main(['report', {str(INCIDENTS)!r}, '--format', 'text'])\n"
         "assert 'textual' not in sys.modules, 'report imported textual'\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -259,7 +261,7 @@ def test_stemming_needs_no_nltk(tmp_path: Path):
         "from rouge_tui.cli import main\n"
         f"sys.exit(main(['report', {str(suite)!r}, '--no-cache', '--format', 'json']))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     data = json.loads(proc.stdout)
     # Stemmed, "running runners" -> "run runner" and "runs" -> "run": P 1/1, R 1/2.
     assert data["baseline"]["mean"] == 2 * 1.0 * 0.5 / 1.5
@@ -274,7 +276,227 @@ def test_closed_pipe_keeps_the_verdict_exit_status(fmt: str, suite: Path, expect
     # so the write meets EPIPE.
     proc = subprocess.run(
         ["bash", "-c", f"set -o pipefail; {sys.executable} -m rouge_tui report {suite} --format {fmt} --no-cache | true"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, check=False,
     )
     assert proc.returncode == expected
     assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------------- closed and full streams
+
+
+def _closed(args: list[str], redirect: str, home: Path) -> subprocess.CompletedProcess[bytes]:
+    """``rouge-tui ARGS`` under bash with ``redirect`` (``>&-``: stdout closed)."""
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "rouge_tui", *args])
+    return subprocess.run(
+        ["bash", "-c", f"{command} {redirect}"],
+        capture_output=True, timeout=120, env=xdg_env(home), check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["report", str(INCIDENTS)], ["report", str(INCIDENTS), "--format", "json"],
+     ["score", str(INCIDENTS / "references.jsonl"), str(INCIDENTS / "references.jsonl")]],
+    ids=["report-text", "report-json", "score"],
+)  # fmt: skip
+def test_stdout_closed_is_exit_2_with_nothing_written_anywhere(args: list[str], tmp_path: Path) -> None:
+    """Issue 12, item 6: with stdout closed, report exited 1 (drift) with a traceback. And a
+    closed fd 1 is the next file opened: nothing may land in a state file either."""
+    home = tmp_path / "xdg"
+    result = _closed(args, ">&-", home)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert result.stderr == b"rouge-tui: error: standard output is closed: nothing to write the result to\n"
+    assert not home.exists() or not any(p.is_file() for p in home.rglob("*"))
+
+
+def test_stdout_and_stderr_closed_is_still_exit_2(tmp_path: Path) -> None:
+    assert _closed(["report", str(INCIDENTS)], ">&- 2>&-", tmp_path / "xdg").returncode == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["report", "/nonexistent/suite"], ["report", str(INCIDENTS), "--baseline", "nope"],
+     ["score", "/nonexistent.jsonl", "/nonexistent2.jsonl"]],
+)  # fmt: skip
+def test_with_stderr_closed_errors_never_go_to_stdout(args: list[str], tmp_path: Path) -> None:
+    result = _closed(args, "2>&-", tmp_path / "xdg")
+    assert result.returncode == 2
+    assert result.stdout == b""
+
+
+def test_main_with_no_stdout_object_is_exit_2(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["report", str(INCIDENTS)]) == 2
+    assert "standard output is closed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["report", "{suite}"], ["report", "{suite}", "--format", "json"],
+     ["report", "{suite}", "--format", "markdown"], ["score", "{refs}", "{out}"]],
+    ids=["report-text", "report-json", "report-markdown", "score"],
+)  # fmt: skip
+def test_output_to_a_full_disk_is_exit_2_not_drift_and_not_a_traceback(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """Exit 1 means drift: a report that could not be written must never say that."""
+    suite = small_suite(tmp_path / "suite")
+    values = {"suite": str(suite), "refs": str(suite / "references.jsonl"),
+              "out": str(suite / "builds" / "a.jsonl")}  # fmt: skip
+    with open("/dev/full", "w") as full:  # every write fails with ENOSPC
+        result = subprocess.run(
+            [sys.executable, "-m", "rouge_tui", *(a.format(**values) for a in args)],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+            env=xdg_env(tmp_path / "xdg"), check=False,
+        )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "rouge-tui: error: writing the output: No space left on device\n"
+
+
+# ---------------------------------------------------------------------- what report reads
+
+
+def test_report_with_no_suite_reports_on_the_bundled_sample(tmp_path: Path) -> None:
+    result = cli("report", "--format", "json", home=tmp_path / "xdg")
+    assert result.returncode == 1, result.stderr  # the sample drifts down
+    data = json.loads(result.stdout)
+    assert data["suite"] == "Incident summaries" and data["paired"] == 237
+
+
+ESCAPE = "su\x1b]0;pwned\x07\x1b[31mite\u202e"
+
+
+def _assert_no_raw_escape(result: subprocess.CompletedProcess[bytes], *needles: bytes) -> None:
+    assert result.returncode == 2
+    assert result.stdout == b""
+    assert b"\x1b" not in result.stderr and b"\x07" not in result.stderr
+    assert "\u202e".encode() not in result.stderr
+    assert result.stderr.count(b"\n") == 1 and b"Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in result.stderr, (needle, result.stderr)
+
+
+def _run_bytes(*args: str, home: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "rouge_tui", *args],
+        capture_output=True, timeout=60, env=xdg_env(home), check=False,
+    )  # fmt: skip
+
+
+def test_an_escape_sequence_in_a_suite_folder_name_never_reaches_stderr_raw(tmp_path: Path) -> None:
+    """Issue 12, item 5: every message that names the folder, checked byte by byte."""
+    home = tmp_path / "xdg"
+    escaped = b"su\\x1b]0;pwned\\x07\\x1b[31mite"
+    no_refs = tmp_path / "a" / ESCAPE
+    (no_refs / "builds").mkdir(parents=True)
+    _assert_no_raw_escape(_run_bytes("report", str(no_refs), home=home), escaped, b"missing references")
+    _assert_no_raw_escape(_run_bytes("report", str(tmp_path / "missing" / ESCAPE), home=home), escaped)
+    broken = small_suite(tmp_path / "b" / ESCAPE)
+    (broken / "builds" / "b.jsonl").write_text('{"id": "1", "output": "x"}\n{broken\n')
+    _assert_no_raw_escape(_run_bytes("report", str(broken), home=home), escaped, b"b.jsonl:2:")
+    apart = write_suite(tmp_path / "c" / ESCAPE, {"a": "x y"}, {f"1{ESCAPE}": {"b": "x"}, "2": {"c": "y"}})
+    (apart / "references.jsonl").write_text(
+        json.dumps({"id": "b", "reference": "x"}) + "\n" + json.dumps({"id": "c", "reference": "y"}) + "\n"
+    )
+    _assert_no_raw_escape(_run_bytes("report", str(apart), home=home), b"share no example")
+    _assert_no_raw_escape(
+        _run_bytes("score", str(no_refs / "references.jsonl"), str(broken / "builds" / "a.jsonl"), home=home),
+        escaped,
+    )
+
+
+def test_a_bad_line_in_a_build_not_compared_stops_nothing(tmp_path: Path) -> None:
+    refs = {"a": "the cat sat on the mat", "b": "a dog ran in the park", "c": "rain today"}
+    base = {"a": "the cat sat", "b": "a dog ran in a park", "c": "rain"}
+    cand = {"a": "the cat sat on the mat", "b": "dog", "c": "rain today"}
+    suite = write_suite(tmp_path / "s", refs, {"A": base, "B": cand, "C": cand})
+    (suite / "builds" / "C.jsonl").write_text('{"id": "a", "output": "x"}\n{broken\n')
+    home = tmp_path / "xdg"
+    result = cli("report", str(suite), "--baseline", "A", "--candidate", "B", "--format", "json", home=home)
+    base_f = [chapter_rouge_l(base[k], refs[k]) for k in refs]
+    cand_f = [chapter_rouge_l(cand[k], refs[k]) for k in refs]
+    mean = sum(base_f) / 3
+    half = 2 * (sum((x - mean) ** 2 for x in base_f) / 2) ** 0.5 / 3**0.5
+    cand_mean = sum(cand_f) / 3
+    verdict = "drift-down" if cand_mean < mean - half else "drift-up" if cand_mean > mean + half else "within-band"
+    assert json.loads(result.stdout)["verdict"] == verdict, result.stderr
+    assert result.returncode == (0 if verdict == "within-band" else 1)
+    for args in (["--candidate", "C"], ["--baseline", "C", "--candidate", "B"], []):
+        broken = cli("report", str(suite), *args, home=home)  # [] picks C, the newest
+        assert broken.returncode == 2, args
+        assert_one_line_error(broken.stdout, broken.stderr, "C.jsonl:2: invalid JSON")
+
+
+def test_a_bad_k_from_the_command_line_is_exit_2(tmp_path: Path) -> None:
+    for value in ("nan", "0", "-1", "inf"):
+        result = cli("report", str(INCIDENTS), "-k", value, home=tmp_path / "xdg")
+        assert result.returncode == 2, value
+        assert_one_line_error(result.stdout, result.stderr, "band k must be a positive number")
+
+
+# ---------------------------------------------------------------------- references and identity
+
+
+def _edit_first_reference(suite: Path) -> None:
+    refs = suite / "references.jsonl"
+    lines = refs.read_text().splitlines(keepends=True)
+    row = json.loads(lines[0])
+    row["reference"] += " One more sentence."
+    lines[0] = json.dumps(row) + "\n"
+    refs.write_text("".join(lines))
+
+
+def test_a_reference_change_is_reported_and_persists(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    shutil.copytree(INCIDENTS, suite)
+    home = tmp_path / "xdg"
+    first = json.loads(cli("report", str(suite), "--format", "json", home=home).stdout)
+    assert first["references_changed"] is None
+    assert not [w for w in first["warnings"] if "references changed" in w]
+    _edit_first_reference(suite)
+    second = json.loads(cli("report", str(suite), "--format", "json", home=home).stdout)
+    change = second["references_changed"]
+    assert change is not None and change["previous"] == first["reference_fingerprint"]
+    assert change["current"] == second["reference_fingerprint"] != change["previous"]
+    assert any(w.startswith("references changed since ") for w in second["warnings"])
+    # the same builds were scored against the old references: still said on the next runs
+    for fmt in ("text", "markdown", "json"):
+        again = cli("report", str(suite), "--format", fmt, home=home)
+        assert "references changed since" in again.stdout, fmt
+
+
+def test_two_unnamed_suites_in_folders_called_suite_never_warn_about_each_other(tmp_path: Path) -> None:
+    """Issue 12, item 10: they shared one log and each report warned, alternating."""
+    one = small_suite(tmp_path / "one" / "suite")
+    two = small_suite(tmp_path / "two" / "suite")
+    refs = two / "references.jsonl"
+    refs.write_text(refs.read_text().replace("mat", "rug"))
+    home = tmp_path / "xdg"
+    for _ in range(2):
+        for suite in (one, two):
+            data = json.loads(cli("report", str(suite), "--format", "json", home=home).stdout)
+            assert data["suite"] == "suite"
+            assert data["references_changed"] is None and data["warnings"] == [], suite
+    refs.write_text(refs.read_text().replace("park", "yard"))  # a real change, in two only
+    data = json.loads(cli("report", str(two), "--format", "json", home=home).stdout)
+    assert data["references_changed"] is not None
+    assert json.loads(cli("report", str(one), "--format", "json", home=home).stdout)["warnings"] == []
+
+
+def test_an_unexpected_error_is_exit_2_never_1_which_means_drift(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any exception nobody foresaw (a bug, a cache entry crafted to pass its seal) ended in
+    a traceback and Python's exit status 1: to a CI job, drift."""
+    from rouge_tui import report
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise KeyError("a bug \x1b[31m of ours")
+
+    monkeypatch.setattr(report, "to_json", broken)
+    assert main(["report", str(INCIDENTS), "--no-cache"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "rouge-tui: error: internal error (KeyError: 'a bug \\x1b[31m of ours'); please report it\n"

@@ -1,9 +1,9 @@
 """Fuzzed input through the whole pipeline: every case ends in a result or in exit status 2
 with one line naming the file and line, nothing on stdout, no traceback and no hang.
 
-The loader's own cases (one bad input each, random bytes, a per-line JSON oracle) live in
-tests/test_suite.py. Here the volume is hypothesis-generated suites run through
-``rouge-tui report`` in-process, each either clean (then the figures are checked against
+The reader's own cases (one bad input each, random bytes, a per-line JSON oracle) live in
+tests/test_records.py and tests/test_files.py. Here the volume is hypothesis-generated
+suites run through ``rouge-tui report`` in-process, each either clean (then the figures are checked against
 rouge-score as the oracle) or carrying exactly one planted fault (then the error must name
 that file and line). A representative set of hostile files goes through the real CLI in
 subprocesses with timeouts. Metrics get hostile text too: controls, NUL, lone surrogates.
@@ -33,7 +33,7 @@ from safety_helpers import (
 )
 
 from rouge_tui import cli
-from rouge_tui.metrics import METRICS, Scorer
+from rouge_tui.rouge import METRICS, engine
 
 CASES_RUN = {"subprocess": 0, "pipeline": 0, "metrics": 0}
 
@@ -67,7 +67,12 @@ def _gz(data: bytes) -> bytes:
 
 def _case_random_bytes(suite: Path) -> str:
     _build(suite, bytes(range(256)) * 4)
-    return "b.jsonl:2: not valid UTF-8 (byte 0x80"  # 0x0a ends line 1
+    return "b.jsonl:1: invalid JSON: Expecting value (column 1)"  # 0x0a ends line 1
+
+
+def _case_not_utf8(suite: Path) -> str:
+    _build(suite, b'{"id": "1", "output": "x"}\n' + bytes(range(128, 256)) + b"\n")
+    return "b.jsonl:2: not valid UTF-8 (byte 0x80 at column 1)"
 
 
 def _case_truncated_gzip(suite: Path) -> str:
@@ -146,6 +151,7 @@ REPORT_CASES = {
     f.__name__.removeprefix("_case_"): f
     for f in (
         _case_random_bytes,
+        _case_not_utf8,
         _case_truncated_gzip,
         _case_corrupt_gzip,
         _case_50mb_unterminated,
@@ -163,7 +169,7 @@ REPORT_CASES = {
 }
 
 
-TEXT_TOO = {"random_bytes", "nan", "lone_surrogate", "symlink_loop"}  # also --format text
+TEXT_TOO = {"random_bytes", "not_utf8", "nan", "lone_surrogate", "symlink_loop"}  # also --format text
 
 
 def _start(args: list[str], home: Path) -> subprocess.Popen[str]:
@@ -189,7 +195,8 @@ def test_hostile_files_through_the_cli_exit_2_with_one_line(tmp_path: Path) -> N
     # score takes files: the same plants through the other command
     suite = small_suite(tmp_path / "score")
     refs, outputs = suite / "references.jsonl", suite / "builds" / "b.jsonl"
-    for name in ("random_bytes", "deep_nesting", "nan", "null_text", "raw_nul", "lone_surrogate"):
+    for name in ("random_bytes", "not_utf8", "deep_nesting", "nan", "null_text", "raw_nul",
+                 "lone_surrogate"):
         expected = REPORT_CASES[name](small_suite(tmp_path / f"score-{name}"))
         build = tmp_path / f"score-{name}" / "builds" / "b.jsonl"
         proc = _start(["score", str(refs), str(build)], tmp_path / "xdg")
@@ -210,7 +217,7 @@ def test_hostile_files_through_the_cli_exit_2_with_one_line(tmp_path: Path) -> N
             assert_one_line_error(out, err, expected)
         except AssertionError as error:
             failures.append((key, str(error)[:300]))
-    assert failures == []
+    assert failures == [], "\n".join(map(str, failures))
 
 
 @pytest.mark.slow
@@ -238,7 +245,7 @@ def test_a_50mb_single_line_is_scored(tmp_path: Path) -> None:
 
 
 def test_integer_and_string_ids_pair_through_the_cli(tmp_path: Path) -> None:
-    """Decided: 1 and "1" are one id (see rouge_tui/suite/__init__.py)."""
+    """Decided: 1 and "1" are one id (see rouge_tui/suite/records.py)."""
     suite = tmp_path / "suite"
     jsonl(
         suite / "references.jsonl",
@@ -423,22 +430,20 @@ HOSTILE = st.text(
     ),
     max_size=40,
 )  # fmt: skip
-SCORERS = {
-    "whitespace": (Scorer(list(METRICS), "whitespace"), rouge_scorer.RougeScorer(list(METRICS), tokenizer=Whitespace())),
-    "rouge-score": (Scorer(list(METRICS), "rouge-score"), rouge_scorer.RougeScorer(list(METRICS))),
-}  # fmt: skip
+ORACLES = {
+    "whitespace": rouge_scorer.RougeScorer(list(METRICS), tokenizer=Whitespace()),
+    "rouge-score": rouge_scorer.RougeScorer(list(METRICS)),
+}
 
 
 @settings(max_examples=400, deadline=None)
-@given(reference=HOSTILE, candidate=HOSTILE, tokenizer=st.sampled_from(sorted(SCORERS)))
+@given(reference=HOSTILE, candidate=HOSTILE, tokenizer=st.sampled_from(sorted(ORACLES)))
 def test_metrics_on_hostile_text_equal_rouge_score(
     reference: str, candidate: str, tokenizer: str
 ) -> None:
-    ours, oracle = SCORERS[tokenizer]
-    got = ours.score(reference, candidate)
-    want = oracle.score(reference, candidate)
+    got = engine.score([(reference,)], [candidate], list(METRICS), tokenizer)[0]
+    want = ORACLES[tokenizer].score(reference, candidate)
     CASES_RUN["metrics"] += 1
-    for metric in METRICS:
-        score = got[metric]
-        assert 0.0 <= score.fmeasure <= 1.0
-        assert (score.precision, score.recall, score.fmeasure) == tuple(want[metric]), metric
+    for row, metric in zip(got.tolist(), METRICS):
+        assert 0.0 <= row[2] <= 1.0
+        assert tuple(row) == tuple(want[metric]), metric

@@ -23,7 +23,12 @@ from safety_helpers import SAMPLE, assert_one_line_error, cli, jsonl, small_suit
 from test_app_helpers import settle
 
 from rouge_tui import cli as cli_module
-from rouge_tui import state
+from rouge_tui.analysis.pipeline import Caches, open_analysis
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.export import export_review
+from rouge_tui.review import Review
+from rouge_tui.store.paths import cache_dir, config_dir, data_dir
+from rouge_tui.suite import open_suite
 
 # ---------------------------------------------------------------------- an audit of writes
 
@@ -95,7 +100,7 @@ def _outside(writes: list[tuple[str, str]], *roots: Path) -> list[tuple[str, str
 
 
 def state_dirs() -> tuple[Path, Path, Path]:
-    return state.config_dir(), state.data_dir(), state.cache_dir()
+    return config_dir(), data_dir(), cache_dir()
 
 
 def read_only_copy(tmp_path: Path, source: Path = SAMPLE) -> Path:
@@ -141,15 +146,15 @@ async def test_app_open_mark_note_export_never_writes_the_suite(tmp_path: Path) 
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             await pilot.press("g", "down", "b", "c")
-            app.screen.query_one("Input").value = "checked"
-            await pilot.press("enter", "e")
+            app.screen.query_one("TextArea").text = "checked"
+            await pilot.press("ctrl+s", "e")
             await settle(pilot)
             await pilot.press("enter")  # the diff screen
             await settle(pilot)
             await pilot.press("u", "e")
             await settle(pilot)
     assert tree(suite) == before
-    exports = list((state.data_dir() / "exports").glob("*.md"))
+    exports = list((data_dir() / "reviews").glob("*.md"))
     assert exports, [n.message for n in app._notifications]
     assert writes, "the audit saw no write at all"
     outside = _outside(writes, *state_dirs())
@@ -182,8 +187,6 @@ BUILD_FILES = [
 def test_hostile_suite_build_and_id_names_write_only_inside_state_dirs(
     tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rouge_tui.app.session import open_review
-
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "suite.toml").write_text(f"name = {json.dumps(name)}\n", encoding="utf-8")
@@ -199,23 +202,25 @@ def test_hostile_suite_build_and_id_names_write_only_inside_state_dirs(
 
     with Writes() as writes:
         code = cli_module.main(["report", str(suite), "--format", "json"])
-        review = open_review(suite)
+        analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+        review = Review(analysis, analysis.texts.result())
         for example_id in ids:
             review.set_mark(example_id, "fine", f"note on {example_id[:20]}")
-        exported = review.export()
+        exported = export_review(review)
     out = capsys.readouterr()
     assert code in (0, 1), out.err
     assert json.loads(out.out)["suite"] == name
-    assert set(json.loads(review.store.path.read_text(encoding="utf-8"))["marks"]) == set(ids)
+    marks = json.loads(review.store.path.read_text(encoding="utf-8"))["marks"]
+    assert {mark["id"] for mark in marks} == set(ids)
 
     roots = state_dirs()
     outside = _outside(writes, *roots)
     assert outside == [], outside
-    for path in [exported, review.store.path, *(Path(w[1]) for w in writes if w[0] != "os.mkdir")]:
+    for path in [*exported, review.store.path, *(Path(w[1]) for w in writes if w[0] != "os.mkdir")]:
         assert _inside(str(path), *roots)
         assert len(path.name.encode()) <= 255
         assert path.name.isascii() and path.name.isprintable()
-    assert exported.parent == state.data_dir() / "exports"
+    assert {path.parent for path in exported} == {data_dir() / "reviews"}
     # on disk, too: the suite untouched, nothing new outside the state directories
     after = tree(tmp_path)
     changed = [k for k in set(before) | set(after) if before.get(k) != after.get(k)]

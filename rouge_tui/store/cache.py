@@ -177,7 +177,7 @@ class ScoreCache:
             return empty
         keys = np.frombuffer(payload, dtype="<u8", count=2 * count).reshape(count, 2)
         values = np.frombuffer(payload, dtype="<f8", offset=16 * count).reshape(count, 3)
-        if np.any(np.diff(keys[:, 0]) < 0) or not np.all((values >= 0) & (values <= 1)):
+        if np.any(keys[1:, 0] < keys[:-1, 0]) or not np.all((values >= 0) & (values <= 1)):
             self.rejected += 1
             return empty
         _used(path)

@@ -71,6 +71,7 @@ class ReviewLog:
                     return  # the same review again
                 entries.append({"time": now_iso(), **entry})
                 payload = {"entries": entries[-LIMIT:]}
-                atomic_write(self.path, (json.dumps(payload, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "surrogatepass"))
+                # backslashreplace: a lone surrogate is written as its JSON escape (see marks)
+                atomic_write(self.path, (json.dumps(payload, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "backslashreplace"))
         except OSError as exc:
             self.warning = f"could not record the review in {self.path.parent}: {exc.strerror or exc}"

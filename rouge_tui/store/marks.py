@@ -175,13 +175,23 @@ class MarkStore:
             if damaged:
                 # Damaged from outside: everything this session holds is written back.
                 on_disk = dict(self.all)
-                notice = f"{self.warning}; wrote back the {len(on_disk)} marks this session holds"
+                notice = (
+                    f"{self.warning}; it was damaged from outside since this session read it: "
+                    f"wrote back the {len(on_disk)} marks this session holds"
+                )
             else:
                 theirs = on_disk.get(slot)
                 if theirs is not None and theirs != before and mark is not None:
                     notice = (
                         f"another session had marked this example {theirs.mark}; "
                         f"replaced with {mark.mark}"
+                    )
+                elif theirs is not None and theirs != before:
+                    # Clearing what this session saw never deletes a mark it did not see.
+                    del self.pending[slot]
+                    notice = (
+                        f"another session had marked this example {theirs.mark} since; "
+                        "kept that mark"
                     )
                 self._apply(on_disk)
             atomic_write(self.path, self._payload(on_disk))
@@ -206,4 +216,6 @@ class MarkStore:
             "version": 2,
             "marks": [asdict(marks[slot]) for slot in sorted(marks)],
         }
-        return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "surrogatepass")
+        # A lone surrogate (a build named by a file name that is not UTF-8) cannot be UTF-8:
+        # backslashreplace writes it as its JSON escape, so the file reads back as written.
+        return (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "backslashreplace")

@@ -1,0 +1,138 @@
+"""analysis/settings.resolve: flags over suite.toml over config.toml over the defaults, each
+checked; and what a setting names (signature, scoring key, switching)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from rouge_tui.analysis.settings import Settings, UsageError, resolve
+from rouge_tui.suite import SuiteSettings, UserDefaults, read_suite_settings, read_user_defaults
+
+NONE = SuiteSettings()
+NOBODY = UserDefaults()
+
+
+def test_the_defaults_are_specs() -> None:
+    got = resolve(NONE, NOBODY)
+    assert got == Settings("rougeL", "whitespace", False, 2.0, "auto", 0.0, 0.5)
+    assert got.signature == "rougeL|tok:whitespace|stem:no|v:0.1.0"
+
+
+@pytest.mark.parametrize(
+    "flags, suite, user, expected",
+    [
+        # metric: flag > suite > user > default
+        ({"metric": "rouge1"}, {"metric": "rouge2"}, {"metric": "rougeLsum"}, "rouge1"),
+        ({}, {"metric": "rouge2"}, {"metric": "rougeLsum"}, "rouge2"),
+        ({}, {}, {"metric": "rougeLsum"}, "rougeLsum"),
+        ({}, {}, {}, "rougeL"),
+    ],
+)
+def test_metric_precedence(flags: dict, suite: dict, user: dict, expected: str) -> None:
+    assert resolve(SuiteSettings(**suite), UserDefaults(**user), **flags).metric == expected
+
+
+@pytest.mark.parametrize(
+    "flags, suite, user, expected",
+    [
+        ({"tokenizer": "unicode"}, {"tokenizer": "character"}, {"tokenizer": "rouge-score"}, "unicode"),
+        ({}, {"tokenizer": "character"}, {"tokenizer": "rouge-score"}, "character"),
+        ({}, {}, {"tokenizer": "rouge-score"}, "rouge-score"),
+        ({}, {}, {}, "whitespace"),
+    ],
+)
+def test_tokenizer_precedence(flags: dict, suite: dict, user: dict, expected: str) -> None:
+    assert resolve(SuiteSettings(**suite), UserDefaults(**user), **flags).tokenizer == expected
+
+
+@pytest.mark.parametrize(
+    "flags, suite, user, expected",
+    [({"k": 1.5}, {"k": 3.0}, {"k": 4.0}, 1.5), ({}, {"k": 3.0}, {"k": 4.0}, 3.0),
+     ({}, {}, {"k": 4.0}, 4.0), ({}, {}, {}, 2.0)],
+)  # fmt: skip
+def test_k_precedence(flags: dict, suite: dict, user: dict, expected: float) -> None:
+    assert resolve(SuiteSettings(**suite), UserDefaults(**user), **flags).k == expected
+
+
+def test_precedence_from_real_files(tmp_path: Path) -> None:
+    """The same precedence when the settings come from suite.toml and config.toml on disk."""
+    (tmp_path / "suite.toml").write_text(
+        'metric = "rouge2"\ntokenizer = "rouge-score"\nstem = true\n'
+        "[band]\nk = 3\nmin_delta = 0.001\nsource = \"history\"\n[grounding]\nmin_support = 0.7\n"
+    )
+    (tmp_path / "config.toml").write_text('metric = "rouge1"\ntokenizer = "unicode"\nk = 5\n')
+    suite = read_suite_settings(tmp_path / "suite.toml")
+    user = read_user_defaults(tmp_path / "config.toml")
+    assert resolve(suite, user) == Settings("rouge2", "rouge-score", True, 3.0, "history", 0.001, 0.7)
+    flagged = resolve(suite, user, metric="rougeLsum", k=1.0)
+    assert (flagged.metric, flagged.tokenizer, flagged.stem, flagged.k) == ("rougeLsum", "rouge-score", True, 1.0)
+    # a config.toml alone (no suite.toml): the user's defaults
+    alone = resolve(SuiteSettings(), user)
+    assert (alone.metric, alone.tokenizer, alone.k) == ("rouge1", "unicode", 5.0)
+
+
+@pytest.mark.parametrize("tokenizer", ["whitespace", "unicode", "character"])
+def test_stem_with_a_tokenizer_that_does_not_stem_is_a_usage_error(tokenizer: str) -> None:
+    with pytest.raises(UsageError, match=f"--stem needs a tokenizer that stems .*not {tokenizer}"):
+        resolve(NONE, NOBODY, tokenizer=tokenizer, stem=True)
+    with pytest.raises(UsageError):  # the tokenizer from the suite, the flag asks to stem
+        resolve(SuiteSettings(tokenizer=tokenizer), NOBODY, stem=True)
+
+
+def test_stem_from_a_flag_with_the_rouge_score_tokenizer() -> None:
+    assert resolve(NONE, NOBODY, tokenizer="rouge-score", stem=True).stem is True
+    assert resolve(SuiteSettings(tokenizer="rouge-score"), NOBODY, stem=True).stem is True
+
+
+def test_a_suites_stem_does_not_apply_once_a_flag_picks_whitespace() -> None:
+    suite = SuiteSettings(tokenizer="rouge-score", stem=True)
+    assert resolve(suite, NOBODY).stem is True
+    for tokenizer in ("whitespace", "unicode", "character"):
+        got = resolve(suite, NOBODY, tokenizer=tokenizer)  # no error: the suite's stem lapses
+        assert (got.tokenizer, got.stem) == (tokenizer, False)
+        assert "stem:no" in got.signature
+
+
+@pytest.mark.parametrize("k", [0.0, -1.0, math.nan, math.inf, -math.inf])
+def test_a_bad_k_is_a_usage_error(k: float) -> None:
+    with pytest.raises(UsageError, match="band k must be a positive number"):
+        resolve(NONE, NOBODY, k=k)
+    with pytest.raises(UsageError):
+        resolve(NONE, UserDefaults(k=k))
+
+
+def test_unknown_names_are_usage_errors_listing_the_registry() -> None:
+    with pytest.raises(UsageError, match="unknown metric 'bleu'; expected one of rouge1, rouge2, rougeL, rougeLsum"):
+        resolve(NONE, NOBODY, metric="bleu")
+    with pytest.raises(UsageError, match="unknown tokenizer 'nltk'; expected one of whitespace"):
+        resolve(NONE, NOBODY, tokenizer="nltk")
+
+
+def test_band_and_grounding_come_from_the_suite() -> None:
+    got = resolve(SuiteSettings(band_source="history", min_delta=1e-6, min_support=0.8), NOBODY)
+    assert (got.band_source, got.min_delta, got.min_support) == ("history", 1e-6, 0.8)
+
+
+def test_the_scoring_key_and_the_signature_name_what_a_score_depends_on() -> None:
+    base = resolve(NONE, NOBODY)
+    others = [
+        resolve(NONE, NOBODY, metric="rouge1"),
+        resolve(NONE, NOBODY, tokenizer="unicode"),
+        resolve(NONE, NOBODY, tokenizer="rouge-score"),
+        resolve(NONE, NOBODY, tokenizer="rouge-score", stem=True),
+    ]
+    assert len({s.scoring for s in [base, *others]}) == 5
+    assert len({s.signature for s in [base, *others]}) == 5
+    assert resolve(NONE, NOBODY, k=9.0).scoring == base.scoring  # k changes no score
+    assert others[1].signature == "rougeL|tok:unicode-v1|stem:no|v:0.1.0"
+    assert others[3].signature == "rougeL|tok:rouge-score|stem:yes|v:0.1.0"
+
+
+def test_switching_keeps_stemming_only_where_the_new_tokenizer_stems() -> None:
+    stemmed = resolve(NONE, NOBODY, tokenizer="rouge-score", stem=True)
+    assert stemmed.switched(tokenizer="whitespace").stem is False
+    assert stemmed.switched(metric="rouge2") == Settings("rouge2", "rouge-score", True)
+    assert stemmed.switched(tokenizer="whitespace").switched(tokenizer="rouge-score").stem is False

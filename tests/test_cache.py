@@ -1,0 +1,371 @@
+"""store/cache: what was scored before is reused only when it checks out, and never grows
+without bound.
+
+Tampered files are made here from the format as the module's docstring states it (magic,
+sha256 of key and payload, payload), so a test can also write a file that is sealed but
+wrong inside. The oracle for every report is the same report run with ``--no-cache``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import multiprocessing
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from safety_helpers import public_folder, public_state, small_suite, unprivileged
+
+from rouge_tui import cli
+from rouge_tui.store import cache
+from rouge_tui.store.cache import BlobCache, ScoreCache, example_key, references_key
+from rouge_tui.store.paths import cache_dir
+
+SCORING = "rougeL|tok:whitespace|stem:False|test"
+
+
+def keys_of(*names: str) -> list[bytes]:
+    ref = references_key(SCORING, ("the reference",))
+    return [example_key(ref, name) for name in names]
+
+
+def values(*rows: tuple[float, float, float]) -> np.ndarray:
+    return np.asarray(rows, dtype=np.float64)
+
+
+def sealed(magic: bytes, key: bytes, payload: bytes) -> bytes:
+    """A cache file as the format is documented: it passes the seal whatever it holds."""
+    return magic + hashlib.sha256(key + b"\0" + payload).digest() + payload
+
+
+def scores_file(root: Path) -> Path:
+    (found,) = list(root.glob("*.bin"))
+    return found
+
+
+# ---------------------------------------------------------------------- ScoreCache
+
+
+def test_scores_round_trip_and_a_miss_is_nan(tmp_path: Path) -> None:
+    store = ScoreCache(tmp_path)
+    store.put(SCORING, keys_of("a", "b"), values((0.0, 0.25, 1.0), (0.5, 0.5, 0.5)))
+    got = store.get(SCORING, keys_of("b", "zz", "a"))
+    assert got[0].tolist() == [0.5, 0.5, 0.5]
+    assert np.isnan(got[1]).all()
+    assert got[2].tolist() == [0.0, 0.25, 1.0]
+    assert np.isnan(store.get("another scoring", keys_of("a"))).all()  # per scoring setting
+    assert store.rejected == 0
+
+
+def test_a_second_put_adds_to_the_first(tmp_path: Path) -> None:
+    store = ScoreCache(tmp_path)
+    store.put(SCORING, keys_of("a"), values((0.1, 0.2, 0.3)))
+    store.put(SCORING, keys_of("b"), values((0.4, 0.5, 0.6)))
+    assert ScoreCache(tmp_path).get(SCORING, keys_of("a", "b")).tolist() == [
+        [0.1, 0.2, 0.3],
+        [0.4, 0.5, 0.6],
+    ]
+
+
+def test_keys_tell_apart_what_a_score_depends_on() -> None:
+    ref = references_key(SCORING, ("a b", "c"))
+    assert len(example_key(ref, "x")) == 16
+    different = {
+        example_key(ref, "x"),
+        example_key(ref, "y"),  # the output
+        example_key(references_key(SCORING, ("a b c",)), "x"),  # the references
+        example_key(references_key(SCORING, ("a", "b c")), "x"),  # the cut between them
+        example_key(references_key(SCORING, ("a b", "c", "")), "x"),
+        example_key(references_key("rouge1|tok:whitespace|stem:False|test", ("a b", "c")), "x"),
+    }
+    assert len(different) == 6
+    assert example_key(references_key(SCORING, ("a b", "c")), "x") == example_key(ref, "x")
+
+
+def _payload(keys: list[bytes], rows: np.ndarray) -> bytes:
+    """A scores payload laid out as documented: keys (16 bytes each), then 3 float64s each."""
+    return b"".join(keys) + np.asarray(rows, dtype="<f8").tobytes()
+
+
+def _sorted(keys: list[bytes], rows: np.ndarray) -> tuple[list[bytes], np.ndarray]:
+    order = sorted(range(len(keys)), key=lambda i: int.from_bytes(keys[i][:8], "little"))
+    return [keys[i] for i in order], rows[order]
+
+
+TAMPERED = {
+    "flip the last byte": lambda raw, other: raw[:-1] + bytes([raw[-1] ^ 1]),
+    "truncate": lambda raw, other: raw[: len(raw) // 2],
+    "cut one byte": lambda raw, other: raw[:-1],
+    "empty": lambda raw, other: b"",
+    "foreign magic": lambda raw, other: b"x" * len(ScoreCache.MAGIC) + raw[len(ScoreCache.MAGIC):],
+    "earlier format": lambda raw, other: raw.replace(b"scores 2\n", b"scores 1\n", 1),
+    "another setting's file": lambda raw, other: other,
+    "a blob's file": lambda raw, other: sealed(BlobCache.MAGIC, SCORING.encode(), raw[51:]),
+}
+
+
+@pytest.mark.parametrize("how", sorted(TAMPERED))
+def test_a_tampered_scores_file_is_rejected_and_rebuilt(how: str, tmp_path: Path) -> None:
+    other_root = tmp_path / "other"
+    ScoreCache(other_root).put("rouge1|other", keys_of("a"), values((0.9, 0.9, 0.9)))
+    store = ScoreCache(tmp_path / "scores")
+    store.put(SCORING, keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.4, 0.5, 0.6)))
+    path = scores_file(tmp_path / "scores")
+    path.write_bytes(TAMPERED[how](path.read_bytes(), scores_file(other_root).read_bytes()))
+    assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
+    assert store.rejected == 1
+    store.put(SCORING, keys_of("b"), values((0.4, 0.5, 0.6)))  # scored again, file rebuilt
+    fresh = ScoreCache(tmp_path / "scores")
+    assert fresh.get(SCORING, keys_of("b")).tolist() == [[0.4, 0.5, 0.6]]
+    assert np.isnan(fresh.get(SCORING, keys_of("a"))).all()  # nothing from the bad file
+    assert fresh.rejected == 0
+
+
+INSIDE = {
+    "F above 1": values((0.5, 0.5, 1.0000000000000002)),
+    "negative precision": values((-0.0001, 0.5, 0.5)),
+    "NaN": values((0.5, float("nan"), 0.5)),
+    "infinity": values((0.5, 0.5, float("inf"))),
+}
+
+
+@pytest.mark.parametrize("how", sorted(INSIDE))
+def test_a_sealed_file_with_a_value_outside_0_1_is_rejected(how: str, tmp_path: Path) -> None:
+    keys, rows = _sorted(keys_of("a", "b"), np.vstack([values((0.1, 0.2, 0.3)), INSIDE[how]]))
+    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows)))
+    store = ScoreCache(tmp_path)
+    assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
+    assert store.rejected == 1
+
+
+def test_the_sealed_format_as_documented_is_read(tmp_path: Path) -> None:
+    """The other side of the two tests above: the same hand-made file with good values is
+    trusted, so what rejects them is the values, not the making."""
+    keys, rows = _sorted(keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.0, 1.0, 0.5)))
+    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows)))
+    store = ScoreCache(tmp_path)
+    assert store.get(SCORING, keys_of("a", "b")).tolist() == [[0.1, 0.2, 0.3], [0.0, 1.0, 0.5]]
+    assert store.rejected == 0
+
+
+def test_a_sealed_file_of_a_ragged_length_is_rejected(tmp_path: Path) -> None:
+    keys, rows = _sorted(keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.4, 0.5, 0.6)))
+    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows) + b"\0"))
+    store = ScoreCache(tmp_path)
+    assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
+    assert store.rejected == 1
+
+
+def test_a_sealed_file_with_unsorted_keys_is_rejected(tmp_path: Path) -> None:
+    """Keys are unsigned: a descending pair must count as unsorted, not wrap around."""
+    keys, rows = _sorted(keys_of("a", "b", "c"), values(*[(0.1, 0.2, 0.3)] * 3))
+    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys[::-1], rows)))
+    store = ScoreCache(tmp_path)
+    assert np.isnan(store.get(SCORING, keys_of("a", "b", "c"))).all()
+    assert store.rejected == 1
+
+
+def _writer(root: str, worker: int, go) -> None:
+    store = ScoreCache(Path(root))
+    go.wait(30)
+    for batch in range(20):
+        names = [f"w{worker}-{batch}-{i}" for i in range(5)]
+        store.put(SCORING, keys_of(*names), np.full((5, 3), worker / 10))
+
+
+@pytest.mark.slow
+def test_writers_in_several_processes_lose_no_entry(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    go = ctx.Event()
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), w, go)) for w in range(4)]
+    for proc in procs:
+        proc.start()
+    go.set()
+    for proc in procs:
+        proc.join(120)
+        assert proc.exitcode == 0
+    store = ScoreCache(tmp_path)
+    for worker in range(4):
+        names = [f"w{worker}-{b}-{i}" for b in range(20) for i in range(5)]
+        assert (store.get(SCORING, keys_of(*names)) == worker / 10).all(), worker
+    assert store.rejected == 0
+
+
+def test_a_file_past_max_scores_starts_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "MAX_SCORES", 10)
+    store = ScoreCache(tmp_path)
+    store.put(SCORING, keys_of(*"abcdefgh"), np.full((8, 3), 0.5))
+    store.put(SCORING, keys_of("i", "j"), np.full((2, 3), 0.25))  # 10: still fits
+    assert not np.isnan(store.get(SCORING, keys_of(*"abcdefghij"))).any()
+    store.put(SCORING, keys_of("k"), np.full((1, 3), 0.75))  # 11: the file starts again
+    assert np.isnan(store.get(SCORING, keys_of(*"abcdefghij"))).all()
+    assert store.get(SCORING, keys_of("k")).tolist() == [[0.75, 0.75, 0.75]]
+    assert scores_file(tmp_path).stat().st_size == len(ScoreCache.MAGIC) + 32 + 40
+
+
+# ---------------------------------------------------------------------- BlobCache
+
+
+def test_blobs_round_trip(tmp_path: Path) -> None:
+    blobs = BlobCache("figures", tmp_path)
+    key = hashlib.sha256(b"one").hexdigest()
+    assert blobs.get(key) is None
+    blobs.put(key, b"\x00payload\xff" * 100)
+    assert BlobCache("figures", tmp_path).get(key) == b"\x00payload\xff" * 100
+
+
+def test_a_blob_under_another_key_is_rejected_and_removed(tmp_path: Path) -> None:
+    blobs = BlobCache("figures", tmp_path)
+    first, second = (hashlib.sha256(x).hexdigest() for x in (b"one", b"two"))
+    blobs.put(first, b"figures of the first comparison")
+    moved = blobs._path(second)
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    moved.write_bytes(blobs._path(first).read_bytes())  # a whole, valid file, wrong place
+    assert blobs.get(second) is None
+    assert not moved.exists()
+    assert blobs.get(first) == b"figures of the first comparison"
+
+
+@pytest.mark.parametrize("how", ["flip the last byte", "truncate", "empty", "foreign magic"])
+def test_a_tampered_blob_is_rejected(how: str, tmp_path: Path) -> None:
+    blobs = BlobCache("figures", tmp_path)
+    key = hashlib.sha256(b"one").hexdigest()
+    blobs.put(key, b"figures")
+    path = blobs._path(key)
+    path.write_bytes(TAMPERED[how](path.read_bytes(), b""))
+    assert blobs.get(key) is None
+
+
+def _aged(path: Path, seconds_ago: float) -> None:
+    stamp = time.time() - seconds_ago
+    os.utime(path, (stamp, stamp))
+
+
+def test_blobs_are_bounded_least_recently_used_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blobs = BlobCache("figures", tmp_path)
+    payload = b"x" * 1000
+    entry = len(BlobCache.MAGIC) + 32 + len(payload)
+    monkeypatch.setattr(cache, "LIMIT", 4 * entry + 1)  # room for four entries
+    keys = [hashlib.sha256(bytes([i])).hexdigest() for i in range(5)]
+    for age, key in zip((400, 300, 200, 100), keys):
+        blobs.put(key, payload)
+        _aged(blobs._path(key), age)
+    assert blobs.get(keys[0]) == payload  # the oldest written, used just now
+    # A fifth entry passes the bound: the least recently used go until 3/4 of it is left
+    # (3 entries): keys[1] and keys[2] go; keys[3], keys[0] (used) and keys[4] (new) stay.
+    blobs.put(keys[4], payload)
+    left = {key for key in keys if blobs._path(key).exists()}
+    assert left == {keys[0], keys[3], keys[4]}
+
+
+def test_the_entry_just_written_is_kept_even_past_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "LIMIT", 100)  # smaller than any one entry
+    blobs = BlobCache("figures", tmp_path)
+    old, new = (hashlib.sha256(x).hexdigest() for x in (b"old", b"new"))
+    blobs.put(old, b"o" * 200)
+    _aged(blobs._path(old), 60)
+    blobs.put(new, b"n" * 200)
+    assert not blobs._path(old).exists()
+    assert blobs.get(new) == b"n" * 200
+    store = ScoreCache(tmp_path / "scores")  # the scores file, too, survives its own prune
+    store.put(SCORING, keys_of("a"), values((0.5, 0.5, 0.5)))
+    assert store.get(SCORING, keys_of("a")).tolist() == [[0.5, 0.5, 0.5]]
+
+
+def test_pruning_removes_temporary_files_of_killed_writers_only_when_stale(tmp_path: Path) -> None:
+    folder = tmp_path / "ab"
+    folder.mkdir()
+    stale = folder / ".abcd.bin.k2j4.tmp"
+    fresh = folder / ".abce.bin.x9q1.tmp"
+    entry = folder / "abcd.bin"
+    for path in (stale, fresh, entry):
+        path.write_bytes(b"half")
+    _aged(stale, cache.STALE_TEMP + 60)
+    _aged(fresh, cache.STALE_TEMP - 60)  # a writer that may still be writing
+    assert cache.prune(tmp_path) == 0  # far under the bound: no entry goes
+    assert not stale.exists()
+    assert fresh.exists() and entry.exists()
+
+
+# ---------------------------------------------------------------------- through the CLI
+
+
+def _report(suite: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
+    code = cli.main(["report", str(suite), "--format", "json", *extra])
+    return code, capsys.readouterr().out
+
+
+def _cache_files() -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in sorted(cache_dir().rglob("*.bin"))}
+
+
+CORRUPTIONS = {
+    "flip the last byte": lambda raw, other: raw[:-1] + bytes([raw[-1] ^ 0x01]),
+    "truncate": lambda raw, other: raw[: len(raw) // 2],
+    "partial write (empty)": lambda raw, other: b"",
+    "foreign magic": lambda raw, other: b"x" * 17 + raw[17:],
+    "another entry's file": lambda raw, other: other,
+}
+
+
+@pytest.mark.parametrize("how", sorted(CORRUPTIONS))
+def test_a_corrupt_cache_gives_the_same_report_and_is_rebuilt(
+    how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = small_suite(tmp_path / "suite")
+    expected = _report(suite, capsys, "--no-cache")
+    assert _cache_files() == {}  # --no-cache wrote nothing
+    assert _report(suite, capsys) == expected
+    entries = _cache_files()
+    assert len(entries) == 2  # the scores file and the figures
+    paths = list(entries)
+    for index, path in enumerate(paths):
+        path.write_bytes(CORRUPTIONS[how](entries[path], entries[paths[index - 1]]))
+    assert _report(suite, capsys) == expected
+    assert _cache_files() == entries  # every entry rebuilt, as it was
+
+
+def test_an_unwritable_cache_only_costs_speed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = small_suite(tmp_path / "suite")
+    expected = _report(suite, capsys, "--no-cache")
+    blocker = cache_dir()
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_bytes(b"a file where the cache directory belongs")
+    assert _report(suite, capsys) == expected
+    assert _report(suite, capsys) == expected
+    assert blocker.read_bytes() == b"a file where the cache directory belongs"
+
+
+def _report_here(suite: str, *extra: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["report", suite, "--format", "json", *extra])
+    return code, out.getvalue()
+
+
+def test_a_read_only_cache_folder_only_costs_speed(monkeypatch: pytest.MonkeyPatch) -> None:
+    with public_folder() as root:
+        suite = small_suite(root / "suite")
+        public_state(root / "xdg", monkeypatch)
+        folder = cache_dir()
+        folder.mkdir(parents=True)
+        if os.geteuid() == 0:
+            os.chown(folder, 65534, 65534)
+        folder.chmod(0o555)  # nobody's own folder, and the mode binds its owner
+        expected = unprivileged(_report_here, str(suite), "--no-cache")
+        assert expected[1].startswith("{") and '"warnings": []' in expected[1]
+        assert unprivileged(_report_here, str(suite)) == expected
+        assert unprivileged(_report_here, str(suite)) == expected
+        assert list(folder.iterdir()) == []

@@ -1,0 +1,121 @@
+"""export: the review handed to whoever takes the incident next, as Markdown and HTML.
+
+The Markdown is read back with markdown-it (the CommonMark parser Rich itself uses), an
+oracle that did not write it: every fenced diff block must hold its whole text.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+from suite_helpers import jsonl, make_suite
+
+from rouge_tui.analysis.pipeline import Caches, open_analysis
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.export import export_review
+from rouge_tui.review import Review
+from rouge_tui.store.paths import data_dir
+from rouge_tui.suite import open_suite
+
+NOW = datetime(2026, 12, 1, 3, 14, 15, tzinfo=UTC)
+# Twelve examples, moved by different amounts: x00 moves most, x11 least.
+REFS = {f"x{i:02d}": " ".join(f"w{j}" for j in range(12)) for i in range(12)}
+BASE = dict(REFS)
+CAND = {k: " ".join(f"w{j}" for j in range(i + 1, 12)) or "gone" for i, k in enumerate(REFS)}
+# ids ranked by |delta|, largest first: the candidate keeps fewer words the smaller i is not
+TEN = [f"x{i:02d}" for i in range(11, 1, -1)]
+
+
+def review_of(root: Path, candidate: dict[str, str] = CAND) -> Review:
+    suite = make_suite(
+        root,
+        jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+        {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in BASE.items())),
+         "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in candidate.items()))},
+        toml='name = "export me"\n',
+    )  # fmt: skip
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    return Review(analysis, analysis.texts.result())
+
+
+def test_the_ranking_the_export_tests_rely_on(tmp_path: Path) -> None:
+    figures = review_of(tmp_path / "s").analysis.figures
+    assert list(figures.ids[:10]) == TEN
+    assert set(figures.ids[10:]) == {"x00", "x01"}
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_exports_are_written_with_the_users_umask(mask: int, mode: int, tmp_path: Path) -> None:
+    review = review_of(tmp_path / "s")
+    before = os.umask(mask)
+    try:
+        written = export_review(review, NOW)
+    finally:
+        os.umask(before)
+    assert [p.suffix for p in written] == [".md", ".html"]
+    for path in written:
+        assert path.parent == data_dir() / "reviews"
+        assert stat.S_IMODE(path.stat().st_mode) == mode, path.name
+    assert written[0].name.endswith("-20261201-031415.md")
+
+
+def test_every_one_of_the_ten_is_listed_and_marked_ones_too(tmp_path: Path) -> None:
+    review = review_of(tmp_path / "s")
+    review.set_mark(TEN[0], "regression", "the first note\nwith a second line")
+    review.set_mark(TEN[3], "fine", "")
+    review.set_mark("x00", "unsure", "outside the ten, still exported")
+    markdown, page = (path.read_text(encoding="utf-8") for path in export_review(review, NOW))
+    headings = [line for line in markdown.splitlines() if line.startswith("### ")]
+    listed = {line.split(". ", 1)[1].split(":")[0]: line for line in headings[-11:]}
+    assert set(listed) == {*TEN, "x00"}
+    for rank, example in enumerate(TEN, 1):
+        assert listed[example].startswith(f"### {rank}. ")
+    assert listed[TEN[0]].endswith(": regression")
+    assert listed[TEN[3]].endswith(": fine")
+    assert listed["x00"].endswith(": unsure")
+    not_reviewed = [e for e in TEN if e not in (TEN[0], TEN[3])]
+    assert all(listed[e].endswith(": not reviewed") for e in not_reviewed)
+    assert "> the first note\n> with a second line" in markdown
+    assert "> outside the ten, still exported" in markdown
+    assert "## Reviewed examples" in markdown and "_Exported 2026-12-01 03:14 UTC._" in markdown
+    # the page carries the same marks and notes
+    assert page.count("not reviewed") == len(not_reviewed)
+    assert "the first note\nwith a second line" in page and "outside the ten, still exported" in page
+
+
+def _fences(markdown: str) -> list[str]:
+    return [t.content for t in MarkdownIt("commonmark").parse(markdown) if t.type == "fence"]
+
+
+def test_no_backtick_run_in_the_text_can_close_the_diff_block(tmp_path: Path) -> None:
+    hostile = {**CAND, "x11": "w0 ``` w1 ```` w2\n````\n```text w3 `````` w4"}
+    review = review_of(tmp_path / "s", hostile)
+    markdown = export_review(review, NOW)[0].read_text(encoding="utf-8")
+    fences = _fences(markdown)
+    assert len(fences) == 10  # one block per example in the comparison, none split
+    (block,) = [f for f in fences if "w0" in f and "``````" in f]
+    # the whole diff is inside, down to its last line: the word diff, with the candidate's
+    # runs of 3 to 6 backticks and its line that starts with a fence
+    assert "baseline → candidate" in block
+    assert "{+````\n```text+} w3 {+``````+} w4[-w5 w6 w7 w8 w9 w10 w11-]" in block
+
+
+def test_the_export_escapes_untrusted_text(tmp_path: Path) -> None:
+    hostile = {**CAND, "x11": "\x1b]0;pwned\x07 <script>alert(1)</script> w0"}
+    review = review_of(tmp_path / "s", hostile)
+    review.set_mark("x11", "regression", "note with \x1b[2J and <b>")
+    markdown, page = (path.read_text(encoding="utf-8") for path in export_review(review, NOW))
+    for text in (markdown, page):
+        assert "\x1b" not in text
+        assert "\x07" not in text
+    assert "<script>" not in page
+    assert "&lt;script&gt;" in page and "note with \\x1b[2J and &lt;b&gt;" in page
+    # in Markdown the texts are code or escaped: rendered, no tag of theirs survives
+    html = MarkdownIt("commonmark").render(markdown)
+    assert "<script>" not in html and "<b>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -1,0 +1,561 @@
+"""store/marks: what a person decided is kept, whatever happens to the process, the disk or
+the file.
+
+Faults are injected into every write (SIGKILL mid-write, a full disk at each step of the
+atomic write, a read-only folder, a file where the folder belongs, a file damaged from
+outside while a session is open). The oracles are the bytes on disk before the fault and
+the marks the test itself acknowledged.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from safety_helpers import public_folder, public_state, small_suite, unprivileged, xdg_env
+from test_paths import FAULTS, inject
+
+from rouge_tui import cli
+from rouge_tui.store import marks as marks_module
+from rouge_tui.store import paths
+from rouge_tui.store.marks import MarkStore, outputs_hash
+from rouge_tui.suite import SuiteError
+
+PAIR = ("base", "cand")
+
+
+def store(fingerprint: str = "fp", place: str = "/suites/one", named: bool = False) -> MarkStore:
+    found = MarkStore("suite", fingerprint, place, named)
+    found.load()
+    return found
+
+
+def words(found: MarkStore) -> dict[str, tuple[str, str]]:
+    """Every mark of the pair PAIR under fingerprint fp: id -> (word, note)."""
+    return {m.id: (m.mark, m.note) for m in found.own(*PAIR).values()}
+
+
+def on_disk(found: MarkStore) -> dict[str, tuple[str, str]]:
+    data = json.loads(found.path.read_text(encoding="utf-8"))
+    return {m["id"]: (m["mark"], m["note"]) for m in data["marks"]}
+
+
+def aside(found: MarkStore) -> list[Path]:
+    return sorted(p for p in found.path.parent.iterdir() if ".corrupt-" in p.name)
+
+
+# ---------------------------------------------------------------------- round trip
+
+
+def test_marks_round_trip_with_everything_they_were_made_with() -> None:
+    one = store()
+    assert one.set(*PAIR, "e1", "fine", "looks right", "h1") is None
+    assert one.set(*PAIR, "e2", "regression", "", "h2") is None
+    fresh = store()
+    assert words(fresh) == {"e1": ("fine", "looks right"), "e2": ("regression", "")}
+    mark = fresh.own(*PAIR)["e1"]
+    assert (mark.outputs, mark.fingerprint, mark.baseline, mark.candidate, mark.place) == (
+        "h1", "fp", "base", "cand", "/suites/one"
+    )
+    assert mark.updated  # when it was made
+    assert fresh.warning is None and fresh.unsaved == 0
+
+
+def test_the_marks_file_is_plain_json_anyone_can_read() -> None:
+    one = store()
+    one.set(*PAIR, "e", "fine", "n\u00e9 \u2014 note", "h")
+    data = json.loads(one.path.read_text(encoding="utf-8"))
+    assert data["suite"] == "suite" and data["version"] == 2
+    assert [(m["id"], m["mark"], m["note"]) for m in data["marks"]] == [("e", "fine", "n\u00e9 \u2014 note")]
+
+
+def test_a_note_alone_hangs_on_unsure_and_a_word_alone_keeps_the_note() -> None:
+    one = store()
+    one.set(*PAIR, "e", None, "check the header", "h")
+    assert words(store()) == {"e": ("unsure", "check the header")}
+    one.set(*PAIR, "e", "regression", None, "h")  # the word changes, the note stays
+    one.set(*PAIR, "f", "fine", "", "h")
+    one.set(*PAIR, "f", None, "a note on a fine mark", "h")  # the note changes, the word stays
+    assert words(store()) == {
+        "e": ("regression", "check the header"),
+        "f": ("fine", "a note on a fine mark"),
+    }
+
+
+def test_an_unknown_mark_word_is_refused() -> None:
+    one = store()
+    with pytest.raises(ValueError, match="unknown mark"):
+        one.set(*PAIR, "e", "looks-good", "", "h")
+    assert not one.path.exists()
+
+
+def test_outputs_hash_tells_every_cut_of_the_same_text_apart() -> None:
+    pairs = [("ab", "c"), ("a", "bc"), ("abc", ""), ("", "abc"), ("é", "\ud800x"), ("", "")]
+    assert len({outputs_hash(*pair) for pair in pairs}) == len(pairs)
+    assert outputs_hash("ab", "c") == outputs_hash("ab", "c")
+
+
+def test_marks_belong_to_the_content_not_the_path() -> None:
+    one = store("fp1", "/suites/one")
+    one.set(*PAIR, "e1", "fine", "", "h")
+    # the same content (name and references) opened from another folder: the same marks
+    assert set(store("fp1", "/copies/one").own(*PAIR)) == {"e1"}
+    # other references: not marks of this pair, but shown as earlier (see test_review.py)
+    other = store("fp2", "/suites/one")
+    assert other.own(*PAIR) == {}
+    assert set(other.earlier(*PAIR)) == {"e1"}
+    # another unnamed suite that only shares the folder name: not its marks at all
+    assert store("fp2", "/elsewhere/one").earlier(*PAIR) == {}
+    # a named suite is the same suite wherever it lives
+    assert set(store("fp2", "/elsewhere/one", named=True).earlier(*PAIR)) == {"e1"}
+
+
+def test_a_build_name_that_is_not_utf8_round_trips_in_the_marks_file() -> None:
+    """A file name with a byte that is not UTF-8 (legal on Linux) lists as a build whose
+    name holds a lone surrogate; the marks file must read back what was written."""
+    one = store()
+    assert one.set("a", "b\udcff", "e1", "fine", "n\u00e9", "h") is None
+    assert one.set("a", "b\udcff", "e2", "regression", "", "h") is None  # a clean re-read
+    fresh = store()
+    assert fresh.warning is None and aside(fresh) == []
+    assert {m.id: (m.mark, m.note) for m in fresh.own("a", "b\udcff").values()} == {
+        "e1": ("fine", "n\u00e9"),
+        "e2": ("regression", ""),
+    }
+    one.path.read_bytes().decode("utf-8")  # and the file stays UTF-8 other tools can read
+
+
+# ---------------------------------------------------------------------- two sessions
+
+
+def test_two_sessions_lose_no_mark_and_the_second_is_told() -> None:
+    one, two = store(), store()
+    assert one.set(*PAIR, "e1", "fine", "one thinks fine", "h") is None
+    # two marks the same example without having seen one's mark: told, and the last wins
+    told = two.set(*PAIR, "e1", "regression", "two disagrees", "h")
+    assert told == "another session had marked this example fine; replaced with regression"
+    assert two.set(*PAIR, "e2", "regression", "", "h") is None  # another example: no notice
+    assert one.set(*PAIR, "e3", "unsure", "", "h") is None  # one's next save keeps all three
+    assert words(store()) == {
+        "e1": ("regression", "two disagrees"),
+        "e2": ("regression", ""),
+        "e3": ("unsure", ""),
+    }
+    assert words(one)["e1"] == ("regression", "two disagrees")  # one's save showed it two's
+
+
+def test_a_mark_the_session_has_seen_is_replaced_without_a_notice() -> None:
+    """Each save re-reads the file, so a session holds (and shows) the other's marks from
+    its next save on; replacing one it holds is a decision, not an accident."""
+    one, two = store(), store()
+    one.set(*PAIR, "e1", "fine", "", "h")
+    two.set(*PAIR, "e2", "fine", "", "h")  # two's save brings in one's e1
+    assert words(two)["e1"] == ("fine", "")
+    assert two.set(*PAIR, "e1", "regression", "", "h") is None
+    assert words(store())["e1"] == ("regression", "")
+
+
+def test_clearing_a_mark_another_session_has_since_replaced_keeps_theirs() -> None:
+    """One session clears what it saw (its own mark); meanwhile another replaced it with
+    its own mark and note: clearing must not delete a mark its session never saw."""
+    one, two = store(), store()
+    one.set(*PAIR, "e1", "fine", "one's note", "h")
+    two.set(*PAIR, "e1", "regression", "two's note, hours of work", "h")
+    slot = ("fp", *PAIR, "e1")
+    told = one.put(slot, None)  # what Review.clear does
+    assert words(store()) == {"e1": ("regression", "two's note, hours of work")}
+    assert told == "another session had marked this example regression since; kept that mark"
+    assert words(one) == {"e1": ("regression", "two's note, hours of work")}  # shown to one
+    assert one.put(slot, None) is None  # now seen: a second clear is a decision, and clears
+    assert words(store()) == {}
+
+
+IDS = [f"ex-{i:03d}" for i in range(160)]
+FIRST = IDS[:100]  # session one marks these "fine"
+SECOND = IDS[60:]  # session two marks these "regression": 40 overlap
+
+
+def _session(env: dict[str, str], ids: list[str], mark: str, go, out) -> None:
+    os.environ.update(env)
+    mine = store()
+    go.wait(30)
+    notices = []
+    for example_id in ids:
+        notice = mine.set(*PAIR, example_id, mark, f"{mark} by pid {os.getpid()}", "h")
+        if notice:
+            notices.append(notice)
+    out.put((mark, notices))
+
+
+@pytest.mark.slow
+def test_two_processes_lose_no_mark() -> None:
+    env = {k: v for k, v in os.environ.items() if k.startswith("XDG_")}
+    ctx = multiprocessing.get_context("spawn")  # a clean interpreter, as a second session is
+    go, out = ctx.Event(), ctx.Queue()
+    procs = [
+        ctx.Process(target=_session, args=(env, FIRST, "fine", go, out)),
+        ctx.Process(target=_session, args=(env, SECOND[::-1], "regression", go, out)),
+    ]
+    for proc in procs:
+        proc.start()
+    go.set()
+    notices = dict([out.get(timeout=120), out.get(timeout=120)])
+    for proc in procs:
+        proc.join(30)
+        assert proc.exitcode == 0
+    found = store()
+    marks = words(found)
+    assert set(marks) == set(IDS)  # nothing lost
+    overlap = set(FIRST) & set(SECOND)
+    for example_id, (word, note) in marks.items():
+        if example_id not in overlap:
+            assert word == ("fine" if example_id in FIRST else "regression")
+        assert note.startswith(word)  # a mark and its note come from the same writer
+    for mark, said in notices.items():
+        other = "regression" if mark == "fine" else "fine"
+        assert said == [f"another session had marked this example {other}; replaced with {mark}"] * len(said)
+        assert len(said) <= len(overlap)
+
+
+# ---------------------------------------------------------------------- SIGKILL mid-write
+
+WRITER = r"""
+import sys
+from rouge_tui.store.marks import MarkStore
+start = int(sys.argv[1])
+store = MarkStore("killed suite", "fp", "/place", False)
+store.load()
+i = start
+while True:
+    # notes of varied length, so the file grows and a kill lands inside a write
+    store.set("base", "cand", f"e{i:05d}", ("fine", "regression", "unsure")[i % 3], "n" * (i % 700), "h")
+    print(i, flush=True)  # acknowledged: set() returned
+    i += 1
+"""
+
+
+@pytest.mark.slow
+def test_sigkill_mid_write_keeps_every_acknowledged_mark(tmp_path: Path) -> None:
+    """A writer saving marks in a loop is SIGKILLed at random moments, twelve times over:
+    every time the file parses and holds every mark acknowledged before the kill."""
+    rng = random.Random(20261129)
+    env = xdg_env(tmp_path)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    acknowledged: set[str] = set()
+    start = 0
+    for _ in range(12):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(start)], stdout=subprocess.PIPE, env=env, text=True
+        )
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # running and writing
+        assert first.strip().isdigit()
+        acknowledged.add(f"e{int(first):05d}")
+        time.sleep(rng.uniform(0.0, 0.25))
+        proc.send_signal(signal.SIGKILL)
+        rest, _ = proc.communicate(timeout=30)
+        acknowledged.update(f"e{int(line):05d}" for line in rest.split() if line.isdigit())
+        assert proc.returncode == -signal.SIGKILL
+        for var in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+            os.environ[var] = env[var]
+        found = MarkStore("killed suite", "fp", "/place", False)
+        found.load()
+        assert found.warning is None  # whole JSON, nothing set aside
+        held = set(found.own("base", "cand"))
+        missing = acknowledged - held
+        assert not missing, f"lost acknowledged marks: {sorted(missing)[:5]}"
+        start = max(int(k[1:]) for k in held) + 1
+    assert len(acknowledged) > 12
+
+
+# ---------------------------------------------------------------------- a failed save
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if not p.name.endswith((".json", ".lock")))
+
+
+def _lock_fails(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+
+@pytest.mark.parametrize("fault", [*FAULTS, "lock-EROFS"])
+def test_a_failed_save_keeps_the_file_and_the_mark_and_a_retry_saves_it(
+    fault: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one = store()
+    one.set(*PAIR, "kept", "fine", "written before the fault", "h1")
+    before = one.path.read_bytes()
+    with monkeypatch.context() as patch:
+        if fault == "lock-EROFS":
+            patch.setattr(marks_module, "locked", _lock_fails)
+        else:
+            inject(patch, fault)
+        with pytest.raises(OSError):
+            one.set(*PAIR, "new", "regression", "typed during the fault", "h2")
+        with pytest.raises(OSError):
+            one.set(*PAIR, "kept", None, "a second note, also during the fault", "h1")
+        assert one.unsaved == 2
+        with pytest.raises(OSError):
+            one.flush()  # a retry while the fault lasts fails again, and keeps both
+    assert one.path.read_bytes() == before  # the previous file, byte for byte
+    assert _leftovers(one.path.parent) == []  # no half-written temporary file left
+    # nothing typed is lost: both changes are in memory, waiting for the next save
+    assert words(one) == {
+        "new": ("regression", "typed during the fault"),
+        "kept": ("fine", "a second note, also during the fault"),
+    }
+    assert one.unsaved == 2
+    one.flush()  # the fault is gone: the retry writes everything
+    assert one.unsaved == 0
+    assert on_disk(one) == {
+        "kept": ("fine", "a second note, also during the fault"),
+        "new": ("regression", "typed during the fault"),
+    }
+
+
+def _mark_in_a_folder_made_read_only() -> dict[str, object]:
+    """Run as nobody: mark, make the marks folder read-only, mark again, retry."""
+    one = store()
+    one.set(*PAIR, "kept", "fine", "before", "h")
+    before = one.path.read_bytes()
+    one.path.parent.chmod(0o555)
+    seen: dict[str, object] = {}
+    try:
+        one.set(*PAIR, "new", "regression", "typed while read-only", "h")
+    except PermissionError as exc:
+        seen["error"] = exc.strerror
+    seen["unchanged"] = one.path.read_bytes() == before
+    seen["unsaved"] = one.unsaved
+    seen["in memory"] = words(one)
+    try:
+        one.flush()
+    except PermissionError:
+        seen["retry while read-only"] = "refused"
+    one.path.parent.chmod(0o755)
+    one.flush()
+    seen["after"] = on_disk(one)
+    seen["leftovers"] = _leftovers(one.path.parent)
+    return seen
+
+
+def test_a_read_only_marks_folder_keeps_the_file_and_the_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    with public_folder() as root:
+        public_state(root, monkeypatch)
+        seen = unprivileged(_mark_in_a_folder_made_read_only)
+    assert seen == {
+        "error": "Permission denied",
+        "unchanged": True,
+        "unsaved": 1,
+        "in memory": {"kept": ("fine", "before"), "new": ("regression", "typed while read-only")},
+        "retry while read-only": "refused",
+        "after": {"kept": ("fine", "before"), "new": ("regression", "typed while read-only")},
+        "leftovers": [],
+    }
+
+
+def _corrupt_file_in_a_read_only_folder() -> dict[str, object]:
+    """Run as nobody: a corrupt marks file in a folder that cannot be written."""
+    path = MarkStore("suite", "fp", "/suites/one", False).path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"{half a file")
+    path.parent.chmod(0o555)
+    one = store()
+    seen: dict[str, object] = {"warning": one.warning}
+    try:
+        one.set(*PAIR, "e", "fine", "typed", "h")
+    except PermissionError:
+        seen["save"] = "refused"
+    seen["file"] = path.read_bytes()
+    seen["in memory"] = words(one)
+    path.parent.chmod(0o755)
+    return seen
+
+
+def test_a_corrupt_file_that_cannot_be_moved_aside_is_never_written_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with public_folder() as root:
+        public_state(root, monkeypatch)
+        seen = unprivileged(_corrupt_file_in_a_read_only_folder)
+    warning = seen.pop("warning")
+    assert "unreadable" in warning and "kept it as" not in warning
+    assert "left it in place (could not move it aside: Permission denied)" in warning
+    assert seen == {"save": "refused", "file": b"{half a file", "in memory": {"e": ("fine", "typed")}}
+
+
+def test_a_file_where_the_data_directory_belongs() -> None:
+    """The state folder made unusable without chmod: a file in its place."""
+    blocker = paths.data_dir()
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_bytes(b"not a directory")
+    one = store()
+    assert one.warning is not None and "unreadable" in one.warning
+    assert "left it in place" in one.warning and "kept it as" not in one.warning
+    with pytest.raises(OSError):
+        one.set(*PAIR, "e", "fine", "note", "h")
+    assert words(one) == {"e": ("fine", "note")} and one.unsaved == 1
+    assert blocker.read_bytes() == b"not a directory"
+
+
+def test_a_marks_file_that_cannot_be_read_is_set_aside_never_written_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A read that fails (EIO) must not be followed by a write of only the new mark over
+    the marks it could not read."""
+    first = store()
+    first.set(*PAIR, "precious", "regression", "hours of review", "h")
+    before = first.path.read_bytes()
+    real = paths.read_small
+
+    def eio(path: Path, limit: int) -> bytes:
+        if Path(path) == first.path and first.path.exists():
+            raise SuiteError(f"cannot read: {os.strerror(errno.EIO)}", path)
+        return real(path, limit)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(paths, "read_small", eio)
+        fresh = store()
+        assert fresh.warning is not None and "Input/output error" in fresh.warning
+        fresh.set(*PAIR, "other", "fine", "", "h")
+    (kept,) = aside(first)
+    assert kept.read_bytes() == before  # what could not be read is kept, untouched
+    assert str(kept) in fresh.warning
+    assert on_disk(fresh) == {"other": ("fine", "")}
+
+
+# ---------------------------------------------------------------------- damaged files
+
+
+def _valid_marks_file() -> bytes:
+    one = store()
+    one.set(*PAIR, "e1", "fine", "first note", "h1")
+    one.set(*PAIR, "e2", "regression", "second", "h2")
+    data = one.path.read_bytes()
+    one.path.unlink()
+    return data
+
+
+def _entry(**change: object) -> bytes:
+    mark = {"id": "e", "mark": "fine", "note": "keep me", "outputs": "h", "fingerprint": "fp",
+            "baseline": "base", "candidate": "cand", "place": "/suites/one", "updated": ""}  # fmt: skip
+    mark.update(change)
+    return json.dumps({"suite": "suite", "version": 2, "marks": [mark]}).encode()
+
+
+CORRUPT = {
+    "garbage": b"\x00\xff garbage",
+    "not utf-8": _entry().replace(b"keep me", b"\xff"),
+    "empty": b"",
+    "a list": b"[]",
+    "marks not a list": b'{"marks": {"e": {"mark": "fine"}}}',
+    "entry not an object": b'{"marks": ["fine"]}',
+    "unknown mark word": _entry(mark="looks-good"),
+    "a field not text": _entry(note=12),
+    "no marks key": b'{"suite": "s"}',
+    "deep nesting": b'{"marks": ' + b"[" * 100_000,
+    "deep nesting, closed": b'{"marks": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+}
+
+
+def _check_set_aside(found: MarkStore, content: bytes) -> None:
+    assert found.all == {}
+    assert found.warning and "unreadable" in found.warning and "kept it as" in found.warning
+    (kept,) = aside(found)
+    assert kept.read_bytes() == content
+    assert str(kept) in found.warning
+    # the next save starts a new file and never touches the one set aside
+    found.set(*PAIR, "new", "fine", "", "h")
+    assert kept.read_bytes() == content
+    assert on_disk(found) == {"new": ("fine", "")}
+
+
+def test_the_valid_entry_the_corrupt_ones_are_made_from_is_read() -> None:
+    one = store()
+    one.path.parent.mkdir(parents=True, exist_ok=True)
+    one.path.write_bytes(_entry())
+    assert words(store()) == {"e": ("fine", "keep me")}
+
+
+@pytest.mark.parametrize("name", sorted(CORRUPT))
+def test_a_corrupt_marks_file_is_set_aside_with_a_warning(name: str) -> None:
+    path = MarkStore("suite", "fp", "/suites/one", False).path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(CORRUPT[name])
+    _check_set_aside(store(), CORRUPT[name])
+
+
+def test_every_truncation_of_a_marks_file_is_set_aside() -> None:
+    full = _valid_marks_file()
+    assert full.endswith(b"}\n")
+    for cut in range(len(full) - 1):  # every cut that loses more than the final newline
+        folder = paths.data_dir() / "marks"
+        for old in folder.glob("*"):
+            old.unlink()
+        path = MarkStore("suite", "fp", "/suites/one", False).path
+        path.write_bytes(full[:cut])
+        _check_set_aside(store(), full[:cut])
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [lambda raw: raw[: len(raw) // 2], lambda raw: b"", lambda raw: b"\x00" * len(raw)],
+    ids=["truncated", "emptied", "zeroed"],
+)
+def test_a_file_damaged_while_a_session_is_open_is_rewritten_from_the_session(damage) -> None:
+    """Issue 12, item 8: the file is set aside, the new file holds every mark the session
+    held (not just the newest), and the notice says what happened."""
+    one = store()
+    one.set(*PAIR, "e1", "fine", "first", "h")
+    one.set(*PAIR, "e2", "regression", "second", "h")
+    one.set(*PAIR, "e3", "unsure", "third", "h")
+    damaged = damage(one.path.read_bytes())
+    one.path.write_bytes(damaged)  # from outside, while the session is open
+    notice = one.set(*PAIR, "e4", "regression", "fourth", "h")
+    assert on_disk(one) == {
+        "e1": ("fine", "first"),
+        "e2": ("regression", "second"),
+        "e3": ("unsure", "third"),
+        "e4": ("regression", "fourth"),
+    }
+    (kept,) = aside(one)
+    assert kept.read_bytes() == damaged
+    assert notice is not None and "another session" not in notice
+    assert "damaged from outside" in notice
+    assert str(kept) in notice and "wrote back the 4 marks this session holds" in notice
+
+
+def _report_json(suite: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    code = cli.main(["report", str(suite), "--format", "json"])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, json.loads(captured.out)
+
+
+def test_report_sets_aside_a_deeply_nested_marks_file_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12, item 3: ``{"marks": [[[[`` 100,000 deep crashed report with a
+    RecursionError (exit 1, which means drift)."""
+    suite = small_suite(tmp_path / "suite", name="nested")
+    code, clean = _report_json(suite, capsys)
+    path = MarkStore("nested", clean["reference_fingerprint"], str(suite), True).path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deep = b'{"marks": ' + b"[" * 100_000
+    path.write_bytes(deep)
+    again, data = _report_json(suite, capsys)
+    assert again == code
+    (warning,) = data["warnings"]
+    assert "unreadable (not valid JSON (nested too deeply))" in warning and "kept it as" in warning
+    assert data["marks"] == {}
+    (kept,) = [p for p in path.parent.iterdir() if ".corrupt-" in p.name]
+    assert kept.read_bytes() == deep and not path.exists()

@@ -1,0 +1,246 @@
+"""store/paths: where state lives, atomic writes, safe file names, reading state files.
+
+The oracles are the bytes on disk before a fault (a failed write must leave them exactly),
+the folder a name must stay in, and the JSON module's own refusal of what it cannot read.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+from safety_helpers import public_folder, unprivileged
+from suite_helpers import within
+
+from rouge_tui.store import paths
+from rouge_tui.store.paths import Unreadable, atomic_write, read_json, safe_name, set_aside
+
+
+def test_dirs_follow_xdg(isolated_state: Path) -> None:
+    for folder in (paths.config_dir(), paths.data_dir(), paths.cache_dir()):
+        assert folder.is_relative_to(isolated_state)
+        assert folder.name == "rouge-tui"
+
+
+def test_atomic_write_replaces_the_whole_file_and_leaves_nothing_beside_it(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "f.json"
+    atomic_write(target, b"one, a longer first version")
+    atomic_write(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert [p.name for p in target.parent.iterdir()] == ["f.json"]
+
+
+def _enospc(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _erofs(*_args: object, **_kwargs: object) -> None:
+    raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+
+class _HalfWriter(io.RawIOBase):
+    """A file that takes half of what it is given, then fails as a full disk does."""
+
+    def __init__(self, real: io.BufferedWriter) -> None:
+        self.real = real
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self.real.write(bytes(data[: len(data) // 2]))
+        self.real.flush()
+        _enospc()
+        return 0
+
+    def fileno(self) -> int:
+        return self.real.fileno()
+
+    def close(self) -> None:
+        self.real.close()
+        super().close()
+
+
+def inject(monkeypatch: pytest.MonkeyPatch, fault: str) -> None:
+    """Make every atomic write fail at one of its steps, as a full disk or a read-only file
+    system makes it fail."""
+    if fault == "write-ENOSPC":
+        real_fdopen = os.fdopen
+        monkeypatch.setattr(os, "fdopen", lambda fd, *a, **k: _HalfWriter(real_fdopen(fd, *a, **k)))
+    elif fault == "fsync-ENOSPC":
+        monkeypatch.setattr(os, "fsync", _enospc)
+    elif fault == "replace-ENOSPC":
+        monkeypatch.setattr(os, "replace", _enospc)
+    elif fault == "replace-EROFS":
+        monkeypatch.setattr(os, "replace", _erofs)
+    elif fault == "mkstemp-EROFS":
+        monkeypatch.setattr(tempfile, "mkstemp", _erofs)
+    else:  # pragma: no cover
+        raise AssertionError(fault)
+
+
+FAULTS = ["write-ENOSPC", "fsync-ENOSPC", "replace-ENOSPC", "replace-EROFS", "mkstemp-EROFS"]
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_failed_write_keeps_the_previous_file_byte_for_byte(
+    fault: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "f.json"
+    precious = b'{"marks": ["hours of review"]}\n'
+    atomic_write(target, precious)
+    with monkeypatch.context() as patch:
+        inject(patch, fault)
+        with pytest.raises(OSError) as info:
+            atomic_write(target, b'{"marks": []}\n' * 1000)
+    assert info.value.errno in (errno.ENOSPC, errno.EROFS)
+    assert target.read_bytes() == precious
+    assert [p.name for p in tmp_path.iterdir()] == ["f.json"]  # the temporary file is gone
+
+
+def _write_into(folder: str) -> str:
+    target = Path(folder) / "f.json"
+    try:
+        atomic_write(target, b"new")
+    except PermissionError as exc:
+        return f"refused: {exc.strerror}"
+    return "written"
+
+
+def test_a_read_only_folder_keeps_the_previous_file(tmp_path: Path) -> None:
+    with public_folder() as root:
+        folder = root / "state"
+        folder.mkdir()
+        (folder / "f.json").write_bytes(b"precious")
+        folder.chmod(0o555)
+        assert unprivileged(_write_into, str(folder)) == "refused: Permission denied"
+        assert (folder / "f.json").read_bytes() == b"precious"
+        assert sorted(p.name for p in folder.iterdir()) == ["f.json"]
+
+
+def test_state_is_private_unless_a_mode_is_given(tmp_path: Path) -> None:
+    atomic_write(tmp_path / "state.json", b"x")
+    atomic_write(tmp_path / "export.md", b"x", 0o644)
+    assert stat.S_IMODE((tmp_path / "state.json").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "export.md").stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664), (0, 0o666)])
+def test_umask_mode_is_what_a_new_file_gets_and_leaves_the_umask_alone(mask: int, mode: int) -> None:
+    before = os.umask(mask)
+    try:
+        assert paths.umask_mode() == mode
+        assert paths.umask_mode() == mode  # the umask itself was put back
+    finally:
+        os.umask(before)
+
+
+HOSTILE = ["..", ".", "../../etc/passwd", "/etc/passwd", "a/b", "a\\b", "\x1b]2;x\x07", "x" * 500,
+           "", ".hidden", "-rf", "é\u0301\u202e", "\ud800", "con", "a\x00b", "~"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_safe_name_cannot_escape_the_folder(name: str, tmp_path: Path) -> None:
+    safe = safe_name(name)
+    assert safe not in (".", "..") and not safe.startswith((".", "-"))
+    assert set(safe) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+    assert len(safe) <= 60 + 11
+    assert (tmp_path / safe).resolve().parent == tmp_path.resolve()
+    (tmp_path / safe).write_text("x")  # a name the file system takes
+
+
+def test_safe_name_keeps_distinct_names_distinct() -> None:
+    # each group cleans to the same letters: only the hash of the original tells them apart
+    groups = [
+        ["a/b", "a_b", "a\\b", "a b", "a\x00b", "a?b"],
+        ["e", "é", "e\u0301"],
+        ["", ".", "..", "x", "_"],
+        ["y" * 100 + "1", "y" * 100 + "2"],  # differ only past the cut
+    ]
+    names = [name for group in groups for name in group]
+    assert len({safe_name(name) for name in names}) == len(names)
+    assert safe_name("a/b") == safe_name("a/b")  # and the same name finds the same file
+
+
+def test_read_json_reads_state_and_says_none_for_no_file(tmp_path: Path) -> None:
+    assert read_json(tmp_path / "missing.json") is None
+    (tmp_path / "ok.json").write_text('{"marks": [1, "two"]}')
+    assert read_json(tmp_path / "ok.json") == {"marks": [1, "two"]}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{not json", b"", b"\xff\xfe{}", b'{"marks": ' + b"[" * 100_000, b"[" * 100_000 + b"]" * 100_000],
+    ids=["broken", "empty", "not-utf8", "deep-open", "deep-closed"],
+)
+def test_a_state_file_that_is_not_json_is_unreadable_never_a_crash(
+    content: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "marks.json"
+    path.write_bytes(content)
+    with pytest.raises(Unreadable) as info:
+        read_json(path)
+    assert info.value.reason.startswith("not valid JSON")
+
+
+def test_deep_nesting_is_too_deep_for_the_json_module_itself(tmp_path: Path) -> None:
+    """The oracle for the case above: Python's decoder cannot read it (RecursionError), so
+    without read_json's own guard the reader would crash."""
+    import json
+
+    with pytest.raises(RecursionError):
+        json.loads("[" * 100_000 + "]" * 100_000)
+
+
+def test_a_fifo_or_a_folder_where_a_state_file_belongs_is_unreadable(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    for path in (fifo, folder):
+        result = within(5, read_json, path)
+        assert isinstance(result, Unreadable), result
+
+
+def test_set_aside_moves_the_file_and_says_where(tmp_path: Path) -> None:
+    path = tmp_path / "marks.json"
+    path.write_bytes(b"{half")
+    said = set_aside(path)
+    aside = list(tmp_path.iterdir())
+    assert len(aside) == 1 and aside[0].name.startswith("marks.json.corrupt-")
+    assert aside[0].read_bytes() == b"{half"
+    assert said == f"kept it as {aside[0]}"
+
+
+def _set_aside_in(folder: str) -> str:
+    return set_aside(Path(folder) / "marks.json")
+
+
+def test_set_aside_in_a_read_only_folder_says_what_is_true() -> None:
+    with public_folder() as root:
+        folder = root / "marks"
+        folder.mkdir()
+        (folder / "marks.json").write_bytes(b"{half")
+        folder.chmod(0o555)
+        said = unprivileged(_set_aside_in, str(folder))
+        assert said.startswith("left it in place (could not move it aside: Permission denied")
+        assert "kept it as" not in said
+        assert [p.name for p in folder.iterdir()] == ["marks.json"]
+        assert (folder / "marks.json").read_bytes() == b"{half"
+
+
+def test_locked_lets_one_process_in_at_a_time(tmp_path: Path) -> None:
+    import fcntl
+
+    path = tmp_path / "marks.json"
+    # another open file of the lock is another holder, as another process's would be
+    with (
+        paths.locked(path),
+        open(tmp_path / "marks.json.lock", "a+b") as other,
+        pytest.raises(BlockingIOError),
+    ):
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with open(tmp_path / "marks.json.lock", "a+b") as other:
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # released

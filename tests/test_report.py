@@ -1,0 +1,255 @@
+"""report: the JSON contract other tools read (SPEC "Interfaces"), and the text, Markdown and
+HTML renderings, with untrusted suite text escaped in every one.
+
+Figures are checked against hand arithmetic: SPEC's worked example for the sample suite's
+inc-0042 (LCS 16 of 47 and 55 words, then 46 of 58 and 55) and rouge-score as the oracle
+for a small suite whose every figure the test recomputes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from oracles import rouge_score
+from suite_helpers import jsonl, make_suite
+
+from rouge_tui import cli, report
+from rouge_tui.analysis.compare import VERDICTS
+from rouge_tui.analysis.pipeline import Caches, open_analysis
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.review import Review
+from rouge_tui.suite import open_suite
+
+ROOT = Path(__file__).resolve().parent.parent
+INCIDENTS = ROOT / "sample_suites" / "incident-summaries"
+Z95 = 1.959963984540054
+
+
+def report_json(suite: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
+    cli.main(["report", str(suite), "--format", "json", *extra])
+    return json.loads(capsys.readouterr().out)
+
+
+def rendered(suite: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> str:
+    cli.main(["report", str(suite), "--format", fmt])
+    return capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------- the JSON contract
+
+BUILD_FIELDS = {"name": str, "runs": int, "n": int, "mean": float, "band": list, "band_source": str}
+ROW_FIELDS = {"id": str, "baseline": float, "candidate": float, "delta": float, "signals": list,
+              "unsupported": list, "new_sentences": list, "new_figures": list}  # fmt: skip
+TOP_FIELDS = {
+    "suite": str, "metric": str, "tokenizer": str, "stem": bool, "baseline": dict,
+    "candidate": dict, "delta": float, "delta_interval": list, "delta_interval_method": str,
+    "verdict": str, "paired": int, "only_in_baseline": list, "only_in_candidate": list,
+    "missing_reference": list, "signature": str, "top": list, "signals": dict, "warnings": list,
+    "delta_precision": float, "delta_recall": float, "top_share": float, "marks": dict,
+}  # fmt: skip
+
+
+def test_every_field_spec_names_is_there_with_its_type(capsys: pytest.CaptureFixture[str]) -> None:
+    data = report_json(INCIDENTS, capsys)
+    for key, kind in TOP_FIELDS.items():
+        assert type(data[key]) is kind, (key, type(data[key]))
+    for role in ("baseline", "candidate"):
+        build = data[role]
+        for key, kind in BUILD_FIELDS.items():
+            assert type(build[key]) is kind, (role, key)
+        low, high = build["band"]
+        assert len(build["band"]) == 2 and low <= build["mean"] <= high
+        assert build["band_source"] in ("replicates", "bootstrap", "analytic")
+    assert len(data["delta_interval"]) == 2 and data["delta_interval"][0] <= data["delta_interval"][1]
+    assert data["verdict"] in VERDICTS
+    assert re.fullmatch(r"rougeL\|tok:whitespace\|stem:no\|v:\d+\.\d+\.\d+", data["signature"])
+    assert len(data["top"]) == 10
+    for row in data["top"]:
+        for key, kind in ROW_FIELDS.items():
+            assert type(row[key]) is kind, key
+        for key in ("signals", "unsupported", "new_sentences", "new_figures"):
+            assert all(type(item) is str for item in row[key]), key
+    assert all(type(n) is int for n in data["signals"].values())
+    assert set(data["signals"]) >= {"empty", "truncated", "duplicated", "longer", "shorter"}
+    assert all(type(w) is str and "\n" not in w for w in data["warnings"])
+    assert 0.0 <= data["top_share"] <= 1.0
+
+
+def harmonic(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall)
+
+
+def test_the_sample_suite_against_specs_own_arithmetic(capsys: pytest.CaptureFixture[str]) -> None:
+    data = report_json(INCIDENTS, capsys, "--top", "237")
+    assert data["suite"] == "Incident summaries"
+    assert (data["metric"], data["tokenizer"], data["stem"]) == ("rougeL", "whitespace", False)
+    assert data["paired"] == data["baseline"]["n"] == data["candidate"]["n"] == 237
+    assert (data["only_in_baseline"], data["only_in_candidate"], data["missing_reference"]) == (
+        ["inc-0113"], ["inc-0158"], ["inc-0077"]
+    )
+    chapter = {row["id"]: row for row in data["top"]}["inc-0042"]  # SPEC's Summary A and B
+    assert chapter["baseline"] == harmonic(16 / 47, 16 / 55)  # LCS 16: P 16/47, R 16/55
+    assert chapter["candidate"] == harmonic(46 / 58, 46 / 55)
+    assert round(chapter["baseline"], 4) == 0.3137 and round(chapter["candidate"], 4) == 0.8142
+    assert chapter["delta"] == chapter["candidate"] - chapter["baseline"]
+    # the ranking: |delta| descending, ties by id
+    keys = [(-abs(row["delta"]), row["id"]) for row in data["top"]]
+    assert keys == sorted(keys) and len(keys) == 237
+    # the signal counts are the rows that carry each signal
+    for name, count in data["signals"].items():
+        assert count == sum(name in row["signals"] for row in data["top"]), name
+    assert data["verdict"] == "drift-down"
+
+
+REFS = {f"x{i:02d}": f"word{i} the cat sat on the mat near door {i}" for i in range(12)}
+BASE = {k: " ".join(v.split()[: 3 + i % 5]) for i, (k, v) in enumerate(REFS.items())}
+CAND = {k: " ".join(v.split()[i % 4 :]) for i, (k, v) in enumerate(REFS.items())}
+
+
+def test_every_figure_of_a_small_suite_recomputed_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+        {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in BASE.items())),
+         "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in CAND.items()))},
+    )  # fmt: skip
+    data = report_json(suite, capsys, "--top", "12")
+    oracle = rouge_score(metrics=["rougeL"])
+    base = {k: oracle.score(REFS[k], BASE[k])["rougeL"] for k in REFS}
+    cand = {k: oracle.score(REFS[k], CAND[k])["rougeL"] for k in REFS}
+    n = len(REFS)
+
+    def mean(xs: list[float]) -> float:
+        return math.fsum(xs) / len(xs)
+
+    def sd(xs: list[float]) -> float:
+        m = mean(xs)
+        return math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+    base_f = [base[k].fmeasure for k in REFS]
+    deltas = [cand[k].fmeasure - base[k].fmeasure for k in REFS]
+    assert data["baseline"]["mean"] == pytest.approx(mean(base_f), abs=1e-15)
+    half = 2.0 * sd(base_f) / math.sqrt(n)  # one run: k standard errors
+    assert data["baseline"]["band"] == pytest.approx([mean(base_f) - half, mean(base_f) + half], abs=1e-15)
+    assert data["baseline"]["band_source"] == "analytic"
+    assert data["delta"] == pytest.approx(mean(deltas), abs=1e-15)
+    ci = Z95 * sd(deltas) / math.sqrt(n)
+    assert data["delta_interval"] == pytest.approx([mean(deltas) - ci, mean(deltas) + ci], abs=1e-15)
+    assert data["delta_precision"] == pytest.approx(mean([cand[k].precision - base[k].precision for k in REFS]), abs=1e-15)
+    assert data["delta_recall"] == pytest.approx(mean([cand[k].recall - base[k].recall for k in REFS]), abs=1e-15)
+    moved = sorted((abs(d) for d in deltas), reverse=True)
+    assert data["top_share"] == pytest.approx(math.fsum(moved[:10]) / math.fsum(moved), abs=1e-15)
+    assert 0 < data["top_share"] < 1  # twelve examples: the ten hold part of it
+    low, high = data["baseline"]["band"]
+    c = data["candidate"]["mean"]
+    assert data["verdict"] == ("drift-down" if c < low else "drift-up" if c > high else "within-band")
+
+
+def test_marks_in_the_json_with_stale_and_carried_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    same = {"1.jsonl": BASE, "2.jsonl": CAND, "3.jsonl": BASE, "4.jsonl": CAND}
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+        {name: jsonl(*({"id": k, "output": v} for k, v in texts.items())) for name, texts in same.items()},
+    )  # fmt: skip
+    analysis = open_analysis(open_suite(suite), Settings(), "1", "2", caches=Caches.default())
+    Review(analysis, analysis.texts.result()).set_mark("x03", "fine", "as intended")
+    here = open_analysis(open_suite(suite), Settings(), "3", "4", caches=Caches.default())
+    Review(here, here.texts.result()).set_mark("x05", "regression", "")
+    data = report_json(suite, capsys, "--baseline", "3", "--candidate", "4")
+    assert data["marks"] == {
+        "x03": {"mark": "fine", "note": "as intended", "stale": False,
+                "carried_from": {"baseline": "1", "candidate": "2"}},
+        "x05": {"mark": "regression", "note": "", "stale": False},
+    }  # fmt: skip
+    assert all(type(entry["stale"]) is bool for entry in data["marks"].values())
+
+
+# ---------------------------------------------------------------------- Markdown and text
+
+
+def test_markdown_carries_the_verdicts_reason_warnings_and_notes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = make_suite(tmp_path / "s")
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    Review(analysis, analysis.texts.result()).set_mark("b", "regression", "the output is | gone\nsee b")
+    data = report_json(suite, capsys)
+    text = rendered(suite, "markdown", capsys)
+    assert data["verdict_reason"] in text.splitlines()[2]
+    row = next(line for line in text.splitlines() if line.startswith("| ") and "| b |" in line)
+    assert "| regression |" in row
+    # one line: the pipe escaped, the line break shown as a visible \n (its backslash escaped)
+    assert row.endswith("| the output is \\| gone\\\\nsee b |")
+    data["warnings"] = ["the references changed", "a second warning"]
+    markdown = report.render_markdown(data)
+    assert "> **warning:** the references changed" in markdown
+    assert "> **warning:** a second warning" in markdown
+
+
+HOSTILE_IDS = ["a|b", "`code`", "```", "<script>alert(1)</script>", "\x1b[31mred\x1b]0;title\x07",
+               "back\\slash|", "*bold*_x_", "[link](http://x)"]  # fmt: skip
+
+
+def _hostile_suite(root: Path) -> Path:
+    output = "the cat <script>x</script> ``` sat on \x1b[2J the mat"
+    return make_suite(
+        root,
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in HOSTILE_IDS)),
+        {"1.jsonl": jsonl(*({"id": i, "output": "the cat sat"} for i in HOSTILE_IDS)),
+         "2.jsonl": jsonl(*({"id": i, "output": output} for i in HOSTILE_IDS))},
+        toml='name = "suite | `x` <b>\\u001b[1m"\n',
+    )  # fmt: skip
+
+
+def unescaped_pipes(line: str) -> int:
+    """Pipes that end a Markdown table cell: those after an even run of backslashes."""
+    return sum(1 for m in re.finditer(r"(\\*)\|", line) if len(m.group(1)) % 2 == 0)
+
+
+def test_untrusted_text_is_escaped_in_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = rendered(_hostile_suite(tmp_path / "s"), "markdown", capsys)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "<script>" not in text and "<b>" not in text
+    rows = [line for line in text.splitlines() if re.match(r"\| \d+ \|", line)]
+    assert len(rows) == len(HOSTILE_IDS)
+    for line in rows:
+        assert unescaped_pipes(line) == 9, line  # eight cells, no more
+        # no unescaped backtick: none can open code that swallows the rest of the row
+        assert not re.search(r"(?<!\\)`", line), line
+    title = text.splitlines()[0]
+    assert title == "# ROUGE drift report: suite \\| \\`x\\` \\<b\\>\\\\x1b\\[1m"
+
+
+def test_untrusted_text_is_escaped_in_the_text_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = rendered(_hostile_suite(tmp_path / "s"), "text", capsys)
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b[31mred" in text  # shown, as visible escapes
+
+
+def test_untrusted_text_is_ascii_escaped_in_json_and_round_trips(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli.main(["report", str(_hostile_suite(tmp_path / "s")), "--format", "json"])
+    raw = capsys.readouterr().out
+    assert raw.isascii() and "\x1b" not in raw and "\x07" not in raw
+    data = json.loads(raw)
+    assert sorted(row["id"] for row in data["top"]) == sorted(HOSTILE_IDS)  # exact, untouched
+    assert data["suite"] == "suite | `x` <b>\x1b[1m"
+
+
+def test_untrusted_text_is_escaped_in_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = rendered(_hostile_suite(tmp_path / "s"), "html", capsys)
+    assert "\x1b" not in page and "\x07" not in page
+    assert "<script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<title>ROUGE drift review: suite | `x` &lt;b&gt;\\x1b[1m</title>" in page
+    assert page.count("<script") == 0 and "Content-Security-Policy" in page

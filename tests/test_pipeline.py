@@ -241,7 +241,8 @@ def test_a_corrupt_figures_entry_is_ignored(
     payload, tmp_path: Path, engine_calls: list[list[str]]
 ) -> None:
     path, cached, good, key = _figures_entry(tmp_path)
-    assert Figures.from_bytes(_with_baseline_f(good, 0.25)).baseline_f[0] == 0.25  # the layout
+    with pytest.raises(ValueError, match="per-example deltas"):  # the layout: baseline_f moved
+        Figures.from_bytes(_with_baseline_f(good, 0.25))
     cached.figures.put(key, payload(good))  # sealed: only its content is wrong
     engine_calls.clear()
     again = open_analysis(open_suite(path), Settings(), caches=cached, reader=Deferred())
@@ -258,13 +259,6 @@ def _with_head(data: bytes, **change: object) -> bytes:
     return len(text).to_bytes(8, "little") + text + data[8 + size :]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: Figures.from_bytes checks the F values and ids but not the verdict, the "
-    "delta or the signals, so a sealed entry (the seal is a checksum anyone can compute) "
-    "saying verdict 'bogus' is trusted: report --format json prints it and exits 1 (drift); "
-    "the fix belongs in analysis/figures.py, outside this branch",
-)
 def test_a_sealed_figures_entry_with_a_verdict_that_is_none_is_ignored(tmp_path: Path) -> None:
     path, cached, good, key = _figures_entry(tmp_path)
     cached.figures.put(key, _with_head(good, verdict="bogus"))
@@ -356,12 +350,6 @@ def test_min_delta_from_suite_toml_keeps_a_tiny_move_within_band(tmp_path: Path)
     assert guarded.verdict == "within-band"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: Figures.verdict_reason takes 'where' from the verdict, so a move outside the "
-    "band that min_delta keeps within band reads 'is inside the baseline band' (false) and "
-    "never names min_delta; the fix belongs in analysis/figures.py, outside this branch",
-)
 def test_min_delta_the_report_says_why_the_verdict_is_within_band(tmp_path: Path) -> None:
     reason = _guarded(tmp_path / "guarded").verdict_reason()
     assert reason.startswith("candidate mean 1.0000 is below the baseline band [1.0000, 1.0000]")

@@ -65,15 +65,15 @@ class Figures:
         return min(10, self.paired)
 
     def verdict_reason(self) -> str:
+        """Why the verdict is what it is, in one sentence (where the candidate mean lies;
+        and when min_delta kept a move past the band within, that too)."""
         low, high = self.baseline.band
-        where = {"drift-down": "below", "drift-up": "above"}.get(self.verdict, "inside")
-        reason = (
-            f"candidate mean {self.candidate.mean:.4f} is {where} the baseline band "
-            f"[{low:.4f}, {high:.4f}]"
-        )
-        if where == "inside" or abs(self.delta_mean) > self.settings.min_delta:
-            return reason
-        return f"{reason}, but |delta| {abs(self.delta_mean):.4f} is within min_delta"
+        mean = self.candidate.mean
+        where = "below" if mean < low else "above" if mean > high else "inside"
+        reason = f"candidate mean {mean:.4f} is {where} the baseline band [{low:.4f}, {high:.4f}]"
+        if where != "inside" and self.verdict == "within-band":
+            reason += f", but |delta| {abs(self.delta_mean):.2g} is within min_delta {self.settings.min_delta:g}"
+        return reason
 
     def order(self, sort: str = SORTS[0]) -> np.ndarray:
         """Row indices (into the ranked arrays) for one of the table's orders."""
@@ -141,6 +141,29 @@ class Figures:
             figures = cls(**head, **arrays)
         except (KeyError, TypeError, ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise ValueError(f"cached figures do not check out: {exc}") from None
-        if not math.isfinite(figures.delta_mean):
-            raise ValueError("cached figures do not check out: delta")
+        figures._check()
         return figures
+
+    def _check(self) -> None:
+        """A cached entry must be what `compute` would have made of its own numbers: a
+        ValueError when a verdict, a delta or a signal does not follow from the rest."""
+        from rouge_tui.analysis.compare import VERDICTS, verdict
+        from rouge_tui.analysis.signals import SIGNALS
+
+        problems = []
+        if self.verdict not in VERDICTS:
+            problems.append("verdict")
+        elif self.verdict != verdict(self.baseline, self.candidate.mean, self.delta_mean, self.settings.min_delta):
+            problems.append("verdict against its band")
+        if not np.array_equal(self.delta, self.candidate_f - self.baseline_f):
+            problems.append("per-example deltas")
+        if np.any(self.signals >> np.uint32(len(SIGNALS))):
+            problems.append("signals")
+        numbers = [self.delta_mean, *self.delta_interval, self.delta_precision, self.delta_recall, self.top_share,
+                   *self.baseline.band, *self.candidate.band, self.baseline.mean, self.candidate.mean]
+        if not all(isinstance(x, float) and math.isfinite(x) for x in numbers):
+            problems.append("figures")
+        if len(set(self.ids)) != len(self.ids):
+            problems.append("ids")
+        if problems:
+            raise ValueError(f"cached figures do not check out: {', '.join(problems)}")

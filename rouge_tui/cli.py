@@ -123,7 +123,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if store.warning:
         warnings.append(store.warning)
     figures = analysis.figures
-    log = ReviewLog(suite.settings.name or f"{suite.name} at {suite.path.resolve()}")
+    log = ReviewLog.of(suite)
     pair = (figures.baseline.name, figures.candidate.name)
     change = log.reference_change(figures.reference_fingerprint, pair)
     log.record({

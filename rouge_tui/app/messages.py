@@ -27,6 +27,7 @@ class AnalysisReady(Message):
 
     analysis: Analysis
     reason: str = ""
+    notice: str | None = None  # for the overview's first line (the references changed)
 
 
 @dataclass
@@ -43,6 +44,7 @@ class WorkFailed(Message):
 
     text: str
     fatal: bool = False
+    severity: str = "error"  # or "warning": said, and the work goes on
 
 
 @dataclass

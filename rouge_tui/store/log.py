@@ -35,6 +35,12 @@ class ReferenceChange:
 
 
 class ReviewLog:
+    @classmethod
+    def of(cls, suite) -> ReviewLog:
+        """The log of a suite (rouge_tui.suite.Suite): its name when suite.toml names it,
+        else its folder's name and place."""
+        return cls(suite.settings.name or f"{suite.name} at {suite.path.resolve()}")
+
     def __init__(self, identity: str) -> None:
         self.path = data_dir() / "log" / f"{safe_name(identity, 40)}.json"
         self.warning: str | None = None

@@ -153,12 +153,31 @@ class ReviewScreen(Screen[None]):
                 suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
                 caches=self.caches, progress=self._progress(),
             )
-            self.post_message(AnalysisReady(analysis))
+            self.post_message(AnalysisReady(analysis, notice=self._logged(analysis)))
             self._texts_of(analysis)
         except InterruptedError:
             return
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line, not a traceback
             self.post_message(WorkFailed(common.describe(exc), fatal=self.analysis is None))
+
+    def _logged(self, analysis: Analysis) -> str | None:
+        """Record this review in the suite's log; what the overview should say if the
+        frozen references moved since builds compared now were scored."""
+        from rouge_tui.store.log import ReviewLog
+
+        figures = analysis.figures
+        log = ReviewLog.of(analysis.suite)
+        pair = (figures.baseline.name, figures.candidate.name)
+        change = log.reference_change(figures.reference_fingerprint, pair)
+        log.record({
+            "fingerprint": figures.reference_fingerprint, "signature": figures.signature,
+            "baseline": pair[0], "candidate": pair[1], "baseline_mean": figures.baseline.mean,
+            "candidate_mean": figures.candidate.mean, "verdict": figures.verdict,
+        })
+        for warning in (log.warning, change.message() if change else None):
+            if warning:
+                self.post_message(WorkFailed(warning, fatal=False, severity="warning"))
+        return f"refs changed since {change.since[:10]}" if change else None
 
     def _texts_of(self, analysis: Analysis) -> None:
         if not analysis.texts.done():
@@ -235,7 +254,7 @@ class ReviewScreen(Screen[None]):
         elif self.review is not None:
             self.review.analysis = message.analysis
         self.matches = None
-        self.overview.show(message.analysis.figures)
+        self.overview.show(message.analysis.figures, message.notice or self.overview.notice)
         self.show_rows()
         for warning in message.analysis.figures.warnings:
             self.notify(one_line(warning, 300), severity="warning", markup=False, timeout=10)
@@ -282,7 +301,7 @@ class ReviewScreen(Screen[None]):
             self.overview.refresh()
             self.table.empty_text = "nothing to show (escape: back to the suites)"
             self.table.refresh()
-        self.notify(one_line(message.text, 300), severity="error", markup=False, timeout=15)
+        self.notify(one_line(message.text, 300), severity=message.severity, markup=False, timeout=15)
         self.update_status()
 
     def on_filter_done(self, message: FilterDone) -> None:

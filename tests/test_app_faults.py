@@ -1,0 +1,209 @@
+"""What the app shows and does when the state around it breaks: a full disk, damaged or
+unreadable state files, another session's marks, references edited since, a 43 MB output.
+
+The store's own handling is tested in test_marks.py and test_log.py; here, the app's side:
+it opens anyway, says what happened in words that are true, keeps what was typed."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from test_app_helpers import press, settle, type_text
+
+from rouge_tui.app.app import RougeApp
+from rouge_tui.app.screens.common import NoteScreen
+from rouge_tui.app.screens.diff import DiffScreen
+from rouge_tui.app.screens.review import ReviewScreen
+from rouge_tui.review import Review
+from rouge_tui.store import paths
+from rouge_tui.store.log import ReviewLog
+
+pytestmark = pytest.mark.slow
+
+
+def small_suite(root: Path, name: str | None = None, big: str | None = None) -> Path:
+    (root / "builds").mkdir(parents=True)
+    if name:
+        (root / "suite.toml").write_text(f'name = "{name}"\n')
+    refs = {"a": "the cat sat on the mat", "b": "a dog ran in the park", "c": "birds sing at dawn"}
+    base = {"a": "the cat sat", "b": "a dog ran in the park today", "c": "birds sing"}
+    cand = {"a": "a cat sat on a mat", "b": "the dog", "c": big or "birds sing at dawn daily"}
+    for file, rows, key in (("references.jsonl", refs, "reference"), ("builds/1.jsonl", base, "output"), ("builds/2.jsonl", cand, "output")):
+        (root / file).write_text("".join(json.dumps({"id": i, key: t}) + "\n" for i, t in rows.items()))
+    return root
+
+
+def app_for(suite: Path) -> RougeApp:
+    return RougeApp([suite], argparse.Namespace())
+
+
+def review_of(app: RougeApp) -> ReviewScreen:
+    return next(s for s in app.screen_stack if isinstance(s, ReviewScreen))
+
+
+def said(app: RougeApp, severity: str | None = None) -> list[str]:
+    return [n.message for n in app._notifications if severity is None or n.severity == severity]
+
+
+async def test_a_failed_save_says_so_keeps_the_mark_and_note_and_a_retry_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        example = screen.current_id()
+        store = screen.review.store
+
+        def full(fd: int) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "fsync", full)
+            await press(pilot, "b", "c")
+            assert isinstance(app.screen, NoteScreen)
+            await type_text(pilot, "the header is duplicated, see line 2")
+            await press(pilot, "ctrl+s")
+        errors = said(app, "error")
+        assert any("could not save the mark" in e and "No space left on device" in e for e in errors)
+        assert any("could not save the note" in e for e in errors)
+        assert not store.path.exists()  # nothing half-written reached the disk
+        shown = screen.review.get(example)
+        assert (shown.word, shown.note) == ("regression", "the header is duplicated, see line 2")
+        assert "regression+" in screen.table.render_line(1).text  # the row shows it, note and all
+        await press(pilot, "c")
+        assert app.screen.query_one("TextArea").text == "the header is duplicated, see line 2"
+        await press(pilot, "ctrl+s")  # the retry
+    entries = json.loads(store.path.read_text(encoding="utf-8"))["marks"]
+    assert [(e["id"], e["mark"], e["note"]) for e in entries] == [(example, "regression", "the header is duplicated, see line 2")]
+
+
+async def test_the_app_opens_and_says_so_with_a_corrupt_marks_file_and_log(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path / "suite", name="corrupt state")
+    marks = paths.data_dir() / "marks" / f"{paths.safe_name('corrupt state', 40)}.json"
+    marks.parent.mkdir(parents=True)
+    marks.write_bytes(b"{half a file")
+    log = ReviewLog("corrupt state")
+    log.path.parent.mkdir(parents=True)
+    log.path.write_bytes(b'{"entries": [')
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_of(app).review is not None  # the review opened
+        await press(pilot, "g")  # and marking works: a new file
+    warnings = said(app, "warning")
+    assert any("marks file" in w and "unreadable" in w and "kept it as" in w for w in warnings)
+    assert any("review log" in w and "unreadable" in w for w in warnings)
+    aside = [p for p in marks.parent.iterdir() if ".corrupt-" in p.name]
+    assert [p.read_bytes() for p in aside] == [b"{half a file"]
+    assert [e["mark"] for e in json.loads(marks.read_text())["marks"]] == ["fine"]
+
+
+async def test_the_app_opens_with_a_file_where_the_data_directory_belongs(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path / "suite")
+    blocker = paths.data_dir()
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.write_bytes(b"x")
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        await press(pilot, "g")
+        assert screen.review.get(screen.current_id()).word == "fine"  # kept in the session
+    assert any("could not record the review" in w for w in said(app, "warning"))
+    assert any("could not save the mark" in e for e in said(app, "error"))
+    assert blocker.read_bytes() == b"x"
+
+
+async def test_another_sessions_mark_of_the_same_example_is_replaced_and_told(tmp_path: Path) -> None:
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        example = screen.current_id()
+        # The other session marks it within the same second as we look (our view is the
+        # one from before), then we mark it too.
+        other = Review(screen.review.analysis, screen.review.texts)
+        other.set_mark(example, "fine")
+        await press(pilot, "b")
+        assert any("another session had marked this example fine; replaced with regression" in w for w in said(app, "warning"))
+        entries = json.loads(screen.review.store.path.read_text())["marks"]
+        assert [e["mark"] for e in entries if e["id"] == example] == ["regression"]
+
+
+async def test_the_overview_says_the_references_changed(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path / "suite")
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+    references = suite / "references.jsonl"
+    references.write_text(references.read_text().replace("the cat sat on the mat", "the cat sat on a mat"))
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = app.screen.query_one("Overview").lines(review_of(app).analysis.figures, 78)[0].plain
+        assert "refs changed since" in first
+        assert any(w.startswith("references changed since") for w in said(app, "warning"))
+
+
+async def test_marks_made_against_earlier_references_still_show_stale(tmp_path: Path) -> None:
+    """Issue 12, 7: nothing the user wrote becomes invisible when a reference is edited."""
+    suite = small_suite(tmp_path / "suite")
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "b")
+        example = review_of(app).current_id()
+    references = suite / "references.jsonl"
+    references.write_text(references.read_text().replace("park", "garden"))
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        shown = review_of(app).review.get(example)
+        assert shown.word == "regression" and shown.stale and "earlier references" in shown.reason
+        assert any("regression?" in review_of(app).table.render_line(y).text for y in range(1, 4))
+
+
+async def test_a_marks_file_damaged_while_the_app_is_open_is_rewritten_from_the_session(tmp_path: Path) -> None:
+    """Issue 12, 8: three marks acknowledged, the file truncated from outside, a fourth mark:
+    the file holds all four, and the notice says the file was damaged from outside."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        await press(pilot, "g", "down", "b", "down", "u")
+        screen.review.store.path.write_bytes(b'{"marks": [{"id": "a", "ma')
+        await press(pilot, "up", "g")
+        warnings = said(app, "warning")
+    assert any("damaged from outside" in w or "unreadable" in w for w in warnings)
+    assert not any("another session" in w for w in warnings)
+    entries = json.loads(screen.review.store.path.read_text())["marks"]
+    assert len(entries) == 3 and {e["mark"] for e in entries} == {"fine", "unsure"}
+
+
+async def test_a_43_mb_output_opens_cut_short_with_a_note_and_q_quits_at_once(tmp_path: Path) -> None:
+    """Issue 12: a huge output's diff is made in a worker, cut to what can be aligned with a
+    note saying so, and q does not wait for it."""
+    big = "the birds sing at dawn and " * 1_600_000  # 43 MB
+    app = app_for(small_suite(tmp_path / "suite", big=big))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        figures = review_of(app).analysis.figures
+        row = figures.ids.index("c")
+        review_of(app).table.cursor = review_of(app).table.row_of(row)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, DiffScreen)
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if app.screen.shown is not None:
+                break
+        notes = app.screen.query_one("DiffView").model.notes
+        assert any("too long to align in full" in note for note in notes)
+        started = time.monotonic()
+        await pilot.press("q")
+        await pilot.pause()
+    assert time.monotonic() - started < 3

@@ -235,9 +235,10 @@ def test_min_support_sets_the_share_of_words_a_counterpart_needs():
 
 
 def test_casefold_keeps_every_mark_the_sentence_rule_and_the_bulk_path_read():
-    """The bulk path casefolds before it cuts; it may, because no character's casefold makes or
-    unmakes a space, a line break, a separator, a stop or a closing mark."""
-    marks = set(".!?\"')]\u2019\u201d\u3002\uff01\uff1f\u300d\u300f\uff09\x00\x01\x02")
+    """The bulk path casefolds before it cuts and finds figures; it may, because no character's
+    casefold makes or unmakes a space, a line break, a separator, a stop, a closing mark, a
+    digit or a figure's mark."""
+    marks = set(".!?\"')]\u2019\u201d\u3002\uff01\uff1f\u300d\u300f\uff09\x00\x01,:/-%0123456789")
     for code in range(sys.maxunicode + 1):
         char = chr(code)
         folded = char.casefold()
@@ -374,22 +375,28 @@ def test_a_sentence_of_words_no_text_has_is_one_more_new_sentence(example, fresh
 # -- the bulk path equals the reference one -------------------------------------------------
 
 
-def bulk_words(texts: list[str]) -> list[list[list[bytes]]]:
-    """What the bulk reader makes of each text: its sentences' words, as UTF-8 bytes."""
+def bulk_read(texts: list[str]) -> tuple[list[list[list[bytes]]], list[list[bytes]]]:
+    """What the bulk reader makes of each text: its sentences' words as UTF-8 bytes, and its
+    figures (in the reader's byte classes)."""
     numbers: dict[bytes, int] = {}
     read = grounding._read(texts, np.arange(len(texts)), numbers)
     named = {v: k for k, v in numbers.items()}
     keys = [named[int(lo)] if hi == np.uint64(2**64 - 1) else (lo.tobytes() + hi.tobytes()).rstrip(
         b"\0") for lo, hi in zip(read.lo, read.hi)]
-    out: list[list[list[bytes]]] = [[] for _ in texts]
+    sentences_of: list[list[list[bytes]]] = [[] for _ in texts]
     for start, length, example in zip(read.start, read.length, read.example):
-        out[example].append(keys[start:start + length])
-    return out
+        sentences_of[example].append(keys[start:start + length])
+    figures_of: list[list[bytes]] = [[] for _ in texts]
+    for example, figure in zip(read.figure_example, read.figures):
+        figures_of[example].append(figure)
+    return sentences_of, figures_of
 
 
-def reference_words(texts: list[str]) -> list[list[list[bytes]]]:
-    return [[[w.encode("utf-8", "surrogatepass") for w in words(s.text)] for s in sentences(t)]
-            for t in texts]
+def reference_read(texts: list[str]) -> tuple[list[list[list[bytes]]], list[list[bytes]]]:
+    return ([[[w.encode("utf-8", "surrogatepass") for w in words(s.text)] for s in sentences(t)]
+             for t in texts],
+            [[f.text.encode().translate(grounding._BYTE_CLASSES) for f in figures(t)]
+             for t in texts])
 
 
 CASES = [
@@ -397,18 +404,19 @@ CASES = [
     "Now.\u2019\u201d) Next", "a.\u00a0b", "a\r\nb\rc\u2028d\x85e", "\u300c\u597d\u3002\u300d\u4ed6",
     "\u771f\u7684\u5417\uff1f\uff01\u662f", "\u3002\u201d.\u3002x", "x\x00y. z\x01\x02",
     "Stra\u00dfe \u0130stanbul STRASSE", "a verylongwordindeedmorethan16 b", "\ud800x. y",
+    "at 02:14, 3.5% of 1,200 on 2026-11-20 (v2) 1..2 4/5-6 7%%", "\u0663.5 and 3.5",
 ]
 
 
 @pytest.mark.parametrize("text", CASES)
 def test_the_bulk_reader_cuts_and_splits_as_the_reference(text):
-    assert bulk_words([text]) == reference_words([text])
+    assert bulk_read([text]) == reference_read([text])
 
 
 @given(st.lists(texts, max_size=6))
 @settings(max_examples=300, deadline=None)
 def test_the_bulk_reader_equals_the_reference_on_random_texts(many):
-    assert bulk_words(many) == reference_words(many)
+    assert bulk_read(many) == reference_read(many)
 
 
 

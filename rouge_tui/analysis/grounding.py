@@ -346,37 +346,42 @@ def ground(
 # len(ground_side(candidate, references, source, baseline).new_sentences) and ...new_figures
 # for every example (tests/test_grounding.py checks it on random texts).
 #
-# Texts are read a chunk of examples at a time, as the UTF-8 bytes of the casefolded text with
-# every byte that is not part of a word replaced by its character's class, so the sentence
-# cuts and the words are found by comparing bytes. A word's key is its bytes (exact up to 16
-# bytes; longer words are numbered through a dictionary). LCS lengths come from the
-# bit-parallel algorithm (Allison and Dix 1986; Hyyro 2004) with the candidate sentences of
-# an example side by side in one row of bits, each followed by a zero guard bit that stops the
-# carries, run over every sentence they are compared with at once.
+# A chunk of examples is read at a time: its candidates, then its references, sources and
+# baselines, each set as the UTF-8 bytes of the texts casefolded, with every byte that is not
+# part of a word replaced by its character's class, so that sentence cuts, words and figures
+# are found by comparing bytes. A word's key is its bytes (exact up to 16 bytes; longer words
+# are numbered through a dictionary). LCS lengths come from the bit-parallel algorithm
+# (Allison and Dix 1986; Hyyro 2004) with the candidate sentences of an example side by side
+# in one row of bits, each followed by a zero guard bit that stops the carries, run over every
+# sentence of the example's other texts at once.
 
 # Classes of the bytes that are not part of a word; word bytes keep their values, all >= 48.
 # A character beyond ASCII that is not a word character has its class on its first byte and
-# _TAIL on the others, which the sentence rule steps over.
-_SEP, _NL, _TERM, _CJK_TERM, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 9)
-_CHUNK_CHARS = 1 << 20  # characters of output per chunk: the arrays stay in the cache
+# _TAIL on the others. The first five are the ones that can cut a sentence; the figure marks
+# (. , : / - %) have classes of their own.
+_SEP, _NL, _CJK_TERM, _DOT, _BANG, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 10)
+_COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
+_CHUNK_CHARS = 1 << 19  # characters of output per chunk: the arrays stay in the cache
 _CHUNK_EXAMPLES = 1 << 13  # and examples, so the sort key keeps enough bits for the hash
 _HASH_BITS = 64  # at most this many bits of a word's hash in the sort key (tests lower it)
 _K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
 _LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # k low bytes
 _LOW_BITS = np.array([(1 << k) - 1 for k in range(65)], dtype=np.uint64)  # k low bits
-_FIGURE_JOINS = np.frombuffer(b".,:/-", np.uint8)
+_FIGURE_JOINS = (_DOT, _COMMA, _COLON, _SLASH, _DASH)
 
 
 def _class_of(char: str) -> int:
-    """The class of a character that is not a word character (0 for a word character)."""
+    """The class of a character (0 for a word character)."""
+    marks = {"\x00": _SEP, ".": _DOT, "!": _BANG, "?": _BANG, ",": _COMMA, ":": _COLON,
+             "/": _SLASH, "-": _DASH, "%": _PERCENT}
+    if char in marks:
+        return marks[char]
     if _WORD.fullmatch(char):
         return 0
     if char in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029":  # str.splitlines' line boundaries
         return _NL
     if char.isspace():
         return _SPACE
-    if char in ".!?":
-        return _TERM
     if char in _CLOSERS:
         return _CLOSE
     if char in _CJK_ENDS:
@@ -384,16 +389,18 @@ def _class_of(char: str) -> int:
     return _OTHER
 
 
-# ASCII letters lowered, digits kept, the rest by class; \x00 separates texts; bytes beyond
-# ASCII are kept for now (_classify sorts them out).
-_BYTE_CLASSES = bytes([_SEP] + [ord(c.lower()) if c.isalnum() else _class_of(c)
-                                for c in map(chr, range(1, 128))] + list(range(128, 256)))
-_CHARACTER_CLASSES: dict[int, int] = {}  # code point -> _class_of, for characters seen
+# ASCII letters lowered, digits kept, the rest by class; bytes beyond ASCII are kept for now
+# (_classify sorts them out).
+_BYTE_CLASSES = bytes([ord(c.lower()) if c.isalnum() else _class_of(c)
+                       for c in map(chr, range(128))] + list(range(128, 256)))
+_CHARACTER_CLASSES: dict[int, int] = {}  # code point -> _class_of, for the characters seen
 
 
-def _code_points(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Where each character beyond ASCII starts in the UTF-8 bytes ``a``, its length in bytes
-    and its code point."""
+def _classify(a: np.ndarray) -> bool:
+    """Write the class of every character beyond ASCII that is not a word character over its
+    UTF-8 bytes in ``a`` (casefold() never makes or unmakes a space, a line break, a digit or
+    a mark of the sentence rule or the figures: a test checks every code point). True when
+    one is a decimal digit other than 0-9."""
     lead = np.flatnonzero(a >= 0xC0)
     first = a[lead].astype(np.int64)
     size = 2 + (first >= 0xE0) + (first >= 0xF0)
@@ -401,92 +408,64 @@ def _code_points(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for k in (1, 2, 3):
         more = size > k
         code[more] = code[more] << 6 | (a[lead[more] + k] & 0x3F)
-    return lead, size, code
-
-
-def _classify(a: np.ndarray) -> None:
-    """Write the class of every character beyond ASCII that is not a word character over its
-    bytes (casefold() never makes or unmakes a space, a line break or a mark of the sentence
-    rule: a test checks every code point)."""
-    lead, size, code = _code_points(a)
-    seen = np.unique(code)
-    for c in seen.tolist():
+    seen = np.unique(code).tolist()
+    for c in seen:
         if c not in _CHARACTER_CLASSES:
             _CHARACTER_CLASSES[c] = _class_of(chr(c))
-    kind = np.array([_CHARACTER_CLASSES[c] for c in seen.tolist()], np.uint8)
-    kind = kind[np.searchsorted(seen, code)]
+    kind = np.array([_CHARACTER_CLASSES[c] for c in seen], np.uint8)[np.searchsorted(seen, code)]
     other = kind > 0
     lead, size = lead[other], size[other]
     a[lead] = kind[other]
     for k in (1, 2, 3):
         a[lead[size > k] + k] = _TAIL
-
-
-def _skip(a: np.ndarray, at: np.ndarray, kinds: tuple[int, ...]) -> np.ndarray:
-    """Each position of ``at`` moved past the bytes of the given classes."""
-    while (moving := np.flatnonzero(np.isin(a[at], kinds))).size:
-        at[moving] += 1
-    return at
+    return any(chr(c).isdecimal() for c in seen)
 
 
 @dataclass
 class _Words:
-    """The sentences of many texts as the bulk path reads them: each word's key (``lo``, ``hi``)
-    and, per sentence, its first word, its length and its example (ascending)."""
+    """What the bulk path reads of many texts: each word's key (``lo``, ``hi``); per sentence,
+    its first word, its length and its example (ascending); and each figure as bytes, with its
+    example."""
 
     lo: np.ndarray
     hi: np.ndarray
     start: np.ndarray
     length: np.ndarray
     example: np.ndarray
-
-    def select(self, keep: np.ndarray) -> _Words:
-        """The sentences where ``keep`` is true, with their words."""
-        length = self.length[keep]
-        first = np.cumsum(length) - length
-        index = np.repeat(self.start[keep] - first, length) + np.arange(length.sum())
-        return _Words(self.lo[index], self.hi[index], first, length, self.example[keep])
-
-
-def _join(texts: Sequence[str]) -> str:
-    """The texts joined by \\x00 (a \\x00 inside a text becomes \\x01, the same to every rule)."""
-    joined = "\x00".join(texts)
-    if joined.count("\x00") != len(texts) - 1:
-        joined = "\x00".join(t.replace("\x00", "\x01") for t in texts)
-    return joined
-
-
-def _bytes(raw: bytes, before: int) -> np.ndarray:
-    """``raw`` as a writable array, with the byte ``before`` in front and 16 zero bytes after."""
-    a = np.zeros(len(raw) + 17, np.uint8)
-    a[0] = before
-    a[1:-16] = np.frombuffer(raw, np.uint8)
-    return a
+    figures: list[bytes]
+    figure_example: np.ndarray
 
 
 def _read(texts: Sequence[str], examples: np.ndarray, numbers: dict[bytes, int]) -> _Words:
-    """The words and sentences of ``texts``; text k belongs to example ``examples[k]``; words
-    longer than 16 bytes are numbered in ``numbers``. Must equal
-    [words(s.text) for s in sentences(text)] for each text."""
-    joined = _join(texts)
+    """The sentences, words and figures of ``texts``; text k belongs to example
+    ``examples[k]``; words longer than 16 bytes are numbered in ``numbers``. Must equal
+    [words(s.text) for s in sentences(text)] and figures(text) for each text."""
+    joined = "\x00".join(texts)
+    if joined.count("\x00") != len(texts) - 1:  # \x00 separates; \x01 is the same to every rule
+        texts = [t.replace("\x00", "\x01") for t in texts]
+        joined = "\x00".join(texts)
     ascii = joined.isascii()
-    if not ascii:  # casefold() is slow on text beyond ASCII: only where there is some
-        joined = _join([t if t.isascii() else t.casefold() for t in texts])
-    a = _bytes(joined.encode("utf-8", "surrogatepass").translate(_BYTE_CLASSES), _OTHER)
-    if not ascii:
-        _classify(a)
+    if not ascii:  # casefold() is slow beyond ASCII: only the texts that need it
+        joined = "\x00".join(t if t.isascii() else t.casefold() for t in texts)
+    raw = joined.encode("utf-8", "surrogatepass").translate(_BYTE_CLASSES)
+    a = np.zeros(len(raw) + 17, np.uint8)  # a byte before, 16 after for the key windows
+    a[0] = _OTHER
+    a[1:-16] = np.frombuffer(raw, np.uint8)
+    other_digits = not ascii and _classify(a)
     is_word = a >= 48
     edges = np.flatnonzero(is_word[1:] != is_word[:-1]) + 1
     starts, ends = edges[0::2], edges[1::2]
-    # Cuts: separators, line breaks, and the ends of the runs the sentence rule reads.
-    special = np.flatnonzero((a - np.uint8(_SEP)) < 4)  # _SEP, _NL, _TERM, _CJK_TERM
+    # Cuts: separators, line breaks, CJK stops, and the ends of the runs of . ! ? and closing
+    # marks that whitespace follows. (Only the words on each side of a cut matter here, so a
+    # cut may sit anywhere between the stop and the next word.)
+    special = np.flatnonzero((a - np.uint8(_SEP)) < 5)
     kind = a[special]
     seps = special[kind == _SEP]
-    after = _skip(a, special[kind == _TERM] + 1, (_CLOSE, _TAIL))
-    after = after[np.isin(a[after], (_SPACE, _NL, _SEP))]
-    # (Only the words on each side of a cut matter here, so a cut may sit anywhere between the
-    # stop and the next word: CJK stops cut where they are.)
-    cuts = np.concatenate((seps, special[kind == _NL], after, special[kind == _CJK_TERM]))
+    after = special[kind >= _DOT] + 1
+    while (closing := np.flatnonzero((a[after] == _CLOSE) | (a[after] == _TAIL))).size:
+        after[closing] += 1
+    after = after[(a[after] == _SPACE) | (a[after] == _NL) | (a[after] == _SEP)]
+    cuts = np.concatenate((seps, special[(kind == _NL) | (kind == _CJK_TERM)], after))
     bounds = np.sort(np.concatenate(([0, len(starts)], np.searchsorted(starts, cuts))))
     bounds = bounds[np.r_[True, bounds[1:] != bounds[:-1]]]
     first, length = bounds[:-1], np.diff(bounds)
@@ -500,10 +479,26 @@ def _read(texts: Sequence[str], examples: np.ndarray, numbers: dict[bytes, int])
     hi[longer] = window[starts[longer] + 8] & _LOW[np.minimum(size[longer] - 8, 8)]
     longest = np.flatnonzero(size > 16)
     if len(longest):  # numbered; 0xFF is never in UTF-8, so no such hi is another word's
-        lo[longest] = [numbers.setdefault(a[starts[k]:ends[k]].tobytes(), len(numbers))
-                       for k in longest.tolist()]
+        lo[longest] = [numbers.setdefault(raw[s - 1:e - 1], len(numbers))
+                       for s, e in zip(starts[longest].tolist(), ends[longest].tolist())]
         hi[longest] = ~np.uint64(0)
-    return _Words(lo, hi, first, length, example)
+    # Figures: chains of digit runs joined by single marks, and a % right after.
+    if other_digits:
+        found = [(k, m[0].encode().translate(_BYTE_CLASSES))
+                 for k, t in enumerate(texts) for m in _FIGURE.finditer(t)]
+        figure_text = np.array([k for k, _ in found], np.int64)
+        figures = [f for _, f in found]
+    else:
+        digit = (a - np.uint8(48)) < 10
+        edges = np.flatnonzero(digit[1:] != digit[:-1]) + 1
+        start, end = edges[0::2], edges[1::2]
+        if len(start):
+            chained = (start[1:] == end[:-1] + 1) & np.isin(a[end[:-1]], _FIGURE_JOINS)
+            start, end = start[np.r_[True, ~chained]], end[np.r_[~chained, True]]
+            end += a[end] == _PERCENT
+        figure_text = np.searchsorted(seps, start)
+        figures = [raw[i - 1:j - 1] for i, j in zip(start.tolist(), end.tolist())]
+    return _Words(lo, hi, first, length, example, figures, examples[figure_text])
 
 
 def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, np.ndarray]:
@@ -610,8 +605,8 @@ def new_counts(
     new_figures = np.zeros(n, np.int64)
     # An output equal to its baseline has nothing new: every sentence and figure is there.
     changed = np.flatnonzero(np.fromiter(map(operator.ne, candidates, baselines), bool, n))
-    # Sentences, a chunk of examples at a time, similar lengths together (an example's pattern
-    # width sets its chunk's).
+    # A chunk of examples at a time, similar lengths together (an example's row of bits sets
+    # its chunk's width).
     size = (np.fromiter(map(len, candidates), np.int64, n)
             + np.fromiter(map(len, baselines), np.int64, n))[changed]
     order = changed[np.argsort(size, kind="stable")]
@@ -622,79 +617,35 @@ def new_counts(
         np.searchsorted(total, np.arange(_CHUNK_CHARS, total[-1] if len(total) else 0,
                                          _CHUNK_CHARS)),
     ))).tolist()
-    chunks = [order[start:end].tolist() for start, end in itertools.pairwise(bounds)]
-
-    for ids in chunks:
-        counts, left = _chunk_counts(ids, candidates, baselines, references, sources, min_support)
-        new_sentences[ids] = counts
+    for start, end in itertools.pairwise(bounds):
+        ids = order[start:end].tolist()
+        sentence_counts, figure_counts, left = _chunk_counts(
+            ids, candidates, baselines, references, sources, min_support)
+        new_sentences[ids] = sentence_counts
+        new_figures[ids] = figure_counts
         for e in left.tolist():
             i = ids[e]
             new_sentences[i] = len(ground_side(candidates[i], references[i], sources[i],
                                                baselines[i], min_support=min_support).new_sentences)
-    new_figures[changed] = _new_figures(changed, candidates, baselines, references, sources)
     return new_sentences, new_figures
 
 
-def _new_figures(changed, candidates, baselines, references, sources) -> np.ndarray:
-    """How many new figures the candidate of each changed example has (ground_side's rule)."""
-    owner, found = _figures([candidates[i] for i in changed.tolist()])
-    count = np.zeros(len(changed), np.int64)
-    texts: list[str] = []
-    owners: list[int] = []
-    for e in np.unique(owner).tolist():
-        i = int(changed[e])
-        grounds = _grounds(references[i], sources[i]) + [baselines[i]]
-        texts += grounds
-        owners += [e] * len(grounds)
-    text_of, known = _figures(texts)
-    seen = {(owners[k], figure) for k, figure in zip(text_of.tolist(), known)}
-    for e, figure in zip(owner.tolist(), found):
-        count[e] += (e, figure) not in seen
-    return count
-
-
-def _figures(texts: Sequence[str]) -> tuple[np.ndarray, list[bytes]]:
-    """Every figure of ``texts`` as (its text's index, its UTF-8 bytes), in order. Must equal
-    figures(text) for each text: read as bytes, a figure is a chain of ASCII digit runs joined
-    by single . , : / -, and a % right after; texts with other decimal digits take the regex."""
-    joined = _join(texts)
-    a = _bytes(joined.encode("utf-8", "surrogatepass"), 0)
-    if not joined.isascii() and any(chr(c).isdecimal() for c in np.unique(_code_points(a)[2])):
-        found = [(k, m[0].encode()) for k, t in enumerate(texts) for m in _FIGURE.finditer(t)]
-        return np.array([k for k, _ in found], np.int64), [f for _, f in found]
-    digit = (a - np.uint8(48)) < 10
-    edges = np.flatnonzero(digit[1:] != digit[:-1]) + 1
-    start, end = edges[0::2], edges[1::2]
-    if len(start):
-        chained = (start[1:] == end[:-1] + 1) & np.isin(a[end[:-1]], _FIGURE_JOINS)
-        start, end = start[np.r_[True, ~chained]], end[np.r_[~chained, True]]
-        end += a[end] == ord("%")
-    text = np.searchsorted(np.flatnonzero(a[:-16] == 0), start) - 1
-    return text, [a[i:j].tobytes() for i, j in zip(start.tolist(), end.tolist())]
-
-
-def _grounds(references: Sequence[str] | str, source: str | None) -> list[str]:
-    texts = [references] if isinstance(references, str) else list(references)
-    return texts if source is None else texts + [source]
-
-
 def _chunk_counts(ids, candidates, baselines, references, sources, min_support):
-    """New sentences per example of one chunk: against the baseline first, then the sentences
-    still open against the references and source; and the examples left to ``ground_side``."""
+    """New sentences and new figures per example of one chunk, and the examples whose new
+    sentences are left to ``ground_side``."""
     k = len(ids)
-    local = np.arange(k)
     numbers: dict[bytes, int] = {}
-    cand = _read([candidates[i] for i in ids], local, numbers)
-    base = _read([baselines[i] for i in ids], local, numbers)
-    best, clashed = _best_lcs(cand, base, k)
-    still = best / cand.length < min_support
+    output = _read([candidates[i] for i in ids], np.arange(k), numbers)
     texts: list[str] = []
     owners: list[int] = []
-    for e in np.unique(cand.example[still]).tolist():
-        grounds = _grounds(references[ids[e]], sources[ids[e]])
+    for e, i in enumerate(ids):
+        grounds = [references[i]] if isinstance(references[i], str) else list(references[i])
+        grounds += [baselines[i]] if sources[i] is None else [sources[i], baselines[i]]
         texts += grounds
         owners += [e] * len(grounds)
-    pattern = cand.select(still)
-    best, clashed_too = _best_lcs(pattern, _read(texts, np.array(owners, np.int64), numbers), k)
-    new = pattern.example[best / pattern.length < min_support]
-    return np.bincount(new, minlength=k), np.union1d(clashed, clashed_too)
+    others = _read(texts, np.array(owners, np.int64), numbers)
+    best, left = _best_lcs(output, others, k)
+    known = set(zip(others.figure_example.tolist(), others.figures))
+    new = [e for e, f in zip(output.figure_example.tolist(), output.figures) if (e, f) not in known]
+    return (np.bincount(output.example[best / output.length < min_support], minlength=k),
+            np.bincount(np.array(new, np.int64), minlength=k), left)

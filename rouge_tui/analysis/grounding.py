@@ -370,12 +370,14 @@ _LOW_BITS = np.array([(1 << k) - 1 for k in range(65)], dtype=np.uint64)  # k lo
 _FIGURE_JOINS = (_DOT, _COMMA, _COLON, _SLASH, _DASH)
 
 
+_MARKS = {"\x00": _SEP, ".": _DOT, "!": _BANG, "?": _BANG, ",": _COMMA, ":": _COLON,
+          "/": _SLASH, "-": _DASH, "%": _PERCENT}
+
+
 def _class_of(char: str) -> int:
     """The class of a character (0 for a word character)."""
-    marks = {"\x00": _SEP, ".": _DOT, "!": _BANG, "?": _BANG, ",": _COMMA, ":": _COLON,
-             "/": _SLASH, "-": _DASH, "%": _PERCENT}
-    if char in marks:
-        return marks[char]
+    if char in _MARKS:
+        return _MARKS[char]
     if _WORD.fullmatch(char):
         return 0
     if char in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029":  # str.splitlines' line boundaries
@@ -424,8 +426,8 @@ def _classify(a: np.ndarray) -> bool:
 @dataclass
 class _Words:
     """What the bulk path reads of many texts: each word's key (``lo``, ``hi``); per sentence,
-    its first word, its length and its example (ascending); and each figure as bytes, with its
-    example."""
+    its first word, its length and its example (in the texts' order); and each figure as bytes,
+    with its example."""
 
     lo: np.ndarray
     hi: np.ndarray
@@ -502,9 +504,9 @@ def _read(texts: Sequence[str], examples: np.ndarray, numbers: dict[bytes, int])
 
 
 def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, np.ndarray]:
-    """For each sentence of ``pattern``, its longest LCS with a sentence of ``target`` of the
-    same example; and the examples left to the reference path (a word hash clash, or a pattern
-    sentence of more than 63 words)."""
+    """For each sentence of ``pattern`` (its examples ascending), its longest LCS with a sentence
+    of ``target`` of the same example; and the examples left to the reference path (a word hash
+    clash, or a pattern sentence of more than 63 words)."""
     plen, pex = pattern.length, pattern.example
     if not len(plen):
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -557,11 +559,13 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
         V[:m] = ((row + U) | (row ^ U)) & guards[:m]
     # Every (pattern sentence, target sentence) pair of an example: LCS = the sentence's length
     # minus the ones left in its bits.
+    by_example = np.argsort(target.example, kind="stable")
     counts = np.bincount(target.example, minlength=examples)
     reps = counts[pex]
     s = np.repeat(np.arange(len(plen)), reps)
     pair_first = np.cumsum(reps) - reps
-    t = np.repeat((np.cumsum(counts) - counts)[pex] - pair_first, reps) + np.arange(reps.sum())
+    t = by_example[np.repeat((np.cumsum(counts) - counts)[pex] - pair_first, reps)
+                   + np.arange(reps.sum())]
     row_of = np.empty_like(rank)
     row_of[rank] = np.arange(len(rank))
     bits = V[row_of[t], column[s]] >> offset[s].astype(np.uint64)
@@ -587,7 +591,6 @@ def _layout(length: np.ndarray, example: np.ndarray) -> tuple[np.ndarray, np.nda
     return position // 64, position % 64, np.unique(example[length > 63])
 
 
-
 def new_counts(
     candidates: Sequence[str],
     baselines: Sequence[str],
@@ -601,6 +604,7 @@ def new_counts(
     _check(min_support)
     n = len(candidates)
     sources = [None] * n if sources is None else sources
+    references = [(r,) if isinstance(r, str) else r for r in references]
     new_sentences = np.zeros(n, np.int64)
     new_figures = np.zeros(n, np.int64)
     # An output equal to its baseline has nothing new: every sentence and figure is there.
@@ -636,14 +640,13 @@ def _chunk_counts(ids, candidates, baselines, references, sources, min_support):
     k = len(ids)
     numbers: dict[bytes, int] = {}
     output = _read([candidates[i] for i in ids], np.arange(k), numbers)
-    texts: list[str] = []
-    owners: list[int] = []
-    for e, i in enumerate(ids):
-        grounds = [references[i]] if isinstance(references[i], str) else list(references[i])
-        grounds += [baselines[i]] if sources[i] is None else [sources[i], baselines[i]]
-        texts += grounds
-        owners += [e] * len(grounds)
-    others = _read(texts, np.array(owners, np.int64), numbers)
+    grounds = [references[i] for i in ids]
+    with_source = [e for e, i in enumerate(ids) if sources[i] is not None]
+    texts = [*itertools.chain.from_iterable(grounds), *(sources[ids[e]] for e in with_source),
+             *(baselines[i] for i in ids)]
+    owners = np.concatenate((np.repeat(np.arange(k), np.fromiter(map(len, grounds), np.int64, k)),
+                             with_source, np.arange(k))).astype(np.int64)
+    others = _read(texts, owners, numbers)
     best, left = _best_lcs(output, others, k)
     known = set(zip(others.figure_example.tolist(), others.figures))
     new = [e for e, f in zip(output.figure_example.tolist(), output.figures) if (e, f) not in known]

@@ -149,6 +149,19 @@ def test_ties_go_to_the_first_text_listed():
     assert row.counterpart.where == "reference 1"
 
 
+def test_edge_cases_of_the_arguments():
+    assert ground("", [REFERENCE]).candidate.sentences == ()
+    assert ground("", [REFERENCE]).new_sentences == []
+    assert ground_side(SUMMARY_B, REFERENCE) == ground_side(SUMMARY_B, [REFERENCE])
+    # No baseline counts as an empty one: the new sentences are then the unsupported ones.
+    assert ground(SUMMARY_B, [REFERENCE]).new_sentences == [INVENTED]
+    assert ground(SUMMARY_B, [REFERENCE]).baseline is None
+    assert ground(SUMMARY_B, []).unsupported == [s.span.text for s in
+                                                ground(SUMMARY_B, []).candidate.sentences]
+    counts = new_counts(["", "Fresh words here 7.", "same"], ["x", "", "same"], [("x",)] * 3)
+    assert [c.tolist() for c in counts] == [[0, 1, 0], [0, 1, 0]]
+
+
 # -- figures -------------------------------------------------------------------------------
 
 

@@ -70,12 +70,13 @@ _CLOSERS = "\"')]’”"
 _CJK_ENDS = "。！？"
 _CJK_CLOSERS = "」』）"
 _SENTENCE_END = re.compile(
-    r"[.!?]+[\"')\]’”]*(?=\s)"  # SPEC: a run of . ! ? and closing marks, then whitespace
-    r"|[。！？]+[\"')\]’”」』）]*"  # CJK: a run of 。！？ and closing marks, whatever follows
+    # SPEC: a run of . ! ? and closing marks, then whitespace; CJK: a run of its stops and
+    # closing marks, whatever follows.
+    rf"[.!?]+[{re.escape(_CLOSERS)}]*(?=\s)"
+    rf"|[{_CJK_ENDS}]+[{re.escape(_CLOSERS + _CJK_CLOSERS)}]*"
 )
 _WORD = re.compile(r"[^\W_]+")
 _FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
-_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)

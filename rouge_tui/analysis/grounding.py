@@ -362,7 +362,7 @@ def ground(
 # (. , : / - %) have classes of their own.
 _SEP, _NL, _CJK_TERM, _DOT, _BANG, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 10)
 _COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
-_CHUNK_CHARS = 1 << 19  # characters of output per chunk: the arrays stay in the cache
+_CHUNK_CHARS = 1 << 18  # characters of output per chunk: the arrays stay in the cache
 _CHUNK_EXAMPLES = 1 << 13  # and examples, so the sort key keeps enough bits for the hash
 _HASH_BITS = 64  # at most this many bits of a word's hash in the sort key (tests lower it)
 _K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)

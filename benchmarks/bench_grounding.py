@@ -86,18 +86,23 @@ def bench_suite(suite: Path, runs: int, sample: int) -> None:
     walls, cpus = timed(lambda: new_counts(cand, base, refs, sources), runs)
     chosen = sorted(random.Random(1).sample(range(n), min(sample, n)))
 
+    plain_counts: dict[int, tuple[int, int]] = {}
+
     def plain() -> None:
         for i in chosen:
-            ground_side(cand[i], refs[i], None, base[i])
+            side = ground_side(cand[i], refs[i], None, base[i])
+            plain_counts[i] = (len(side.new_sentences), len(side.new_figures))
 
     ref_walls, ref_cpus = timed(plain, max(1, runs // 2))
     scale = n / len(chosen)
+    counts = new_counts(cand, base, refs, sources)
+    same = all(plain_counts[i] == (counts[0][i], counts[1][i]) for i in chosen)
     print(f"{label} ({n:,} paired examples)")
     print(f"  new_counts, every example      wall {show(walls)}   cpu {show(cpus)}")
     print(f"  plain reference (ground_side)  wall {show(ref_walls, scale)}   cpu "
           f"{show(ref_cpus, scale)}   ({len(chosen):,} examples timed, x{scale:.1f})")
     print(f"  ratio, median wall             {statistics.median(ref_walls) * scale / statistics.median(walls):.1f}x")
-    counts = new_counts(cand, base, refs, sources)
+    print(f"  the bulk counts equal the reference's on the {len(chosen):,} examples: {same}")
     print(f"  new sentences {int(counts[0].sum()):,} in {int((counts[0] > 0).sum()):,} examples; "
           f"new figures {int(counts[1].sum()):,} in {int((counts[1] > 0).sum()):,} examples")
 

@@ -1,0 +1,655 @@
+"""What overlap cannot see: sentences with no counterpart, new figures, copied spans.
+
+The definitions are SPEC's section "What overlap cannot see", restated here in code:
+
+- sentences: a text is cut at newlines (the line boundaries of ``str.splitlines``, so CRLF is
+  one), and after a run of ``.``, ``!`` or ``?`` with any closing marks ``" ' ) ] ’ ”`` right
+  after, followed by whitespace. Each piece is trimmed of whitespace (the offsets are the
+  trimmed piece's, into the text as written); pieces with no word are dropped. An abbreviation
+  ends a sentence like any other full stop ("e.g. this" and "Dr. Smith" are cut after the
+  stop): SPEC's rule reads punctuation, not meaning, and a short piece still finds its
+  counterpart when the reference has the same abbreviation.
+- SPEC is silent on Chinese and Japanese: a run of the full stop ``。``, ``！`` or ``？`` (with
+  any closing marks, SPEC's or ``」 』 ）``) ends a sentence even with no whitespace after it,
+  because those languages put no space between sentences; without this rule a whole Chinese
+  paragraph would be one sentence and a new claim inside it would have a counterpart in any
+  reference that shares half its characters' words.
+- words: the text casefolded, then maximal runs of Unicode letters and digits (``[^\\W_]+``).
+- support of a sentence s by a text T: the largest LCS(words(s), words(t)) / len(words(s))
+  over the sentences t of T (0 when T has none). s has a counterpart in T when its support is
+  at least ``min_support``.
+- unsupported: no counterpart in the references (any of them) nor the source. new: no
+  counterpart there nor in the other output (for the candidate: the baseline; SPEC's new
+  sentence). Each sentence and figure counts once per occurrence.
+- figures: maximal matches of ``\\d+(?:[.,:/-]\\d+)*%?`` in the text as written; a figure is
+  new when no reference, source or other output has the same figure text.
+- copied spans: Grusky et al. 2018 (Newsroom) greedy extractive fragments of the output in
+  the source, with coverage = sum |f| / |output words| and density = sum |f|^2 / |output words|.
+
+`ground` is the reference implementation, one example at a time, for the diff view and the
+report's top examples. `new_counts` is the bulk path for every paired example (the change
+signals and the report's counts); it must equal `ground`, and a test says so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import LCSseq
+
+__all__ = [
+    "Counterpart",
+    "FigureGrounding",
+    "Fragment",
+    "Grounding",
+    "SentenceGrounding",
+    "Side",
+    "Span",
+    "copy_means",
+    "coverage_density",
+    "figures",
+    "fragments",
+    "ground",
+    "ground_side",
+    "lcs_length",
+    "new_counts",
+    "sentences",
+    "words",
+]
+
+MIN_SUPPORT = 0.5
+
+_CLOSERS = "\"')]’”"
+_CJK_ENDS = "。！？"
+_CJK_CLOSERS = "」』）"
+_SENTENCE_END = re.compile(
+    # SPEC: a run of . ! ? and closing marks, then whitespace; CJK: a run of its stops and
+    # closing marks, whatever follows.
+    rf"[.!?]+[{re.escape(_CLOSERS)}]*(?=\s)"
+    rf"|[{_CJK_ENDS}]+[{re.escape(_CLOSERS + _CJK_CLOSERS)}]*"
+)
+_WORD = re.compile(r"[^\W_]+")
+_FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A piece of a text: its text and its offsets into the text as written."""
+
+    text: str
+    start: int
+    end: int
+
+
+def sentences(text: str) -> list[Span]:
+    """The sentences of ``text``, as SPEC cuts them (see the module's docstring)."""
+    found = []
+    line_start = 0
+    for line in text.splitlines(keepends=True):
+        cut = 0
+        for end in [m.end() for m in _SENTENCE_END.finditer(line)] + [len(line)]:
+            piece = line[cut:end]
+            trimmed = piece.strip()
+            if _WORD.search(trimmed.casefold()):
+                start = line_start + cut + len(piece) - len(piece.lstrip())
+                found.append(Span(trimmed, start, start + len(trimmed)))
+            cut = end
+        line_start += len(line)
+    return found
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` for grounding, whatever the scoring tokenizer."""
+    return _WORD.findall(text.casefold())
+
+
+def figures(text: str) -> list[Span]:
+    """The figures of ``text``: ``02:14``, ``41``, ``3.5%``, ``1,200``, ``2026-11-20``."""
+    return [Span(m[0], m.start(), m.end()) for m in _FIGURE.finditer(text)]
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of a longest common subsequence of two word lists."""
+    ids: dict[str, int] = {}
+    return int(LCSseq.similarity([ids.setdefault(w, len(ids)) for w in a],
+                                 [ids.setdefault(w, len(ids)) for w in b]))
+
+
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """A copied span: ``length`` words from word ``output`` of the output, found at word
+    ``source`` of the source."""
+
+    output: int
+    source: int
+    length: int
+
+
+def fragments(output: Sequence[str], source: Sequence[str]) -> list[Fragment]:
+    """Grusky et al.'s greedy extractive fragments of ``output`` in ``source`` (word lists).
+
+    As the Newsroom code does it: from each output position, scan the source left to right;
+    at each match, extend it as far as it goes, keep it if it is the longest so far (the first
+    of equal lengths), and resume the scan after it. Then move the output position past the
+    longest match, or one word on when there was none.
+    """
+    at: defaultdict[str, list[int]] = defaultdict(list)
+    for j, word in enumerate(source):
+        at[word].append(j)
+    found = []
+    i = 0
+    while i < len(output):
+        best = None
+        resume = 0
+        for j in at.get(output[i], ()):
+            if j < resume:
+                continue
+            k = 1
+            while i + k < len(output) and j + k < len(source) and output[i + k] == source[j + k]:
+                k += 1
+            if best is None or k > best.length:
+                best = Fragment(i, j, k)
+            resume = j + k
+        if best is None:
+            i += 1
+        else:
+            found.append(best)
+            i += best.length
+    return found
+
+
+def coverage_density(output: Sequence[str], source: Sequence[str]) -> tuple[float, float]:
+    """Coverage and density of the output's words in the source's (0 for an output with none)."""
+    if not output:
+        return 0.0, 0.0
+    lengths = [f.length for f in fragments(output, source)]
+    return sum(lengths) / len(output), sum(n * n for n in lengths) / len(output)
+
+
+def copy_means(outputs: Sequence[str], sources: Sequence[str | None]) -> tuple[float, float] | None:
+    """A build's mean coverage and density over the examples that have a source (None if none
+    has)."""
+    pairs = [coverage_density(words(o), words(s)) for o, s in zip(outputs, sources) if s is not None]
+    if not pairs:
+        return None
+    return sum(c for c, _ in pairs) / len(pairs), sum(d for _, d in pairs) / len(pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class Counterpart:
+    """The sentence of another text that supports a sentence best: which text ("reference 1",
+    "source", "baseline", ...), the sentence there, and the support."""
+
+    where: str
+    sentence: Span
+    support: float
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceGrounding:
+    """One sentence of an output: its best counterpart in the references and source, its best
+    counterpart in the other output (None where no word is shared), and the two verdicts."""
+
+    span: Span
+    counterpart: Counterpart | None
+    in_other: Counterpart | None
+    unsupported: bool  # no counterpart in the references or source: "read it"
+    new: bool  # and none in the other output either
+
+
+@dataclass(frozen=True, slots=True)
+class FigureGrounding:
+    span: Span
+    new: bool  # no reference, source or other output has this figure
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """What overlap cannot see in one output of an example."""
+
+    sentences: tuple[SentenceGrounding, ...]
+    figures: tuple[FigureGrounding, ...]
+    coverage: float | None  # None without a source
+    density: float | None
+
+    @property
+    def unsupported(self) -> list[str]:
+        return [s.span.text for s in self.sentences if s.unsupported]
+
+    @property
+    def new_sentences(self) -> list[str]:
+        return [s.span.text for s in self.sentences if s.new]
+
+    @property
+    def new_figures(self) -> list[str]:
+        return [f.span.text for f in self.figures if f.new]
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """One example: the candidate output against the references, source and baseline, and the
+    baseline output against the references, source and candidate (None without a baseline)."""
+
+    candidate: Side
+    baseline: Side | None
+
+    @property
+    def unsupported(self) -> list[str]:
+        return self.candidate.unsupported
+
+    @property
+    def new_sentences(self) -> list[str]:
+        return self.candidate.new_sentences
+
+    @property
+    def new_figures(self) -> list[str]:
+        return self.candidate.new_figures
+
+    @property
+    def coverage(self) -> float | None:
+        return self.candidate.coverage
+
+    @property
+    def density(self) -> float | None:
+        return self.candidate.density
+
+
+def _check(min_support: float) -> None:
+    if not 0.0 < min_support <= 1.0:
+        raise ValueError(f"min_support must be in (0, 1], not {min_support!r}")
+
+
+def _best_counterparts(
+    own: list[list[str]], texts: Sequence[tuple[str, str]]
+) -> list[Counterpart | None]:
+    """For each word list of ``own``, the sentence of ``texts`` ((name, text) pairs) with the
+    largest LCS, the first of equals; None where no sentence shares a word."""
+    found = [(name, span, words(span.text)) for name, text in texts for span in sentences(text)]
+    if not own or not found:
+        return [None] * len(own)
+    ids: dict[str, int] = {}
+    lcs = process.cdist(
+        [[ids.setdefault(w, len(ids)) for w in ws] for ws in own],
+        [[ids.setdefault(w, len(ids)) for w in ws] for _, _, ws in found],
+        scorer=LCSseq.similarity, dtype=np.int32,
+    )
+    best = lcs.argmax(axis=1)
+    out: list[Counterpart | None] = []
+    for row, (ws, k) in enumerate(zip(own, best)):
+        n = int(lcs[row, k])
+        out.append(Counterpart(found[k][0], found[k][1], n / len(ws)) if n else None)
+    return out
+
+
+def ground_side(
+    output: str,
+    references: Sequence[str] | str,
+    source: str | None = None,
+    other: str | None = None,
+    *,
+    min_support: float = MIN_SUPPORT,
+    other_name: str = "baseline",
+) -> Side:
+    """The sentences and figures of ``output`` against the references and source, and against
+    the ``other`` output of the pair (named ``other_name`` in counterparts; no other output
+    counts as an empty one)."""
+    _check(min_support)
+    if isinstance(references, str):
+        references = (references,)
+    grounds = [(f"reference {k}", text) for k, text in enumerate(references, 1)]
+    if source is not None:
+        grounds.append(("source", source))
+    spans = sentences(output)
+    own = [words(span.text) for span in spans]
+    counterparts = _best_counterparts(own, grounds)
+    in_other = _best_counterparts(own, [(other_name, other)] if other is not None else [])
+
+    def has(c: Counterpart | None) -> bool:
+        return c is not None and c.support >= min_support
+
+    rows = []
+    for span, c, o in zip(spans, counterparts, in_other):
+        unsupported = not has(c)
+        rows.append(SentenceGrounding(span, c, o, unsupported, unsupported and not has(o)))
+    known = {f.text for _, text in grounds for f in figures(text)}
+    if other is not None:
+        known.update(f.text for f in figures(other))
+    figs = tuple(FigureGrounding(f, f.text not in known) for f in figures(output))
+    copied = (None, None) if source is None else coverage_density(words(output), words(source))
+    return Side(tuple(rows), figs, *copied)
+
+
+def ground(
+    candidate: str,
+    references: Sequence[str] | str,
+    source: str | None = None,
+    baseline: str | None = None,
+    min_support: float = MIN_SUPPORT,
+) -> Grounding:
+    """What overlap cannot see in one example, for the diff view and the report: both sides,
+    each against the references, the source and the other side."""
+    return Grounding(
+        ground_side(candidate, references, source, baseline, min_support=min_support),
+        None if baseline is None else ground_side(
+            baseline, references, source, candidate, min_support=min_support,
+            other_name="candidate"),
+    )
+
+
+# The bulk path: every paired example of a build at once, in numpy. It must equal
+# len(ground_side(candidate, references, source, baseline).new_sentences) and ...new_figures
+# for every example (tests/test_grounding.py checks it on random texts).
+#
+# A chunk of examples is read at a time: its candidates, then its references, sources and
+# baselines, each set as the UTF-8 bytes of the texts casefolded, with every byte that is not
+# part of a word replaced by its character's class, so that sentence cuts, words and figures
+# are found by comparing bytes. A word's key is its bytes (exact up to 16 bytes; longer words
+# are numbered through a dictionary). LCS lengths come from the bit-parallel algorithm
+# (Allison and Dix 1986; Hyyro 2004) with the candidate sentences of an example side by side
+# in one row of bits, each followed by a zero guard bit that stops the carries, run over every
+# sentence of the example's other texts at once.
+
+# Classes of the bytes that are not part of a word; word bytes keep their values, all >= 48.
+# A character beyond ASCII that is not a word character has its class on its first byte and
+# _TAIL on the others. The first five are the ones that can cut a sentence; the figure marks
+# (. , : / - %) have classes of their own.
+_SEP, _NL, _CJK_TERM, _DOT, _BANG, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 10)
+_COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
+_CHUNK_CHARS = 1 << 18  # characters of output per chunk: the arrays stay in the cache
+_CHUNK_EXAMPLES = 1 << 13  # and examples, so the sort key keeps enough bits for the hash
+_HASH_BITS = 64  # at most this many bits of a word's hash in the sort key (tests lower it)
+_K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
+_LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # k low bytes
+_LOW_BITS = np.array([(1 << k) - 1 for k in range(65)], dtype=np.uint64)  # k low bits
+_FIGURE_JOINS = (_DOT, _COMMA, _COLON, _SLASH, _DASH)
+
+
+_MARKS = {"\x00": _SEP, ".": _DOT, "!": _BANG, "?": _BANG, ",": _COMMA, ":": _COLON,
+          "/": _SLASH, "-": _DASH, "%": _PERCENT}
+
+
+def _class_of(char: str) -> int:
+    """The class of a character (0 for a word character)."""
+    if char in _MARKS:
+        return _MARKS[char]
+    if _WORD.fullmatch(char):
+        return 0
+    if char in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029":  # str.splitlines' line boundaries
+        return _NL
+    if char.isspace():
+        return _SPACE
+    if char in _CLOSERS:
+        return _CLOSE
+    if char in _CJK_ENDS:
+        return _CJK_TERM
+    return _OTHER
+
+
+# ASCII letters lowered, digits kept, the rest by class; bytes beyond ASCII are kept for now
+# (_classify sorts them out).
+_BYTE_CLASSES = bytes([ord(c.lower()) if c.isalnum() else _class_of(c)
+                       for c in map(chr, range(128))] + list(range(128, 256)))
+_CHARACTER_CLASSES: dict[int, int] = {}  # code point -> _class_of, for the characters seen
+
+
+def _classify(a: np.ndarray) -> bool:
+    """Write the class of every character beyond ASCII that is not a word character over its
+    UTF-8 bytes in ``a`` (casefold() never makes or unmakes a space, a line break, a digit or
+    a mark of the sentence rule or the figures: a test checks every code point). True when
+    one is a decimal digit other than 0-9."""
+    lead = np.flatnonzero(a >= 0xC0)
+    first = a[lead].astype(np.int64)
+    size = 2 + (first >= 0xE0) + (first >= 0xF0)
+    code = first & (0x7F >> size)
+    for k in (1, 2, 3):
+        more = size > k
+        code[more] = code[more] << 6 | (a[lead[more] + k] & 0x3F)
+    seen = np.unique(code).tolist()
+    for c in seen:
+        if c not in _CHARACTER_CLASSES:
+            _CHARACTER_CLASSES[c] = _class_of(chr(c))
+    kind = np.array([_CHARACTER_CLASSES[c] for c in seen], np.uint8)[np.searchsorted(seen, code)]
+    other = kind > 0
+    lead, size = lead[other], size[other]
+    a[lead] = kind[other]
+    for k in (1, 2, 3):
+        a[lead[size > k] + k] = _TAIL
+    return any(chr(c).isdecimal() for c in seen)
+
+
+@dataclass
+class _Words:
+    """What the bulk path reads of many texts: each word's key (``lo``, ``hi``); per sentence,
+    its first word, its length and its example (in the texts' order); and each figure as bytes,
+    with its example."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    example: np.ndarray
+    figures: list[bytes]
+    figure_example: np.ndarray
+
+
+def _read(texts: Sequence[str], examples: np.ndarray, numbers: dict[bytes, int]) -> _Words:
+    """The sentences, words and figures of ``texts``; text k belongs to example
+    ``examples[k]``; words longer than 16 bytes are numbered in ``numbers``. Must equal
+    [words(s.text) for s in sentences(text)] and figures(text) for each text."""
+    joined = "\x00".join(texts)
+    if joined.count("\x00") != len(texts) - 1:  # \x00 separates; \x01 is the same to every rule
+        texts = [t.replace("\x00", "\x01") for t in texts]
+        joined = "\x00".join(texts)
+    ascii = joined.isascii()
+    if not ascii:  # casefold() is slow beyond ASCII: only the texts that need it
+        joined = "\x00".join(t if t.isascii() else t.casefold() for t in texts)
+    raw = joined.encode("utf-8", "surrogatepass").translate(_BYTE_CLASSES)
+    a = np.zeros(len(raw) + 17, np.uint8)  # a byte before, 16 after for the key windows
+    a[0] = _OTHER
+    a[1:-16] = np.frombuffer(raw, np.uint8)
+    other_digits = not ascii and _classify(a)
+    is_word = a >= 48
+    edges = np.flatnonzero(is_word[1:] != is_word[:-1]) + 1
+    starts, ends = edges[0::2], edges[1::2]
+    # Cuts: separators, line breaks, CJK stops, and the ends of the runs of . ! ? and closing
+    # marks that whitespace follows. (Only the words on each side of a cut matter here, so a
+    # cut may sit anywhere between the stop and the next word.)
+    special = np.flatnonzero((a - np.uint8(_SEP)) < 5)
+    kind = a[special]
+    seps = special[kind == _SEP]
+    after = special[kind >= _DOT] + 1
+    while (closing := np.flatnonzero((a[after] == _CLOSE) | (a[after] == _TAIL))).size:
+        after[closing] += 1
+    after = after[(a[after] == _SPACE) | (a[after] == _NL) | (a[after] == _SEP)]
+    cuts = np.concatenate((seps, special[(kind == _NL) | (kind == _CJK_TERM)], after))
+    bounds = np.sort(np.concatenate(([0, len(starts)], np.searchsorted(starts, cuts))))
+    bounds = bounds[np.r_[True, bounds[1:] != bounds[:-1]]]
+    first, length = bounds[:-1], np.diff(bounds)
+    example = examples[np.searchsorted(seps, starts[first])]
+    # Keys: the word's bytes, read eight at a time through an unaligned view.
+    size = ends - starts
+    window = np.ndarray((len(a) - 7,), dtype="<u8", buffer=a, strides=(1,))
+    lo = window[starts] & _LOW[np.minimum(size, 8)]
+    hi = np.zeros_like(lo)
+    longer = np.flatnonzero(size > 8)
+    hi[longer] = window[starts[longer] + 8] & _LOW[np.minimum(size[longer] - 8, 8)]
+    longest = np.flatnonzero(size > 16)
+    if len(longest):  # numbered; 0xFF is never in UTF-8, so no such hi is another word's
+        lo[longest] = [numbers.setdefault(raw[s - 1:e - 1], len(numbers))
+                       for s, e in zip(starts[longest].tolist(), ends[longest].tolist())]
+        hi[longest] = ~np.uint64(0)
+    # Figures: chains of digit runs joined by single marks, and a % right after.
+    if other_digits:
+        found = [(k, m[0].encode().translate(_BYTE_CLASSES))
+                 for k, t in enumerate(texts) for m in _FIGURE.finditer(t)]
+        figure_text = np.array([k for k, _ in found], np.int64)
+        figures = [f for _, f in found]
+    else:
+        digit = (a - np.uint8(48)) < 10
+        edges = np.flatnonzero(digit[1:] != digit[:-1]) + 1
+        start, end = edges[0::2], edges[1::2]
+        if len(start):
+            chained = (start[1:] == end[:-1] + 1) & np.isin(a[end[:-1]], _FIGURE_JOINS)
+            start, end = start[np.r_[True, ~chained]], end[np.r_[~chained, True]]
+            end += a[end] == _PERCENT
+        figure_text = np.searchsorted(seps, start)
+        figures = [raw[i - 1:j - 1] for i, j in zip(start.tolist(), end.tolist())]
+    return _Words(lo, hi, first, length, example, figures, examples[figure_text])
+
+
+def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each sentence of ``pattern`` (its examples ascending), its longest LCS with a sentence
+    of ``target`` of the same example; and the examples left to the reference path (a word hash
+    clash, or a pattern sentence of more than 63 words)."""
+    plen, pex = pattern.length, pattern.example
+    if not len(plen):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    column, offset, left = _layout(plen, pex)
+    columns = int(column.max()) + 1
+    # Match masks. Sort pattern and target words on (example, hash of the key, position): a
+    # group of equal keys ORs its pattern words' bits into the mask its target words read.
+    # The hash only orders; keys are compared exactly, and an example whose group holds two
+    # keys is left to the reference path.
+    npw = len(pattern.lo)
+    ex = np.concatenate((np.repeat(pex, plen), np.repeat(target.example, target.length)))
+    lo = np.concatenate((pattern.lo, target.lo))
+    hi = np.concatenate((pattern.hi, target.hi))
+    n = len(ex)
+    p, e = max(n - 1, 1).bit_length(), max(examples - 1, 1).bit_length()
+    h = min(64 - p - e, _HASH_BITS)
+    v = ((lo * _K1) ^ (hi * _K2)) >> np.uint64(64 - h) << np.uint64(p)
+    v |= ex.astype(np.uint64) << np.uint64(h + p)
+    v |= np.arange(n, dtype=np.uint64)
+    v.sort()
+    order = (v & np.uint64((1 << p) - 1)).astype(np.intp)
+    first = np.ones(n, bool)
+    np.not_equal(v[1:] >> np.uint64(p), v[:-1] >> np.uint64(p), out=first[1:])
+    differ = lo[order]
+    differ = differ[1:] != differ[:-1]
+    if hi.any():
+        sorted_hi = hi[order]
+        differ |= sorted_hi[1:] != sorted_hi[:-1]
+    left = np.union1d(left, ex[order[1:][differ & ~first[1:]]])
+    word_group = np.empty(n, np.intp)
+    word_group[order] = np.cumsum(first, dtype=np.intp) - 1
+    size = np.minimum(plen, 63)  # a longer sentence's example is left, its bits need not fit
+    bit = (np.repeat(offset - pattern.start, plen) + np.arange(npw)) & 63
+    masks = np.zeros(np.count_nonzero(first) * columns, np.uint64)
+    np.bitwise_or.at(masks, word_group[:npw] * columns + np.repeat(column, plen),
+                     np.uint64(1) << bit.astype(np.uint64))
+    masks = masks.reshape(-1, columns)[word_group[npw:]]  # each target word's mask
+    # One row per target sentence, longest first, so the rows still running are a prefix.
+    keep = np.zeros((examples, columns), np.uint64)  # each example's pattern bits, no guards
+    np.bitwise_or.at(keep, (pex, column), _LOW_BITS[size] << offset.astype(np.uint64))
+    rank = np.argsort(-target.length, kind="stable")
+    tlen = target.length[rank]
+    tstart = target.start[rank]
+    guards = keep[target.example[rank]]
+    V = guards.copy()
+    running = np.searchsorted(-tlen, -np.arange(int(tlen[0]) if len(tlen) else 0))
+    for k, m in enumerate(running.tolist()):
+        row = V[:m]
+        U = row & masks[tstart[:m] + k]
+        V[:m] = ((row + U) | (row ^ U)) & guards[:m]
+    # Every (pattern sentence, target sentence) pair of an example: LCS = the sentence's length
+    # minus the ones left in its bits.
+    by_example = np.argsort(target.example, kind="stable")
+    counts = np.bincount(target.example, minlength=examples)
+    reps = counts[pex]
+    s = np.repeat(np.arange(len(plen)), reps)
+    pair_first = np.cumsum(reps) - reps
+    t = by_example[np.repeat((np.cumsum(counts) - counts)[pex] - pair_first, reps)
+                   + np.arange(reps.sum())]
+    row_of = np.empty_like(rank)
+    row_of[rank] = np.arange(len(rank))
+    bits = V[row_of[t], column[s]] >> offset[s].astype(np.uint64)
+    lcs = plen[s] - np.bitwise_count(bits & _LOW_BITS[size[s]]).astype(np.int64)
+    best = np.zeros(len(plen), np.int64)
+    np.maximum.at(best, s, lcs)
+    return best, left
+
+
+def _layout(length: np.ndarray, example: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each pattern sentence's bits go: its column and its offset there. An example's
+    sentences follow each other, each with a guard bit after it, none across two columns (so
+    no carry leaves a column); a sentence too long for one column leaves its example to the
+    reference path (third value)."""
+    span = np.minimum(length + 1, 64)
+    first = np.flatnonzero(np.r_[True, example[1:] != example[:-1]])
+    rank = np.arange(len(length)) - np.repeat(first, np.diff(np.r_[first, len(length)]))
+    position = np.zeros(len(length), np.int64)  # bit index in the example's row, column * 64 + offset
+    for r in range(1, int(rank.max()) + 1):
+        at = np.flatnonzero(rank == r)
+        end = position[at - 1] + span[at - 1]
+        position[at] = np.where(end % 64 + span[at] > 64, (end + 63) // 64 * 64, end)
+    return position // 64, position % 64, np.unique(example[length > 63])
+
+
+def new_counts(
+    candidates: Sequence[str],
+    baselines: Sequence[str],
+    references: Sequence[Sequence[str] | str],
+    sources: Sequence[str | None] | None = None,
+    min_support: float = MIN_SUPPORT,
+) -> tuple[np.ndarray, np.ndarray]:
+    """How many new sentences and new figures each candidate has against its references, source
+    and baseline. Must equal, for every example i, the lengths of ``new_sentences`` and
+    ``new_figures`` of ``ground_side(candidates[i], references[i], sources[i], baselines[i])``."""
+    _check(min_support)
+    n = len(candidates)
+    sources = [None] * n if sources is None else sources
+    references = [(r,) if isinstance(r, str) else r for r in references]
+    new_sentences = np.zeros(n, np.int64)
+    new_figures = np.zeros(n, np.int64)
+    # An output equal to its baseline has nothing new: every sentence and figure is there.
+    changed = np.flatnonzero(np.fromiter(map(operator.ne, candidates, baselines), bool, n))
+    # A chunk of examples at a time, similar lengths together (an example's row of bits sets
+    # its chunk's width).
+    size = (np.fromiter(map(len, candidates), np.int64, n)
+            + np.fromiter(map(len, baselines), np.int64, n))[changed]
+    order = changed[np.argsort(size, kind="stable")]
+    total = np.cumsum(np.sort(size))
+    bounds = np.unique(np.concatenate((
+        [0, len(order)],
+        np.arange(0, len(order), _CHUNK_EXAMPLES),
+        np.searchsorted(total, np.arange(_CHUNK_CHARS, total[-1] if len(total) else 0,
+                                         _CHUNK_CHARS)),
+    ))).tolist()
+    for start, end in itertools.pairwise(bounds):
+        ids = order[start:end].tolist()
+        sentence_counts, figure_counts, left = _chunk_counts(
+            ids, candidates, baselines, references, sources, min_support)
+        new_sentences[ids] = sentence_counts
+        new_figures[ids] = figure_counts
+        for e in left.tolist():
+            i = ids[e]
+            new_sentences[i] = len(ground_side(candidates[i], references[i], sources[i],
+                                               baselines[i], min_support=min_support).new_sentences)
+    return new_sentences, new_figures
+
+
+def _chunk_counts(ids, candidates, baselines, references, sources, min_support):
+    """New sentences and new figures per example of one chunk, and the examples whose new
+    sentences are left to ``ground_side``."""
+    k = len(ids)
+    numbers: dict[bytes, int] = {}
+    output = _read([candidates[i] for i in ids], np.arange(k), numbers)
+    grounds = [references[i] for i in ids]
+    with_source = [e for e, i in enumerate(ids) if sources[i] is not None]
+    texts = [*itertools.chain.from_iterable(grounds), *(sources[ids[e]] for e in with_source),
+             *(baselines[i] for i in ids)]
+    owners = np.concatenate((np.repeat(np.arange(k), np.fromiter(map(len, grounds), np.int64, k)),
+                             with_source, np.arange(k))).astype(np.int64)
+    others = _read(texts, owners, numbers)
+    best, left = _best_lcs(output, others, k)
+    known = set(zip(others.figure_example.tolist(), others.figures))
+    new = [e for e, f in zip(output.figure_example.tolist(), output.figures) if (e, f) not in known]
+    return (np.bincount(output.example[best / output.length < min_support], minlength=k),
+            np.bincount(np.array(new, np.int64), minlength=k), left)

@@ -1,0 +1,491 @@
+"""grounding: SPEC's "What overlap cannot see", checked against hand-worked cases and against
+oracles restated here (a textbook LCS table, the Newsroom fragment scan as published)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rouge_tui.analysis import grounding
+from rouge_tui.analysis.grounding import (
+    Span,
+    copy_means,
+    coverage_density,
+    figures,
+    fragments,
+    ground,
+    ground_side,
+    lcs_length,
+    new_counts,
+    sentences,
+    words,
+)
+
+# The chapter's pair (the sample suite's inc-0042), and a postmortem it was written from: the
+# reference's sentences plus the finding that the push had passed its checks.
+REFERENCE = (
+    "The outage began at 02:14 UTC when a configuration push removed the read replica from the "
+    "connection pool. Checkout requests queued behind a single primary and timed out for 41 "
+    "minutes. The fix was a rollback of the config change; a guard has since been added to "
+    "block pushes that reduce pool size below two."
+)
+SUMMARY_A = (
+    "A bad config deploy at 02:14 UTC dropped the replica out of the pool, so all checkout "
+    "traffic piled onto the primary and failed for roughly three quarters of an hour. Engineers "
+    "reverted the deploy, and pushes that shrink the pool below two members are now rejected."
+)
+COPIED = [
+    ("The outage began at 02:14 UTC when a configuration push removed the read replica from "
+     "the connection pool."),
+    "Checkout requests queued behind a single primary and timed out for 41 minutes.",
+    "A guard has since been added to block pushes that reduce pool size below two.",
+]
+INVENTED = "The incident was caused by insufficient test coverage in the deployment pipeline."
+SUMMARY_B = " ".join(COPIED + [INVENTED])
+SOURCE = (
+    "Postmortem: checkout outage.\n"
+    "The outage began at 02:14 UTC when a configuration push removed the read replica from the "
+    "connection pool. Checkout requests queued behind a single primary and timed out for 41 "
+    "minutes. The push was covered by tests, and it passed them: the tests asserted on pool "
+    "health after the change, not on pool size during it. The fix was a rollback of the config "
+    "change; a guard has since been added to block pushes that reduce pool size below two."
+)
+
+
+def oracle_lcs(a: list[str], b: list[str]) -> int:
+    """The chapter's table."""
+    dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a, 1):
+        for j, y in enumerate(b, 1):
+            dp[i][j] = dp[i - 1][j - 1] + 1 if x == y else max(dp[i - 1][j], dp[i][j - 1])
+    return dp[-1][-1]
+
+
+def oracle_support(sentence: str, text: str) -> float:
+    """SPEC: the largest LCS(words(s), words(t)) / len(words(s)) over the sentences t of T."""
+    own = re.findall(r"[^\W_]+", sentence.casefold())
+    return max((oracle_lcs(own, re.findall(r"[^\W_]+", t.text.casefold())) / len(own)
+                for t in sentences(text)), default=0.0)
+
+
+# -- the chapter's pair --------------------------------------------------------------------
+
+
+def test_the_invented_closing_sentence_is_the_only_new_sentence():
+    g = ground(SUMMARY_B, [REFERENCE], SOURCE, SUMMARY_A)
+    assert [s.span.text for s in g.candidate.sentences] == COPIED + [INVENTED]
+    assert g.new_sentences == [INVENTED]
+    assert g.unsupported == [INVENTED]
+    assert g.new_figures == []  # 02:14 and 41 are the reference's
+
+
+def test_the_three_copied_sentences_have_support_one_in_the_source():
+    side = ground_side(SUMMARY_B, [], SOURCE)
+    for row in side.sentences[:3]:
+        assert row.counterpart.where == "source"
+        assert row.counterpart.support == 1.0
+        assert row.counterpart.sentence.text in SOURCE
+        assert SOURCE[row.counterpart.sentence.start:row.counterpart.sentence.end] == (
+            row.counterpart.sentence.text)
+    assert side.sentences[3].counterpart.support < 0.5
+    assert side.sentences[3].unsupported
+
+
+def test_summary_a_a_correct_paraphrase_is_unsupported_by_overlap():
+    """The chapter's point: overlap cannot tell a paraphrase from an invention."""
+    side = ground_side(SUMMARY_A, [REFERENCE], SOURCE)
+    assert len(side.sentences) == 2
+    assert all(row.unsupported for row in side.sentences)
+    # "at 02 14 utc ... the replica ... the pool": 8 of the first sentence's 32 words.
+    assert side.sentences[0].counterpart.support == oracle_support(
+        side.sentences[0].span.text, REFERENCE) == 8 / 32
+
+
+def test_the_baseline_side_marks_its_own_unsupported_sentences():
+    g = ground(SUMMARY_B, [REFERENCE], SOURCE, SUMMARY_A)
+    assert g.baseline.unsupported == [s.span.text for s in g.baseline.sentences]
+    assert g.baseline.sentences[0].in_other.where == "candidate"
+    assert g.candidate.sentences[0].in_other.where == "baseline"
+
+
+def test_a_changed_figure_is_new_and_a_figure_from_the_source_is_not():
+    changed = SUMMARY_B.replace("41 minutes", "45 minutes")
+    assert ground(changed, [REFERENCE], SOURCE, SUMMARY_A).new_figures == ["45"]
+    from_source = ground(SUMMARY_B + " It began 20 minutes in.", [REFERENCE],
+                         SOURCE.replace("outage.", "outage, 20 minutes in."), SUMMARY_A)
+    assert from_source.new_figures == []
+
+
+def test_copied_spans_of_the_chapter_pair():
+    b = words(SUMMARY_B)
+    assert len(b) == 19 + 13 + 15 + 12
+    # The first two sentences (19 + 13 words) lie side by side in the source, then the guard
+    # clause (15 words); of the closing sentence only "the", "was", "by", "the", one at a time.
+    assert [f.length for f in fragments(b, words(SOURCE))] == [32, 15, 1, 1, 1, 1]
+    coverage, density = coverage_density(b, words(SOURCE))
+    assert coverage == 51 / 59
+    assert density == (32 * 32 + 15 * 15 + 4) / 59
+    g = ground(SUMMARY_B, [REFERENCE], SOURCE)
+    assert (g.coverage, g.density) == (coverage, density)
+    assert ground(SUMMARY_B, [REFERENCE]).coverage is None
+
+
+def test_best_counterpart_names_the_reference_it_came_from():
+    g = ground_side("Checkout requests queued behind a single primary.", ["Nothing here.", REFERENCE])
+    row = g.sentences[0]
+    assert row.counterpart.where == "reference 2"
+    assert row.counterpart.sentence.text == COPIED[1]
+    assert row.counterpart.support == 1.0
+    assert ground_side("zebra", [REFERENCE]).sentences[0].counterpart is None
+
+
+def test_ties_go_to_the_first_text_listed():
+    row = ground_side("Cats sleep.", ["Cats sleep.", "Cats sleep."], "Cats sleep.").sentences[0]
+    assert row.counterpart.where == "reference 1"
+
+
+def test_edge_cases_of_the_arguments():
+    assert ground("", [REFERENCE]).candidate.sentences == ()
+    assert ground("", [REFERENCE]).new_sentences == []
+    assert ground_side(SUMMARY_B, REFERENCE) == ground_side(SUMMARY_B, [REFERENCE])
+    # No baseline counts as an empty one: the new sentences are then the unsupported ones.
+    assert ground(SUMMARY_B, [REFERENCE]).new_sentences == [INVENTED]
+    assert ground(SUMMARY_B, [REFERENCE]).baseline is None
+    assert ground(SUMMARY_B, []).unsupported == [s.span.text for s in
+                                                ground(SUMMARY_B, []).candidate.sentences]
+    counts = new_counts(["", "Fresh words here 7.", "same"], ["x", "", "same"], [("x",)] * 3)
+    assert [c.tolist() for c in counts] == [[0, 1, 0], [0, 1, 0]]
+
+
+# -- figures -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("at 02:14 UTC", ["02:14"]),
+    ("for 41 minutes", ["41"]),
+    ("3.5% of requests", ["3.5%"]),
+    ("1,200 users", ["1,200"]),
+    ("on 2026-11-20", ["2026-11-20"]),
+    ("v2 shipped", ["2"]),  # SPEC's regex has no word boundary: a version's digit counts
+    ("e.g. this", []),
+    ("1..2, 3.", ["1", "2", "3"]),  # a figure's joins are single marks between digits
+    ("50%% and 4/5 and 10:30:15", ["50%", "4/5", "10:30:15"]),
+])
+def test_figures(text, expected):
+    assert [f.text for f in figures(text)] == expected
+
+
+def test_figures_keep_offsets_into_the_text_as_written():
+    assert figures("at 02:14 UTC") == [Span("02:14", 3, 8)]
+
+
+# -- sentences and words -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("One. Two! Three? Four", ["One.", "Two!", "Three?", "Four"]),
+    ("no final punctuation", ["no final punctuation"]),
+    ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
+    ("(It failed.) Next.", ["(It failed.)", "Next."]),
+    ("[Done!] Go?! Now.\u2019 Yes.\u201d Ok", ["[Done!]", "Go?!", "Now.\u2019", "Yes.\u201d", "Ok"]),
+    ("3.5% of users. v2.1 shipped", ["3.5% of users.", "v2.1 shipped"]),
+    ("First line\nSecond line", ["First line", "Second line"]),
+    ("a\r\nb\rc\u2028d", ["a", "b", "c", "d"]),
+    ("Hello. ... !!! World", ["Hello.", "World"]),  # pieces with no word are dropped
+    ("a.\u00a0b", ["a.", "b"]),  # any whitespace after the stop
+    ("a.b c", ["a.b c"]),
+    ("snake_case. _ . x", ["snake_case.", "x"]),  # an underscore is not a word
+])
+def test_sentence_cuts(text, expected):
+    assert [s.text for s in sentences(text)] == expected
+
+
+def test_abbreviations_cut_like_any_full_stop():
+    """SPEC's rule reads punctuation, not meaning: "e.g." and "Dr." end a sentence."""
+    text = "See e.g. the log. Dr. Smith agreed."
+    assert [s.text for s in sentences(text)] == ["See e.g.", "the log.", "Dr.", "Smith agreed."]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("我们走吧。他说好。", ["我们走吧。", "他说好。"]),
+    ("「好。」他说", ["「好。」", "他说"]),
+    ("真的吗？！是的", ["真的吗？！", "是的"]),
+    ("\u201c我们走吧。\u201d然后", ["\u201c我们走吧。\u201d", "然后"]),
+    ("日本語です。 English here. 终。", ["日本語です。", "English here.", "终。"]),
+])
+def test_cjk_full_stops_end_a_sentence_without_a_space(text, expected):
+    assert [s.text for s in sentences(text)] == expected
+
+
+def test_sentence_offsets_are_into_the_text_as_written():
+    assert sentences(" Hi there.  Bye ") == [Span("Hi there.", 1, 10), Span("Bye", 12, 15)]
+    assert sentences("One.\r\nTwo") == [Span("One.", 0, 4), Span("Two", 6, 9)]
+
+
+def test_words_are_casefolded_runs_of_letters_and_digits():
+    assert words("Don't STOP\u2014the_end 3.5% na\u00efve Stra\u00dfe") == [
+        "don", "t", "stop", "the", "end", "3", "5", "na\u00efve", "strasse"]
+
+
+def test_min_support_must_be_a_share():
+    for bad in (0.0, -1.0, 1.5):
+        with pytest.raises(ValueError, match="min_support"):
+            ground("a", ["a"], min_support=bad)
+        with pytest.raises(ValueError, match="min_support"):
+            new_counts(["a"], ["b"], [("a",)], min_support=bad)
+
+
+def test_min_support_sets_the_share_of_words_a_counterpart_needs():
+    reference = "one two three four"
+    assert ground("one two zebra yak.", [reference], min_support=0.5).new_sentences == []
+    assert ground("one two zebra yak.", [reference], min_support=0.75).new_sentences == [
+        "one two zebra yak."]
+
+
+def test_casefold_keeps_every_mark_the_sentence_rule_and_the_bulk_path_read():
+    """The bulk path casefolds before it cuts and finds figures; it may, because no character's
+    casefold makes or unmakes a space, a line break, a separator, a stop, a closing mark, a
+    digit or a figure's mark."""
+    marks = set(".!?\"')]\u2019\u201d\u3002\uff01\uff1f\u300d\u300f\uff09\x00\x01,:/-%0123456789")
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        folded = char.casefold()
+        if char.isspace() or char in marks:
+            assert folded == char, hex(code)
+        else:
+            assert not any(c.isspace() or c in marks for c in folded), hex(code)
+
+
+# -- copied spans: Grusky et al. 2018 -----------------------------------------------------
+
+
+def newsroom_fragments(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+    """Newsroom's `Fragments._match` as published: for each summary position, scan the whole
+    text from its start; at a match extend it, keep it when strictly longer than the best, and
+    continue the scan where the match ended; else step one. Then skip past the best match."""
+    matches = []
+    i = 0
+    while i < len(a):
+        best, best_length = None, 0
+        j = 0
+        while j < len(b):
+            if a[i] == b[j]:
+                i_end, j_end = i, j
+                while i_end < len(a) and j_end < len(b) and b[j_end] == a[i_end]:
+                    i_end += 1
+                    j_end += 1
+                if i_end - i > best_length:
+                    best, best_length = (i, j, i_end - i), i_end - i
+                j = j_end
+            else:
+                j += 1
+        if best:
+            matches.append(best)
+            i += best_length
+        else:
+            i += 1
+    return matches
+
+
+word_lists = st.lists(st.sampled_from("abcde"), max_size=40)
+
+
+@given(word_lists, word_lists)
+@settings(max_examples=500, deadline=None)
+def test_fragments_are_newsrooms(output, source):
+    assert [(f.output, f.source, f.length) for f in fragments(output, source)] == (
+        newsroom_fragments(output, source))
+
+
+def test_fragments_resume_after_each_match_as_newsroom_does():
+    # From output position 0 the scan meets "a b a b" at 0, resumes at 4 and so never tries
+    # the longer "a b a b c" at 2: the greedy fragment is 4 long, then "c" alone.
+    output, source = list("ababc"), list("abababc")
+    assert [f.length for f in fragments(output, source)] == [4, 1]
+
+
+@given(word_lists, word_lists)
+@settings(max_examples=300, deadline=None)
+def test_coverage_is_a_share_and_density_at_least_coverage(output, source):
+    coverage, density = coverage_density(output, source)
+    assert 0.0 <= coverage <= 1.0
+    assert density >= coverage
+    if not output:
+        assert (coverage, density) == (0.0, 0.0)
+
+
+def test_copy_means_average_the_examples_that_have_a_source():
+    means = copy_means(["a b", "a b", "x"], ["a b", "a", None])
+    assert means == ((1.0 + 0.5) / 2, (2.0 + 0.5) / 2)
+    assert copy_means(["a"], [None]) is None
+
+
+# -- LCS and support on random texts -------------------------------------------------------
+
+
+@given(word_lists, word_lists)
+@settings(max_examples=300, deadline=None)
+def test_lcs_length_is_the_textbook_table(a, b):
+    assert lcs_length(a, b) == oracle_lcs(a, b)
+
+
+TOKENS = [
+    "a", "b", "the", "cat", "Cat", "CAT", "dog", "caf\u00e9", "CAF\u00c9", "stra\u00dfe", "STRASSE",
+    "\u0130", "x_y", "internationalization", "INTERNATIONALIZATIONS", "abcdefghi", "abcdefgh",
+    "\u65e5\u672c", "\u4e2d\u6587", "\u0661\u0662", "12", "3.5%", "02:14", "1,200", "v2",
+    ".", ". ", "! ", "?", "...", '." ', ".' ", ") ", "] ", "\u2019 ", "\u201d ", "\u3002", "\uff01",
+    "\uff1f", "\u300d", "\u300f", "\uff09", "\n", "\r\n", "\r", " ", "  ", "\t", "\u00a0", "\u2028",
+    "\x85", "\x00", "\x01", "\x02", "\x1c", "\x1f", "#", "_", "e.g.", "Dr.", "\ud800", "\u2014",
+]
+texts = st.lists(st.sampled_from(TOKENS), max_size=30).map(" ".join) | st.lists(
+    st.sampled_from(TOKENS), max_size=30).map("".join)
+
+
+@given(texts)
+@settings(max_examples=300, deadline=None)
+def test_a_sentence_cut_out_is_one_sentence_again(text):
+    for s in sentences(text):
+        assert text[s.start:s.end] == s.text
+        assert [x.text for x in sentences(s.text)] == [s.text]
+
+
+@given(texts)
+@settings(max_examples=300, deadline=None)
+def test_support_is_one_for_any_sentence_copied_from_the_text(text):
+    for s in sentences(text):
+        row = ground_side(s.text, [text]).sentences[0]
+        assert row.counterpart.support == 1.0 == oracle_support(s.text, text)
+
+
+FRESH = st.lists(st.sampled_from(["zq1", "Zq2", "zq3", "ZQ4"]), min_size=1, max_size=6).map(
+    lambda ws: " ".join(ws) + ".")
+examples = st.tuples(
+    texts,
+    texts,
+    st.lists(texts, max_size=3).map(tuple),
+    st.none() | texts,
+)
+
+
+@given(examples, FRESH)
+@settings(max_examples=200, deadline=None)
+def test_a_sentence_of_words_no_text_has_is_one_more_new_sentence(example, fresh):
+    candidate, baseline, references, source = example
+    assert "zq" not in (candidate + baseline + "".join(references) + (source or "")).casefold()
+    before = ground_side(candidate, references, source, baseline).new_sentences
+    after = ground_side(candidate + "\n" + fresh, references, source, baseline).new_sentences
+    assert after == before + [fresh]
+    counts = new_counts([candidate, candidate + "\n" + fresh], [baseline] * 2, [references] * 2,
+                        [source] * 2)[0]
+    assert counts[1] == counts[0] + 1
+
+
+# -- the bulk path equals the reference one -------------------------------------------------
+
+
+def bulk_read(texts: list[str]) -> tuple[list[list[list[bytes]]], list[list[bytes]]]:
+    """What the bulk reader makes of each text: its sentences' words as UTF-8 bytes, and its
+    figures (in the reader's byte classes)."""
+    numbers: dict[bytes, int] = {}
+    read = grounding._read(texts, np.arange(len(texts)), numbers)
+    named = {v: k for k, v in numbers.items()}
+    keys = [named[int(lo)] if hi == np.uint64(2**64 - 1) else (lo.tobytes() + hi.tobytes()).rstrip(
+        b"\0") for lo, hi in zip(read.lo, read.hi)]
+    sentences_of: list[list[list[bytes]]] = [[] for _ in texts]
+    for start, length, example in zip(read.start, read.length, read.example):
+        sentences_of[example].append(keys[start:start + length])
+    figures_of: list[list[bytes]] = [[] for _ in texts]
+    for example, figure in zip(read.figure_example, read.figures):
+        figures_of[example].append(figure)
+    return sentences_of, figures_of
+
+
+def reference_read(texts: list[str]) -> tuple[list[list[list[bytes]]], list[list[bytes]]]:
+    return ([[[w.encode("utf-8", "surrogatepass") for w in words(s.text)] for s in sentences(t)]
+             for t in texts],
+            [[f.text.encode().translate(grounding._BYTE_CLASSES) for f in figures(t)]
+             for t in texts])
+
+
+CASES = [
+    "One. Two! Three? Four", 'He said "stop." Then left.', "[Done!] Go?! Now.\u2019 Yes.\u201d Ok",
+    "Now.\u2019\u201d) Next", "a.\u00a0b", "a\r\nb\rc\u2028d\x85e", "\u300c\u597d\u3002\u300d\u4ed6",
+    "\u771f\u7684\u5417\uff1f\uff01\u662f", "\u3002\u201d.\u3002x", "x\x00y. z\x01\x02",
+    "Stra\u00dfe \u0130stanbul STRASSE", "a verylongwordindeedmorethan16 b", "\ud800x. y",
+    "at 02:14, 3.5% of 1,200 on 2026-11-20 (v2) 1..2 4/5-6 7%%", "\u0663.5 and 3.5",
+]
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_the_bulk_reader_cuts_and_splits_as_the_reference(text):
+    assert bulk_read([text]) == reference_read([text])
+
+
+@given(st.lists(texts, max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_the_bulk_reader_equals_the_reference_on_random_texts(many):
+    assert bulk_read(many) == reference_read(many)
+
+
+
+
+def reference_counts(candidates, baselines, references, sources, min_support):
+    sides = [ground_side(c, r, s, b, min_support=min_support)
+             for c, b, r, s in zip(candidates, baselines, references, sources)]
+    return [len(x.new_sentences) for x in sides], [len(x.new_figures) for x in sides]
+
+
+long_texts = st.lists(st.sampled_from(["a", "b", "the", "cat", "x", "y", "z", "12", ". ", "\n"]),
+                      max_size=300).map(" ".join)
+suites = st.lists(
+    st.tuples(texts | long_texts, texts | long_texts, st.lists(texts | long_texts, max_size=3).map(
+        tuple), st.none() | texts, st.booleans()),
+    max_size=12,
+)
+
+
+def check_bulk(suite, min_support):
+    candidates = [c for c, *_ in suite]
+    baselines = [c if same else b for c, b, _, _, same in suite]
+    references = [r for _, _, r, _, _ in suite]
+    sources = [s for _, _, _, s, _ in suite]
+    got = new_counts(candidates, baselines, references, sources, min_support)
+    expected = reference_counts(candidates, baselines, references, sources, min_support)
+    assert got[0].tolist() == expected[0]
+    assert got[1].tolist() == expected[1]
+
+
+@given(suites, st.sampled_from([0.5, 0.3, 0.75, 1.0]))
+@settings(max_examples=300, deadline=None)
+def test_the_bulk_path_equals_the_reference_one(suite, min_support):
+    check_bulk(suite, min_support)
+
+
+@given(suites)
+@settings(max_examples=150, deadline=None)
+def test_the_bulk_path_equals_the_reference_one_across_chunks_and_hash_clashes(suite):
+    """Tiny chunks, and a 2-bit hash so that word groups clash and examples take the reference
+    path: the counts must not change."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grounding, "_CHUNK_CHARS", 64)
+        patch.setattr(grounding, "_CHUNK_EXAMPLES", 3)
+        patch.setattr(grounding, "_HASH_BITS", 2)
+        check_bulk(suite, 0.5)
+
+
+def test_the_bulk_path_on_the_chapter_pair():
+    counts = new_counts([SUMMARY_B, SUMMARY_A, SUMMARY_B], [SUMMARY_A, SUMMARY_B, SUMMARY_B],
+                        [(REFERENCE,), (REFERENCE,), REFERENCE], [SOURCE, SOURCE, None])
+    assert counts[0].tolist() == [1, 2, 0]  # B against A; A against B; B unchanged
+    assert counts[1].tolist() == [0, 0, 0]
+
+
+def test_the_bulk_path_with_no_examples():
+    counts = new_counts([], [], [])
+    assert counts[0].dtype.kind == "i" and len(counts[0]) == len(counts[1]) == 0
+    assert isinstance(counts[0], np.ndarray)

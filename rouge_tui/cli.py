@@ -146,7 +146,13 @@ def cmd_report(args: argparse.Namespace) -> int:
              **({"error": h.problem} if h.problem else {})}
             for h in trend(suite, texts.references, settings, caches)
         ]
-    data = report.to_json(figures, args.top, marks, extra=extra)
+    details = None
+    if args.top > len(figures.details):  # beyond the ranks the figures keep: from the texts
+        from rouge_tui.analysis.pipeline import details as grounded
+
+        texts = analysis.texts.result()
+        details = grounded(texts, figures.ids[: args.top], settings.min_support)
+    data = report.to_json(figures, args.top, marks, details, extra=extra)
     data["warnings"] += warnings
     data["references_changed"] = (
         {"previous": change.previous, "current": change.current, "since": change.since} if change else None

@@ -233,3 +233,43 @@ def fold(pieces: Sequence[Piece], words: int = FOLD_WORDS, context: int = FOLD_C
         out.append(Piece("fold", f"… {len(found) - 2 * context} unchanged words …"))
         out.append(Piece("same", " " + piece.text[tail_start:]))
     return out
+
+
+# --------------------------------------------------------------------------- grounding marks
+
+UNSUPPORTED_MARK = "[?] "
+LEGEND = "[?] no counterpart in the reference or source — read it  «41» in no other text"
+
+
+def grounding_marks(side) -> list[tuple[int, int, str, str]]:
+    """Where a side's marks go (rouge_tui.analysis.grounding.Side): before each sentence with
+    no counterpart, and around each new figure; (offset, 0 closes / 1 opens, kind, text)."""
+    marks = [(s.span.start, 1, "flag", UNSUPPORTED_MARK) for s in side.sentences if s.unsupported]
+    for figure in side.figures:
+        if figure.new:
+            marks += [(figure.span.start, 1, "newfig", "«"), (figure.span.end, 0, "newfig", "»")]
+    return sorted(marks)
+
+
+def annotate(pieces: Sequence[Piece], marks: Sequence[tuple[int, int, str, str]], skip: frozenset[str] = frozenset()) -> list[Piece]:
+    """``pieces`` with mark pieces put in at text offsets (counted through the pieces whose
+    kind is not in ``skip``: the merged word diff's removed runs are the other text's)."""
+    out: list[Piece] = []
+    at, k = 0, 0
+    for piece in pieces:
+        if piece.kind in skip:
+            out.append(piece)
+            continue
+        end, cut = at + len(piece.text), 0
+        while k < len(marks) and (marks[k][0] < end or (marks[k][0] == end and marks[k][1] == 0)):
+            offset = marks[k][0] - at
+            if offset > cut:
+                out.append(Piece(piece.kind, piece.text[cut:offset]))
+                cut = offset
+            out.append(Piece(marks[k][2], marks[k][3]))
+            k += 1
+        if cut < len(piece.text):
+            out.append(Piece(piece.kind, piece.text[cut:]))
+        at = end
+    out += [Piece(kind, text) for _, _, kind, text in marks[k:]]
+    return out

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from rouge_tui import report
-from rouge_tui.diff import Piece, example_diff, word_diff
+from rouge_tui.analysis import grounding
+from rouge_tui.diff import Piece, annotate, example_diff, grounding_marks, word_diff
 from rouge_tui.review import Review
 from rouge_tui.safetext import visible
 from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
@@ -59,12 +60,18 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"id": example_id, "rank": rank + 1 if rank is not None else "—", "mark": mark, "note": note}
         if rank is not None:
             baseline, candidate = texts.outputs(example_id)
-            diff = example_diff(example_id, texts.references.texts[example_id], baseline, candidate,
-                                review.analysis.settings, (texts.baseline.name, texts.candidate.name))
+            references = texts.references.texts[example_id]
+            settings = review.analysis.settings
+            diff = example_diff(example_id, references, baseline, candidate,
+                                settings, (texts.baseline.name, texts.candidate.name))
+            found = grounding.ground(candidate, references, texts.references.sources.get(example_id),
+                                     baseline, settings.min_support)
+            marks = {"baseline": grounding_marks(found.baseline), "candidate": grounding_marks(found.candidate)}
             entry.update(
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
                 diff=diff,
-                words=word_diff(baseline, candidate)[2],
+                sides=(annotate(diff.baseline.pieces(), marks["baseline"]), annotate(diff.candidate.pieces(), marks["candidate"])),
+                words=annotate(word_diff(baseline, candidate)[2], marks["candidate"], skip=frozenset({"removed"})),
             )
         out.append(entry)
     return out
@@ -84,10 +91,10 @@ def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) 
         diff = entry["diff"]
         block = "\n".join([
             f"baseline ({visible(diff.baseline.build)}): {diff.baseline.arithmetic()}",
-            plain(diff.baseline.pieces()), "",
+            plain(entry["sides"][0]), "",
             f"candidate ({visible(diff.candidate.build)}): {diff.candidate.arithmetic()}",
-            plain(diff.candidate.pieces()), "",
-            "reference ([both] <baseline only> {candidate only}):",
+            plain(entry["sides"][1]), "",
+            "reference ([both] <baseline only> {candidate only}); [?] no counterpart in the reference or source — read it; «41» a figure in no other text:",
             plain(diff.reference.pieces()), "",
             "baseline → candidate ([-removed-] {+added+}):",
             plain(entry["words"]),
@@ -105,8 +112,8 @@ def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
         diff = entry["diff"]
         out.append({
             "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"],
-            "sides": [(f"baseline · {diff.baseline.build}", report.html_pieces(diff.baseline.pieces()), diff.baseline.arithmetic()),
-                      (f"candidate · {diff.candidate.build}", report.html_pieces(diff.candidate.pieces()), diff.candidate.arithmetic())],
+            "sides": [(f"baseline · {diff.baseline.build}", report.html_pieces(entry["sides"][0]), diff.baseline.arithmetic()),
+                      (f"candidate · {diff.candidate.build}", report.html_pieces(entry["sides"][1]), diff.candidate.arithmetic())],
             "reference": report.html_pieces(diff.reference.pieces()),
             "words": report.html_pieces(entry["words"]),
         })

@@ -32,8 +32,8 @@ def verdict_mark(verdict: str) -> str:
     return VERDICT_MARKS[verdict]
 
 
-def _build(stats: BuildStats) -> dict[str, Any]:
-    return {
+def _build(stats: BuildStats, copied: list[float] | None = None) -> dict[str, Any]:
+    data = {
         "name": stats.name,
         "runs": int(stats.runs),
         "n": int(stats.n),
@@ -41,6 +41,9 @@ def _build(stats: BuildStats) -> dict[str, Any]:
         "band": [stats.band[0], stats.band[1]],
         "band_source": stats.band_source,
     }
+    if copied:
+        data["coverage"], data["density"] = copied
+    return data
 
 
 def to_json(
@@ -65,16 +68,17 @@ def to_json(
             "new_sentences": [],
             "new_figures": [],
         }
-        if details is not None and rank < len(details):
-            row.update(details[rank])
+        shown = details if details is not None else f.details
+        if rank < len(shown):
+            row.update(shown[rank])
         rows.append(row)
     data = {
         "suite": f.suite,
         "metric": f.settings.metric,
         "tokenizer": f.settings.tokenizer,
         "stem": f.settings.stem,
-        "baseline": _build(f.baseline),
-        "candidate": _build(f.candidate),
+        "baseline": _build(f.baseline, f.copied.get("baseline")),
+        "candidate": _build(f.candidate, f.copied.get("candidate")),
         "delta": f.delta_mean,
         "delta_interval": [f.delta_interval[0], f.delta_interval[1]],
         "delta_interval_method": f.delta_interval_method,
@@ -291,7 +295,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .counted, .both { font-weight: bold; text-decoration: underline; color: #0a6d24; }
 .baseline { text-decoration: underline; color: #8a6100; } .candidate { font-weight: bold; font-style: italic; color: #00658a; }
 .removed { text-decoration: line-through; color: #b00020; background: #fde7e9; } .added { font-weight: bold; color: #0a6d24; background: #e3f7e8; }
-.fold { font-style: italic; color: #777; } .unsupported { background: #fff0c2; } .newfig { outline: 1px solid #b00020; }
+.fold { font-style: italic; color: #777; } .flag { font-weight: bold; background: #ffd54f; } .newfig { font-weight: bold; color: #b00020; }
 .mark-fine { color: #0a6d24; } .mark-regression { color: #b00020; } .mark-unsure { color: #8a6100; }
 .arith { font-weight: bold; font-size: 13px; } .legend { font-size: 13px; color: #555; }
 """
@@ -369,7 +373,8 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             parts.append(f"<p><b>{_h(title)}</b> <span class=arith>{_h(arithmetic)}</span></p><div class=text>{pieces}</div>")
         parts.append(f"<p><b>reference</b></p><div class=text>{example['reference']}</div>")
         parts.append('<p class=legend>matched by: <span class="both">both</span> · <span class="baseline">baseline only</span> · '
-                     '<span class="candidate">candidate only</span> · neither</p>')
+                     '<span class="candidate">candidate only</span> · neither; <span class="flag">[?] </span> no counterpart in the '
+                     'reference or source — read it; <span class="newfig">«41»</span> a figure in no other text</p>')
         parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -235,14 +235,18 @@ async def test_the_status_line_and_footer_at_80_columns() -> None:
             assert key in footer
 
 
-async def test_tab_reaches_the_reference_pane_at_80x24() -> None:
+async def test_tab_reaches_the_reference_pane_below_the_fold() -> None:
     app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(60, 20)) as pilot:
         await settle(pilot)
         await press(pilot, "enter")
-        assert " reference " not in screen_text(app).split("\n")[2:-1][0]
+        view = app.screen.query_one(DiffView)
+        assert len(view.panes) == 3 and view.render_line(0).text.startswith("[?]")  # the legend
+        assert not any(line.startswith(" reference") for line in screen_text(app).splitlines())
         await press(pilot, "tab", "tab")
         assert any(line.startswith(" reference") for line in screen_text(app).splitlines())
+        await press(pilot, "tab")  # past the last pane: back to the top
+        assert round(view.scroll_y) == 0
 
 
 async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:

@@ -9,7 +9,9 @@ from rouge_tui.analysis.signals import SIGNALS, Pairs, counts, find, labels, nam
 
 
 def flags(base: str, cand: str) -> list[str]:
-    return names(int(find(Pairs(["x"], [base], [cand]))[0]))
+    """The signals of one pair whose candidate is its own reference (so that nothing it says
+    lacks a counterpart: these tests are about the shape of the outputs)."""
+    return names(int(find(Pairs(["x"], [base], [cand], [(cand,)]))[0]))
 
 
 def test_the_registry_is_the_one_list_with_unique_names_and_labels() -> None:
@@ -51,9 +53,22 @@ def test_length_shift_needs_a_quarter_and_thirty_characters() -> None:
 
 
 def test_bits_counts_and_labels() -> None:
-    pairs = Pairs(["a", "b", "c"], ["one", "x" * 100, "same"], ["", "x" * 40, "same"])
+    pairs = Pairs(["a", "b", "c"], ["one", "x" * 100, "same"], ["", "x" * 40, "same"], [("one",), ("x" * 40,), ("same",)])
     found = find(pairs)
     assert names(int(found[0])) == ["empty"]
     assert labels(int(found[1])) == "trunc len-"
-    assert counts(found) == {"empty": 1, "truncated": 1, "duplicated": 0, "longer": 0, "shorter": 1, "volatile": 0}
+    assert counts(found) == {"empty": 1, "truncated": 1, "duplicated": 0, "longer": 0, "shorter": 1,
+                             "new-sentence": 0, "new-figure": 0, "volatile": 0}
     assert found.dtype == np.uint32
+
+
+def test_new_sentence_and_new_figure_through_the_registry() -> None:
+    """The chapter's pair: B's closing sentence is new; a changed figure is new, a figure
+    the source has is not."""
+    from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE
+
+    source = CHAPTER_REFERENCE + " Ticket OPS-4411 was filed at 02:31."
+    cand = CHAPTER_B.replace("41 minutes", "45 minutes") + " The ticket was filed at 02:31."
+    pairs = Pairs(["inc-0042"], [CHAPTER_A], [cand], [(CHAPTER_REFERENCE,)], [source])
+    assert names(int(find(pairs)[0])) == ["longer", "new-sentence", "new-figure"]
+    assert pairs.grounded[0].tolist() == [1] and pairs.grounded[1].tolist() == [1]  # 45, not 02:31

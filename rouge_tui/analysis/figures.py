@@ -50,6 +50,11 @@ class Figures:
     missing_reference: list[str] = field(default_factory=list)
     partial: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # What overlap cannot see, for the first DETAIL_ROWS ranks (report's "top" rows):
+    # unsupported, new_sentences, new_figures (and coverage, density with a source).
+    details: list[dict] = field(default_factory=list)
+    # With sources: each build's mean coverage and density of copied spans, by role.
+    copied: dict[str, list[float]] = field(default_factory=dict)
 
     @property
     def paired(self) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rouge_tui import __version__
-from rouge_tui.analysis import compare, history, signals
+from rouge_tui.analysis import compare, grounding, history, signals
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.scores import score_build
 from rouge_tui.analysis.settings import Settings
@@ -274,14 +274,13 @@ def compute(
         else:
             base_stats = replace(base_stats, band=band, band_source="history")
     tell("finding change signals", 0.0)
+    baselines = [texts.baseline.runs[0].outputs[i] for i in ids]
+    candidates = [texts.candidate.runs[0].outputs[i] for i in ids]
+    sources = [texts.references.sources.get(i) for i in ids]
     flags = signals.find(
         signals.Pairs(
-            ids,
-            [texts.baseline.runs[0].outputs[i] for i in ids],
-            [texts.candidate.runs[0].outputs[i] for i in ids],
-            references,
-            [texts.references.sources.get(i) for i in ids],
-            {"history": [*before, shown_baseline]},
+            ids, baselines, candidates, references, sources,
+            {"history": [*before, shown_baseline]}, settings.min_support,
         )
     )
     delta_mean = compare.fmean(delta)
@@ -296,6 +295,10 @@ def compute(
             "the baseline's band has zero width (identical runs or outputs): any change is "
             "drift; [band] min_delta in suite.toml sets the smallest delta that counts"
         )
+    copied = {}
+    if any(source is not None for source in sources):
+        for role, outputs in (("baseline", baselines), ("candidate", candidates)):
+            copied[role] = list(grounding.copy_means(outputs, sources) or ())
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} ids missing from some runs, left out")
@@ -322,4 +325,25 @@ def compute(
         missing_reference=pairing.missing_reference,
         partial=partial,
         warnings=warnings,
+        details=details(texts, [ids[i] for i in order[:DETAIL_ROWS].tolist()], settings.min_support),
+        copied=copied,
     )
+
+
+DETAIL_ROWS = 100  # ranks whose grounding the figures keep (the report's --top beyond: texts)
+
+
+def details(texts: Texts, ids: Sequence[str], min_support: float) -> list[dict]:
+    """What overlap cannot see in each of ``ids``' candidate output, as the report lists it."""
+    out = []
+    for example_id in ids:
+        baseline, candidate = texts.outputs(example_id)
+        source = texts.references.sources.get(example_id)
+        found = grounding.ground_side(
+            candidate, texts.references.texts[example_id], source, baseline, min_support=min_support
+        )
+        row = {"unsupported": found.unsupported, "new_sentences": found.new_sentences, "new_figures": found.new_figures}
+        if source is not None:
+            row.update(coverage=found.coverage, density=found.density)
+        out.append(row)
+    return out

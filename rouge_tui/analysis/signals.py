@@ -22,7 +22,7 @@ from itertools import repeat
 
 import numpy as np
 
-from rouge_tui.analysis import history
+from rouge_tui.analysis import grounding, history
 
 __all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "labels", "names", "versions"]
 
@@ -45,6 +45,7 @@ class Pairs:
     references: Sequence[Sequence[str]] = ()
     sources: Sequence[str | None] = ()
     extra: dict[str, object] = field(default_factory=dict)  # what later rules need (history)
+    min_support: float = grounding.MIN_SUPPORT
 
     @cached_property
     def changed(self) -> np.ndarray:
@@ -58,6 +59,14 @@ class Pairs:
             return np.fromiter(map(len, map(str.strip, texts)), dtype=np.int64, count=len(texts))
 
         return measure(self.baseline), measure(self.candidate)
+
+    @cached_property
+    def grounded(self) -> tuple[np.ndarray, np.ndarray]:
+        """How many new sentences and new figures each candidate has (SPEC "What overlap
+        cannot see"; none where the outputs are the same text)."""
+        references = self.references or [()] * len(self.ids)
+        sources = self.sources or [None] * len(self.ids)
+        return grounding.new_counts(self.candidate, self.baseline, references, sources, self.min_support)
 
     def each(self, test: Callable[[str, str], bool], where: np.ndarray) -> np.ndarray:
         """``test`` on the two outputs of each example where ``where`` holds."""
@@ -120,6 +129,12 @@ SIGNALS: tuple[Signal, ...] = (
            lambda pairs: _shift(pairs) > 0),
     Signal("shorter", "len-", "the output shrank by a quarter and 30 characters or more", 1,
            lambda pairs: _shift(pairs) < 0),
+    Signal("new-sentence", "+sent",
+           "a sentence with no counterpart in the references, the source or the baseline: read it",
+           1, lambda pairs: pairs.grounded[0] > 0),
+    Signal("new-figure", "+fig",
+           "a figure (41, 02:14, 3.5%) found in none of the references, the source and the baseline",
+           1, lambda pairs: pairs.grounded[1] > 0),
     Signal("volatile", "vol",
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
            1, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),

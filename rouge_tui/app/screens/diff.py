@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from rouge_tui.analysis import grounding
 from rouge_tui.app.messages import WorkFailed
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
@@ -53,6 +54,7 @@ class DiffScreen(Screen[int]):
                 group=Binding.Group("change")),
         Binding("d", "mode", "mode", id="mode"),
         *common.MARK_BINDINGS,
+        Binding("o", "counterparts", "counterparts", id="counterparts"),
         Binding("tab", "pane", "pane", id="pane"),
         Binding("f", "fold", "fold", id="fold"),
         Binding("r", "run", "run", id="run"),
@@ -195,9 +197,13 @@ class DiffScreen(Screen[int]):
             cut.append(text[:SHOWN])
         baseline, candidate, references = cut[0], cut[1], cut[2:]
         figures = self.review.analysis.figures
+        settings = self.review.analysis.settings
         names = shorten_names([figures.baseline.name, figures.candidate.name], 40)
-        diff = example_diff(figures.ids[index], references, baseline, candidate, self.review.analysis.settings, (names[0], names[1]))
-        return DiffModel(diff, word_diff(baseline, candidate), (names[0], names[1]), notes, self.filter_text)
+        example_id = figures.ids[index]
+        diff = example_diff(example_id, references, baseline, candidate, settings, (names[0], names[1]))
+        source = self.review.texts.references.sources.get(example_id)
+        found = grounding.ground(candidate, references, source and source[:SHOWN], baseline, settings.min_support)
+        return DiffModel(diff, word_diff(baseline, candidate), (names[0], names[1]), notes, self.filter_text, found)
 
     @work(thread=True, exclusive=True, group="diff")
     def compute(self, index: int, references: Sequence[str], baseline: str, candidate: str) -> None:
@@ -255,6 +261,14 @@ class DiffScreen(Screen[int]):
 
     def action_pane(self) -> None:
         self.view.next_pane()
+
+    def action_counterparts(self) -> None:
+        from rouge_tui.app.screens.counterparts import CounterpartsScreen
+
+        model = self.view.model
+        if model is None or model.grounding is None:
+            return
+        self.app.push_screen(CounterpartsScreen(self.example_id, model.grounding, model.names))
 
     def action_run(self) -> None:
         self.run = (self.run + 1) % self.runs

@@ -29,7 +29,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from rouge_tui.diff import ExampleDiff, Piece, fold
+from rouge_tui.diff import LEGEND, ExampleDiff, Piece, annotate, fold, grounding_marks
 from rouge_tui.safetext import one_line, visible
 
 __all__ = ["STYLES", "DiffModel", "DiffView", "WIDE"]
@@ -47,10 +47,14 @@ STYLES: dict[str, Style] = {
     "added": Style(bold=True, color="green"),
     "fold": Style(italic=True, dim=True),
     "match": Style(reverse=True),
+    "flag": Style(bold=True, reverse=True, color="yellow"),
+    "newfig": Style(bold=True, color="red"),
 }
 MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
-# An opening marker's style says "a changed run starts here" to the change targets.
+# An opening marker's style says "a changed run starts here" to the change targets, as the
+# grounding marks' styles do.
 OPENING = {kind: STYLES[kind] + Style(bold=True, overline=False) for kind in MARKERS}
+TARGETS = {*OPENING.values(), STYLES["flag"], STYLES["newfig"]}
 CURRENT = Style(bold=True, reverse=True)
 TITLE = Style(bold=True, reverse=True)
 NOTE = Style(italic=True)
@@ -66,6 +70,12 @@ class DiffModel:
     names: tuple[str, str]  # the two builds, as shown
     notes: list[str] = field(default_factory=list)  # e.g. a text too long to align in full
     query: str = ""  # the table's text filter: shown reversed where it matches
+    grounding: object = None  # rouge_tui.analysis.grounding.Grounding of the example, if made
+
+    def marks(self, role: str) -> list:
+        """Where the grounding marks go on the baseline's or the candidate's text."""
+        side = getattr(self.grounding, role, None) if self.grounding is not None else None
+        return grounding_marks(side) if side is not None else []
 
 
 @dataclass
@@ -105,11 +115,11 @@ def legend() -> Text:
 
 def _gutter(line: Text) -> tuple[str, bool]:
     """The line's gutter mark (``-``, ``+``, ``±`` where a change touches it) and whether a
-    changed run starts on it."""
+    change (a changed run, a grounding mark) starts on it."""
     kinds = {span.style for span in line.spans}
     removed, added = STYLES["removed"] in kinds, STYLES["added"] in kinds
     mark = "± " if removed and added else "- " if removed else "+ " if added else "  "
-    return mark, any(style in kinds for style in OPENING.values())
+    return mark, bool(kinds & TARGETS)
 
 
 def _strip(console: Console, line: Text, width: int, base: Style) -> Strip:
@@ -168,7 +178,8 @@ class DiffView(ScrollView, can_focus=True):
         if self.mode == "reference":
             sides = []
             for role, name, side in (("baseline", base_name, diff.baseline), ("candidate", cand_name, diff.candidate)):
-                sides.append((Text(f" {role} · {name} ", TITLE), pieces_text(side.pieces(), model.query), Text(side.arithmetic(), ARITHMETIC)))
+                pieces = annotate(side.pieces(), model.marks(role))
+                sides.append((Text(f" {role} · {name} ", TITLE), pieces_text(pieces, model.query), Text(side.arithmetic(), ARITHMETIC)))
             ref = diff.reference
             label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "
             reference = Section(Text(label, TITLE), [pieces_text(ref.pieces(), model.query)],
@@ -178,6 +189,9 @@ class DiffView(ScrollView, can_focus=True):
                 return [top, reference]
             return [Section(t, [b], [a]) for t, b, a in sides] + [reference]
         base, cand, merged = model.words
+        base = annotate(base, model.marks("baseline"))
+        cand = annotate(cand, model.marks("candidate"))
+        merged = annotate(merged, model.marks("candidate"), skip=frozenset({"removed"}))
         if self.folded:
             base, cand, merged = fold(base), fold(cand), fold(merged)
         title = Text(f" {base_name} → {cand_name} ", TITLE)
@@ -202,6 +216,13 @@ class DiffView(ScrollView, can_focus=True):
         self.folds = sum(1 for p in fold(model.words[2]) if p.kind == "fold")
         for note in model.notes:
             strips += self._wrap(console, Text("! " + one_line(note), NOTE), width, base)
+        if model.marks("baseline") or model.marks("candidate"):
+            legend = Text()
+            legend.append("[?]", STYLES["flag"])
+            legend.append(LEGEND.removeprefix("[?]").split("«41»")[0], NOTE)
+            legend.append("«41»", STYLES["newfig"])
+            legend.append(LEGEND.split("«41»")[1], NOTE)
+            strips += self._wrap(console, legend, width, base)
         for section in self.sections(model, wide):
             self.panes.append(len(strips))
             strips += self._wrap(console, section.title, width, base)
@@ -272,6 +293,12 @@ class DiffView(ScrollView, can_focus=True):
         return self._go(self.panes, step, mark=False)
 
     def next_pane(self) -> None:
+        """Scroll the next pane's title to the top (after the last, back to the first)."""
         self.current = None
-        if not self._go(self.panes, 1, mark=False):
-            self.scroll_to(y=0, animate=False, immediate=True)
+        if not self.panes:
+            return
+        top = round(self.scroll_y)
+        ahead = [line for line in self.panes if line > top]
+        line = ahead[0] if ahead and round(self.max_scroll_y) > top else self.panes[0]
+        self.scroll_to(y=line, animate=False, immediate=True)
+        self.refresh()

@@ -152,6 +152,7 @@ class DiffView(ScrollView, can_focus=True):
         self.panes: list[int] = []  # lines where a pane starts (`tab`)
         self.folds = 0  # how many stretches the fold folded
         self.current: int | None = None  # the line of the change `]` / `[` last went to
+        self.pane = 0  # the pane `tab` last went to
         self._width = 0
 
     def show(self, model: DiffModel) -> None:
@@ -204,6 +205,7 @@ class DiffView(ScrollView, can_focus=True):
         width = self.size.width - 1  # the scrollbar's column is always kept (gutter: stable)
         self._width = self.size.width
         self.current = None
+        self.pane = 0
         if model is None or width <= 4:
             self.strips, self.changes, self.panes = [], [], []
             self.refresh()
@@ -297,8 +299,6 @@ class DiffView(ScrollView, can_focus=True):
         self.current = None
         if not self.panes:
             return
-        top = round(self.scroll_y)
-        ahead = [line for line in self.panes if line > top]
-        line = ahead[0] if ahead and round(self.max_scroll_y) > top else self.panes[0]
-        self.scroll_to(y=line, animate=False, immediate=True)
+        self.pane = (self.pane + 1) % len(self.panes)
+        self.scroll_to(y=self.panes[self.pane], animate=False, immediate=True)
         self.refresh()

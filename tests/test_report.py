@@ -253,3 +253,55 @@ def test_untrusted_text_is_escaped_in_html(tmp_path: Path, capsys: pytest.Captur
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<title>ROUGE drift review: suite | `x` &lt;b&gt;\\x1b[1m</title>" in page
     assert page.count("<script") == 0 and "Content-Security-Policy" in page
+
+
+def _chromium() -> str:
+    import shutil
+
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert found, "Debian's chromium is required for the HTML tests (CI installs it)"
+    return found
+
+
+def _in_chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
+    """The DOM a real headless browser builds from ``page``, and what it logged."""
+    import subprocess
+
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0"]
+    done = subprocess.run([_chromium(), *flags, "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=90, check=False)
+    return done.stdout, done.stderr
+
+
+@pytest.mark.slow
+def test_the_html_page_renders_in_a_real_browser_and_suite_text_never_becomes_markup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 11, 15: one self-contained page, no console errors, and a suite full of
+    `<script>` and `"><img onerror=…>` shows them as text."""
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl({"id": '"><img src=x onerror=alert(1)>', "reference": "the <script>alert(1)</script> pool"},
+              {"id": "b", "reference": "a dog </div><iframe src=javascript:alert(2)> ran"}),
+        {"1.jsonl": jsonl({"id": '"><img src=x onerror=alert(1)>', "output": "the pool"}, {"id": "b", "output": "a dog"}),
+         "2.jsonl": jsonl({"id": '"><img src=x onerror=alert(1)>', "output": "<script>alert(3)</script> the pool"},
+                          {"id": "b", "output": "a dog ran <svg onload=alert(4)>"})},
+        toml='name = "<script>alert(5)</script>"\n',
+    )
+    page = tmp_path / "report.html"
+    page.write_text(rendered(suite, "html", capsys), encoding="utf-8")
+    dom, log = _in_chromium(page, tmp_path)
+    assert "<body" in dom and "ROUGE drift review" in dom
+    tags = set(re.findall(r"<([a-zA-Z][\w-]*)", dom))  # real elements: escaped text is &lt;...
+    assert tags <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span",
+                    "table", "tbody", "tr", "td", "th", "code", "div", "blockquote", "b"}, tags
+    assert not re.search(r"<[^>]*\son\w+=", dom)  # no event handler on any element
+    import html
+
+    shown = html.unescape(re.sub(r"<[^>]+>", "", dom))  # the page's text, as a reader sees it
+    assert '"><img src=x onerror=alert(1)>' in shown and "<script>alert(5)</script>" in shown
+    assert "<script>alert(" in shown and "<svg onload=alert(" in shown
+    assert "CONSOLE" not in log and "Uncaught" not in log
+    assert "http://" not in page.read_text() and "https://" not in page.read_text()  # no network

@@ -56,7 +56,7 @@ MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 OPENING = {kind: STYLES[kind] + Style(bold=True, overline=False) for kind in MARKERS}
 TARGETS = {*OPENING.values(), STYLES["flag"], STYLES["newfig"]}
 CURRENT = Style(bold=True, reverse=True)
-TITLE = Style(bold=True, reverse=True)
+TITLE = Style(bold=True, underline=True)
 NOTE = Style(italic=True)
 ARITHMETIC = Style(bold=True)
 

@@ -189,7 +189,11 @@ class Overview(Widget):
         broken = len(self.trend) - len(scored)
         if broken:
             line.append(f", {broken} unreadable", style=self._style("warn"))
-        if means:
+        if f.copied:  # with sources: how much of each build's outputs is copied from them
+            (cb, db), (cc, dc) = f.copied["baseline"], f.copied["candidate"]
+            line.append("  copied ", style=label)
+            line.append(f"cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}")
+        elif means:
             line.append(f"  range {low:.3f}–{high:.3f}", style=label)
         return line
 

@@ -6,7 +6,7 @@ user's umask (a colleague on the same box can read them)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +122,7 @@ def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     """Write the review as Markdown and HTML; returns where."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     figures = review.analysis.figures
     ids = list(figures.ids[: figures.ten]) + sorted(set(review.shown()) - set(figures.ids[: figures.ten]))
     shown = examples(review, ids)

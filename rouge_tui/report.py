@@ -141,18 +141,18 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines = [
         f"# ROUGE drift report: {md(data['suite'])}",
         "",
-        f"**Verdict: {verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}**"
-        f" (band k = {data['k']:g}): {data['verdict_reason']}",
+        (f"**Verdict: {verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}**"
+         f" (band k = {data['k']:g}): {data['verdict_reason']}"),
         "",
         *(f"> **warning:** {md(w)}" for w in data["warnings"]),
         *([""] if data["warnings"] else []),
         f"- Signature: `{data['signature']}`",
         f"- Reference fingerprint: `{data['reference_fingerprint'][:16]}`",
         f"- Paired examples: {data['paired']}",
-        f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
-        f" ({data['delta_interval_method']})",
-        f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
-        f" the ten most-moved hold {data['top_share']:.0%} of the total |delta|",
+        (f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
+         f" ({data['delta_interval_method']})"),
+        (f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
+         f" the ten most-moved hold {data['top_share']:.0%} of the total |delta|"),
         "",
         "| build | name | runs | n | mean | band | band source |",
         "| --- | --- | ---: | ---: | ---: | --- | --- |",
@@ -348,12 +348,12 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
         f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{_PAGE_STYLE}</style></head><body>",
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
-        f'<p><span class="verdict {data["verdict"]}">{verdict_mark(data["verdict"])} {verdict_words(data["verdict"])}</span> '
-        f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>",
+        (f'<p><span class="verdict {data["verdict"]}">{verdict_mark(data["verdict"])} {verdict_words(data["verdict"])}</span> '
+         f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
         warnings,
-        f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
-        f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
-        f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {data['top_share']:.0%} of |Δ|</p>",
+        (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
+         f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
+         f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {data['top_share']:.0%} of |Δ|</p>"),
         "<table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
         rows,
         "</table>",

@@ -28,8 +28,8 @@ def test_lcs_pairs_are_rouge_scores_traceback(ref: list[str], can: list[str]) ->
 def test_lcs_hand_worked() -> None:
     # The chapter's fragment: "pushes that reduce pool size below two" against
     # "pushes that shrink the pool below two members": pushes, that, pool, below, two.
-    ref = "pushes that reduce pool size below two".split()
-    can = "pushes that shrink the pool below two members".split()
+    ref = ["pushes", "that", "reduce", "pool", "size", "below", "two"]
+    can = ["pushes", "that", "shrink", "the", "pool", "below", "two", "members"]
     assert [ref[i] for i, _ in lcs_pairs(ref, can)] == ["pushes", "that", "pool", "below", "two"]
     assert lcs_pairs([], ["a"]) == [] and lcs_pairs(["a"], []) == []
 

@@ -292,7 +292,7 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
     lists it with its file:line error."""
     suite = tmp_path / "suite"
     (suite / "builds").mkdir(parents=True)
-    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())  # noqa: E731
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
     (suite / "references.jsonl").write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
     (suite / "builds" / "1.jsonl").write_text(rows("output", {"a": "the cat", "b": "a dog"}))
     (suite / "builds" / "2.jsonl").write_text(rows("output", {"a": "the cat sat", "b": "a dog ran"}) + "{broken\n")
@@ -349,7 +349,7 @@ async def test_marks_persist_and_come_back() -> None:
 
 async def test_q_with_a_mark_that_could_not_be_saved_asks_first(tmp_path: Path, monkeypatch) -> None:
     """A full disk: the mark stays in the session, and q asks before it is lost."""
-    import rouge_tui.store.marks as marks
+    from rouge_tui.store import marks
 
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rouge_tui.analysis.compare import BuildStats, build_stats, delta_interval, fmean, rank, sample_sd, verdict
+from rouge_tui.analysis.compare import (
+    BuildStats,
+    build_stats,
+    delta_interval,
+    fmean,
+    rank,
+    sample_sd,
+    verdict,
+)
 
 
 def test_one_run_band_is_k_standard_errors() -> None:

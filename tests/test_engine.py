@@ -57,7 +57,7 @@ def test_ties_between_references_go_to_the_first_listed() -> None:
 def test_long_texts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine, "CHUNK", 7)
     rng = random.Random(5)
-    words = "the pool push replica timed out minutes config change guard".split()
+    words = ["the", "pool", "push", "replica", "timed", "out", "minutes", "config", "change", "guard"]
     refs = [(" ".join(rng.choice(words) for _ in range(rng.randint(0, 60))),) for _ in range(30)]
     outs = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 60))) for _ in range(30)]
     seen = []

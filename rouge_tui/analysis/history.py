@@ -16,6 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -122,7 +123,7 @@ def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
     """For each of ``ids``: whether its F moved by MOVE or more in more than half of the
     consecutive pairs of ``history`` (builds in name order ending with the baseline) in
     which it was scored; fewer than two such pairs and it is not volatile."""
-    pairs = [(a, b) for a, b in zip(history, history[1:]) if a.stats is not None and b.stats is not None][-PAIRS:]
+    pairs = [(a, b) for a, b in pairwise(history) if a.stats is not None and b.stats is not None][-PAIRS:]
     out = np.zeros(len(ids), dtype=bool)
     if len(pairs) < 2:
         return out

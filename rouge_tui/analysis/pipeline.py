@@ -26,7 +26,15 @@ from rouge_tui.analysis.scores import score_build
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import TOKENIZERS, engine
 from rouge_tui.store.cache import BlobCache, ScoreCache, references_key
-from rouge_tui.suite import Build, BuildEntry, References, Suite, file_digest, read_build, read_references
+from rouge_tui.suite import (
+    Build,
+    BuildEntry,
+    References,
+    Suite,
+    file_digest,
+    read_build,
+    read_references,
+)
 
 __all__ = ["Analysis", "Caches", "Texts", "compute", "open_analysis", "read_texts"]
 

@@ -12,7 +12,16 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from rouge_tui.store.paths import Unreadable, atomic_write, data_dir, locked, now_iso, read_json, safe_name, set_aside
+from rouge_tui.store.paths import (
+    Unreadable,
+    atomic_write,
+    data_dir,
+    locked,
+    now_iso,
+    read_json,
+    safe_name,
+    set_aside,
+)
 
 __all__ = ["ReferenceChange", "ReviewLog"]
 

@@ -24,7 +24,16 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from rouge_tui.store.paths import Unreadable, atomic_write, data_dir, locked, now_iso, read_json, safe_name, set_aside
+from rouge_tui.store.paths import (
+    Unreadable,
+    atomic_write,
+    data_dir,
+    locked,
+    now_iso,
+    read_json,
+    safe_name,
+    set_aside,
+)
 
 __all__ = ["MARKS", "Mark", "MarkStore", "outputs_hash"]
 
@@ -59,13 +68,14 @@ class Mark:
 
 
 def _marks_from(data: Any) -> list[Mark]:
-    """The file's marks; a ValueError when it is not a marks file this version reads."""
+    """The file's marks; a ValueError when it is not a marks file this version reads (the
+    caller sets it aside)."""
     if not isinstance(data, dict) or not isinstance(data.get("marks"), list):
-        raise ValueError("no list of marks")
+        raise ValueError("no list of marks")  # noqa: TRY004 - the file's content, not our caller's type
     marks = []
     for entry in data["marks"]:
         if not isinstance(entry, dict):
-            raise ValueError("a mark is not an object")
+            raise ValueError("a mark is not an object")  # noqa: TRY004 - as above
         fields = {name: entry.get(name, "") for name in Mark.__dataclass_fields__}
         if not all(isinstance(value, str) for value in fields.values()):
             raise ValueError("a mark field is not text")
@@ -131,9 +141,9 @@ class MarkStore:
         id): shown stale, with the reason."""
         found: dict[str, Mark] = {}
         for m in sorted(self.all.values(), key=lambda m: m.updated):
-            if (m.baseline, m.candidate) == (baseline, candidate) and m.fingerprint != self.fingerprint:
-                if self.named or m.place == self.place:
-                    found[m.id] = m
+            same_pair = (m.baseline, m.candidate) == (baseline, candidate)
+            if same_pair and m.fingerprint != self.fingerprint and (self.named or m.place == self.place):
+                found[m.id] = m
         return found
 
     def carried(self, baseline: str, candidate: str) -> dict[tuple[str, str], Mark]:

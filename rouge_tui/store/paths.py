@@ -20,7 +20,7 @@ import re
 import tempfile
 import unicodedata
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ import platformdirs
 from rouge_tui.suite import SuiteError, read_small
 
 __all__ = [
+    "Unreadable",
     "atomic_write",
     "cache_dir",
     "config_dir",
@@ -36,10 +37,9 @@ __all__ = [
     "locked",
     "now_iso",
     "read_json",
-    "Unreadable",
-    "umask_mode",
     "safe_name",
     "set_aside",
+    "umask_mode",
 ]
 
 APP = "rouge-tui"
@@ -106,13 +106,13 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def set_aside(path: Path) -> str:
     """Move a file that does not check out out of the way, never deleting it; returns what
     happened, in words that are true (the rename can fail on a read-only folder)."""
-    target = path.with_name(f"{path.name}.corrupt-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+    target = path.with_name(f"{path.name}.corrupt-{datetime.now(UTC):%Y%m%dT%H%M%S%f}")
     try:
         os.replace(path, target)
     except OSError as exc:

@@ -27,7 +27,14 @@ from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.pipeline import Analysis, Caches, Texts, analyse, open_analysis
 from rouge_tui.analysis.settings import Settings, resolve
-from rouge_tui.app.messages import AnalysisReady, FilterDone, Progress, TextsReady, TrendReady, WorkFailed
+from rouge_tui.app.messages import (
+    AnalysisReady,
+    FilterDone,
+    Progress,
+    TextsReady,
+    TrendReady,
+    WorkFailed,
+)
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell, MoversTable

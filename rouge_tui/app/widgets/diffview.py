@@ -32,7 +32,7 @@ from textual.strip import Strip
 from rouge_tui.diff import LEGEND, ExampleDiff, Piece, annotate, fold, grounding_marks
 from rouge_tui.safetext import one_line, visible
 
-__all__ = ["STYLES", "DiffModel", "DiffView", "WIDE"]
+__all__ = ["STYLES", "WIDE", "DiffModel", "DiffView"]
 
 WIDE = 100  # from this many columns, the two outputs stand side by side
 

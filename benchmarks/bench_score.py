@@ -14,7 +14,8 @@ standard json module, one ``RougeScorer(...).score_batch`` call, one JSON line p
 SPEC's budget: ``score`` no slower than it, whole process. The variants run in turn
 (A B A B ...); each figure is the median wall time of --runs runs with the range, and the
 ratio the median of the run-by-run ratios to the anchor. Every precision, recall and F of
-each rouge-tui tree must equal the anchor's, pair by pair.
+each rouge-tui tree must equal the anchor's, pair by pair (the whitespace tokenizer's, with
+no anchor, each --against tree's to this tree's).
 """
 
 from __future__ import annotations
@@ -121,7 +122,10 @@ def workload(
         variants[f"rouge-tui, {label}"] = lambda argv=argv, env=env, out=out: run_once(argv, env, stdout=out)
         if whitespace:
             plain = [*prefix, "score", str(refs), str(outs), *flags]
-            variants[f"rouge-tui, {label}, whitespace tokenizer"] = lambda argv=plain, env=env: run_once(argv, env)
+            out = folder / f"tree{number}-whitespace.jsonl"
+            files[f"{label}, whitespace tokenizer"] = out
+            variants[f"rouge-tui, {label}, whitespace tokenizer"] = (
+                lambda argv=plain, env=env, out=out: run_once(argv, env, stdout=out))
     results = alternate(variants, runs)
     drop(home)
 
@@ -133,10 +137,12 @@ def workload(
         ratio = paired(samples, base)
         equal = ""
         source = label.removeprefix("rouge-tui, ")
-        if source in files:
+        if source.endswith("whitespace tokenizer"):  # no anchor: the trees against each other
+            first = files[f"{sources[0][0]}, whitespace tokenizer"]
+            equal = "(no anchor)" if source.startswith(sources[0][0]) else (
+                "yes, to this tree's" if scores_of(files[source]) == scores_of(first) else "NO, not this tree's")
+        elif source in files:
             equal = "yes" if scores_of(files[source]) == anchor_scores else "NO"
-        elif label.endswith("whitespace tokenizer"):
-            equal = "(other tokenizer)"
         rows.append([label, seconds(samples), seconds(samples, "cpu"), megabytes(samples), f"{ratio:.2f}x", equal])
     print_table(["", "wall median (range)", "cpu", "peak RSS", "vs anchor", "equal floats"], rows)
     print("budget: rouge-tui score no slower than the anchor, whole process (ratio <= 1.00x)")

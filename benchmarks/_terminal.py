@@ -17,6 +17,7 @@ Only this module's own server is ever touched (its own socket name, ``kill-serve
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import os
 import shlex
@@ -67,6 +68,7 @@ class Terminal:
         self.arrived = threading.Condition()
         self.control: subprocess.Popen | None = None
         self.pid: int | None = None
+        self.socket_path = ""
 
     def tmux(self, *args: str, check: bool = True) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args],
@@ -85,6 +87,7 @@ class Terminal:
         (self.dir / "spec.json").write_text(json.dumps(spec))
         pane = shlex.join([sys.executable, "-c", _PANE, str(self.dir / "spec.json")])
         self.tmux("new-session", "-d", "-x", str(self.width), "-y", str(self.height), "-s", "bench", pane)
+        self.socket_path = self.tmux("display-message", "-p", "#{socket_path}").strip()
         reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
         reader.start()
         self.tmux("pipe-pane", "-t", "bench", f"cat > {shlex.quote(str(stream))}")
@@ -206,6 +209,9 @@ class Terminal:
             except subprocess.TimeoutExpired:
                 self.control.kill()
         self.tmux("kill-server", check=False)
+        if self.socket_path:  # the server leaves its socket file behind
+            with contextlib.suppress(OSError):
+                os.unlink(self.socket_path)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __enter__(self) -> Self:

@@ -1,72 +1,254 @@
-"""The diff a reviewer opens: `example_diff` + `output_alignment` on 2,000-word texts.
+"""The app in a real terminal (tmux): the first frame of a big suite, and opening a diff.
 
-    python benchmarks/bench_app.py [--words 2000] [--runs 7]
+    python benchmarks/bench_app.py --runs 3                      # 100,000 x ~40 words
+    python benchmarks/bench_app.py --runs 3 --big                # and 1,000,000 x ~40 words
+    python benchmarks/bench_app.py --runs 3 --against /work/old
+    python benchmarks/bench_app.py --only diff --diff-metric rougeL --diff-metric rougeLsum
 
-Times the model behind the app's diff view (no terminal): two outputs of --words words
-edited from a reference of the same size, each metric, both tokenizers, in this process
-after a warm-up, median of --runs. The budget: the diff opens in < 100 ms.
+Opening (``rouge-tui SUITE`` at --open-size, default 80x24): from spawning the process to
+the end of the first frame that shows the most-moved example (its id, found by a cold
+``rouge-tui report --top 1`` of this tree), cold (empty cache) and cached (the second
+start, same state directory); "settled" is when the app then stops using CPU (texts read,
+everything drawn); the peak RSS is the largest process's (the app, and anything it forked
+and waited for) over the whole session, read after ``q``. The suite is make_suite.py's
+(the two builds bench_report.py times cold), generated once into $TMPDIR/rouge-tui-bench.
+
+Diff (120x40 and 80x24): a small suite whose top example has a 2,000-word reference and
+two 2,000-word outputs; in each app session, after it has settled, ``enter`` opens the
+diff (timed from the key to the end of the first frame showing the baseline's first word)
+and ``escape`` closes it, --opens times. The session's first open (it also imports the
+diff's modules) is given apart from the median of the others.
+
+Trees alternate session by session (A B A B ...). See _terminal.py for how frames and keys
+are timed. Budgets (SPEC): 100k first frame < 1.5 s cold, < 0.7 s cached, < 400 MB; 1M
+< 8 s cold, < 1.5 s cached, < 1.5 GB; the diff < 50 ms.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
+import subprocess
 import sys
-import time
-from functools import partial
+import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rouge_tui.diff import example_diff, output_alignment
+from _measure import (
+    drop,
+    fresh_home,
+    machine_note,
+    print_table,
+    rouge_tui,
+    state_env,
+    synthetic,
+    trees,
+    view,
+)
+from _terminal import Terminal
+from make_suite import _edit, _sentences, _vocabulary, build_names
+
+OPEN_BUDGETS = {  # examples: (cold s, cached s, MB)
+    100_000: (1.5, 0.7, 400.0),
+    1_000_000: (8.0, 1.5, 1500.0),
+}
+DIFF_BUDGET = 0.050
+BASE_WORD, CAND_WORD = "zqbaseline", "zqcandidate"  # first words of the long outputs
+TOP = "long-00"
 
 
-def texts(words: int, seed: int = 1) -> tuple[str, str, str]:
-    rng = random.Random(seed)
-    vocab = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(3000)]
-    weights = [1.0 / (rank + 1) for rank in range(len(vocab))]
-    ref = rng.choices(vocab, weights, k=words)
-
-    def edit(source: list[str], rate: float) -> str:
-        out = [w if rng.random() > rate else rng.choices(vocab, weights)[0] for w in source if rng.random() > rate / 2]
-        sentences, line = [], []
-        for w in out:
-            line.append(w)
-            if len(line) > 15 and rng.random() < 0.1:
-                sentences.append(" ".join(line).capitalize() + ".")
-                line = []
-        sentences.append(" ".join(line).capitalize() + ".")
-        return "\n".join(sentences)
-
-    return edit(ref, 0.0), edit(ref, 0.4), edit(ref, 0.5)
+def most_moved(tree: Path, suite: Path) -> str:
+    prefix, env = rouge_tui(tree)
+    home = fresh_home()
+    done = subprocess.run([*prefix, "report", str(suite), "--format", "json", "--top", "1", "--no-cache"],
+                          env={**env, **state_env(home)}, capture_output=True, text=True, check=False)
+    drop(home)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"report failed: {done.stderr[-800:]}")
+    return json.loads(done.stdout)["top"][0]["id"]
 
 
-def timed(call, runs: int) -> float:
-    call()  # warm-up: imports, stem cache
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+def session(tree: Path, suite: Path, home: Path, size: tuple[int, int]) -> tuple[Terminal, float]:
+    """A started app (its clock released); returns the terminal and its start moment."""
+    prefix, env = rouge_tui(tree)
+    term = Terminal(*size)
+    term.start([*prefix, str(suite)], {**env, **state_env(home)})
+    return term, term.go()
+
+
+def open_once(tree: Path, suite: Path, home: Path, size: tuple[int, int], expected: str) -> dict[str, float]:
+    term, start = session(tree, suite, home, size)
+    with term:
+        frame = term.frame_with(expected, 0)
+        if expected not in term.screen():
+            raise RuntimeError(f"the first frame with {expected!r} is not on the screen:\n{term.screen()}")
+        settled = term.settle()
+        info = term.stop()
+    return {"first": frame - start, "settled": settled - start, "rss_mb": info["rss_mb"], "cpu": info["cpu"]}
+
+
+def stat(values: list[float], unit: str = "s") -> str:
+    if not values:
+        return "-"
+    middle, low, high = statistics.median(values), min(values), max(values)
+    if unit == "ms":
+        return f"{middle * 1e3:.0f} ms ({low * 1e3:.0f}-{high * 1e3:.0f})"
+    return f"{middle:.2f} s ({low:.2f}-{high:.2f})"
+
+
+def bench_open(examples: int, sources: list[tuple[str, Path]], runs: int, size: tuple[int, int]) -> None:
+    root = synthetic(examples, 40, changed=0.05)
+    with tempfile.TemporaryDirectory(prefix="rouge-tui-bench-app-") as tmp:
+        suite = view(root, [f"{n}.jsonl" for n in build_names(2)], Path(tmp) / "suite")
+        expected = most_moved(sources[0][1], suite)
+        for label, tree in sources[1:]:
+            theirs = most_moved(tree, suite)
+            if theirs != expected:
+                print(f"note: {label} ranks {theirs!r} first, this tree {expected!r}", file=sys.stderr)
+        got: dict[tuple[str, str], list[dict[str, float]]] = {}
+        for _ in range(runs):
+            for label, tree in sources:
+                home = fresh_home()
+                try:
+                    for kind in ("cold", "cached"):
+                        got.setdefault((label, kind), []).append(open_once(tree, suite, home, size, expected))
+                finally:
+                    drop(home)
+            print(".", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+    cold_s, cached_s, budget_mb = OPEN_BUDGETS.get(examples, (None, None, None))
+    rows = []
+    this = sources[0][0]
+    for label, _ in sources:
+        for kind, budget in (("cold", cold_s), ("cached", cached_s)):
+            runs_ = got[(label, kind)]
+            first = [r["first"] for r in runs_]
+            ratio = ""
+            if label != this:
+                mine = [r["first"] for r in got[(this, kind)]]
+                ratio = f"{statistics.median(a / b for a, b in zip(first, mine)):.2f}x this"
+            rss = statistics.median(r["rss_mb"] for r in runs_)
+            over = (budget is not None and statistics.median(first) > budget) or (budget_mb is not None and rss > budget_mb)
+            rows.append([label, kind, stat(first), stat([r["settled"] for r in runs_]), f"{rss:.0f} MB",
+                         f"{statistics.median(r['cpu'] for r in runs_):.2f} s", ratio,
+                         f"< {budget:g} s, < {budget_mb:g} MB" if budget else "", "OVER" if over else "ok"])
+    print(f"\napp, {examples:,} x ~40 words at {size[0]}x{size[1]}: spawn to the first frame showing {expected!r}")
+    print_table(["tree", "start", "first frame", "settled", "peak RSS", "app cpu", "ratio", "budget", "check"], rows)
+    sys.stdout.flush()
+
+
+def write_diff_suite(root: Path, metric: str, words: int = 2000, short: int = 30) -> Path:
+    """One example with a ``words``-word reference and two ``words``-word outputs (edits of
+    it; the candidate much further off, so it is the most-moved), and ``short`` examples of
+    ~40 words that barely move. Deterministic."""
+    rng = random.Random(2000)
+    vocab, weights = _vocabulary(rng)
+    suite = root / f"diff-suite-{metric}"
+    (suite / "builds").mkdir(parents=True)
+
+    def exactly(source: list[str], rate: float) -> list[str]:
+        out = _edit(rng, source, vocab, weights, rate)
+        while len(out) < words:
+            out.append(rng.choices(vocab, cum_weights=weights)[0])
+        return out[:words]
+
+    reference = rng.choices(vocab, cum_weights=weights, k=words)
+    rows = {"references": [], "a-baseline": [], "b-candidate": []}
+    rows["references"].append({"id": TOP, "reference": _sentences(rng, reference)})
+    rows["a-baseline"].append({"id": TOP, "output": BASE_WORD + " " + _sentences(rng, exactly(reference, 0.3)[1:])})
+    rows["b-candidate"].append({"id": TOP, "output": CAND_WORD + " " + _sentences(rng, exactly(reference, 0.9)[1:])})
+    for index in range(1, short + 1):
+        ref = rng.choices(vocab, cum_weights=weights, k=40)
+        base = _edit(rng, ref, vocab, weights, 0.3)
+        key = f"short-{index:02d}"
+        rows["references"].append({"id": key, "reference": _sentences(rng, ref)})
+        rows["a-baseline"].append({"id": key, "output": _sentences(rng, base)})
+        rows["b-candidate"].append({"id": key, "output": _sentences(rng, _edit(rng, base, vocab, weights, 0.02))})
+    for name, records in rows.items():
+        path = suite / ("references.jsonl" if name == "references" else f"builds/{name}.jsonl")
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (suite / "suite.toml").write_text(f'name = "diff bench"\nmetric = "{metric}"\n', encoding="utf-8")
+    return suite
+
+
+def diff_session(tree: Path, suite: Path, size: tuple[int, int], opens: int) -> list[float]:
+    """Seconds from ``enter`` to the first frame of the diff, for each of ``opens`` + 1 opens."""
+    home = fresh_home()
+    times = []
+    try:
+        term, _ = session(tree, suite, home, size)
+        with term:
+            term.frame_with(TOP, 0)
+            term.settle(0.3)
+            for _ in range(opens + 1):
+                mark = term.mark()
+                pressed = term.key("Enter")
+                shown = term.frame_with(BASE_WORD, mark, timeout=60)
+                times.append(shown - pressed)
+                if BASE_WORD not in term.screen():
+                    raise RuntimeError(f"the diff is not on the screen:\n{term.screen()}")
+                term.settle(0.3)
+                mark = term.mark()
+                term.key("Escape")
+                term.frame_with("# id", mark, timeout=60)
+                term.settle(0.3)
+            term.stop()
+    finally:
+        drop(home)
+    return times
+
+
+def bench_diff(sources: list[tuple[str, Path]], runs: int, opens: int, metrics: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="rouge-tui-bench-diff-") as tmp:
+        rows = []
+        for metric in metrics:
+            suite = write_diff_suite(Path(tmp), metric)
+            top = most_moved(sources[0][1], suite)
+            if top != TOP:
+                raise SystemExit(f"the diff suite's top example is {top!r}, not {TOP!r}")
+            for size in ((120, 40), (80, 24)):
+                got: dict[str, list[list[float]]] = {label: [] for label, _ in sources}
+                for _ in range(runs):
+                    for label, tree in sources:
+                        got[label].append(diff_session(tree, suite, size, opens))
+                    print(".", end="", file=sys.stderr, flush=True)
+                print(file=sys.stderr)
+                for label, _ in sources:
+                    first = [s[0] for s in got[label]]
+                    rest = [t for s in got[label] for t in s[1:]]
+                    over = statistics.median(rest) > DIFF_BUDGET
+                    rows.append([label, metric, f"{size[0]}x{size[1]}", stat(first, "ms"), stat(rest, "ms"),
+                                 f"< {DIFF_BUDGET * 1e3:.0f} ms", "OVER" if over else "ok"])
+    print(f"\ndiff of two 2,000-word outputs and a 2,000-word reference: enter to the first frame "
+          f"showing it ({runs} sessions x {opens + 1} opens)")
+    print_table(["tree", "metric", "size", "first open", "later opens", "budget", "check"], rows)
+    sys.stdout.flush()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--words", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=3, help="sessions per tree and measurement")
+    parser.add_argument("--big", action="store_true", help="also the 1,000,000-example suite (generated once)")
+    parser.add_argument("--against", type=Path, action="append", help="another rouge-tui source tree (repeatable)")
+    parser.add_argument("--only", choices=("open", "diff"))
+    parser.add_argument("--open-size", default="80x24", help="terminal size for the opens (WxH)")
+    parser.add_argument("--opens", type=int, default=5, help="diff opens per session after the first")
+    parser.add_argument("--diff-metric", action="append", choices=("rouge1", "rouge2", "rougeL", "rougeLsum"),
+                        help="the diff suite's metric (repeatable; default rougeL)")
     args = parser.parse_args()
-    reference, baseline, candidate = texts(args.words)
-    print(f"diff of two ~{args.words}-word outputs against a {args.words}-word reference; median of {args.runs}")
-    print(f"{'metric':10} {'tokenizer':20} {'example_diff':>12} {'alignment':>10} {'total':>8}")
-    for tokenizer, stem in (("whitespace", False), ("rouge-score", True)):
-        for metric in ("rouge1", "rouge2", "rougeL", "rougeLsum"):
-            diff = timed(partial(example_diff, "x", [reference], baseline, candidate, metric, tokenizer, stem), args.runs)
-            align = timed(partial(output_alignment, baseline, candidate, tokenizer, stem), args.runs)
-            label = tokenizer + (" +stem" if stem else "")
-            print(f"{metric:10} {label:20} {diff * 1e3:10.1f}ms {align * 1e3:8.1f}ms {(diff + align) * 1e3:6.1f}ms")
-    print("budget: the diff of two 2,000-word outputs opens in < 100 ms (model + drawing)")
+    sources = trees(args.against)
+    size = tuple(int(x) for x in args.open_size.lower().split("x"))
+    print(f"machine: {machine_note()}; medians (range) of {args.runs} sessions per tree, trees in turn")
+    if args.only != "diff":
+        bench_open(100_000, sources, args.runs, size)
+        if args.big:
+            bench_open(1_000_000, sources, args.runs, size)
+    if args.only != "open":
+        bench_diff(sources, args.runs, args.opens, args.diff_metric or ["rougeL"])
+    print(f"\nmachine afterwards: {machine_note()}")
 
 
 if __name__ == "__main__":

@@ -212,9 +212,23 @@ def test_a_file_changed_between_the_figures_and_the_texts_is_not_fresh(tmp_path:
     open_analysis(open_suite(path), Settings(), caches=cached)
     reader = Deferred()
     warm = open_analysis(open_suite(path), Settings(), caches=cached, reader=reader)
+    texts = warm.texts  # asked for: the reading starts (held by the reader here)
     (path / "builds" / "2.jsonl").write_text(outs(a="changed", b="dog", c="rain is expected"))
     reader.run()
-    assert not warm.fresh(warm.texts.result())
+    assert not warm.fresh(texts.result())
+
+
+def test_with_cached_figures_the_texts_are_read_only_when_asked_for(tmp_path: Path) -> None:
+    """A cached report that needs no text (no marks, the top rows' details in the figures)
+    reads none: before, it waited at exit for a thread reading every text."""
+    path = _suite_for_cache(tmp_path / "s")
+    cached = caches(tmp_path / "cache")
+    open_analysis(open_suite(path), Settings(), caches=cached)
+    reader = Deferred()
+    warm = open_analysis(open_suite(path), Settings(), caches=cached, reader=reader)
+    assert reader.waiting == [] and warm.figures.paired == 3
+    warm.texts  # noqa: B018 - asking is what starts the reading
+    assert len(reader.waiting) == 1
 
 
 def _figures_entry(tmp_path: Path) -> tuple[Path, Caches, bytes, str]:

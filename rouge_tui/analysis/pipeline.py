@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -110,15 +111,31 @@ def _figures_key(suite: Suite, settings: Settings, names: tuple[str, str], diges
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@dataclass
 class Analysis:
-    """One comparison: its figures now, its texts now or soon."""
+    """One comparison: its figures now, its texts now or when first asked for (`texts`, a
+    future: with cached figures they are read in the background then, and not at all by a
+    report that needs none of them)."""
 
-    suite: Suite
-    settings: Settings
-    figures: Figures
-    texts: Future[Texts]
-    key: str | None  # the figures' cache key (None: not cached)
+    def __init__(self, suite: Suite, settings: Settings, figures: Figures, texts: Future[Texts] | Callable[[], Texts],
+                 key: str | None, reader: ThreadPoolExecutor | None = None) -> None:
+        self.suite = suite
+        self.settings = settings
+        self.figures = figures
+        self.key = key  # the figures' cache key (None: not cached)
+        self._texts = texts if isinstance(texts, Future) else None
+        self._read = None if isinstance(texts, Future) else texts
+        self._reader = reader
+        self._lock = threading.Lock()
+
+    @property
+    def texts(self) -> Future[Texts]:
+        with self._lock:
+            if self._texts is None:
+                pool = self._reader or ThreadPoolExecutor(1, thread_name_prefix="texts")
+                self._texts = pool.submit(self._read)
+                if self._reader is None:
+                    pool.shutdown(wait=False)
+            return self._texts
 
     def fresh(self, texts: Texts) -> bool:
         """Whether ``texts`` are the bytes the figures were computed from (a file may have
@@ -140,8 +157,8 @@ def open_analysis(
 ) -> Analysis:
     """The comparison of two builds (by name; the suite's default pair when None).
 
-    With cached figures for these bytes, the texts are read by ``reader`` (a thread, in
-    the background) and the figures come back at once; otherwise everything is read and
+    With cached figures for these bytes, the figures come back at once and the texts are
+    read by ``reader`` (a thread) when first asked for; otherwise everything is read and
     scored before returning."""
     caches = caches or Caches.none()
     base, cand = suite.pick(baseline, candidate)
@@ -157,11 +174,7 @@ def open_analysis(
                 except ValueError:
                     figures = None
                 if figures is not None:
-                    pool = reader or ThreadPoolExecutor(1, thread_name_prefix="texts")
-                    texts = pool.submit(read_texts, suite, base, cand)
-                    if reader is None:
-                        pool.shutdown(wait=False)
-                    return Analysis(suite, settings, figures, texts, key)
+                    return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand), key, reader)
     texts = read_texts(suite, base, cand, progress)
     return analyse(suite, settings, texts, caches=caches, progress=progress)
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 
 from rouge_tui import __version__
 from rouge_tui.rouge import METRICS, TOKENIZERS
-from rouge_tui.rouge.engine import ENGINE
 
 __all__ = ["BAND_SOURCES", "Settings", "UsageError", "resolve"]
 
@@ -40,6 +39,8 @@ class Settings:
     @property
     def scoring(self) -> str:
         """What a score depends on besides its texts (the score cache's key)."""
+        from rouge_tui.rouge.engine import ENGINE  # numpy comes with it: not for --help
+
         return f"{self.metric}|tok:{TOKENIZERS[self.tokenizer].label}|stem:{self.stem}|{ENGINE}"
 
     def switched(self, *, metric: str | None = None, tokenizer: str | None = None) -> Settings:

@@ -2,10 +2,12 @@
 
 Two suites, both made up from template parts and small vocabularies (no real data):
 
-- ``incident-summaries``: postmortem summaries, two single-run builds; the candidate drifts
-  the way real builds do (truncation, duplicated headers, invented closing sentences,
-  heavier paraphrase, empty outputs, a few improvements), so the report says drift-down.
-  It contains the ROUGE chapter's worked example as ``inc-0042``.
+- ``incident-summaries``: postmortem summaries, each reference with the postmortem it was
+  written from (``source``: the same facts plus the ticket, version, region, nodes, who was
+  paged, what was tried first, a timeline), two single-run builds; the candidate drifts the
+  way real builds do (truncation, duplicated headers, invented closing sentences, heavier
+  paraphrase, empty outputs, a few improvements), so the report says drift-down. It
+  contains the ROUGE chapter's worked example as ``inc-0042``.
 - ``support-answers``: short answers to product support questions, two builds with three
   replicate runs each that differ only by sampling noise, so the report says within band.
 
@@ -800,7 +802,7 @@ def incident_grammar(index: int) -> tuple[Grammar, Random]:
     short, requests = SERVICES[rng.randrange(len(SERVICES))]
     start = rng.randrange(24 * 60)
     minutes = rng.choice([rng.randint(6, 55), rng.randint(20, 95), rng.randint(60, 200)])
-    detect_min = rng.randint(4, 22)
+    detect_min = min(rng.randint(4, 22), minutes - 2)  # paged before the fix, not after
     major = rng.randint(1, 9)
     minor = rng.randint(3, 60)
     region, region2 = rng.sample(REGIONS, 2)
@@ -833,6 +835,9 @@ def incident_grammar(index: int) -> tuple[Grammar, Random]:
         ticket=[f"OPS-{rng.randint(1000, 9999)}"],
         sev=[str(rng.choice([1, 2, 2, 2, 3, 3]))],
     )
+    # The numbers behind the clock times, for the postmortem's timeline (no draw: the
+    # references' stream stays as it was).
+    grammar.update(start_at=[str(start)], length_min=[str(minutes)])
     for key in ("title", "trigger", "symptom", "fix", "action", "done"):
         grammar[key] = list(cause[key])  # type: ignore[arg-type]
     values = cause["values"]
@@ -891,6 +896,138 @@ def first_line_twice(text: str) -> str:
     return "Summary:\nSummary:\n" + text
 
 
+_FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")  # SPEC's figures, as written
+
+
+def figure_set(*texts: str) -> set[str]:
+    """Every figure of the texts, as SPEC reads them (``02:14``, ``41``, ``4.12.3``)."""
+    return {m.group() for text in texts for m in _FIGURE.finditer(text)}
+
+
+# ---------------------------------------------------------------------------------------
+# The postmortems the references were written from (the records' "source" field): the same
+# facts, partly in the reference's words, plus what a summary leaves out: the ticket, the
+# version, the region, the number of nodes, who was paged, what was tried first, a timeline.
+# ---------------------------------------------------------------------------------------
+
+PAGED = [
+    "the {svc_short} on-call",
+    "the platform on-call",
+    "the SRE secondary",
+    "the database on-call",
+]
+TRIED = [
+    "restarting the {svc_short} pods",
+    "scaling {svc_short} out by hand",
+    "failing the database over to its standby",
+    "flushing the CDN cache",
+    "rolling back the last application deploy",
+]
+HOSTS = [6, 8, 12, 16, 24, 32, 48]
+SOURCE_DETAILS = {
+    # Sentences a summary could copy from its postmortem, each with a figure the reference
+    # does not have (the copied-figure drift picks one of the first two).
+    "env": "{^svc_short} was running {ver} on {hosts} nodes in {region}.",
+    "ticket": "Tracked as {ticket}.",
+    "paged": "{^paged} was paged at {time2} UTC, {detect_min} minutes after the start.",
+    "tried": "At {tried_at} UTC on-call first tried {tried}, which did not help.",
+    "restored": "Service was fully restored at {clear_at} UTC.",
+}
+
+CHAPTER_TITLE = "SEV2: Checkout timeouts (config push removed read replica)"
+# The postmortem of the chapter's incident: the reference's three sentences as written, and
+# the finding that rules out Summary B's closing sentence (the chapter: "the config push was
+# covered by tests, and it passed them, because the tests asserted on pool health after the
+# change rather than on pool size during it").
+CHAPTER_FINDING = (
+    "The config push was covered by tests, and it passed them, because the tests asserted on "
+    "pool health after the change rather than on pool size during it."
+)
+CHAPTER_DETAILS = (
+    "Checkout was running v4.18.2 on 24 nodes in us-east-1. Tracked as OPS-4127. The checkout "
+    "on-call was paged at 02:19 UTC, 5 minutes after the start. At 02:23 UTC on-call first "
+    f"tried restarting the checkout pods, which did not help. {CHAPTER_FINDING} Service was "
+    "fully restored at 03:02 UTC."
+)
+CHAPTER_TIMELINE = (
+    "Timeline (UTC): 02:14 start; 02:19 page; 02:23 first attempt; 02:55 mitigation; 03:02 all "
+    "clear."
+)
+CHAPTER_FOLLOW_UPS = (
+    "Follow-ups: block config pushes that reduce pool size below two; assert on pool size during "
+    "config changes, not only on pool health after them."
+)
+CHAPTER_SOURCE = "\n".join(
+    [
+        f"Postmortem OPS-4127: {CHAPTER_TITLE}",
+        CHAPTER_REFERENCE,
+        CHAPTER_DETAILS,
+        CHAPTER_TIMELINE,
+        CHAPTER_FOLLOW_UPS,
+    ]
+)
+
+
+def render_source(
+    grammar: Grammar, picks: Mapping[str, int], reference: str, title: str, index: int
+) -> tuple[str, dict[str, str]]:
+    """An incident's postmortem, and its detail sentences by name (each one is in it)."""
+    rng = rng_for("incident", "source", index)
+    start, minutes = int(grammar["start_at"][0]), int(grammar["length_min"][0])
+    detect = int(grammar["detect_min"][0])
+    tried_at = start + detect + rng.randint(2, 6)
+    clear_at = start + minutes + rng.randint(4, 15)
+    local: Grammar = {**grammar, "paged": PAGED, "tried": TRIED}
+    local.update(
+        hosts=[str(rng.choice(HOSTS))], tried_at=[hhmm(tried_at)], clear_at=[hhmm(clear_at)]
+    )
+    plain = Renderer(local, rng)
+    # The numbers of the impact, whichever wording a summary picks: the percentage, the
+    # duration exactly, the latency or the delay where the cause has them.
+    symptoms = " ".join(grammar["symptom"])
+    exact = grammar["dur"][0]  # "1 hour 23 minutes", or "41 minutes"
+    impact = "Impact: {pct}% of {svc_req} for " + exact
+    impact += "" if exact == f"{minutes} minutes" else " ({length_min} minutes)"
+    impact += ", p99 latency above {lat} seconds" if "{lat}" in symptoms else ""
+    impact += ", delays of up to {delay} minutes" if "{delay}" in symptoms else ""
+    names = [
+        "env",
+        "ticket",
+        "paged",
+        *(["tried"] if tried_at < start + minutes else []),
+        "restored",
+    ]
+    details = {name: tidy(plain.render(SOURCE_DETAILS[name])) for name in names}
+    timeline = [(start, "start"), (start + detect, "page")]
+    if "tried" in details:
+        timeline.append((tried_at, "first attempt"))
+    timeline += [(start + minutes, "mitigation"), (clear_at, "all clear")]
+    timeline.sort(key=lambda entry: entry[0])  # stable: equal times keep their order
+    # Every follow-up the postmortem agreed on, and what is done already.
+    actions = [*(plain.render(a) for a in grammar["action"]), plain.render("{action2}")]
+    done = " ".join(plain.render(d) for d in grammar["done"])
+    # The narrative: the reference's facts, some in its words (the engineer who wrote the
+    # summary copied from here), always with the detection, and every figure the reference
+    # has (the reference's own wording when no other keeps them all).
+    detect_pick = picks.get("detect#0", 0) or rng.randrange(1, len(grammar["detect"]))
+    for attempt in range(21):
+        story = Renderer(
+            local, rng, like=picks, p_same=0.6 if attempt < 20 else 1.0,
+            force={"detect#0": detect_pick},
+        )  # fmt: skip
+        lines = [
+            f"Postmortem {grammar['ticket'][0]}: {title}",
+            tidy(story.render("{onset} {impact} {detect} {fix}")),
+            " ".join([tidy(plain.render(impact)) + ".", *details.values()]),
+            "Timeline (UTC): " + "; ".join(f"{hhmm(at)} {what}" for at, what in timeline) + ".",
+            f"Follow-ups: {'; '.join(actions)}. Done: {done}",
+        ]
+        source = "\n".join(lines)
+        if figure_set(reference) <= figure_set(source):
+            break
+    return source, details
+
+
 def incident_suite() -> dict[str, str]:
     """All files of the incident suite, by relative path."""
     ids = [f"inc-{i:04d}" for i in range(1, N_INCIDENTS + 1)]
@@ -907,7 +1044,10 @@ def incident_suite() -> dict[str, str]:
         seen.add(reference)
         title = tidy(Renderer(grammar, rng).render("{input}"))
         grammars[example_id] = grammar, rng, picks
-        references[example_id] = {"id": example_id, "input": title, "reference": reference}
+        source, _ = render_source(grammar, picks, reference, title, index)
+        references[example_id] = {
+            "id": example_id, "input": title, "reference": reference, "source": source
+        }  # fmt: skip
         # A decent model: the same facts, mostly in other words; sometimes a header line.
         drop_detect = {"detect#0": 0} if rng.random() < 0.35 else None
         output = paraphrase(grammar, rng, picks, 0.3, drop_detect, swaps=rng.randint(0, 2))
@@ -916,8 +1056,9 @@ def incident_suite() -> dict[str, str]:
         baseline[example_id] = output
         candidate[example_id] = output
 
-    references[CHAPTER_ID]["reference"] = CHAPTER_REFERENCE
-    references[CHAPTER_ID]["input"] = "SEV2: Checkout timeouts (config push removed read replica)"
+    references[CHAPTER_ID].update(
+        reference=CHAPTER_REFERENCE, input=CHAPTER_TITLE, source=CHAPTER_SOURCE
+    )
     baseline[CHAPTER_ID], candidate[CHAPTER_ID] = CHAPTER_SUMMARY_A, CHAPTER_SUMMARY_B
     references[EMPTY_REFERENCE_ID]["reference"] = "   "
     baseline[MARKUP_HEADER_ID] = "[bold]Incident summary[/bold]\n" + baseline[MARKUP_HEADER_ID]

@@ -2,7 +2,8 @@
 
 The suites are parsed here with `json` and `tomllib` only (not rouge_tui.suite), and scored
 with oracles the project did not write: the chapter's own textbook code for the whitespace
-suite, and the rouge-score package for the rouge-score suite.
+suite, and the rouge-score package for the rouge-score suite. SPEC's grounding definitions
+(sentences, words, support, figures) are restated here in a few lines each.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -80,6 +82,45 @@ def incident_pairs() -> tuple[list[str], list[float], list[float]]:
     base = [rouge_l(baseline[i], references[i]) for i in ids]
     cand = [rouge_l(candidate[i], references[i]) for i in ids]
     return ids, base, cand
+
+
+@cache
+def incident_sources() -> dict[str, str]:
+    return by_id(INCIDENTS / "references.jsonl", "source")
+
+
+# SPEC "What overlap cannot see", restated: sentences are cut at line breaks and after a run
+# of . ! ? (with closing marks) before whitespace; words are casefolded runs of letters and
+# digits; a sentence's support in a text is its largest share of words on an LCS with one
+# sentence there (a counterpart from 0.5); figures are matches of SPEC's pattern as written.
+SENTENCE_END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s)")
+WORD = re.compile(r"[^\W_]+")
+FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
+
+
+def sentences(text: str) -> list[str]:
+    found = []
+    for line in text.splitlines():
+        cut = 0
+        for end in [m.end() for m in SENTENCE_END.finditer(line)] + [len(line)]:
+            piece, cut = line[cut:end].strip(), end
+            if WORD.search(piece.casefold()):
+                found.append(piece)
+    return found
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text.casefold())
+
+
+def support(sentence: str, *texts: str) -> float:
+    own = words(sentence)
+    others = [words(t) for text in texts for t in sentences(text)]
+    return max((lcs(own, other) / len(own) for other in others), default=0.0)
+
+
+def figures(*texts: str) -> set[str]:
+    return {m.group() for text in texts for m in FIGURE.finditer(text)}
 
 
 def settings(suite: Path) -> dict[str, object]:
@@ -153,6 +194,26 @@ def test_chapter_worked_example_is_inc_0042() -> None:
     assert round(rouge_l(summary_b, reference), 4) == 0.8142
 
 
+def test_chapter_source_holds_the_reference_and_the_finding() -> None:
+    references, baseline, candidate = incidents()
+    source = incident_sources()["inc-0042"]
+    assert all(sentence in source for sentence in sentences(references["inc-0042"]))
+    finding = (
+        "the config push was covered by tests, and it passed them, because the tests asserted "
+        "on pool health after the change rather than on pool size during it"
+    )  # the chapter's words
+    assert finding in source.lower()
+    *copied, closing = sentences(candidate["inc-0042"])
+    assert (
+        closing
+        == "The incident was caused by insufficient test coverage in the deployment pipeline."
+    )
+    assert [support(s, source) for s in copied] == [1.0, 1.0, 1.0]  # lifted from the source
+    for text in (references["inc-0042"], source, baseline["inc-0042"]):
+        assert support(closing, text) < 0.5, text  # no counterpart anywhere: a new sentence
+    assert figures(candidate["inc-0042"]) <= figures(references["inc-0042"])
+
+
 def test_incident_edge_ids_exercise_the_loader() -> None:
     references, baseline, candidate = incidents()
     assert len(references) >= 200
@@ -175,6 +236,23 @@ def test_incident_references_read_like_postmortems() -> None:
     assert all(" UTC" in t for t in usable.values())
     assert sum("\n" in t for t in usable.values()) >= len(usable) // 4
     assert all(str(rows[i].get("input", "")).strip() for i in rows)
+
+
+def test_every_reference_has_the_postmortem_it_was_written_from() -> None:
+    references, _, _ = incidents()
+    sources = incident_sources()
+    assert set(sources) == set(references)
+    assert len(set(sources.values())) == len(sources), "sources repeat"
+    for i, reference in references.items():
+        if not reference.strip():
+            continue
+        source = sources[i]
+        assert source.startswith("Postmortem OPS-"), i
+        assert len(sentences(source)) >= len(sentences(reference)) + 3, i
+        assert figures(reference) <= figures(source), i  # the reference's facts are in it
+        # ...and details the reference leaves out: a ticket, a version, a timeline
+        assert figures(source) - figures(reference), i
+        assert "Timeline (UTC):" in source, i
 
 
 def test_candidate_drift_kinds_are_all_present() -> None:

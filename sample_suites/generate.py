@@ -9,8 +9,9 @@ Two suites, both made up from template parts and small vocabularies (no real dat
   examples that flip between two wordings every night (volatile), a one-night incident on
   2026-11-23 (outputs cut short, back the next night), three replicate runs on 2026-11-24
   and two outputs missing on 2026-11-22. The last night, the candidate, drifts the way real
-  builds do (truncation, duplicated headers, invented closing sentences, heavier
-  paraphrase, empty outputs, a few improvements), so the report says drift-down. ``inc-0042`` is the ROUGE chapter's worked
+  builds do (truncation, duplicated headers, invented closing sentences, a changed duration,
+  the ticket or version copied from the source, heavier paraphrase, empty outputs, a few
+  improvements), so the report says drift-down. ``inc-0042`` is the ROUGE chapter's worked
   example (Summary A every night before, B in the candidate).
 - ``support-answers``: short answers to product support questions, two builds with three
   replicate runs each that differ only by sampling noise, so the report says within band.
@@ -972,7 +973,8 @@ TRIED = [
 ]
 HOSTS = [6, 8, 12, 16, 24, 32, 48]
 SOURCE_DETAILS = {
-    # Details a summary leaves out, each with a figure the reference does not have.
+    # Sentences a summary could copy from its postmortem, each with a figure the reference
+    # does not have (the copied-figure drift picks one of the first two).
     "env": "{^svc_short} was running {ver} on {hosts} nodes in {region}.",
     "ticket": "Tracked as {ticket}.",
     "paged": "{^paged} was paged at {time2} UTC, {detect_min} minutes after the start.",
@@ -1137,6 +1139,32 @@ def balanced_phases(gaps: Sequence[float]) -> list[int]:
     return best[1]
 
 
+def insert_sentence(text: str, sentence: str) -> str:
+    """Put ``sentence`` after the output's first sentence (at the end if it has one)."""
+    end = re.search(r"[.!?](\s)", text)
+    if end is None:
+        return text + " " + sentence
+    return text[: end.end()] + sentence + " " + text[end.end() :]
+
+
+def change_duration(text: str, grammar: Grammar, known: set[str], rng: Random) -> str | None:
+    """The output with its duration in minutes changed ("41 minutes" -> "45 minutes"), to a
+    number no text of the example has; None when it states no exact duration in minutes."""
+    exact = [form for form in grammar["dur"] if re.fullmatch(r"\d+ minutes", form)]
+    for form in exact:
+        at = re.search(rf"(?<![\w.:,/-]){re.escape(form)}", text)
+        if at is None or text[max(0, at.start() - 6) : at.start()].endswith("about "):
+            continue
+        minutes = int(form.split()[0])
+        steps = [4, -4, 5, -5, 3, -3, 6, 7]
+        rng.shuffle(steps)
+        for step in steps:
+            new = str(minutes + step)
+            if minutes + step >= 2 and new not in known:
+                return text[: at.start()] + f"{new} minutes" + text[at.end() :]
+    return None
+
+
 def incident_suite() -> dict[str, str]:
     """All files of the incident suite, by relative path."""
     ids = [f"inc-{i:04d}" for i in range(1, N_INCIDENTS + 1)]
@@ -1262,6 +1290,8 @@ def incident_suite() -> dict[str, str]:
         ("heavier", 19),
         ("empty", 3),
         ("improved", 5),
+        ("changed-figure", 7),
+        ("copied-figure", 8),
         ("reworded", 36),
     ]
     for kind, count in plan:
@@ -1270,8 +1300,11 @@ def incident_suite() -> dict[str, str]:
             if done == count:
                 break
             grammar, picks = grammars[example_id]
+            row = references[example_id]
             rng = rng_for("incident", "drift", example_id)
             old = baseline[example_id]
+            known = figure_set(row["reference"], row["source"], old)
+            new: str | None
             if kind == "prefix":
                 new = truncate(old, rng)
             elif kind == "shorter":
@@ -1291,8 +1324,26 @@ def incident_suite() -> dict[str, str]:
                 new = ""
             elif kind == "improved":
                 new = paraphrase(grammar, rng, picks, 0.9)
+            elif kind == "changed-figure":
+                new = change_duration(old, grammar, known, rng)
+            elif kind == "copied-figure":
+                # The new prompt asks for the ticket and the version: copied from the source.
+                # The version and node count go after the first sentence, the ticket last.
+                options = [
+                    name
+                    for name in ("env", "ticket")
+                    if figure_set(details[example_id][name]) - figure_set(row["reference"], old)
+                ]
+                name = rng.choice(options) if options else None
+                copied = details[example_id][name] if name else ""
+                if name == "env":
+                    new = insert_sentence(old, copied)
+                else:
+                    new = old + " " + copied if name else None
             else:
                 new = reword(old, rng, rng.randint(1, 3), INCIDENT_SYNONYMS)
+            if new is None:
+                continue  # not this kind's example: leave it to the next kind
             candidate[example_id] = new
             drift_ids.remove(example_id)
             done += 1

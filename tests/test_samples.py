@@ -337,12 +337,31 @@ def test_every_reference_has_the_postmortem_it_was_written_from() -> None:
 def drift_kinds() -> dict[str, list[str]]:
     """The candidate's changes against the baseline, told apart from the texts alone."""
     ids, _, _ = incident_pairs()
-    _, baseline, candidate = incidents()
-    kinds: dict[str, list[str]] = {"invented": []}
+    references, baseline, candidate = incidents()
+    sources = incident_sources()
+    kinds: dict[str, list[str]] = {"invented": [], "changed-figure": [], "copied-figure": []}
     for i in ids:
         old, new = baseline[i], candidate[i]
         if new.startswith(old) and len(new.split()) >= len(old.split()) + 6:
             kinds["invented"].append(i)  # an output that gained a closing sentence
+        a, b = old.split(), new.split()
+        changed = [k for k, (x, y) in enumerate(zip(a, b)) if x != y] if len(a) == len(b) else []
+        if (
+            len(changed) == 1
+            and a[changed[0]].isdigit()
+            and b[changed[0]].isdigit()
+            and "".join(b[changed[0] + 1 : changed[0] + 2]).startswith("minutes")
+        ):
+            kinds["changed-figure"].append(i)  # "41 minutes" became "45 minutes"
+        added = [s for s in sentences(new) if s not in sentences(old)]
+        removed = [s for s in sentences(old) if s not in sentences(new)]
+        if (
+            len(added) == 1
+            and not removed
+            and added[0] in sentences(sources[i])
+            and figures(added[0]) - figures(old, references[i])
+        ):
+            kinds["copied-figure"].append(i)  # a sentence of the source, with its figures
     return kinds
 
 
@@ -375,6 +394,8 @@ def test_candidate_drift_kinds_are_all_present() -> None:
     assert prefix >= 0.06 * n
     assert 0.04 * n <= duplicated <= 0.08 * n
     assert INVENTED_COUNT[0] <= len(kinds["invented"]) <= INVENTED_COUNT[1]
+    assert 5 <= len(kinds["changed-figure"]) <= 10
+    assert 5 <= len(kinds["copied-figure"]) <= 10
     assert 3 <= improved <= 12
     assert 0.3 * n <= same <= 0.6 * n
 
@@ -392,6 +413,19 @@ def test_invented_closing_sentences_have_no_counterpart_anywhere() -> None:
         for text in (references[i], sources[i], baseline[i]):
             assert support(closing, text) < 0.5, (i, closing, text)
     assert len(closings) >= 3, "a few different inventions, not one"
+
+
+def test_changed_figures_are_in_no_text_and_copied_ones_are_in_the_source() -> None:
+    references, baseline, candidate = incidents()
+    sources = incident_sources()
+    kinds = drift_kinds()
+    for i in kinds["changed-figure"]:
+        new = figures(candidate[i]) - figures(baseline[i])
+        assert len(new) == 1 and not new & figures(references[i], sources[i], baseline[i]), i
+        assert all(support(s, baseline[i]) >= 0.5 for s in sentences(candidate[i])), i
+    for i in kinds["copied-figure"]:
+        new = figures(candidate[i]) - figures(baseline[i], references[i])
+        assert new and new <= figures(sources[i]), i  # new to the summary, not to the source
 
 
 def test_quiet_nights_stay_within_each_others_bands() -> None:
@@ -498,6 +532,17 @@ def test_report_reads_the_drift_and_the_signals_the_suite_was_built_with() -> No
     kinds = drift_kinds()
     for i in kinds["invented"]:
         assert sentences(candidate[i][len(baseline[i]) :]) == rows[i]["new_sentences"][-1:], i
+    changed = {
+        f for i in kinds["changed-figure"] for f in figures(candidate[i]) - figures(baseline[i])
+    }
+    copied = {
+        f for i in kinds["copied-figure"] for f in figures(candidate[i]) - figures(baseline[i])
+    }
+    new_figures = {f for row in rows.values() for f in row["new_figures"]}
+    assert changed & new_figures and changed <= new_figures
+    for i in kinds["copied-figure"]:
+        assert rows[i]["new_figures"] == [] and rows[i]["new_sentences"] == [], i
+    assert not copied & {f for i in kinds["copied-figure"] for f in rows[i]["new_figures"]}
 
 
 # --- the support suite ---------------------------------------------------------------------

@@ -2,10 +2,17 @@
 
 Two suites, both made up from template parts and small vocabularies (no real data):
 
-- ``incident-summaries``: postmortem summaries, two single-run builds; the candidate drifts
-  the way real builds do (truncation, duplicated headers, invented closing sentences,
-  heavier paraphrase, empty outputs, a few improvements), so the report says drift-down.
-  It contains the ROUGE chapter's worked example as ``inc-0042``.
+- ``incident-summaries``: postmortem summaries, each reference with the postmortem it was
+  written from (``source``: the same facts plus the ticket, version, region, nodes, who was
+  paged, what was tried first, a timeline). Eight nightly builds, 2026-11-20 to 2026-11-27:
+  the first seven differ only by a handful of outputs reworded each night, except eight
+  examples that flip between two wordings every night (volatile), a one-night incident on
+  2026-11-23 (outputs cut short, back the next night), three replicate runs on 2026-11-24
+  and two outputs missing on 2026-11-22. The last night, the candidate, drifts the way real
+  builds do (truncation, duplicated headers, invented closing sentences, a changed duration,
+  the ticket or version copied from the source, heavier paraphrase, empty outputs, a few
+  improvements), so the report says drift-down. ``inc-0042`` is the ROUGE chapter's worked
+  example (Summary A every night before, B in the candidate).
 - ``support-answers``: short answers to product support questions, two builds with three
   replicate runs each that differ only by sampling noise, so the report says within band.
 
@@ -800,7 +807,7 @@ def incident_grammar(index: int) -> tuple[Grammar, Random]:
     short, requests = SERVICES[rng.randrange(len(SERVICES))]
     start = rng.randrange(24 * 60)
     minutes = rng.choice([rng.randint(6, 55), rng.randint(20, 95), rng.randint(60, 200)])
-    detect_min = rng.randint(4, 22)
+    detect_min = min(rng.randint(4, 22), minutes - 2)  # paged before the fix, not after
     major = rng.randint(1, 9)
     minor = rng.randint(3, 60)
     region, region2 = rng.sample(REGIONS, 2)
@@ -833,6 +840,9 @@ def incident_grammar(index: int) -> tuple[Grammar, Random]:
         ticket=[f"OPS-{rng.randint(1000, 9999)}"],
         sev=[str(rng.choice([1, 2, 2, 2, 3, 3]))],
     )
+    # The numbers behind the clock times, for the postmortem's timeline (no draw: the
+    # references' stream stays as it was).
+    grammar.update(start_at=[str(start)], length_min=[str(minutes)])
     for key in ("title", "trigger", "symptom", "fix", "action", "done"):
         grammar[key] = list(cause[key])  # type: ignore[arg-type]
     values = cause["values"]
@@ -891,13 +901,277 @@ def first_line_twice(text: str) -> str:
     return "Summary:\nSummary:\n" + text
 
 
+def chapter_lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    """The chapter's textbook LCS of two token lists."""
+    row = [0] * (len(b) + 1)
+    for x in a:
+        diagonal = 0
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], diagonal + 1 if x == y else max(row[j], row[j - 1])
+    return row[-1]
+
+
+def chapter_rouge_l(candidate: str, reference: str) -> float:
+    """ROUGE-L F as the chapter computes it: ``lower().split()`` tokens, textbook LCS."""
+    c, r = candidate.lower().split(), reference.lower().split()
+    m = chapter_lcs(c, r)
+    return 0.0 if m == 0 else 2 * m / (len(c) + len(r))
+
+
+_FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")  # SPEC's figures, as written
+
+
+def figure_set(*texts: str) -> set[str]:
+    """Every figure of the texts, as SPEC reads them (``02:14``, ``41``, ``4.12.3``)."""
+    return {m.group() for text in texts for m in _FIGURE.finditer(text)}
+
+
+_WORD = re.compile(r"[^\W_]+")  # SPEC's words for grounding
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]’”]*(?=\s)")
+
+
+def sentence_words(text: str) -> list[list[str]]:
+    """The words of each of the text's sentences, as SPEC cuts them (lines, then a run of
+    ``.!?`` and closing marks before whitespace)."""
+    found = []
+    for line in text.splitlines():
+        for piece in _SENTENCE_END.split(line):
+            words = _WORD.findall(piece.casefold())
+            if words:
+                found.append(words)
+    return found
+
+
+def all_supported(text: str, *grounds: str, min_support: float = 0.5) -> bool:
+    """Whether every sentence of ``text`` has a counterpart in ``grounds`` (SPEC's support:
+    the largest share of its words on an LCS with one sentence there)."""
+    others = [words for ground in grounds for words in sentence_words(ground)]
+    return all(
+        max((chapter_lcs(own, other) for other in others), default=0) >= min_support * len(own)
+        for own in sentence_words(text)
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# The postmortems the references were written from (the records' "source" field): the same
+# facts, partly in the reference's words, plus what a summary leaves out: the ticket, the
+# version, the region, the number of nodes, who was paged, what was tried first, a timeline.
+# ---------------------------------------------------------------------------------------
+
+PAGED = [
+    "the {svc_short} on-call",
+    "the platform on-call",
+    "the SRE secondary",
+    "the database on-call",
+]
+TRIED = [
+    "restarting the {svc_short} pods",
+    "scaling {svc_short} out by hand",
+    "failing the database over to its standby",
+    "flushing the CDN cache",
+    "rolling back the last application deploy",
+]
+HOSTS = [6, 8, 12, 16, 24, 32, 48]
+SOURCE_DETAILS = {
+    # Sentences a summary could copy from its postmortem, each with a figure the reference
+    # does not have (the copied-figure drift picks one of the first two).
+    "env": "{^svc_short} was running {ver} on {hosts} nodes in {region}.",
+    "ticket": "Tracked as {ticket}.",
+    "paged": "{^paged} was paged at {time2} UTC, {detect_min} minutes after the start.",
+    "tried": "At {tried_at} UTC on-call first tried {tried}, which did not help.",
+    "restored": "Service was fully restored at {clear_at} UTC.",
+}
+
+CHAPTER_TITLE = "SEV2: Checkout timeouts (config push removed read replica)"
+# The postmortem of the chapter's incident: the reference's three sentences as written, and
+# the finding that rules out Summary B's closing sentence (the chapter: "the config push was
+# covered by tests, and it passed them, because the tests asserted on pool health after the
+# change rather than on pool size during it").
+CHAPTER_FINDING = (
+    "The config push was covered by tests, and it passed them, because the tests asserted on "
+    "pool health after the change rather than on pool size during it."
+)
+CHAPTER_DETAILS = (
+    "Checkout was running v4.18.2 on 24 nodes in us-east-1. Tracked as OPS-4127. The checkout "
+    "on-call was paged at 02:19 UTC, 5 minutes after the start. At 02:23 UTC on-call first "
+    f"tried restarting the checkout pods, which did not help. {CHAPTER_FINDING} Service was "
+    "fully restored at 03:02 UTC."
+)
+CHAPTER_TIMELINE = (
+    "Timeline (UTC): 02:14 start; 02:19 page; 02:23 first attempt; 02:55 mitigation; 03:02 all "
+    "clear."
+)
+CHAPTER_FOLLOW_UPS = (
+    "Follow-ups: block config pushes that reduce pool size below two; assert on pool size during "
+    "config changes, not only on pool health after them."
+)
+CHAPTER_SOURCE = "\n".join(
+    [
+        f"Postmortem OPS-4127: {CHAPTER_TITLE}",
+        CHAPTER_REFERENCE,
+        CHAPTER_DETAILS,
+        CHAPTER_TIMELINE,
+        CHAPTER_FOLLOW_UPS,
+    ]
+)
+
+
+def render_source(
+    grammar: Grammar, picks: Mapping[str, int], reference: str, title: str, index: int
+) -> tuple[str, dict[str, str]]:
+    """An incident's postmortem, and its detail sentences by name (each one is in it)."""
+    rng = rng_for("incident", "source", index)
+    start, minutes = int(grammar["start_at"][0]), int(grammar["length_min"][0])
+    detect = int(grammar["detect_min"][0])
+    tried_at = start + detect + rng.randint(2, 6)
+    clear_at = start + minutes + rng.randint(4, 15)
+    local: Grammar = {**grammar, "paged": PAGED, "tried": TRIED}
+    local.update(
+        hosts=[str(rng.choice(HOSTS))], tried_at=[hhmm(tried_at)], clear_at=[hhmm(clear_at)]
+    )
+    plain = Renderer(local, rng)
+    # The numbers of the impact, whichever wording a summary picks: the percentage, the
+    # duration exactly, the latency or the delay where the cause has them.
+    symptoms = " ".join(grammar["symptom"])
+    exact = grammar["dur"][0]  # "1 hour 23 minutes", or "41 minutes"
+    impact = "Impact: {pct}% of {svc_req} for " + exact
+    impact += "" if exact == f"{minutes} minutes" else " ({length_min} minutes)"
+    impact += ", p99 latency above {lat} seconds" if "{lat}" in symptoms else ""
+    impact += ", delays of up to {delay} minutes" if "{delay}" in symptoms else ""
+    names = [
+        "env",
+        "ticket",
+        "paged",
+        *(["tried"] if tried_at < start + minutes else []),
+        "restored",
+    ]
+    details = {name: tidy(plain.render(SOURCE_DETAILS[name])) for name in names}
+    timeline = [(start, "start"), (start + detect, "page")]
+    if "tried" in details:
+        timeline.append((tried_at, "first attempt"))
+    timeline += [(start + minutes, "mitigation"), (clear_at, "all clear")]
+    timeline.sort(key=lambda entry: entry[0])  # stable: equal times keep their order
+    # Every follow-up the postmortem agreed on, and what is done already.
+    actions = [*(plain.render(a) for a in grammar["action"]), plain.render("{action2}")]
+    done = " ".join(plain.render(d) for d in grammar["done"])
+    # The narrative: the reference's facts, some in its words (the engineer who wrote the
+    # summary copied from here), always with the detection, and every figure the reference
+    # has (the reference's own wording when no other keeps them all).
+    detect_pick = picks.get("detect#0", 0) or rng.randrange(1, len(grammar["detect"]))
+    for attempt in range(21):
+        story = Renderer(
+            local, rng, like=picks, p_same=0.6 if attempt < 20 else 1.0,
+            force={"detect#0": detect_pick},
+        )  # fmt: skip
+        lines = [
+            f"Postmortem {grammar['ticket'][0]}: {title}",
+            tidy(story.render("{onset} {impact} {detect} {fix}")),
+            " ".join([tidy(plain.render(impact)) + ".", *details.values()]),
+            "Timeline (UTC): " + "; ".join(f"{hhmm(at)} {what}" for at, what in timeline) + ".",
+            f"Follow-ups: {'; '.join(actions)}. Done: {done}",
+        ]
+        source = "\n".join(lines)
+        if figure_set(reference) <= figure_set(source):
+            break
+    return source, details
+
+
+# ---------------------------------------------------------------------------------------
+# The suite's history: one build a night. The nights before the candidate differ only by a
+# handful of outputs reworded; a few examples flip between two wordings every night
+# (volatile); one night has a one-night incident (outputs cut short, fixed the next day); one
+# night is run three times; one night lost two outputs. The last night is the candidate.
+# ---------------------------------------------------------------------------------------
+
+NIGHTS = [f"2026-11-{day}" for day in range(20, 28)]
+BUILD_TAGS = {"2026-11-20": "4be1c0", "2026-11-27": "9f03aa"}  # the names of the first suite
+GAP_NIGHT = "2026-11-22"  # a worker crashed: two outputs missing
+INCIDENT_NIGHT = "2026-11-23"  # a max-token limit cut some outputs short; reverted next day
+REPLICATE_NIGHT = "2026-11-24"  # run three times
+REPLICATE_RUNS = 3
+N_NOISE = 5  # outputs reworded per night (and per run)
+N_VOLATILE = 8
+N_CUT = 10
+N_GAP = 2
+
+
+def build_name(night: str) -> str:
+    """A nightly build's name: the date and a short commit hash (made up, fixed)."""
+    tag = BUILD_TAGS.get(night) or f"{rng_for('incident', 'build', night).getrandbits(24):06x}"
+    return f"{night}_{tag}"
+
+
+def second_wording(
+    grammar: Grammar, picks: Mapping[str, int], output: str, reference: str, source: str, key: str
+) -> str:
+    """Another wording of an output that scores 0.1 to 0.3 away from it and brings no figure
+    or sentence the other wording, the reference and the source lack: sampling noise, large
+    enough to move an example's F on every flip, and nothing for the grounding signals."""
+    rng = rng_for("incident", "volatile", key)
+    header = "Summary:\n" if output.startswith("Summary:\n") else ""
+    known = figure_set(reference, source)
+    f_output = chapter_rouge_l(output, reference)
+    for _ in range(1000):
+        text = header + paraphrase(grammar, rng, picks, 0.3, swaps=rng.randint(0, 2))
+        gap = abs(chapter_rouge_l(text, reference) - f_output)
+        if (
+            0.1 <= gap <= 0.3
+            and figure_set(text) <= known | figure_set(output)
+            and figure_set(output) <= known | figure_set(text)
+            and all_supported(text, reference, source, output)
+            and all_supported(output, reference, source, text)
+        ):
+            return text
+    raise RuntimeError(f"no second wording for {key}")
+
+
+def balanced_phases(gaps: Sequence[float]) -> list[int]:
+    """Which wording each flipping example shows on the first night (0 or 1), chosen so that
+    the nights' means barely move with the flips: signs that bring the sum of the gaps
+    closest to zero, the first such in a fixed order."""
+    best: tuple[float, list[int]] | None = None
+    for mask in range(1 << (len(gaps) - 1)):  # the first example's phase fixed at 0
+        phases = [0] + [(mask >> k) & 1 for k in range(len(gaps) - 1)]
+        total = abs(sum(g if p == 0 else -g for g, p in zip(gaps, phases)))
+        if best is None or total < best[0]:
+            best = total, phases
+    assert best is not None
+    return best[1]
+
+
+def insert_sentence(text: str, sentence: str) -> str:
+    """Put ``sentence`` after the output's first sentence (at the end if it has one)."""
+    end = re.search(r"[.!?](\s)", text)
+    if end is None:
+        return text + " " + sentence
+    return text[: end.end()] + sentence + " " + text[end.end() :]
+
+
+def change_duration(text: str, grammar: Grammar, known: set[str], rng: Random) -> str | None:
+    """The output with its duration in minutes changed ("41 minutes" -> "45 minutes"), to a
+    number no text of the example has; None when it states no exact duration in minutes."""
+    exact = [form for form in grammar["dur"] if re.fullmatch(r"\d+ minutes", form)]
+    for form in exact:
+        at = re.search(rf"(?<![\w.:,/-]){re.escape(form)}", text)
+        if at is None or text[max(0, at.start() - 6) : at.start()].endswith("about "):
+            continue
+        minutes = int(form.split()[0])
+        steps = [4, -4, 5, -5, 3, -3, 6, 7]
+        rng.shuffle(steps)
+        for step in steps:
+            new = str(minutes + step)
+            if minutes + step >= 2 and new not in known:
+                return text[: at.start()] + f"{new} minutes" + text[at.end() :]
+    return None
+
+
 def incident_suite() -> dict[str, str]:
     """All files of the incident suite, by relative path."""
     ids = [f"inc-{i:04d}" for i in range(1, N_INCIDENTS + 1)]
     references: dict[str, dict[str, str]] = {}
-    baseline: dict[str, str] = {}
-    candidate: dict[str, str] = {}
-    grammars: dict[str, tuple[Grammar, Random, dict[str, int]]] = {}
+    base: dict[str, str] = {}  # each example's usual output (the nights before the candidate)
+    grammars: dict[str, tuple[Grammar, dict[str, int]]] = {}
+    details: dict[str, dict[str, str]] = {}
     seen: set[str] = set()
     for index, example_id in enumerate(ids, 1):
         grammar, rng = incident_grammar(index)
@@ -906,23 +1180,24 @@ def incident_suite() -> dict[str, str]:
             reference, picks = render_reference(grammar, rng)
         seen.add(reference)
         title = tidy(Renderer(grammar, rng).render("{input}"))
-        grammars[example_id] = grammar, rng, picks
-        references[example_id] = {"id": example_id, "input": title, "reference": reference}
+        grammars[example_id] = grammar, picks
+        source, details[example_id] = render_source(grammar, picks, reference, title, index)
+        references[example_id] = {
+            "id": example_id, "input": title, "reference": reference, "source": source
+        }  # fmt: skip
         # A decent model: the same facts, mostly in other words; sometimes a header line.
         drop_detect = {"detect#0": 0} if rng.random() < 0.35 else None
         output = paraphrase(grammar, rng, picks, 0.3, drop_detect, swaps=rng.randint(0, 2))
         if rng.random() < 0.12:
             output = "Summary:\n" + output
-        baseline[example_id] = output
-        candidate[example_id] = output
+        base[example_id] = output
 
-    references[CHAPTER_ID]["reference"] = CHAPTER_REFERENCE
-    references[CHAPTER_ID]["input"] = "SEV2: Checkout timeouts (config push removed read replica)"
-    baseline[CHAPTER_ID], candidate[CHAPTER_ID] = CHAPTER_SUMMARY_A, CHAPTER_SUMMARY_B
+    references[CHAPTER_ID].update(
+        reference=CHAPTER_REFERENCE, input=CHAPTER_TITLE, source=CHAPTER_SOURCE
+    )
+    base[CHAPTER_ID] = CHAPTER_SUMMARY_A
     references[EMPTY_REFERENCE_ID]["reference"] = "   "
-    baseline[MARKUP_HEADER_ID] = "[bold]Incident summary[/bold]\n" + baseline[MARKUP_HEADER_ID]
-    candidate[MARKUP_HEADER_ID] = baseline[MARKUP_HEADER_ID]
-    candidate[MARKUP_TAIL_ID] = candidate[MARKUP_TAIL_ID] + "[/]"
+    base[MARKUP_HEADER_ID] = "[bold]Incident summary[/bold]\n" + base[MARKUP_HEADER_ID]
     special = {
         CHAPTER_ID,
         EMPTY_REFERENCE_ID,
@@ -932,10 +1207,81 @@ def incident_suite() -> dict[str, str]:
         MARKUP_TAIL_ID,
     }
 
-    # The candidate build's drift, in fixed counts over a seeded shuffle of the other ids.
+    # Roles in the history, from a seeded shuffle of the ordinary ids.
+    ordinary = [i for i in ids if i not in special]
+    roles = list(ordinary)
+    rng_for("incident", "history-roles").shuffle(roles)
+    flipping = sorted(roles[:N_VOLATILE])
+    gap = sorted(roles[N_VOLATILE : N_VOLATILE + N_GAP])
+    # The incident night's cuts: outputs whose F the cut moves by 0.1 or more (down, then
+    # back up the next night: two moves, not volatile).
+    cuts: dict[str, str] = {}
+    for example_id in roles[N_VOLATILE + N_GAP :]:
+        if len(cuts) == N_CUT:
+            break
+        reference = references[example_id]["reference"]
+        short = truncate(base[example_id], rng_for("incident", "cut", example_id))
+        if chapter_rouge_l(base[example_id], reference) - chapter_rouge_l(short, reference) >= 0.1:
+            cuts[example_id] = short
+    cut = sorted(cuts)
+    wordings = {}
+    for example_id in flipping:
+        grammar, picks = grammars[example_id]
+        row = references[example_id]
+        second = second_wording(
+            grammar, picks, base[example_id], row["reference"], row["source"], example_id
+        )
+        wordings[example_id] = (base[example_id], second)
+    gaps = [
+        chapter_rouge_l(wordings[i][1], references[i]["reference"])
+        - chapter_rouge_l(wordings[i][0], references[i]["reference"])
+        for i in flipping
+    ]
+    phases = dict(zip(flipping, balanced_phases(gaps)))
+    quiet = sorted(set(ordinary) - set(flipping) - set(cut) - set(gap))
+
+    def night_outputs(night_index: int, night: str, run: int) -> dict[str, str]:
+        outputs = dict(base)
+        del outputs[CANDIDATE_ONLY_ID]  # a new example: only the candidate has run it
+        for example_id in flipping:
+            outputs[example_id] = wordings[example_id][(night_index + phases[example_id]) % 2]
+        rng = rng_for("incident", "noise", night, run)
+        for example_id in rng.sample(quiet, N_NOISE):
+            outputs[example_id] = reword(
+                base[example_id], rng, rng.randint(1, 2), INCIDENT_SYNONYMS
+            )
+        if night == INCIDENT_NIGHT:
+            outputs.update(cuts)
+        if night == GAP_NIGHT:
+            for example_id in gap:
+                del outputs[example_id]
+        return outputs
+
+    files: dict[str, str] = {}
+    baseline: dict[str, str] = {}
+    for night_index, night in enumerate(NIGHTS[:-1]):
+        name = build_name(night)
+        if night == REPLICATE_NIGHT:
+            for run in range(1, REPLICATE_RUNS + 1):
+                outputs = night_outputs(night_index, night, run)
+                files[f"builds/{name}/run-{run}.jsonl"] = outputs_jsonl(outputs)
+        else:
+            baseline = night_outputs(night_index, night, 1)
+            files[f"builds/{name}.jsonl"] = outputs_jsonl(baseline)
+
+    # The candidate: the baseline (the last night before it) with the drift, in fixed counts
+    # over a seeded shuffle of the ordinary ids that keep still in the history.
+    candidate = dict(baseline)
+    candidate[CANDIDATE_ONLY_ID] = base[CANDIDATE_ONLY_ID]
+    del candidate[BASELINE_ONLY_ID]
+    candidate[CHAPTER_ID] = CHAPTER_SUMMARY_B
+    candidate[MARKUP_TAIL_ID] = baseline[MARKUP_TAIL_ID] + "[/]"
+    for example_id in flipping:
+        candidate[example_id] = wordings[example_id][(len(NIGHTS) - 1 + phases[example_id]) % 2]
     drift_ids = [i for i in ids if i not in special]
     plan_rng = rng_for("incident", "drift-plan")
     plan_rng.shuffle(drift_ids)
+    drift_ids = [i for i in drift_ids if i in quiet]
     plan = [
         ("prefix", 18),
         ("shorter", 6),
@@ -944,25 +1290,32 @@ def incident_suite() -> dict[str, str]:
         ("heavier", 19),
         ("empty", 3),
         ("improved", 5),
-        ("reworded", 45),
+        ("changed-figure", 7),
+        ("copied-figure", 8),
+        ("reworded", 36),
     ]
-    position = 0
     for kind, count in plan:
-        for example_id in drift_ids[position : position + count]:
-            grammar, _, picks = grammars[example_id]
+        done = 0
+        for example_id in list(drift_ids):
+            if done == count:
+                break
+            grammar, picks = grammars[example_id]
+            row = references[example_id]
             rng = rng_for("incident", "drift", example_id)
-            base = baseline[example_id]
+            old = baseline[example_id]
+            known = figure_set(row["reference"], row["source"], old)
+            new: str | None
             if kind == "prefix":
-                new = truncate(base, rng)
+                new = truncate(old, rng)
             elif kind == "shorter":
-                body = base.removeprefix("Summary:\n")
+                body = old.removeprefix("Summary:\n")
                 new = " ".join(
                     reword(body, rng, 1, INCIDENT_SYNONYMS).split()[: rng.randint(7, 12)]
                 )
             elif kind == "duplicated":
-                new = first_line_twice(base)
+                new = first_line_twice(old)
             elif kind == "invented":
-                new = base + rng.choice([" ", "\n"]) + rng.choice(INVENTED_ENDINGS)
+                new = old + rng.choice([" ", "\n"]) + rng.choice(INVENTED_ENDINGS)
             elif kind == "heavier":
                 force = {"detect#0": 0, "follow#0": 2}
                 new = paraphrase(grammar, rng, picks, 0.0, force, swaps=rng.randint(3, 5))
@@ -971,14 +1324,33 @@ def incident_suite() -> dict[str, str]:
                 new = ""
             elif kind == "improved":
                 new = paraphrase(grammar, rng, picks, 0.9)
+            elif kind == "changed-figure":
+                new = change_duration(old, grammar, known, rng)
+            elif kind == "copied-figure":
+                # The new prompt asks for the ticket and the version: copied from the source.
+                # The version and node count go after the first sentence, the ticket last.
+                options = [
+                    name
+                    for name in ("env", "ticket")
+                    if figure_set(details[example_id][name]) - figure_set(row["reference"], old)
+                ]
+                name = rng.choice(options) if options else None
+                copied = details[example_id][name] if name else ""
+                if name == "env":
+                    new = insert_sentence(old, copied)
+                else:
+                    new = old + " " + copied if name else None
             else:
-                new = reword(base, rng, rng.randint(1, 3), INCIDENT_SYNONYMS)
+                new = reword(old, rng, rng.randint(1, 3), INCIDENT_SYNONYMS)
+            if new is None:
+                continue  # not this kind's example: leave it to the next kind
             candidate[example_id] = new
-        position += count
+            drift_ids.remove(example_id)
+            done += 1
+        assert done == count, (kind, done)
+    files[f"builds/{build_name(NIGHTS[-1])}.jsonl"] = outputs_jsonl(candidate)
 
-    del candidate[BASELINE_ONLY_ID]
-    del baseline[CANDIDATE_ONLY_ID]
-    toml = (
+    files["suite.toml"] = (
         "# Generated by sample_suites/generate.py: edit the script, not this file.\n"
         'name = "Incident summaries"\n'
         'metric = "rougeL"\n'
@@ -988,12 +1360,8 @@ def incident_suite() -> dict[str, str]:
         "[band]\n"
         "k = 2.0\n"
     )
-    return {
-        "suite.toml": toml,
-        "references.jsonl": jsonl(references[i] for i in sorted(references)),
-        "builds/2026-11-20_4be1c0.jsonl": outputs_jsonl(baseline),
-        "builds/2026-11-27_9f03aa.jsonl": outputs_jsonl(candidate),
-    }
+    files["references.jsonl"] = jsonl(references[i] for i in sorted(references))
+    return files
 
 
 # ---------------------------------------------------------------------------------------

@@ -80,8 +80,8 @@ def incident_pairs() -> dict[str, tuple[str, str, str]]:
     incident suite, read straight from its files."""
     refs = {r["id"]: r["reference"] for r in read_jsonl(INCIDENT / "references.jsonl")}
     builds = sorted((INCIDENT / "builds").glob("*.jsonl"))
-    base = {r["id"]: r["output"] for r in read_jsonl(builds[0])}
-    cand = {r["id"]: r["output"] for r in read_jsonl(builds[1])}
+    base = {r["id"]: r["output"] for r in read_jsonl(builds[-2])}  # the default pair: the last two
+    cand = {r["id"]: r["output"] for r in read_jsonl(builds[-1])}
     return {
         i: (refs[i], base[i], cand[i]) for i in base if i in cand and i in refs and refs[i].strip()
     }

@@ -236,6 +236,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     app = RougeApp(suites, args)
     app.run(mouse=not args.no_mouse)
+    if app.fatal:
+        _say(f"error: {app.fatal}")
     for path in app.exported:  # said once more, where it stays after the screen is gone
         _say(f"review written to {path}")
     return app.return_code or 0

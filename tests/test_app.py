@@ -420,6 +420,9 @@ async def test_a_broken_suite_exits_with_status_two(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
     assert app.return_code == 2
+    # Issue 11, 4: the line names the file and line, with no Python class name in it.
+    assert "references.jsonl:2:" in app.fatal
+    assert "SuiteError" not in app.fatal and "\n" not in app.fatal
 
 
 async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) -> None:

@@ -60,6 +60,7 @@ class RougeApp(App[None]):
         self.options = options or argparse.Namespace()
         self.reviews: list[Review] = []  # every review opened, for the unsaved-marks check
         self.exported: list[Path] = []  # said again on stderr when the app exits
+        self.fatal: str | None = None  # why the app could not open its suite
 
     def on_mount(self) -> None:
         self._exit_signals()

@@ -35,9 +35,11 @@ LATER_BINDINGS: list[BindingType] = [
 
 def describe(exc: BaseException) -> str:
     """One line for a person: the message, without a Python class name where the message
-    speaks for itself."""
+    speaks for itself (a suite's error names its file and line)."""
+    from rouge_tui.suite import SuiteError
+
     text = str(exc) or type(exc).__name__
-    if not isinstance(exc, (ValueError, OSError)):
+    if not isinstance(exc, (SuiteError, ValueError, OSError)):
         text = f"{type(exc).__name__}: {text}"
     return one_line(text, 300)
 

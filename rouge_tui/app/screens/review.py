@@ -301,8 +301,9 @@ class ReviewScreen(Screen[None]):
     def on_work_failed(self, message: WorkFailed) -> None:
         self.progress = ""
         if message.fatal and self.analysis is None:
-            if self.standalone:
-                self.app.exit(return_code=2, message=Text(f"rouge-tui: error: {one_line(message.text)}"))
+            if self.standalone:  # said by the command line once the screen is gone, unwrapped
+                self.app.fatal = message.text
+                self.app.exit(return_code=2)
                 return
             self.overview.loading_text = f"could not open this suite: {one_line(message.text)}"
             self.overview.refresh()

@@ -98,6 +98,43 @@ async def test_the_diff_header_shows_the_comparison_now_shown_after_a_metric_swi
         assert f"Δ {float(figures.delta[index]):+.4f}" in title
 
 
+async def test_the_diff_made_ahead_is_the_cursors_row_of_the_comparison_shown(monkeypatch) -> None:
+    """The row the cursor rests on has its diff made ahead, and enter shows that one; after
+    a metric switch, what is shown is made from the new comparison, not the one before."""
+    import rouge_tui.app.screens.diff as diff_screen
+
+    made: list[tuple[object, int]] = []
+    make = diff_screen.make_model
+
+    def counting(review, index, run, query):
+        made.append((review.analysis, index))
+        return make(review, index, run, query)
+
+    monkeypatch.setattr(diff_screen, "make_model", counting)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "j", "j")
+        await pilot.pause(0.5)
+        await settle(pilot)
+        screen = review_screen(app)
+        index = screen.table.current
+        assert (screen.analysis, index) in made
+        before = len(made)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, DiffScreen) and app.screen.index == index
+        assert len(made) == before or made[before:] == [(screen.analysis, index + 1)]  # the next, ahead
+        await press(pilot, "escape", "m")
+        await settle(pilot)
+        await press(pilot, "enter")
+        figures = screen.analysis.figures
+        assert figures.settings.metric == "rougeLsum" and (screen.analysis, screen.table.current) in made
+        shown = "\n".join(diff_lines(app.screen.view))
+        index = app.screen.index
+        assert f"F {float(figures.candidate_f[index]):.2f}" in shown
+        assert f"F {float(figures.baseline_f[index]):.2f}" in shown
+
+
 async def test_after_a_sort_or_a_switch_the_cursor_is_on_the_first_row_of_the_new_order() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -9,10 +9,11 @@ text filter, the export, another metric) waits for them and then goes ahead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.text import Text
@@ -20,6 +21,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
@@ -45,6 +47,9 @@ from rouge_tui.safetext import one_line
 from rouge_tui.store.paths import config_dir
 from rouge_tui.suite import Suite, open_suite, read_user_defaults
 
+if TYPE_CHECKING:
+    from rouge_tui.app.screens.diff import Prepared
+
 SORT_WORDS = {
     "|delta|": "by |delta|",
     "regressions": "regressions first",
@@ -54,6 +59,7 @@ SORT_WORDS = {
 }
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
 MARKS_CHECK = 2.0  # seconds between looks at the marks file (another session's marks)
+REST = 0.15  # seconds the cursor rests on a row before its diff is made ahead
 
 
 def option(options: argparse.Namespace | None, name: str) -> object:
@@ -95,6 +101,8 @@ class ReviewScreen(Screen[None]):
         self.caches = Caches.none() if option(options, "no_cache") else Caches.default()
         self.export_path: Path | None = None
         self._marks_seen: float | None = None
+        self.prepared: Prepared | None = None  # diffs made ahead (made with the first)
+        self._resting: Timer | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -293,6 +301,8 @@ class ReviewScreen(Screen[None]):
         waiting, self.waiting = self.waiting, None
         if waiting is not None:
             waiting[0]()
+        else:
+            self.on_movers_table_moved()
 
     def on_trend_ready(self, message: TrendReady) -> None:
         if message.analysis is self.analysis:
@@ -411,8 +421,35 @@ class ReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
+    def diff_query(self) -> str:
+        """The filter's text, which a diff shows where it matches (a text filter only)."""
+        return self.filter_text if self.matched_as == "text" else ""
+
+    def on_movers_table_moved(self) -> None:
+        """Once the cursor rests on a row, its diff is made ahead (enter then shows it at once)."""
+        if self._resting is not None:
+            self._resting.stop()
+        self._resting = self.set_timer(REST, self.rested)
+
+    def rested(self) -> None:
+        index = self.table.current
+        if self.review is not None and index is not None and self.app.screen is self:
+            self.make_ahead(self.review, index, self.diff_query(), self.size.width - 1)
+
+    @work(thread=True, exclusive=True, group="ahead")
+    def make_ahead(self, review: Review, index: int, query: str, width: int) -> None:
+        from rouge_tui.app.screens.diff import Prepared
+
+        if self.prepared is None:
+            self.prepared = Prepared()
+        with contextlib.suppress(Exception):  # a failure is said when that diff is opened
+            self.prepared.ahead(review, index, query, width)
+
     def push_diff(self, sequence: np.ndarray, position: int, walk: bool) -> None:
-        from rouge_tui.app.screens.diff import DiffScreen
+        from rouge_tui.app.screens.diff import DiffScreen, Prepared
+
+        if self.prepared is None:
+            self.prepared = Prepared()
 
         def back(index: int | None) -> None:
             if index is not None:
@@ -422,7 +459,7 @@ class ReviewScreen(Screen[None]):
             self.marks_changed()
 
         assert self.review is not None
-        self.app.push_screen(DiffScreen(self.review, sequence, position, walk=walk, query=self.filter_text if self.matched_as == "text" else ""), back)
+        self.app.push_screen(DiffScreen(self.review, sequence, position, walk=walk, query=self.diff_query(), prepared=self.prepared), back)
 
     def action_open_diff(self) -> None:
         if self.table.current is None:

@@ -1,13 +1,16 @@
 """The diff view: one example against its reference, or its two outputs against each other.
 
-It draws `rouge_tui.diff`'s pieces as Rich ``Text`` built piece by piece (every piece of
-suite text through ``safetext.visible``, never markup), wraps them at word boundaries for
-the width it has, and shows the lines through the Line API. Nothing is told by colour alone:
+It draws `rouge_tui.diff`'s pieces (every piece of suite text through ``safetext.visible``,
+never markup), breaks them into lines at word boundaries for the width it has, and shows the
+lines through the Line API, each drawn when it comes into view. Nothing is told by colour
+alone:
 
 - against the reference, the words that count are bold and underlined, and the reference
   marks who matched each word with a style and a legend;
 - baseline vs candidate reads like prose: removed runs in ``[-…-]``, added runs in
-  ``{+…+}``, and every line a change touches starts with ``-``, ``+`` or ``±``.
+  ``{+…+}``, and every line a change touches starts with ``-``, ``+`` or ``±``;
+- a sentence with no counterpart in the reference or source starts with ``[?]``, a figure
+  found in no other text stands in ``«»``.
 
 Side by side from `WIDE` columns, stacked below (the outputs then merge into one text).
 ``]`` / ``[`` go to the next / previous change, ``tab`` to the next pane.
@@ -17,19 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
 from typing import ClassVar
 
-from rich.console import Console
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from rouge_tui.diff import LEGEND, ExampleDiff, Piece, annotate, fold, grounding_marks
+from rouge_tui.diff import LEGEND, ExampleDiff, Piece, annotate, fold, grounding_marks, word_diff
 from rouge_tui.safetext import one_line, visible
 
 __all__ = ["STYLES", "WIDE", "DiffModel", "DiffView"]
@@ -46,19 +50,32 @@ STYLES: dict[str, Style] = {
     "removed": Style(strike=True, color="red"),
     "added": Style(bold=True, color="green"),
     "fold": Style(italic=True, dim=True),
-    "match": Style(reverse=True),
     "flag": Style(bold=True, reverse=True, color="yellow"),
     "newfig": Style(bold=True, color="red"),
+    "title": Style(bold=True, underline=True),
+    "note": Style(italic=True),
+    "arithmetic": Style(bold=True),
 }
+MATCH = Style(reverse=True)  # the table's text filter, where it matches
+CURRENT = Style(bold=True, reverse=True)
 MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
-# An opening marker's style says "a changed run starts here" to the change targets, as the
-# grounding marks' styles do.
+# A line on which one of these starts is a change target of `]` / `[`.
 OPENING = {kind: STYLES[kind] + Style(bold=True, overline=False) for kind in MARKERS}
 TARGETS = {*OPENING.values(), STYLES["flag"], STYLES["newfig"]}
-CURRENT = Style(bold=True, reverse=True)
-TITLE = Style(bold=True, underline=True)
-NOTE = Style(italic=True)
-ARITHMETIC = Style(bold=True)
+
+Run = tuple[str, Style]  # a stretch of one line drawn in one style
+Line = list[Run]
+Row = list[tuple[str | None, Line, int]]  # cells: (gutter mark, line, width)
+
+
+@dataclass
+class Layout:
+    """A model's rows for one width, and the rows `]` / `[` and `tab` go to."""
+
+    rows: list[Row]
+    changes: list[int]  # rows where a change starts
+    panes: list[int]  # rows where a pane starts
+    folds: int  # how many stretches the fold folded
 
 
 @dataclass
@@ -66,66 +83,229 @@ class DiffModel:
     """Everything the view draws for one example (made by the diff screen)."""
 
     diff: ExampleDiff
-    words: tuple[list[Piece], list[Piece], list[Piece]]  # baseline, candidate, merged
+    outputs: tuple[str, str]  # baseline's and candidate's, as aligned
     names: tuple[str, str]  # the two builds, as shown
     notes: list[str] = field(default_factory=list)  # e.g. a text too long to align in full
     query: str = ""  # the table's text filter: shown reversed where it matches
     grounding: object = None  # rouge_tui.analysis.grounding.Grounding of the example, if made
+    _sections: dict = field(default_factory=dict, repr=False, compare=False)
+    _layouts: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def words(self) -> tuple[list[Piece], list[Piece], list[Piece]]:
+        """The word diff (baseline, candidate, merged), made when first shown."""
+        return word_diff(*self.outputs)
 
     def marks(self, role: str) -> list:
         """Where the grounding marks go on the baseline's or the candidate's text."""
         side = getattr(self.grounding, role, None) if self.grounding is not None else None
         return grounding_marks(side) if side is not None else []
 
+    def sections(self, mode: str, folded: bool, wide: bool) -> tuple[list[Section], int]:
+        """The sections drawn in ``mode`` (side by side when ``wide``), and how many
+        stretches the fold folds; made once each (the width-free half of drawing)."""
+        key = (mode, folded, wide)
+        if key not in self._sections:
+            self._sections[key] = self._make_sections(mode, folded, wide)
+        return self._sections[key]
+
+    def layout(self, mode: str, folded: bool, width: int) -> Layout:
+        """The rows for ``width`` columns; made once per width (the last few kept)."""
+        key = (mode, folded, width)
+        if key not in self._layouts:
+            while len(self._layouts) >= 4:
+                self._layouts.pop(next(iter(self._layouts)))
+            self._layouts[key] = self._lay_out(mode, folded, width)
+        return self._layouts[key]
+
+    def _lay_out(self, mode: str, folded: bool, width: int) -> Layout:
+        rows: list[Row] = []
+        changes: list[int] = []
+        panes: list[int] = []
+
+        def whole(found: list[Run]) -> None:
+            rows.extend([(None, line, width)] for line in lay_out(found, width))
+
+        for note in self.notes:
+            whole([("! " + one_line(note), STYLES["note"])])
+        if self.marks("baseline") or self.marks("candidate"):
+            whole(legend_line())
+        sections, folds = self.sections(mode, folded, width >= WIDE)
+        for section in sections:
+            panes.append(len(rows))
+            whole(section.title)
+            columns = len(section.bodies)
+            inner = (width - 3 * (columns - 1)) // columns - (2 if section.gutter else 0)
+            bodies = [lay_out(body, inner) for body in section.bodies]
+            for row in range(max(map(len, bodies))):
+                cells: Row = []
+                starts = False
+                for body in bodies:
+                    line = body[row] if row < len(body) else []
+                    mark, opens = _gutter(line) if section.gutter else (None, False)
+                    starts = starts or opens
+                    cells.append((mark, line, inner))
+                if starts:
+                    changes.append(len(rows))
+                rows.append(cells)
+            for foot in section.foot:
+                whole(foot)
+            rows.append([])
+        return Layout(rows, changes, panes, folds)
+
+    def _make_sections(self, mode: str, folded: bool, wide: bool) -> tuple[list[Section], int]:
+        diff = self.diff
+        base_name, cand_name = (one_line(name, 40) for name in self.names)
+        if mode == "reference":
+            sides = []
+            for role, name, side in (("baseline", base_name, diff.baseline), ("candidate", cand_name, diff.candidate)):
+                body = runs(annotate(side.pieces(), self.marks(role)), self.query)
+                sides.append(([(f" {role} · {name} ", STYLES["title"])], body, [(side.arithmetic(), STYLES["arithmetic"])]))
+            ref = diff.reference
+            label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "
+            foot = [[(visible(ref.note), STYLES["note"])]] if ref.note else []
+            reference = Section([(label, STYLES["title"])], [runs(ref.pieces(), self.query)], [*foot, matched_by()])
+            if wide:
+                title = [*sides[0][0], ("  ", STYLES["same"]), *sides[1][0]]
+                return [Section(title, [sides[0][1], sides[1][1]], [sides[0][2], sides[1][2]]), reference], 0
+            return [Section(t, [b], [a]) for t, b, a in sides] + [reference], 0
+        base, cand, merged = self.words
+        base = annotate(base, self.marks("baseline"))
+        cand = annotate(cand, self.marks("candidate"))
+        merged = annotate(merged, self.marks("candidate"), skip=frozenset({"removed"}))
+        folds = sum(1 for p in fold(merged) if p.kind == "fold")
+        if folded:
+            base, cand, merged = fold(base), fold(cand), fold(merged)
+        title = [(f" {base_name} → {cand_name} ", STYLES["title"])]
+        if wide:
+            return [Section(title, [runs(base, self.query), runs(cand, self.query)], gutter=True)], folds
+        return [Section(title, [runs(merged, self.query)], gutter=True)], folds
+
 
 @dataclass
 class Section:
-    title: Text
-    bodies: list[Text]  # one, or two side by side
-    foot: list[Text] = field(default_factory=list)
+    title: list[Run]
+    bodies: list[list[Run]]  # one, or two side by side
+    foot: list[list[Run]] = field(default_factory=list)
     gutter: bool = False
 
 
-def pieces_text(pieces: Sequence[Piece], query: str = "", markers: bool = True) -> Text:
-    """The pieces as one Text: suite text made visible, styled by kind, with markers."""
-    text = Text()
+def runs(pieces: Sequence[Piece], query: str = "") -> list[Run]:
+    """The pieces as styled runs: suite text made visible, changed runs between markers, the
+    filter's text reversed where it matches."""
+    out: list[Run] = []
     for piece in pieces:
         shown = visible(piece.text).replace("\t", "    ")
-        kind = piece.kind
-        if markers and kind in MARKERS:
-            opening, closing = MARKERS[kind]
-            text.append(opening, OPENING[kind])
-            text.append(shown, STYLES[kind])
-            text.append(closing, STYLES[kind] + Style(bold=True))
-        else:
-            text.append(shown, STYLES.get(kind, Style()))
-    if query:
-        text.highlight_words([visible(query)], STYLES["match"], case_sensitive=False)
-    return text
+        style = STYLES.get(piece.kind, STYLES["same"])
+        if piece.kind in MARKERS:
+            opening, closing = MARKERS[piece.kind]
+            out += [(opening, OPENING[piece.kind]), (shown, style), (closing, style + Style(bold=True))]
+        elif shown:
+            out.append((shown, style))
+    return _matched(out, visible(query).casefold()) if query else out
 
 
-def legend() -> Text:
-    text = Text("matched by: ")
+def _matched(found: list[Run], needle: str) -> list[Run]:
+    """``found`` with every case-insensitive match of ``needle`` in reverse video."""
+    plain = "".join(text for text, _ in found).casefold()
+    spans, at = [], plain.find(needle)
+    while needle and at >= 0:
+        spans.append((at, at + len(needle)))
+        at = plain.find(needle, at + len(needle))
+    if not spans or len(plain) != sum(len(text) for text, _ in found):
+        return found  # (casefolding changed a length: leave the text unmarked)
+    out: list[Run] = []
+    start = 0
+    for text, style in found:
+        end = start + len(text)
+        cuts = sorted({start, end, *(p for s, e in spans for p in (s, e) if start < p < end)})
+        for a, b in pairwise(cuts):
+            inside = any(s <= a and b <= e for s, e in spans)
+            out.append((text[a - start : b - start], style + MATCH if inside else style))
+        start = end
+    return out
+
+
+def breaks(paragraph: str, width: int) -> list[int]:
+    """Offsets where a paragraph breaks into lines of at most ``width`` cells: after the
+    last space that fits, or inside a word longer than the line."""
+    cuts, at = [], 0
+    if paragraph.isascii():
+        while len(paragraph) - at > width:
+            space = paragraph.rfind(" ", at, at + width + 1)
+            at = space + 1 if space > at else at + width
+            cuts.append(at)
+        return cuts
+    used, space = 0, -1
+    for i, char in enumerate(paragraph):
+        size = cell_len(char)
+        if used + size > width and i > at:
+            at = space + 1 if space >= at else i
+            cuts.append(at)
+            used = cell_len(paragraph[at:i])
+            space = -1
+        if char == " ":
+            space = i
+        used += size
+    return cuts
+
+
+def lay_out(found: list[Run], width: int) -> list[Line]:
+    """Styled runs broken into lines of ``width`` cells: at newlines, and at word boundaries
+    inside a paragraph (the space a line breaks at is not drawn)."""
+    plain = "".join(text for text, _ in found)
+    bounds: list[tuple[int, int]] = []  # each line's [start, end) in the plain text
+    start = 0
+    for paragraph in plain.split("\n"):
+        begin = start
+        for cut in breaks(paragraph, max(width, 1)):
+            end = start + cut
+            bounds.append((begin, end - (plain[end - 1] == " ")))
+            begin = end
+        bounds.append((begin, start + len(paragraph)))
+        start += len(paragraph) + 1
+    if len(bounds) > 1 and plain.endswith("\n"):
+        bounds.pop()
+    lines: list[Line] = []
+    j, at = 0, [0]
+    for text, _ in found:
+        at.append(at[-1] + len(text))
+    for begin, end in bounds:
+        while j < len(found) and at[j + 1] <= begin:
+            j += 1
+        line: Line = []
+        i = j
+        while i < len(found) and at[i] < end:
+            a, b = max(begin, at[i]) - at[i], min(end, at[i + 1]) - at[i]
+            if b > a:
+                line.append((found[i][0][a:b], found[i][1]))
+            i += 1
+        lines.append(line)
+    return lines
+
+
+def legend_line() -> list[Run]:
+    """The legend of the grounding marks, each mark in its own style."""
+    opening, rest = LEGEND.split("[?]", 1)
+    middle, end = rest.split("«41»")
+    return [(opening + "[?]", STYLES["flag"]), (middle, STYLES["note"]), ("«41»", STYLES["newfig"]), (end, STYLES["note"])]
+
+
+def matched_by() -> list[Run]:
+    found: list[Run] = [("matched by: ", STYLES["same"])]
     for kind, words in (("both", "both"), ("baseline", "baseline only"), ("candidate", "candidate only")):
-        text.append(words, STYLES[kind])
-        text.append("  ")
-    text.append("neither")
-    return text
+        found += [(words, STYLES[kind]), ("  ", STYLES["same"])]
+    return [*found, ("neither", STYLES["same"])]
 
 
-def _gutter(line: Text) -> tuple[str, bool]:
+def _gutter(line: Line) -> tuple[str, bool]:
     """The line's gutter mark (``-``, ``+``, ``±`` where a change touches it) and whether a
     change (a changed run, a grounding mark) starts on it."""
-    kinds = {span.style for span in line.spans}
-    removed, added = STYLES["removed"] in kinds, STYLES["added"] in kinds
+    styles = {style for _, style in line}
+    removed, added = STYLES["removed"] in styles, STYLES["added"] in styles
     mark = "± " if removed and added else "- " if removed else "+ " if added else "  "
-    return mark, bool(kinds & TARGETS)
+    return mark, bool(styles & TARGETS)
 
-
-def _strip(console: Console, line: Text, width: int, base: Style) -> Strip:
-    """A wrapped line as a Strip ``width`` cells wide, the widget's style under every cell."""
-    segments = [Segment(seg.text, base + seg.style if seg.style else base) for seg in line.render(console)]
-    return Strip(segments).adjust_cell_length(width, base)
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -147,11 +327,12 @@ class DiffView(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model: DiffModel | None = None
-        self.strips: list[Strip] = []
-        self.changes: list[int] = []  # lines where a change starts (`]`, `[`)
-        self.panes: list[int] = []  # lines where a pane starts (`tab`)
+        self.rows: list[Row] = []
+        self._drawn: dict[int, Strip] = {}
+        self.changes: list[int] = []  # rows where a change starts (`]`, `[`)
+        self.panes: list[int] = []  # rows where a pane starts (`tab`)
         self.folds = 0  # how many stretches the fold folded
-        self.current: int | None = None  # the line of the change `]` / `[` last went to
+        self.current: int | None = None  # the row `]` / `[` last went to
         self.pane = 0  # the pane `tab` last went to
         self._width = 0
 
@@ -171,102 +352,52 @@ class DiffView(ScrollView, can_focus=True):
         if self.size.width != self._width:
             self.rebuild()
 
-    # ------------------------------------------------------------------ building the lines
-
-    def sections(self, model: DiffModel, wide: bool) -> list[Section]:
-        diff = model.diff
-        base_name, cand_name = (one_line(name, 40) for name in model.names)
-        if self.mode == "reference":
-            sides = []
-            for role, name, side in (("baseline", base_name, diff.baseline), ("candidate", cand_name, diff.candidate)):
-                pieces = annotate(side.pieces(), model.marks(role))
-                sides.append((Text(f" {role} · {name} ", TITLE), pieces_text(pieces, model.query), Text(side.arithmetic(), ARITHMETIC)))
-            ref = diff.reference
-            label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "
-            reference = Section(Text(label, TITLE), [pieces_text(ref.pieces(), model.query)],
-                                [Text(visible(ref.note), NOTE)] * bool(ref.note) + [legend()])
-            if wide:
-                top = Section(Text.assemble(sides[0][0], "  ", sides[1][0]), [sides[0][1], sides[1][1]], [sides[0][2], sides[1][2]])
-                return [top, reference]
-            return [Section(t, [b], [a]) for t, b, a in sides] + [reference]
-        base, cand, merged = model.words
-        base = annotate(base, model.marks("baseline"))
-        cand = annotate(cand, model.marks("candidate"))
-        merged = annotate(merged, model.marks("candidate"), skip=frozenset({"removed"}))
-        if self.folded:
-            base, cand, merged = fold(base), fold(cand), fold(merged)
-        title = Text(f" {base_name} → {cand_name} ", TITLE)
-        if wide:
-            return [Section(title, [pieces_text(base, model.query), pieces_text(cand, model.query)], gutter=True)]
-        return [Section(title, [pieces_text(merged, model.query)], gutter=True)]
+    # ------------------------------------------------------------------ building the rows
 
     def rebuild(self) -> None:
-        model = self.model
+        """Take the model's rows for the width there is. Rows are drawn when they come into
+        view (`render_line`): a 2,000-word diff has hundreds, a screen shows 30."""
         width = self.size.width - 1  # the scrollbar's column is always kept (gutter: stable)
         self._width = self.size.width
         self.current = None
         self.pane = 0
-        if model is None or width <= 4:
-            self.strips, self.changes, self.panes = [], [], []
-            self.refresh()
-            return
-        console = self.app.console
-        base = self.rich_style
-        wide = width >= WIDE
-        strips: list[Strip] = []
-        self.changes, self.panes = [], []
-        self.folds = sum(1 for p in fold(model.words[2]) if p.kind == "fold")
-        for note in model.notes:
-            strips += self._wrap(console, Text("! " + one_line(note), NOTE), width, base)
-        if model.marks("baseline") or model.marks("candidate"):
-            legend = Text()
-            legend.append("[?]", STYLES["flag"])
-            legend.append(LEGEND.removeprefix("[?]").split("«41»")[0], NOTE)
-            legend.append("«41»", STYLES["newfig"])
-            legend.append(LEGEND.split("«41»")[1], NOTE)
-            strips += self._wrap(console, legend, width, base)
-        for section in self.sections(model, wide):
-            self.panes.append(len(strips))
-            strips += self._wrap(console, section.title, width, base)
-            columns = len(section.bodies)
-            column = (width - 3 * (columns - 1)) // columns
-            wrapped = [self._lines(console, body, column - (2 if section.gutter else 0)) for body in section.bodies]
-            inner = column - (2 if section.gutter else 0)
-            for row in range(max(map(len, wrapped))):
-                parts: list[Strip] = []
-                starts = False
-                for number, lines in enumerate(wrapped):
-                    if number:
-                        parts.append(Strip([Segment(" │ ", base)]))
-                    line = lines[row] if row < len(lines) else Text()
-                    if section.gutter:
-                        mark, opens = _gutter(line)
-                        starts = starts or opens
-                        parts.append(Strip([Segment(mark, base + Style(bold=True))]))
-                    parts.append(_strip(console, line, inner, base))
-                if starts:
-                    self.changes.append(len(strips))
-                strips.append(Strip.join(parts).adjust_cell_length(width, base))
-            for foot in section.foot:
-                strips += self._wrap(console, foot, width, base)
-            strips.append(Strip.blank(width, base))
-        self.strips = strips
-        self.virtual_size = Size(width, len(strips))
+        self._drawn.clear()
+        if self.model is None or width <= 4:
+            self.rows, self.changes, self.panes = [], [], []
+        else:
+            layout = self.model.layout(self.mode, self.folded, width)
+            self.rows, self.changes, self.panes, self.folds = layout.rows, layout.changes, layout.panes, layout.folds
+        self.virtual_size = Size(max(width, 0), len(self.rows))
         self.refresh()
 
-    @staticmethod
-    def _lines(console: Console, text: Text, width: int) -> list[Text]:
-        return list(text.wrap(console, max(width, 1), overflow="fold")) or [Text()]
+    def draw(self, index: int) -> Strip:
+        """Row ``index`` as a strip, made once per build of the rows."""
+        strip = self._drawn.get(index)
+        if strip is None:
+            base, width = self.rich_style, self.size.width - 1
+            segments: list[Segment] = []
+            for number, (mark, line, room) in enumerate(self.rows[index]):
+                if number:
+                    segments.append(Segment(" │ ", base))
+                if mark is not None:
+                    segments.append(Segment(mark, base + Style(bold=True)))
+                cell = Strip([Segment(text, base + style) for text, style in line])
+                segments += cell.adjust_cell_length(room, base)
+            strip = Strip(segments).adjust_cell_length(width, base)
+            self._drawn[index] = strip
+        return strip
 
-    def _wrap(self, console: Console, text: Text, width: int, base: Style) -> list[Strip]:
-        return [_strip(console, line, width, base) for line in self._lines(console, text, width)]
+    @property
+    def strips(self) -> list[Strip]:
+        """Every row drawn (the tests read the whole diff as text)."""
+        return [self.draw(index) for index in range(len(self.rows))]
 
     def render_line(self, y: int) -> Strip:
         index = round(self.scroll_y) + y
         width = self.scrollable_content_region.width
-        if not 0 <= index < len(self.strips):
+        if not 0 <= index < len(self.rows):
             return Strip.blank(width, self.rich_style)
-        strip = self.strips[index]
+        strip = self.draw(index)
         if index == self.current:  # where `]` / `[` went: its gutter says so
             strip = Strip.join([Strip([Segment("▶ ", self.rich_style + CURRENT)]), strip.crop(2)])
         return strip.crop(0, width)
@@ -275,7 +406,7 @@ class DiffView(ScrollView, can_focus=True):
 
     def _go(self, targets: list[int], step: int, mark: bool) -> bool:
         """Go to the next (``step`` 1) or previous (-1) target after the current one (or
-        the top of the screen): scrolled into view with a line of context above, and marked
+        the top of the screen): scrolled into view with a row of context above, and marked
         in the gutter when ``mark``. False when there is none that way."""
         at = self.current if self.current is not None else round(self.scroll_y) - (step > 0)
         ahead = [t for t in targets if (t > at if step > 0 else t < at)]

@@ -89,6 +89,9 @@ class MoversTable(ScrollView, can_focus=True):
     class Chosen(Message):
         """The highlighted row was clicked again: open it."""
 
+    class Moved(Message):
+        """The cursor moved (or the rows under it changed)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.figures: Figures | None = None
@@ -142,6 +145,7 @@ class MoversTable(ScrollView, can_focus=True):
     def watch_cursor(self, cursor: int) -> None:
         self.scroll_to_row(cursor)
         self.refresh()
+        self.post_message(self.Moved())
 
     @property
     def page(self) -> int:

@@ -31,12 +31,21 @@ def lcs_pairs(ref: Sequence[Hashable], can: Sequence[Hashable]) -> list[tuple[in
     Hyyro), one integer per reference token whose bit j is 0 where the table steps up at
     candidate position j, so ``t[i][j]`` is the number of zero bits of row i below bit j.
     """
-    m, n = len(ref), len(can)
-    if not m or not n:
-        return []
+    return _pairs(ref, can, _masks(can))
+
+
+def _masks(can: Sequence[Hashable]) -> dict[Hashable, int]:
+    """For each candidate token, the bits of the positions where it stands."""
     masks: dict[Hashable, int] = {}
     for j, token in enumerate(can):
         masks[token] = masks.get(token, 0) | (1 << j)
+    return masks
+
+
+def _pairs(ref: Sequence[Hashable], can: Sequence[Hashable], masks: dict[Hashable, int]) -> list[tuple[int, int]]:
+    m, n = len(ref), len(can)
+    if not m or not n:
+        return []
     full = (1 << n) - 1
     rows = [full]
     row = full
@@ -45,17 +54,19 @@ def lcs_pairs(ref: Sequence[Hashable], can: Sequence[Hashable]) -> list[tuple[in
         row = ((row + matched) | (row - matched)) & full
         rows.append(row)
 
-    def table(i: int, j: int) -> int:
-        return j - (rows[i] & ((1 << j) - 1)).bit_count()
-
+    # Each pair the walk takes lowers t by one and no other step does, so once it has taken
+    # t[m][n] pairs the rest of the walk is through zeros and takes none.
+    length = n - rows[m].bit_count()
     pairs = []
     i, j = m, n
-    while i > 0 and j > 0:
+    while len(pairs) < length:
         if ref[i - 1] == can[j - 1]:
             pairs.append((i - 1, j - 1))
             i -= 1
             j -= 1
-        elif table(i, j - 1) > table(i - 1, j):
+            continue
+        left_bits = (1 << (j - 1)) - 1  # t[i][j-1] > t[i-1][j], each as zero bits below
+        if j - 1 - (rows[i] & left_bits).bit_count() > j - (rows[i - 1] & (left_bits | 1 << (j - 1))).bit_count():
             j -= 1
         else:
             i -= 1
@@ -136,13 +147,14 @@ def match_summary(ref_sentences: Sequence[Sequence[str]], can_sentences: Sequenc
         can_starts.append(start)
         start += len(sentence)
     can_flat = [t for s in can_sentences for t in s]
+    can_masks = [_masks(sentence) for sentence in can_sentences]
     ref_on: set[int] = set()
     can_on: set[int] = set()
     ref_start = 0
     for ref_sentence in ref_sentences:
         partners: dict[int, list[int]] = {}  # reference index -> candidate indices it met
-        for offset, can_sentence in zip(can_starts, can_sentences):
-            for i, j in lcs_pairs(ref_sentence, can_sentence):
+        for offset, can_sentence, masks in zip(can_starts, can_sentences, can_masks):
+            for i, j in _pairs(ref_sentence, can_sentence, masks):
                 partners.setdefault(i, []).append(offset + j)
         for i in sorted(partners):  # rouge-score's _find_union: the sorted union
             token = ref_sentence[i]

@@ -351,7 +351,7 @@ def compute(
     )
 
 
-DETAIL_ROWS = 100  # ranks whose grounding the figures keep (the report's --top beyond: texts)
+DETAIL_ROWS = compare.TEN  # ranks whose grounding the figures keep: report's default --top
 
 
 def details(texts: Texts, ids: Sequence[str], min_support: float) -> list[dict]:

@@ -7,6 +7,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -500,3 +501,20 @@ def test_an_unexpected_error_is_exit_2_never_1_which_means_drift(
     out, err = capsys.readouterr()
     assert out == ""
     assert err == "rouge-tui: error: internal error (KeyError: 'a bug \\x1b[31m of ours'); please report it\n"
+
+
+def test_a_sparse_8gb_candidate_is_exit_2_in_seconds_naming_its_first_line(tmp_path: Path) -> None:
+    """Issue 12, 1: `truncate -s 8G builds/c.jsonl` through the whole report (the figures'
+    cache key hashes the files before they are parsed): one line naming file and line, fast."""
+    from suite_helpers import make_suite
+
+    suite = make_suite(tmp_path / "s")
+    big = suite / "builds" / "3-huge.jsonl"
+    with open(big, "wb") as handle:
+        handle.truncate(8 << 30)
+    start = time.monotonic()
+    proc = run("report", str(suite))
+    assert time.monotonic() - start < 8  # hashing all 8 GB first took 16-20 s
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == f"rouge-tui: error: {big}:1: line longer than 64 MiB\n"

@@ -181,6 +181,30 @@ def test_a_sparse_8gb_file_without_newlines_fails_fast_and_small(tmp_path: Path)
     assert peak < 200, f"peak RSS {peak:.0f} MiB"
 
 
+def test_the_digest_stops_at_a_line_over_the_limit_and_names_it(tmp_path: Path) -> None:
+    """The figures' cache key hashes each file before it is parsed: a line over MAX_LINE
+    must stop that pass too, at the right line, not after hashing gigabytes."""
+    path = tmp_path / "c.jsonl"
+    with open(path, "wb") as handle:
+        handle.write(b'{"id": "a", "output": "x"}\n\n')  # lines 1 and 2; line 3 is the long one
+        handle.truncate(8 << 30)
+    message, seconds = in_child(
+        "import time; from pathlib import Path; from rouge_tui.suite import file_digest\n"
+        f"start = time.monotonic()\ntry: file_digest(Path({str(path)!r}))\n"
+        "except Exception as e: print(type(e).__name__, e)\nprint(time.monotonic() - start)",
+        timeout=60, memory=1 << 30,
+    )[0].strip().split("\n")
+    assert message == f"SuiteError {path}:3: line longer than 64 MiB"
+    assert float(seconds) < 5, seconds
+
+
+def test_the_digest_of_long_lines_under_the_limit_is_the_sha256(tmp_path: Path) -> None:
+    path = tmp_path / "b.jsonl"
+    data = b"x" * (MAX_LINE - 1) + b"\n" + b"y" * MAX_LINE  # each line just at the limit
+    path.write_bytes(data)
+    assert file_digest(path) == hashlib.sha256(data).hexdigest()
+
+
 def _gzip_stream(path: Path, piece: bytes, total: int) -> None:
     """``total`` bytes of ``piece`` repeated, gzipped a piece at a time (never in memory)."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)

@@ -135,12 +135,33 @@ def read_small(path: Path, limit: int = 64 << 20) -> bytes:
 
 
 def file_digest(path: Path) -> str:
-    """sha256 (hex) of a file's raw bytes (compressed, for ``.gz``), read through `_open`."""
+    """sha256 (hex) of a file's raw bytes (compressed, for ``.gz``), read through `_open`.
+
+    A plain file's lines are held to MAX_LINE on the way, so a file with no newline (a
+    sparse 8 GB one) fails at its first 64 MiB, not after hashing all of it.
+    """
+    plain = not Path(path).name.endswith(".gz")  # a gzip file's lines: when read (LineBlocks)
+    start = 0  # where the line now being read began
     with _reading(Path(path)) as raw:
-        while raw.read():
+        while data := raw.read():
             if raw.count > MAX_BYTES:
                 raise SuiteError(f"too big (over {size_text(MAX_BYTES)})", raw.path)
+            end = data.rfind(b"\n")
+            if end >= 0:
+                start = raw.count - len(data) + end + 1
+            elif plain and raw.count - start > MAX_LINE:
+                line = _line_number(raw.path, start)
+                raise SuiteError(f"line longer than {size_text(MAX_LINE)}", raw.path, line)
     return raw.sha.hexdigest()
+
+
+def _line_number(path: Path, offset: int) -> int:
+    """The number of the line that begins at byte ``offset`` of ``path``."""
+    newlines = 0
+    with _reading(path) as raw:
+        while raw.count < offset and (data := raw.read(min(BLOCK, offset - raw.count))):
+            newlines += data.count(b"\n")
+    return newlines + 1
 
 
 class LineBlocks:

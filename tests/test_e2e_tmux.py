@@ -125,3 +125,24 @@ def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path,
         os.kill(pid, 9)
         raise AssertionError("rouge-tui was still running 10 s after its terminal hung up")
     assert marks_of(data)[ranked_ids()[0]]["mark"] == "regression"
+
+
+def test_q_while_a_43_mb_output_is_still_analysed_exits_at_once(tmp_path: Path) -> None:
+    """Issue 12: q is immediate even while the first analysis is still running (it took
+    19 s: asyncio's close joined the worker thread finding the change signals)."""
+    from test_app_faults import small_suite
+
+    suite = small_suite(tmp_path / "suite", big="the birds sing at dawn and " * 1_600_000)
+    home = tmp_path / "home"
+    status = tmp_path / "status"
+    command = f"{shlex.quote(program())} --no-mouse {shlex.quote(str(suite))}; echo $? > {shlex.quote(str(status))}; sleep 60"
+    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 80, 24)
+    try:
+        session.settled(lambda screen: "finding change signals" in screen, "the analysis under way", timeout=60)
+        session.keys("q")
+        quit_at = time.monotonic()
+        wait_for(status.exists, "the app to exit", timeout=30)
+        assert time.monotonic() - quit_at < 5
+        assert status.read_text().strip() == "0"
+    finally:
+        session.close()

@@ -61,6 +61,7 @@ class RougeApp(App[None]):
         self.reviews: list[Review] = []  # every review opened, for the unsaved-marks check
         self.exported: list[Path] = []  # said again on stderr when the app exits
         self.fatal: str | None = None  # why the app could not open its suite
+        self.exporting = threading.Lock()  # held while a review is written
 
     def on_mount(self) -> None:
         self._exit_signals()
@@ -127,7 +128,8 @@ class RougeApp(App[None]):
 
         def work() -> None:
             try:
-                paths = export_review(review)
+                with self.exporting:
+                    paths = export_review(review)
             except Exception as exc:  # noqa: BLE001 - whatever went wrong, say it and go on
                 self.call_from_thread(screen.notify, f"export failed: {describe(exc)}", severity="error", markup=False)
                 return

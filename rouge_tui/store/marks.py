@@ -185,9 +185,9 @@ class MarkStore:
             if damaged:
                 # Damaged from outside: everything this session holds is written back.
                 on_disk = dict(self.all)
-                notice = (
-                    f"{self.warning}; it was damaged from outside since this session read it: "
-                    f"wrote back the {len(on_disk)} marks this session holds"
+                notice = (  # what happened first: a toast shows the start of a long line
+                    f"the marks file was damaged from outside since this session read it: wrote "
+                    f"back the {len(on_disk)} marks this session holds; {self.warning}"
                 )
             else:
                 theirs = on_disk.get(slot)

@@ -1,6 +1,6 @@
-"""The suite's history: every build on one line (runs, n, mean, band, and the delta and
-verdict against the build before it, with the marks made on that pair); pick any two to
-compare. A build that cannot be read is listed with its file:line error."""
+"""The suite's history: every build on one line (runs, n, mean, band, the delta and
+verdict against the build before it, and the marks made on any pair with it as candidate);
+pick any two to compare. A build that cannot be read is listed with its file:line error."""
 
 from __future__ import annotations
 
@@ -95,9 +95,9 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
             delta = stats.mean - before.stats.mean
             said = verdict(before.stats, stats.mean, delta)
             line.append(f"  {delta:+.4f} {verdict_mark(said)}")
-            marks = len(self.review.store.own(before.name, entry.name))
-            if marks:
-                line.append(f"  {marks} marked", style="bold")
+        marks = len(self.review.store.with_candidate(entry.name))
+        if marks:
+            line.append(f"  {marks} marked", style="bold")
         return line
 
     def fill(self) -> None:

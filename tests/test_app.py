@@ -396,6 +396,35 @@ async def test_history_counts_the_marks_made_on_any_pair_with_that_candidate(tmp
         assert "marked" not in lines["1"] + lines["2"]
 
 
+async def test_history_verdicts_follow_the_comparisons_rule_min_delta(tmp_path: Path) -> None:
+    """1 to 2 moves the mean by (6/7 - 1) / 3 = -0.048: outside build 1's zero-width band,
+    within min_delta 0.05. The comparison says within band; so does build 2's line."""
+    app = app_for(history_suite(tmp_path / "s", "[band]\nmin_delta = 0.05\n"), baseline="1", candidate="2")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_screen(app).analysis.figures.verdict == "within-band"
+        await press(pilot, "h")
+        await settle(pilot)
+        line = history_lines(app)["2"]
+        assert "-0.0476 ●" in line and "▼" not in line
+
+
+async def test_history_verdicts_follow_the_comparisons_rule_band_from_history(tmp_path: Path) -> None:
+    """With [band] source = "history", build 3's band is its mean 4/9 ± 2 · sd(31/45,
+    202/315, 4/9: the means of builds 1-3) = [0.18, 0.71]; build 4's mean 2/15 lies below it
+    (drift-down), though inside build 3's own analytic band [0, 0.89]."""
+    suite = history_suite(tmp_path / "s", '[band]\nsource = "history"\n')
+    (suite / "builds" / "4.jsonl").write_text(jsonl(*({"id": i, "output": t} for i, t in zip("abc", ("a", "x", "x")))))
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.band_source, figures.verdict) == ("history", "drift-down")
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "-0.3111 ▼" in history_lines(app)["4"]
+
+
 async def test_replicate_runs_step_with_r_and_show_each_runs_f() -> None:
     """Issue 11, 16."""
     app = app_for(SUPPORT)

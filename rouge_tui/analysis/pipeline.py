@@ -16,7 +16,7 @@ import math
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -286,16 +286,9 @@ def compute(
     warnings = []
     before = earlier_history(suite, settings, texts, caches)
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
-    if settings.band_source == "history":
-        window = [*before, shown_baseline][-history.BAND_BUILDS :]
-        band = history.history_band(window, base_stats, settings.k)
-        if band is None:
-            warnings.append(
-                f"[band] source = \"history\" needs three builds with scores up to the baseline; "
-                f"there were {sum(h.stats is not None for h in window)}: the {base_stats.band_source} band is used"
-            )
-        else:
-            base_stats = replace(base_stats, band=band, band_source="history")
+    base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
+    if too_few:
+        warnings.append(too_few)
     tell("finding change signals", 0.0)
     baselines = [texts.baseline.runs[0].outputs[i] for i in ids]
     candidates = [texts.candidate.runs[0].outputs[i] for i in ids]

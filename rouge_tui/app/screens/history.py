@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from rouge_tui.analysis.compare import verdict
-from rouge_tui.analysis.history import BuildScores, trend
+from rouge_tui.analysis.history import BuildScores, baseline_stats, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
@@ -90,10 +90,12 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
             return line
         stats = scored.stats
         line.append(f"  {stats.runs:>2} {stats.n:>6}  {stats.mean:.4f}  [{stats.band[0]:.4f}, {stats.band[1]:.4f}]")
-        before = next((b for b in reversed(self.builds[:number]) if b.stats is not None), None)
-        if before is not None:
-            delta = stats.mean - before.stats.mean
-            said = verdict(before.stats, stats.mean, delta)
+        earlier = [at for at in range(number) if self.builds[at].stats is not None]
+        if earlier:  # against the last build before this one with figures, by the comparison's rule
+            settings = self.review.analysis.settings
+            before, _ = baseline_stats(self.builds[: earlier[-1] + 1], settings)
+            delta = stats.mean - before.mean
+            said = verdict(before, stats.mean, delta, settings.min_delta)
             line.append(f"  {delta:+.4f} {verdict_mark(said)}")
         marks = len(self.review.store.with_candidate(entry.name))
         if marks:

@@ -74,7 +74,7 @@ def report_json(tree: Path, suite: Path, home: Path, *flags: str) -> dict:
 def history_line(data: dict) -> str:
     """The figures the history view shows on the candidate's line (HistoryScreen.line)."""
     last = data["history"][-1]
-    return f"{last['runs']:>2} {last['n']:>6}  {last['mean']:.4f}  ["
+    return f"{last['runs']:>4} {last['n']:>7} {last['mean']:.4f} ["
 
 
 def reports(tree: Path, root: Path, names: list[str], home: Path) -> dict[str, object]:

@@ -392,8 +392,8 @@ async def test_history_counts_the_marks_made_on_any_pair_with_that_candidate(tmp
         await press(pilot, "g", "h")
         await settle(pilot)
         lines = history_lines(app)
-        assert "3 marked" in lines["3"]
-        assert "marked" not in lines["1"] + lines["2"]
+        assert lines["3"].split()[-1] == "3" and lines["3"].split()[-2] in "▼▲●"  # the marks column
+        assert lines["2"].split()[-1] in "▼▲●" and lines["1"].split()[-1].endswith("]")  # none
 
 
 async def test_history_verdicts_follow_the_comparisons_rule_min_delta(tmp_path: Path) -> None:
@@ -423,6 +423,25 @@ async def test_history_verdicts_follow_the_comparisons_rule_band_from_history(tm
         await press(pilot, "h")
         await settle(pilot)
         assert "-0.3111 ▼" in history_lines(app)["4"]
+
+
+async def test_history_fits_80_columns_one_line_a_build_under_its_column_header() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g", "h")
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        names = [b.name for b in app.screen.suite.builds]
+        header = rows[1]
+        assert header.split() == ["build", "runs", "n", "mean", "band", "Δ", "vs", "prev", "marks"]
+        assert rows[2 : 2 + len(names)] == [row for row in rows[2:-1] if row.strip()]  # nothing wrapped
+        for name, row in zip(names, rows[2:]):
+            assert name in row
+            assert row.index(f"{app.screen.builds[names.index(name)].stats.mean:.4f}") == header.index("mean")
+        candidate = rows[2 + len(names) - 1]
+        assert candidate.startswith(" C") and candidate.rstrip().endswith(" 1")
+        assert len(candidate.rstrip()) == len(header.rstrip())  # the count under "marks"
 
 
 async def test_replicate_runs_step_with_r_and_show_each_runs_f() -> None:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from suite_helpers import jsonl, make_suite
 from test_app_helpers import (
     INCIDENT,
     SUPPORT,
@@ -23,6 +24,7 @@ from test_app_helpers import (
     table_lines,
     type_text,
 )
+from textual.widgets import OptionList
 
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen
@@ -350,6 +352,96 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
         await press(pilot, "h", "home", "down", "enter")
         await settle(pilot)
         assert any("2.jsonl:3" in n.message for n in app._notifications), [n.message for n in app._notifications]
+
+
+def history_suite(root: Path, toml: str | None = None) -> Path:
+    """Three builds of three examples whose references are all "a b c d"; build 1 has two
+    identical runs (a zero-width band). rougeL F: "a b c d" 1, "a b c" 6/7, "a b" 2/3,
+    "a" 2/5, "x" 0."""
+    rows = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    first = rows({"a": "a b c d", "b": "a b", "c": "a"})
+    return make_suite(root, jsonl(*({"id": i, "reference": "a b c d"} for i in "abc")), {
+        "1": {"run-1.jsonl": first, "run-2.jsonl": first},
+        "2.jsonl": rows({"a": "a b c", "b": "a b", "c": "a"}),
+        "3.jsonl": rows({"a": "a b", "b": "a b", "c": "x"}),
+    }, toml)  # fmt: skip
+
+
+def history_lines(app: RougeApp) -> dict[str, str]:
+    """Each build's line in the history view, by build name."""
+    builds = app.screen.query_one(OptionList)
+    names = [b.name for b in app.screen.suite.builds]
+    return {name: builds.get_option_at_index(i).prompt.plain for i, name in enumerate(names)}
+
+
+async def test_history_counts_the_marks_made_on_any_pair_with_that_candidate(tmp_path: Path) -> None:
+    """Two marks made on (1, 3), one on (2, 3) in the app: build 3's line counts three."""
+    from rouge_tui.analysis.pipeline import Caches, open_analysis
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.review import Review
+    from rouge_tui.suite import open_suite
+
+    suite = history_suite(tmp_path / "s")
+    analysis = open_analysis(open_suite(suite), Settings(), "1", "3", caches=Caches.default())
+    earlier = Review(analysis, analysis.texts.result())
+    earlier.set_mark("a", "fine", "")
+    earlier.set_mark("c", "regression", "")
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g", "h")
+        await settle(pilot)
+        lines = history_lines(app)
+        assert lines["3"].split()[-1] == "3" and lines["3"].split()[-2] in "▼▲●"  # the marks column
+        assert lines["2"].split()[-1] in "▼▲●" and lines["1"].split()[-1].endswith("]")  # none
+
+
+async def test_history_verdicts_follow_the_comparisons_rule_min_delta(tmp_path: Path) -> None:
+    """1 to 2 moves the mean by (6/7 - 1) / 3 = -0.048: outside build 1's zero-width band,
+    within min_delta 0.05. The comparison says within band; so does build 2's line."""
+    app = app_for(history_suite(tmp_path / "s", "[band]\nmin_delta = 0.05\n"), baseline="1", candidate="2")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_screen(app).analysis.figures.verdict == "within-band"
+        await press(pilot, "h")
+        await settle(pilot)
+        line = history_lines(app)["2"]
+        assert "-0.0476 ●" in line and "▼" not in line
+
+
+async def test_history_verdicts_follow_the_comparisons_rule_band_from_history(tmp_path: Path) -> None:
+    """With [band] source = "history", build 3's band is its mean 4/9 ± 2 · sd(31/45,
+    202/315, 4/9: the means of builds 1-3) = [0.18, 0.71]; build 4's mean 2/15 lies below it
+    (drift-down), though inside build 3's own analytic band [0, 0.89]."""
+    suite = history_suite(tmp_path / "s", '[band]\nsource = "history"\n')
+    (suite / "builds" / "4.jsonl").write_text(jsonl(*({"id": i, "output": t} for i, t in zip("abc", ("a", "x", "x")))))
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.band_source, figures.verdict) == ("history", "drift-down")
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "-0.3111 ▼" in history_lines(app)["4"]
+
+
+async def test_history_fits_80_columns_one_line_a_build_under_its_column_header() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g", "h")
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        names = [b.name for b in app.screen.suite.builds]
+        header = rows[1]
+        assert header.split() == ["build", "runs", "n", "mean", "band", "Δ", "vs", "prev", "marks"]
+        assert rows[2 : 2 + len(names)] == [row for row in rows[2:-1] if row.strip()]  # nothing wrapped
+        for name, row in zip(names, rows[2:]):
+            assert name in row
+            assert row.index(f"{app.screen.builds[names.index(name)].stats.mean:.4f}") == header.index("mean")
+        candidate = rows[2 + len(names) - 1]
+        assert candidate.startswith(" C") and candidate.rstrip().endswith(" 1")
+        assert len(candidate.rstrip()) == len(header.rstrip())  # the count under "marks"
 
 
 async def test_replicate_runs_step_with_r_and_show_each_runs_f() -> None:

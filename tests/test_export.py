@@ -119,3 +119,20 @@ def test_the_export_escapes_untrusted_text(tmp_path: Path) -> None:
     html = MarkdownIt("commonmark").render(markdown)
     assert "<script>" not in html and "<b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_a_carried_mark_is_exported_as_carried_with_the_pair_it_came_from(tmp_path: Path) -> None:
+    """Builds 3 and 4 repeat 1 and 2 byte for byte: a mark made on (1, 2) is carried to
+    (3, 4), and the export of (3, 4) says so, with its note, never as a mark made there."""
+    outputs = {name: jsonl(*({"id": k, "output": v} for k, v in texts.items()))
+               for name, texts in (("1", BASE), ("2", CAND), ("3", BASE), ("4", CAND))}  # fmt: skip
+    path = make_suite(tmp_path / "s", jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+                      {f"{name}.jsonl": text for name, text in outputs.items()}, toml='name = "carried"\n')  # fmt: skip
+    first = open_analysis(open_suite(path), Settings(), "1", "2", caches=Caches.default())
+    Review(first, first.texts.result()).set_mark(TEN[0], "regression", "cut short")
+    here = open_analysis(open_suite(path), Settings(), "3", "4", caches=Caches.default())
+    markdown, page = (p.read_text(encoding="utf-8") for p in export_review(Review(here, here.texts.result()), NOW))
+    heading = next(line for line in markdown.splitlines() if line.startswith(f"### 1. {TEN[0]}:"))
+    assert heading == f"### 1. {TEN[0]}: regression (carried from 1 → 2)"
+    assert "> cut short" in markdown
+    assert "regression (carried from 1 → 2)" in page and "cut short" in page

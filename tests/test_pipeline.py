@@ -376,3 +376,40 @@ def test_the_pipeline_reads_only_the_builds_it_compares(tmp_path: Path) -> None:
     figures = open_analysis(open_suite(path), Settings(), "1", "2").figures
     assert (figures.baseline.name, figures.candidate.name) == ("1", "2")
     assert figures.paired == 3 and figures.only_in_candidate == []
+
+
+def _seven_builds(root: Path) -> Path:
+    """Seven builds; example v scores F 2/3 ("a b" against "a b c d") or 1 ("a b c d"), and
+    moves in three of the five pairs up to the baseline (build 6): 1-2, 2-3 and 4-5. Over
+    the last four pairs alone it would be two moves of four. s scores 1 on every build."""
+    v = ["a b", "a b c d", "a b", "a b", "a b c d", "a b c d", "a b c"]
+    return make_suite(
+        root, refs(v="a b c d", s="a b c d"),
+        {f"{n}.jsonl": outs(v=text, s="a b c d") for n, text in enumerate(v, 1)},
+    )  # fmt: skip
+
+
+def _volatile(figures: Figures) -> set[str]:
+    from rouge_tui.analysis.signals import names
+
+    return {i for i, flags in zip(figures.ids, figures.signals.tolist()) if "volatile" in names(flags)}
+
+
+@pytest.mark.parametrize("source", ["auto", "history"])
+def test_the_volatile_signal_looks_at_five_pairs_whatever_the_band_source(tmp_path: Path, source: str) -> None:
+    """SPEC: volatile takes the last five pairs ending at the baseline; the band's source
+    changes the band only (three moves of five: volatile)."""
+    figures = open_analysis(open_suite(_seven_builds(tmp_path / "s")), Settings(band_source=source)).figures
+    assert (figures.baseline.name, figures.candidate.name) == ("6", "7")
+    assert _volatile(figures) == {"v"}
+
+
+def test_the_history_band_takes_the_five_builds_ending_with_the_baseline(tmp_path: Path) -> None:
+    """Means (F v + F s) / 2 of builds 2..6: 1, 5/6, 5/6, 1, 1 (build 1's 5/6 is outside the
+    window); their mean is 14/15, squared deviations 3 (1/15)^2 + 2 (1/10)^2 = 1/30, so the
+    sample sd is sqrt(1/30 / 4) = sqrt(1/120)."""
+    figures = open_analysis(open_suite(_seven_builds(tmp_path / "s")), Settings(band_source="history", k=2.0)).figures
+    half = 2.0 * (1 / 120) ** 0.5
+    assert figures.baseline.band_source == "history"
+    assert figures.baseline.mean == 1.0
+    assert figures.baseline.band == pytest.approx((1.0 - half, 1.0 + half), abs=1e-15)

@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from safety_helpers import ROOT, xdg_env
 from suite_helpers import jsonl, make_suite
 
 from rouge_tui import cli
@@ -235,6 +238,52 @@ def test_a_copy_of_the_suite_elsewhere_shows_the_same_marks(tmp_path: Path) -> N
     copy = tmp_path / "elsewhere" / "s"
     shutil.copytree(path, copy)
     assert shown(review(copy)) == {"t1": ("regression", "cut", False, "", None)}
+
+
+MARK_IN_A_PROCESS = """
+import sys
+from rouge_tui.analysis.pipeline import Caches, open_analysis
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.review import Review
+from rouge_tui.suite import open_suite
+path, baseline, candidate, *marks = sys.argv[1:]
+analysis = open_analysis(open_suite(path), Settings(), baseline, candidate, caches=Caches.default())
+review = Review(analysis, analysis.texts.result())
+for example_id, word, note in zip(marks[::3], marks[1::3], marks[2::3]):
+    review.set_mark(example_id, word, note)
+"""
+
+
+def test_carried_marks_across_separate_processes(tmp_path: Path) -> None:
+    """SPEC "Marks carry over", each step its own process sharing only the XDG dirs: marks
+    made on (a, c) show carried on (b, c) where b's and c's outputs are a's and c's bytes
+    (t1), not where b's output has one byte more (o2); a mark on (b, c) then replaces the
+    carried one there, and (a, c) keeps its own."""
+    one_more = {**BASELINE, "o2": BASELINE["o2"] + "."}
+    path = write_suite(tmp_path / "s", a=BASELINE, b=one_more, c=CANDIDATE)
+    env = xdg_env(tmp_path / "xdg", PYTHONPATH=str(ROOT))
+
+    def mark(baseline: str, *marks: str) -> None:
+        done = subprocess.run([sys.executable, "-c", MARK_IN_A_PROCESS, str(path), baseline, "c", *marks],
+                              env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+
+    def marks(baseline: str) -> dict:
+        done = subprocess.run([sys.executable, "-m", "rouge_tui", "report", str(path), "--format", "json",
+                               "--baseline", baseline, "--candidate", "c"],
+                              env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode in (0, 1), done.stderr
+        return json.loads(done.stdout)["marks"]
+
+    mark("a", "t1", "regression", "cut at 02:14", "o2", "fine", "complete now")
+    assert marks("b") == {"t1": {"mark": "regression", "note": "cut at 02:14", "stale": False,
+                                 "carried_from": {"baseline": "a", "candidate": "c"}}}  # fmt: skip
+    mark("b", "t1", "fine", "intended: shorter")
+    assert marks("b") == {"t1": {"mark": "fine", "note": "intended: shorter", "stale": False}}
+    assert marks("a") == {
+        "o2": {"mark": "fine", "note": "complete now", "stale": False},
+        "t1": {"mark": "regression", "note": "cut at 02:14", "stale": False},
+    }
 
 
 # ---------------------------------------------------------------------- find_rows

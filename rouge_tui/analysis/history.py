@@ -7,7 +7,9 @@
 - `volatile`: the examples whose F moved by 0.05 or more in more than half of the last
   consecutive build pairs ending at the baseline (five at most, two at least);
 - `history_band`: the baseline mean ± k · sd of the means of up to five builds ending with
-  the baseline (None with fewer than three: the usual band then applies).
+  the baseline (None with fewer than three: the usual band then applies);
+- `baseline_stats`: the baseline with the band its comparisons use (the report's and the
+  history view's verdicts alike).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
@@ -26,7 +28,7 @@ from rouge_tui.analysis.scores import score_build
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.suite import BuildEntry, References, Suite, SuiteError, file_digest, read_build
 
-__all__ = ["MOVE", "BuildScores", "build_scores", "history_band", "trend", "volatile"]
+__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "history_band", "trend", "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
@@ -132,6 +134,23 @@ def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
         moved = sum(abs(new - old) >= MOVE for old, new in seen)
         out[row] = len(seen) >= 2 and moved > len(seen) / 2
     return out
+
+
+def baseline_stats(history: Sequence[BuildScores], settings: Settings) -> tuple[BuildStats, str | None]:
+    """The last build of ``history`` (builds in name order ending with the baseline) with the
+    band a comparison against it uses: its own, or with [band] source = "history" the band
+    from history; with too few builds for that, its own band and a warning saying so."""
+    baseline = history[-1].stats
+    if settings.band_source != "history":
+        return baseline, None
+    window = history[-BAND_BUILDS:]
+    band = history_band(window, baseline, settings.k)
+    if band is None:
+        return baseline, (
+            f"[band] source = \"history\" needs three builds with scores up to the baseline; "
+            f"there were {sum(h.stats is not None for h in window)}: the {baseline.band_source} band is used"
+        )
+    return replace(baseline, band=band, band_source="history"), None
 
 
 def history_band(history: Sequence[BuildScores], baseline: BuildStats, k: float) -> tuple[float, float] | None:

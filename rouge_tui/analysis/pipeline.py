@@ -16,7 +16,7 @@ import math
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -241,10 +241,11 @@ def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) 
 
 
 def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[history.BuildScores]:
-    """The builds before the baseline that volatility and the history band look at (up to
-    five, in name order), each scored through the caches; [] when there are too few to
+    """The builds before the baseline that volatility and the history band look at (enough
+    for both windows, whatever the band's source: the volatile signal must not depend on
+    it), in name order, each scored through the caches; [] when there are too few to
     matter."""
-    needed = history.PAIRS + 1 if settings.band_source != "history" else history.BAND_BUILDS
+    needed = max(history.PAIRS + 1, history.BAND_BUILDS)
     entries = history.earlier(suite, texts.baseline.name, needed)[:-1]
     if len(entries) < 2 and settings.band_source != "history":
         return []  # one earlier build makes one pair with the baseline: never volatile
@@ -285,15 +286,9 @@ def compute(
     warnings = []
     before = earlier_history(suite, settings, texts, caches)
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
-    if settings.band_source == "history":
-        band = history.history_band([*before, shown_baseline], base_stats, settings.k)
-        if band is None:
-            warnings.append(
-                f"[band] source = \"history\" needs three builds with scores up to the baseline; "
-                f"there were {sum(h.stats is not None for h in before) + 1}: the {base_stats.band_source} band is used"
-            )
-        else:
-            base_stats = replace(base_stats, band=band, band_source="history")
+    base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
+    if too_few:
+        warnings.append(too_few)
     tell("finding change signals", 0.0)
     baselines = [texts.baseline.runs[0].outputs[i] for i in ids]
     candidates = [texts.candidate.runs[0].outputs[i] for i in ids]

@@ -136,6 +136,11 @@ class MarkStore:
             if m.slot[:3] == (self.fingerprint, baseline, candidate)
         }
 
+    def with_candidate(self, candidate: str) -> list[Mark]:
+        """Marks made against these references on any pair whose candidate is ``candidate``
+        (what the history view counts on that build's line)."""
+        return [m for m in self.all.values() if m.fingerprint == self.fingerprint and m.candidate == candidate]
+
     def earlier(self, baseline: str, candidate: str) -> dict[str, Mark]:
         """Marks made on this pair against other references of the same suite (newest per
         id): shown stale, with the reason."""

@@ -1,6 +1,6 @@
-"""The suite's history: every build on one line (runs, n, mean, band, and the delta and
-verdict against the build before it, with the marks made on that pair); pick any two to
-compare. A build that cannot be read is listed with its file:line error."""
+"""The suite's history: every build on one line (runs, n, mean, band, the delta and
+verdict against the build before it, and the marks made on any pair with it as candidate);
+pick any two to compare. A build that cannot be read is listed with its file:line error."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from rouge_tui.analysis.compare import verdict
-from rouge_tui.analysis.history import BuildScores, trend
+from rouge_tui.analysis.history import BuildScores, baseline_stats, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
@@ -49,6 +49,7 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
+        yield Static(id="history-columns")
         yield OptionList(id="builds")
         yield KeyBar()
 
@@ -83,25 +84,31 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         line.append(name.ljust(width))
         scored = self.builds[number] if self.builds else None
         if scored is None:
-            line.append(f"  {len(entry.run_files)} run{'s' * (len(entry.run_files) != 1)}  …")
+            line.append(f" {len(entry.run_files):>4}  …")
             return line
         if scored.stats is None:
-            line.append(f"  ✗ {one_line(scored.problem or '', 300)}", style="bold red")
+            line.append(f" ✗ {one_line(scored.problem or '', 300)}", style="bold red")
             return line
         stats = scored.stats
-        line.append(f"  {stats.runs:>2} {stats.n:>6}  {stats.mean:.4f}  [{stats.band[0]:.4f}, {stats.band[1]:.4f}]")
-        before = next((b for b in reversed(self.builds[:number]) if b.stats is not None), None)
-        if before is not None:
-            delta = stats.mean - before.stats.mean
-            said = verdict(before.stats, stats.mean, delta)
-            line.append(f"  {delta:+.4f} {verdict_mark(said)}")
-            marks = len(self.review.store.own(before.name, entry.name))
-            if marks:
-                line.append(f"  {marks} marked", style="bold")
+        band = f"[{stats.band[0]:.4f}, {stats.band[1]:.4f}]"
+        line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f} {band:<17}")
+        earlier = [at for at in range(number) if self.builds[at].stats is not None]
+        if earlier:  # against the last build before this one with figures, by the comparison's rule
+            settings = self.review.analysis.settings
+            before, _ = baseline_stats(self.builds[: earlier[-1] + 1], settings)
+            delta = stats.mean - before.mean
+            said = verdict(before, stats.mean, delta, settings.min_delta)
+            line.append(f" {delta:+.4f} {verdict_mark(said)}")
+        else:
+            line.append(" " * 10)
+        marks = len(self.review.store.with_candidate(entry.name))
+        if marks:
+            line.append(f" {marks:>5}", style="bold")
         return line
 
     def fill(self) -> None:
-        width = max(12, min(40, self.size.width - 62))
+        # The build column gets what the figures (57 columns) and a scrollbar leave: 19 at 80.
+        width = max(12, min(40, self.size.width - 61))
         names = shorten_names([b.name for b in self.suite.builds], width)
         builds = self.query_one(OptionList)
         highlighted = builds.highlighted
@@ -112,9 +119,10 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
             builds.highlighted = highlighted
         picked = " → ".join(one_line(p, 30) for p in self.picked) or "none"
         header = f"{one_line(self.suite.name, 30)}: {len(self.suite.builds)} builds · B baseline, C candidate · picked {picked}"
-        if self.builds is not None:
-            header += "   (runs n mean band, Δ and verdict against the build before)"
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
+        # Δ and verdict against the build before; marks made on any pair with it as candidate.
+        columns = f"   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6} {'band':<17} {'Δ vs prev':<9} {'marks':>5}"
+        self.query_one("#history-columns", Static).update(Text(columns, no_wrap=True, overflow="ellipsis"))
 
     def _current(self) -> str | None:
         builds = self.query_one(OptionList)

@@ -1,0 +1,226 @@
+"""analysis/history: the trend, the volatile examples, the band from history and the "new
+movers first" sort (SPEC "History"), on small suites written by hand.
+
+Oracle: every figure is worked out here from SPEC's definitions, not from the code. All
+references are "a b c d" and the outputs below score, under rougeL with the whitespace
+tokenizer (LCS / len, F = 2PR / (P + R)):
+
+    "a b c d"  LCS 4, P 1,   R 1    F 1
+    "a b c"    LCS 3, P 1,   R 3/4  F 6/7
+    "a b"      LCS 2, P 1,   R 1/2  F 2/3
+    "a"        LCS 1, P 1,   R 1/4  F 2/5
+    "x"        LCS 0                F 0
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+from suite_helpers import jsonl, make_suite
+
+from rouge_tui import cli
+from rouge_tui.analysis.history import trend
+from rouge_tui.analysis.pipeline import Caches, open_analysis
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.analysis.signals import names
+from rouge_tui.suite import open_suite, read_references
+
+REF = "a b c d"
+FULL, THREE, TWO, ONE, NONE = "a b c d", "a b c", "a b", "a", "x"
+F = {FULL: 1.0, THREE: 6 / 7, TWO: 2 / 3, ONE: 2 / 5, NONE: 0.0}
+K = 2.0  # the default band half-width
+HISTORY_FIELDS = ["name", "runs", "n", "mean", "band", "band_source"]  # SPEC, in its order
+
+
+def outs(**texts: str) -> str:
+    return jsonl(*({"id": k, "output": v} for k, v in texts.items()))
+
+
+def analytic(values: list[float]) -> tuple[int, float, list[float]]:
+    """SPEC's band with one run: mean ± k · sample sd / √n."""
+    mean = statistics.fmean(values)
+    half = K * statistics.stdev(values) / math.sqrt(len(values))
+    return len(values), mean, [mean - half, mean + half]
+
+
+def replicates(runs: list[list[float]]) -> tuple[int, float, list[float]]:
+    """SPEC's band with replicate runs: mean ± k · sample sd of the run means; an example's
+    score is its mean over runs."""
+    per_example = [statistics.fmean(scores) for scores in zip(*runs)]
+    mean = statistics.fmean(per_example)
+    half = K * statistics.stdev([statistics.fmean(run) for run in runs])
+    return len(per_example), mean, [mean - half, mean + half]
+
+
+# ---------------------------------------------------------------------- the trend
+
+def trend_suite(root: Path) -> Path:
+    """Five builds: 1 plain (with an id whose reference is empty and one with no reference),
+    2 with a bad line, 3 with two replicate runs (z in one run only), 4 without c, 5 plain."""
+    references = jsonl(*({"id": i, "reference": REF} for i in "abcz"), {"id": "d", "reference": "  "})
+    return make_suite(root, references, {
+        "1.jsonl": outs(a=FULL, b=TWO, c=ONE, d=FULL, e=FULL),
+        "2.jsonl": outs(a=FULL) + "{broken\n",
+        "3": {"run-1.jsonl": outs(a=FULL, b=TWO, c=TWO, z=FULL), "run-2.jsonl": outs(a=TWO, b=TWO, c=NONE)},
+        "4.jsonl": outs(a=TWO, b=FULL),
+        "5.jsonl": outs(a=FULL, b=THREE, c=FULL),
+    })  # fmt: skip
+
+
+# name, runs, (n, mean, band) or None, band source: worked out from SPEC's definitions.
+TREND = [
+    ("1", 1, analytic([F[FULL], F[TWO], F[ONE]]), "analytic"),  # d: empty reference, e: none
+    ("2", 1, None, None),
+    ("3", 2, replicates([[F[FULL], F[TWO], F[TWO]], [F[TWO], F[TWO], F[NONE]]]), "replicates"),  # z left out
+    ("4", 1, analytic([F[TWO], F[FULL]]), "analytic"),
+    ("5", 1, analytic([F[FULL], F[THREE], F[FULL]]), "analytic"),
+]
+
+
+def test_the_hand_figures_of_the_trend_suite() -> None:
+    """The oracle's own arithmetic, written out once: build 3's examples average 5/6, 2/3,
+    1/3 (mean 11/18), its runs 7/9 and 4/9 (sd (1/3)/√2); build 4 is 5/6 ± 2·(1/6)."""
+    n, mean, band = TREND[2][2]
+    assert (n, mean) == (3, pytest.approx(11 / 18, abs=1e-15))
+    assert band == pytest.approx([11 / 18 - 2 * (1 / 3) / math.sqrt(2), 11 / 18 + 2 * (1 / 3) / math.sqrt(2)], abs=1e-15)
+    assert TREND[3][2] == (2, pytest.approx(5 / 6, abs=1e-15), pytest.approx([1 / 2, 7 / 6], abs=1e-15))
+
+
+def test_the_trend_lists_every_build_in_name_order_with_its_n_mean_and_band(tmp_path: Path) -> None:
+    suite = open_suite(trend_suite(tmp_path / "s"))
+    got = trend(suite, read_references(suite), Settings(), Caches.none())
+    assert [b.name for b in got] == [name for name, *_ in TREND]
+    for build, (name, runs, figures, source) in zip(got, TREND):
+        assert build.runs == runs, name
+        if figures is None:
+            assert build.stats is None and "2.jsonl" in build.problem and ":2" in build.problem
+            continue
+        n, mean, band = figures
+        assert (build.stats.n, build.stats.band_source) == (n, source), name
+        assert build.stats.mean == pytest.approx(mean, abs=1e-15), name
+        assert list(build.stats.band) == pytest.approx(band, abs=1e-15), name
+
+
+def test_report_history_json_has_specs_fields_for_every_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli.main(["report", str(trend_suite(tmp_path / "s")), "--format", "json", "--history"])
+    history = json.loads(capsys.readouterr().out)["history"]
+    assert [h["name"] for h in history] == [name for name, *_ in TREND]
+    for entry, (name, runs, figures, source) in zip(history, TREND):
+        assert type(entry["runs"]) is int and entry["runs"] == runs
+        if figures is None:  # listed with its error, not a reason to fail
+            assert list(entry)[: len(HISTORY_FIELDS)] == HISTORY_FIELDS
+            assert "2.jsonl" in entry["error"] and entry["mean"] is None
+            continue
+        assert list(entry) == HISTORY_FIELDS, name
+        n, mean, band = figures
+        assert type(entry["n"]) is int and entry["n"] == n
+        assert entry["mean"] == pytest.approx(mean, abs=1e-15)
+        assert type(entry["band"]) is list and entry["band"] == pytest.approx(band, abs=1e-15)
+        assert entry["band_source"] == source
+
+
+def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cli.main(["report", str(trend_suite(tmp_path / "s")), "--history"])
+    lines = capsys.readouterr().out.splitlines()
+    table = lines[[line.strip() for line in lines].index("history") + 1 :]
+    assert table[0].split() == ["build", "runs", "n", "mean", "band"]
+    built = [name for name, *_ in TREND]
+    rows = {cells[0]: line for line in table[1:] if (cells := line.split()) and cells[0] in built}
+    assert list(rows) == built
+    for name, runs, figures, _source in TREND:
+        cells = rows[name].split()
+        if figures is None:
+            assert cells[1:3] == [str(runs), "✗"]
+            assert "builds/2" in "".join(line.strip() for line in table)  # its error, wrapped
+            continue
+        n, mean, (low, high) = figures
+        assert cells[1:] == [str(runs), str(n), f"{mean:.4f}", f"[{low:.4f},", f"{high:.4f}]"], name
+
+
+# ---------------------------------------------------------------------- volatile examples
+
+# F of each example on builds 1..5 (the baseline is 5, the candidate 6); the pairs 1-2 ..
+# 4-5 are the four the volatile signal looks at, and a move is |ΔF| >= 0.05.
+MOVES = {
+    "flip": [FULL, TWO, FULL, TWO, FULL],  # moves in 4 of 4 pairs: volatile
+    "once": [FULL, FULL, TWO, FULL, FULL],  # one incident, down then back up: 2 of 4, not volatile
+    "three": [FULL, TWO, FULL, FULL, TWO],  # 3 of 4: volatile
+    "steady": [FULL] * 5,  # 0 of 4
+}
+CANDIDATE = {"flip": NONE, "once": TWO, "three": NONE, "steady": ONE}
+VOLATILE = {"flip", "three"}
+
+
+def volatile_suite(root: Path, toml: str | None = None) -> Path:
+    builds = {f"{n}.jsonl": outs(**{i: texts[n - 1] for i, texts in MOVES.items()}) for n in range(1, 6)}
+    builds["6.jsonl"] = outs(**CANDIDATE)
+    return make_suite(root, jsonl(*({"id": i, "reference": REF} for i in MOVES)), builds, toml)
+
+
+def volatile_ids(figures) -> set[str]:
+    return {i for i, flags in zip(figures.ids, figures.signals.tolist()) if "volatile" in names(flags)}
+
+
+def test_volatile_examples_moved_in_more_than_half_of_the_pairs_up_to_the_baseline(tmp_path: Path) -> None:
+    figures = open_analysis(open_suite(volatile_suite(tmp_path / "s")), Settings()).figures
+    assert (figures.baseline.name, figures.candidate.name) == ("5", "6")
+    assert volatile_ids(figures) == VOLATILE
+
+
+def test_one_pair_up_to_the_baseline_makes_nothing_volatile(tmp_path: Path) -> None:
+    """SPEC: at least two pairs are needed. Baseline 2, candidate 3: only the pair 1-2."""
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": REF}), {
+        "1.jsonl": outs(a=FULL), "2.jsonl": outs(a=TWO), "3.jsonl": outs(a=FULL),
+    })  # fmt: skip
+    figures = open_analysis(open_suite(suite), Settings()).figures
+    assert volatile_ids(figures) == set()
+
+
+def test_new_movers_first_ranks_the_examples_that_are_not_volatile_first(tmp_path: Path) -> None:
+    """Deltas against build 5: flip 0 - 1 = -1, three 0 - 2/3, steady 2/5 - 1, once 2/3 - 1.
+    By |delta|: flip, three, steady, once; not volatile first, each part by |delta|."""
+    figures = open_analysis(open_suite(volatile_suite(tmp_path / "s")), Settings()).figures
+    assert figures.ids == ["flip", "three", "steady", "once"]
+    assert [figures.ids[i] for i in figures.order("new movers").tolist()] == ["steady", "once", "flip", "three"]
+
+
+# ---------------------------------------------------------------------- the band from history
+
+def test_the_band_from_history_is_the_baseline_mean_plus_minus_k_sd_of_five_means(tmp_path: Path) -> None:
+    """Build means (the four examples' F / 4), in twelfths: 12, 10, 11, 11, 11. Their sample
+    sd is sqrt((1 + 1) / 144 / 4) = 1 / (12 √2); the baseline (build 5) mean is 11/12."""
+    path = volatile_suite(tmp_path / "s")
+    means = [statistics.fmean(F[texts[n]] for texts in MOVES.values()) for n in range(5)]
+    assert means == pytest.approx([12 / 12, 10 / 12, 11 / 12, 11 / 12, 11 / 12], abs=1e-15)
+    half = K * statistics.stdev(means)
+    assert half == pytest.approx(2 / (12 * math.sqrt(2)), abs=1e-15)
+    figures = open_analysis(open_suite(path), Settings(band_source="history")).figures
+    assert figures.baseline.band_source == "history"
+    assert figures.baseline.mean == pytest.approx(11 / 12, abs=1e-15)
+    assert list(figures.baseline.band) == pytest.approx([11 / 12 - half, 11 / 12 + half], abs=1e-15)
+    assert volatile_ids(figures) == VOLATILE  # the band's source changes the band only
+
+
+def test_with_fewer_than_three_builds_the_report_says_which_band_it_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Baseline 2 has two builds up to it: the usual (analytic) band, and a warning."""
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": REF}, {"id": "b", "reference": REF}), {
+        "1.jsonl": outs(a=FULL, b=TWO), "2.jsonl": outs(a=TWO, b=FULL), "3.jsonl": outs(a=FULL, b=FULL),
+    }, '[band]\nsource = "history"\n')  # fmt: skip
+    cli.main(["report", str(suite), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    _n, _mean, band = analytic([F[TWO], F[FULL]])
+    assert data["baseline"]["band_source"] == "analytic"
+    assert data["baseline"]["band"] == pytest.approx(band, abs=1e-15)
+    said = [w for w in data["warnings"] if "history" in w]
+    assert len(said) == 1 and "three builds" in said[0] and "there were 2" in said[0]
+    assert said[0].endswith("the analytic band is used")
+    cli.main(["report", str(suite)])
+    assert said[0] in " ".join(capsys.readouterr().out.split())

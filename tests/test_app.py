@@ -569,3 +569,36 @@ async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) ->
         assert "incident-summaries-with-a-long-folder-name" in text
         assert "drift-down" in text and "within band" in text
         assert "broken" in text and "✗" in text
+
+
+async def test_a_carried_mark_shows_where_it_came_from_and_its_note_in_the_diff(tmp_path: Path) -> None:
+    """Issue 14, 4: a mark carried from another pair says so in the diff, with that pair's
+    names, and its note is on screen (nothing the user wrote is hidden behind a key)."""
+    from test_review import BASELINE, CANDIDATE, write_suite
+    from test_review import review as pair_review
+
+    suite = write_suite(tmp_path / "s", **{"1-base": BASELINE, "2-cand": CANDIDATE, "3-base": BASELINE, "4-cand": CANDIDATE})
+    pair_review(suite, "1-base", "2-cand").set_mark("t1", "regression", "cut at 02:14")
+    app = app_for(suite)  # the last two builds: 3-base and 4-cand
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        ids = screen.analysis.figures.ids
+        screen.table.cursor = screen.table.row_of(ids.index("t1"))
+        await press(pilot, "enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "regression carried from 1-base → 2-cand" in text
+        assert "note cut at 02:14" in text
+        # another example, unmarked: no mark line at all
+        await press(pilot, "escape")
+        screen.table.cursor = screen.table.row_of(ids.index("o2"))
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert "carried from" not in screen_text(app) and "note " not in screen_text(app)
+        await press(pilot, "c")
+        await settle(pilot)
+        await type_text(pilot, "a fuller answer")
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert "note a fuller answer" in screen_text(app)

@@ -141,6 +141,7 @@ class DiffScreen(Screen[int]):
     def compose(self) -> ComposeResult:
         yield Static(id="diff-summary")
         yield Static(id="diff-title")
+        yield Static(id="diff-mark")
         yield DiffView(id="diff")
         yield KeyBar()
 
@@ -225,10 +226,31 @@ class DiffScreen(Screen[int]):
         text.append(" · " + rest)
         return text
 
+    def mark_line(self) -> Text | None:
+        """A carried mark's origin and a mark's note, on a line of their own (None: no line):
+        what the user wrote is on screen with the mark it belongs to."""
+        shown = self.review.get(self.example_id)
+        if shown is None or not (shown.note or shown.carried_from):
+            return None
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if shown.carried_from:
+            baseline, candidate = (one_line(name, 30) for name in shown.carried_from)
+            text.append(f"{shown.word} carried from ", style="bold")  # the same two outputs there
+            text.append(f"{baseline} → {candidate}" + (" · " if shown.note else ""))
+        if shown.note:
+            text.append("note ", style="bold")
+            text.append(one_line(shown.note, 300))
+        return text
+
     def update_headers(self) -> None:
         width = max(self.size.width - 2, 20)
         self.query_one("#diff-summary", Static).update(self.summary())
         self.query_one("#diff-title", Static).update(self.title_text(width))
+        line = self.mark_line()
+        holder = self.query_one("#diff-mark", Static)
+        holder.display = line is not None
+        if line is not None:
+            holder.update(line)
 
     def on_resize(self) -> None:
         self.update_headers()

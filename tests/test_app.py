@@ -14,6 +14,7 @@ import pytest
 from test_app_helpers import (
     INCIDENT,
     SUPPORT,
+    burst,
     diff_lines,
     incident_deltas,
     press,
@@ -240,6 +241,22 @@ async def test_filter_by_signal_mark_and_text() -> None:
         assert 0 < screen.table.row_count < figures.paired
         await press(pilot, "enter", "enter")
         assert isinstance(app.screen, DiffScreen) and app.screen.filter_text == "Follow-ups: canary"
+
+
+async def test_every_key_of_a_burst_after_slash_goes_to_the_filter() -> None:
+    """`/trunc` in one burst (tmux send-keys): no key after `/` reaches the table (`t`
+    switched the tokenizer, `c` opened a note); a `/` typed in the box is text."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        tokenizer = screen.analysis.settings.tokenizer
+        await burst(pilot, "slash", *"trunc")
+        assert app.screen is screen and screen.filter_text == "trunc"
+        assert screen.analysis.settings.tokenizer == tokenizer
+        assert "signal truncated" in screen.query_one("#status").render().plain
+        await burst(pilot, "slash", "x")
+        assert screen.filter_text == "trunc/x" and app.screen is screen
 
 
 async def test_help_closes_on_q_without_quitting() -> None:

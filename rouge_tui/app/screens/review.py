@@ -74,7 +74,9 @@ class ReviewScreen(Screen[None]):
         Binding("enter", "open_diff", "diff", id="diff"),
         Binding("w", "walk", "walk", id="walk"),
         *common.MARK_BINDINGS,
-        Binding("slash", "filter", "filter", id="filter"),
+        # A priority binding runs as the app reads the key, before it hands the next key of
+        # a burst (`/trunc` pasted or sent by tmux) to the widget focused then.
+        Binding("slash", "filter", "filter", id="filter", priority=True),
         Binding("s", "sort", "sort", id="sort"),
         Binding("m", "metric", "metric", id="metric"),
         Binding("t", "tokenizer", "tokenizer", id="tokenizer"),
@@ -132,6 +134,8 @@ class ReviewScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("back", "help", "quit"):
             return True
+        if action == "filter" and getattr(self.focused, "id", None) == "filter":
+            return False  # a `/` typed in the filter box is text
         return self.analysis is not None
 
     # ------------------------------------------------------------------ workers
@@ -497,7 +501,7 @@ class ReviewScreen(Screen[None]):
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.add_class("-shown")
-        box.focus()
+        self.set_focus(box)  # now, not after the keys already read (as ``box.focus()`` does)
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:

@@ -426,6 +426,17 @@ async def test_q_with_a_mark_that_could_not_be_saved_asks_first(tmp_path: Path, 
     assert app.return_code == 0
 
 
+@pytest.mark.parametrize("after", ["c", "enter", "h", "w"])
+async def test_keys_after_q_in_one_burst_open_nothing(after: str) -> None:
+    """`q` then a key that opens a screen, in one burst: the app ends cleanly (the screen
+    pushed while the app was closing crashed it: `NoMatches: TextArea`, exit 1)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await burst(pilot, "q", after)
+    assert app.return_code == 0
+
+
 async def test_another_sessions_mark_shows_within_seconds() -> None:
     """Issue 11, 17: the other session's mark is shown as soon as it is saved."""
     from rouge_tui.review import Review

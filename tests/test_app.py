@@ -217,6 +217,29 @@ async def test_x_asks_first_and_n_keeps_the_mark_and_note() -> None:
         assert review.get(example) is None
 
 
+async def test_escape_in_the_note_editor_asks_before_throwing_away_what_was_typed() -> None:
+    """Issue 11, 3: nothing the user wrote is lost to one key."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        review = review_screen(app).review
+        example = current_id(app)
+        await press(pilot, "c", "escape")  # nothing typed: escape just closes
+        assert isinstance(app.screen, ReviewScreen) and review.get(example) is None
+        await press(pilot, "c")
+        await type_text(pilot, "half a thought")
+        await press(pilot, "escape")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Throw away" in screen_text(app) and "y yes" in screen_text(app)
+        await press(pilot, "n")
+        assert isinstance(app.screen, NoteScreen)
+        assert app.screen.query_one("#note-text").text == "half a thought"
+        await press(pilot, "escape", "escape")  # escape answers no, too
+        assert isinstance(app.screen, NoteScreen)
+        await press(pilot, "escape", "y")
+        assert isinstance(app.screen, ReviewScreen) and review.get(example) is None
+
+
 async def test_filter_by_signal_mark_and_text() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -312,6 +312,32 @@ async def test_the_status_line_and_footer_at_80_columns() -> None:
             assert key in footer
 
 
+@pytest.mark.parametrize(("width", "filtered"), [(80, True), (60, False), (60, True)])
+async def test_the_status_line_keeps_every_count_with_marks_and_a_filter(width: int, filtered: bool) -> None:
+    """Issue 11, 7: with marks set (and a filter), every count stays on the status line at
+    80 columns; at 60 the left-out examples are still counted, never cut off."""
+    app = app_for()
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g", "down", "b", "s")
+        if filtered:
+            await press(pilot, "slash")
+            await type_text(pilot, "trunc")
+            await press(pilot, "enter")
+        screen = review_screen(app)
+        line = screen_text(app).splitlines()[-2]
+        rows, paired = screen.table.row_count, screen.analysis.figures.paired
+        assert rows < paired if filtered else rows == paired
+        assert f"{rows}" in line and f"{paired}" in line and "2 marked" in line, line
+        if filtered:
+            assert "trunc" in line, line
+        if width >= 80:
+            assert "1 base" in line and "1 cand" in line and "1 no ref" in line, line
+        else:
+            assert "3 left out" in line or ("1 base" in line and "1 no ref" in line), line
+        assert "…" not in line, line
+
+
 async def test_tab_reaches_the_reference_pane_below_the_fold() -> None:
     app = app_for()
     async with app.run_test(size=(60, 20)) as pilot:

@@ -367,6 +367,26 @@ async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:
         assert any("end of the ten" in n.message for n in app._notifications)
 
 
+async def test_signal_labels_cut_visibly_in_the_table_and_the_overview() -> None:
+    """Issue 11, 7: a row with `len- +sent +fig` lost `+fig` to the column's width with
+    nothing to say so, and the overview's signal line ended `+…`; now the signals to read
+    come first and whole labels are followed by `…` when some are left out."""
+    from rouge_tui.analysis import signals
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        table = app.screen.query_one(MoversTable)
+        index = next(i for i, f in enumerate(figures.signals) if signals.names(int(f)) == ["shorter", "new-sentence", "new-figure"])
+        row = table.row_text(table.row_of(index), table.size.width).plain
+        assert "+sent +fig…" in row, row
+        line = next(line for line in screen_text(app).splitlines() if line.startswith(" Δ "))
+        counted = signals.counts(figures.signals)
+        assert f"+sent {counted['new-sentence']}  +fig {counted['new-figure']}  " in line, line
+        assert line.rstrip().endswith("…") and not line.rstrip().endswith(" +…"), line
+
+
 def test_names_are_cut_from_the_middle_keeping_what_differs() -> None:
     """Issue 11, 5."""
     a, b = shorten_names(["2-pointer-gen", "3-pointer-gen-cov"], 10)

@@ -9,7 +9,8 @@ draw this model; it imports no Textual and no Rich.
   candidate's, and a note says when the baseline's figures came from another.
 - Baseline vs candidate (`word_diff`): a word-level LCS of the two outputs (words as
   written, split on whitespace), as pieces of each text that are unchanged, removed or added,
-  whitespace and line breaks kept, so the diff reads like prose.
+  whitespace and line breaks kept, so the diff reads like prose. The merged text also has
+  ``space`` pieces: the space between a removed run and what follows, in neither text.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
-Kind = Literal["same", "removed", "added", "counted", "both", "baseline", "candidate", "neither"]
+Kind = Literal["same", "removed", "added", "space", "counted", "both", "baseline", "candidate", "neither"]
 
 # Unchanged stretches longer than this many words fold to "… N unchanged words …" (`f`),
 # keeping FOLD_CONTEXT words at each end.
@@ -181,7 +182,8 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
     """The two outputs' word-level LCS as pieces: the baseline's (``same`` / ``removed``),
     the candidate's (``same`` / ``added``), and one merged text that reads like a word diff:
     the candidate's text and whitespace, with each removed run just before the added run
-    that replaces it (or where it stood)."""
+    that replaces it (or where it stood) and a ``space`` piece after it (so its pieces
+    other than ``removed`` and ``space`` are the candidate's text exactly)."""
     old, new = _words(baseline), _words(candidate)
     pairs = lcs_pairs([w.text for w in old], [w.text for w in new])
     kept_old = {i for i, _ in pairs}
@@ -205,7 +207,7 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
             add("same", candidate[at:following])
             at = following
             add("removed", baseline[removed[0].start : removed[-1].end])
-            add("same", " " if added or nj < len(new) else "")
+            add("space", " " if added or nj < len(new) else "")
         if added:
             add("same", candidate[at : added[0].start])
             add("added", candidate[added[0].start : added[-1].end])
@@ -253,11 +255,12 @@ def grounding_marks(side) -> list[tuple[int, int, str, str]]:
 
 def annotate(pieces: Sequence[Piece], marks: Sequence[tuple[int, int, str, str]], skip: frozenset[str] = frozenset()) -> list[Piece]:
     """``pieces`` with mark pieces put in at text offsets (counted through the pieces whose
-    kind is not in ``skip``: the merged word diff's removed runs are the other text's)."""
+    kind is not in ``skip``: the merged word diff's removed runs are the other text's; its
+    ``space`` pieces are in neither text and never counted)."""
     out: list[Piece] = []
     at, k = 0, 0
     for piece in pieces:
-        if piece.kind in skip:
+        if piece.kind in skip or piece.kind == "space":
             out.append(piece)
             continue
         end, cut = at + len(piece.text), 0

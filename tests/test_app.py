@@ -15,6 +15,7 @@ from suite_helpers import jsonl, make_suite
 from test_app_helpers import (
     INCIDENT,
     SUPPORT,
+    burst,
     diff_lines,
     incident_deltas,
     press,
@@ -218,6 +219,29 @@ async def test_x_asks_first_and_n_keeps_the_mark_and_note() -> None:
         assert review.get(example) is None
 
 
+async def test_escape_in_the_note_editor_asks_before_throwing_away_what_was_typed() -> None:
+    """Issue 11, 3: nothing the user wrote is lost to one key."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        review = review_screen(app).review
+        example = current_id(app)
+        await press(pilot, "c", "escape")  # nothing typed: escape just closes
+        assert isinstance(app.screen, ReviewScreen) and review.get(example) is None
+        await press(pilot, "c")
+        await type_text(pilot, "half a thought")
+        await press(pilot, "escape")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Throw away" in screen_text(app) and "y yes" in screen_text(app)
+        await press(pilot, "n")
+        assert isinstance(app.screen, NoteScreen)
+        assert app.screen.query_one("#note-text").text == "half a thought"
+        await press(pilot, "escape", "escape")  # escape answers no, too
+        assert isinstance(app.screen, NoteScreen)
+        await press(pilot, "escape", "y")
+        assert isinstance(app.screen, ReviewScreen) and review.get(example) is None
+
+
 async def test_filter_by_signal_mark_and_text() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -242,6 +266,22 @@ async def test_filter_by_signal_mark_and_text() -> None:
         assert 0 < screen.table.row_count < figures.paired
         await press(pilot, "enter", "enter")
         assert isinstance(app.screen, DiffScreen) and app.screen.filter_text == "Follow-ups: canary"
+
+
+async def test_every_key_of_a_burst_after_slash_goes_to_the_filter() -> None:
+    """`/trunc` in one burst (tmux send-keys): no key after `/` reaches the table (`t`
+    switched the tokenizer, `c` opened a note); a `/` typed in the box is text."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        tokenizer = screen.analysis.settings.tokenizer
+        await burst(pilot, "slash", *"trunc")
+        assert app.screen is screen and screen.filter_text == "trunc"
+        assert screen.analysis.settings.tokenizer == tokenizer
+        assert "signal truncated" in screen.query_one("#status").render().plain
+        await burst(pilot, "slash", "x")
+        assert screen.filter_text == "trunc/x" and app.screen is screen
 
 
 async def test_help_closes_on_q_without_quitting() -> None:
@@ -274,6 +314,32 @@ async def test_the_status_line_and_footer_at_80_columns() -> None:
             assert key in footer
 
 
+@pytest.mark.parametrize(("width", "filtered"), [(80, True), (60, False), (60, True)])
+async def test_the_status_line_keeps_every_count_with_marks_and_a_filter(width: int, filtered: bool) -> None:
+    """Issue 11, 7: with marks set (and a filter), every count stays on the status line at
+    80 columns; at 60 the left-out examples are still counted, never cut off."""
+    app = app_for()
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g", "down", "b", "s")
+        if filtered:
+            await press(pilot, "slash")
+            await type_text(pilot, "trunc")
+            await press(pilot, "enter")
+        screen = review_screen(app)
+        line = screen_text(app).splitlines()[-2]
+        rows, paired = screen.table.row_count, screen.analysis.figures.paired
+        assert rows < paired if filtered else rows == paired
+        assert f"{rows}" in line and f"{paired}" in line and "2 marked" in line, line
+        if filtered:
+            assert "trunc" in line, line
+        if width >= 80:
+            assert "1 base" in line and "1 cand" in line and "1 no ref" in line, line
+        else:
+            assert "3 left out" in line or ("1 base" in line and "1 no ref" in line), line
+        assert "…" not in line, line
+
+
 async def test_tab_reaches_the_reference_pane_below_the_fold() -> None:
     app = app_for()
     async with app.run_test(size=(60, 20)) as pilot:
@@ -301,6 +367,26 @@ async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:
         await press(pilot, "n")
         assert app.screen.example_id == ranked_ids()[9]
         assert any("end of the ten" in n.message for n in app._notifications)
+
+
+async def test_signal_labels_cut_visibly_in_the_table_and_the_overview() -> None:
+    """Issue 11, 7: a row with `len- +sent +fig` lost `+fig` to the column's width with
+    nothing to say so, and the overview's signal line ended `+…`; now the signals to read
+    come first and whole labels are followed by `…` when some are left out."""
+    from rouge_tui.analysis import signals
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        table = app.screen.query_one(MoversTable)
+        index = next(i for i, f in enumerate(figures.signals) if signals.names(int(f)) == ["shorter", "new-sentence", "new-figure"])
+        row = table.row_text(table.row_of(index), table.size.width).plain
+        assert "+sent +fig…" in row, row
+        line = next(line for line in screen_text(app).splitlines() if line.startswith(" Δ "))
+        counted = signals.counts(figures.signals)
+        assert f"+sent {counted['new-sentence']}  +fig {counted['new-figure']}  " in line, line
+        assert line.rstrip().endswith("…") and not line.rstrip().endswith(" +…"), line
 
 
 def test_names_are_cut_from_the_middle_keeping_what_differs() -> None:
@@ -498,6 +584,17 @@ async def test_q_with_a_mark_that_could_not_be_saved_asks_first(tmp_path: Path, 
         await press(pilot, "g")
         assert review_screen(app).review.store.unsaved == 0
         await press(pilot, "q")
+    assert app.return_code == 0
+
+
+@pytest.mark.parametrize("after", ["c", "enter", "h", "w"])
+async def test_keys_after_q_in_one_burst_open_nothing(after: str) -> None:
+    """`q` then a key that opens a screen, in one burst: the app ends cleanly (the screen
+    pushed while the app was closing crashed it: `NoMatches: TextArea`, exit 1)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await burst(pilot, "q", after)
     assert app.return_code == 0
 
 

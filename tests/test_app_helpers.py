@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from rouge_score import rouge_scorer
+from textual import events
 from textual.pilot import Pilot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +35,17 @@ async def press(pilot: Pilot, *keys: str) -> None:
         await pilot.press(key)
         if any(worker.is_running for worker in pilot.app.workers):
             await settle(pilot)
+
+
+CHARACTERS = {"slash": "/", "question_mark": "?", "enter": "\r", "space": " ", "escape": "\x1b"}
+
+
+async def burst(pilot: Pilot, *keys: str) -> None:
+    """Keys as one burst, the way a fast typist or ``tmux send-keys`` delivers them: all
+    queued before the app handles the first (``pilot.press`` waits after each key)."""
+    for key in keys:
+        pilot.app.post_message(events.Key(key, CHARACTERS.get(key, key if len(key) == 1 else None)))
+    await settle(pilot)
 
 
 async def type_text(pilot: Pilot, text: str) -> None:

@@ -7,8 +7,10 @@ from hypothesis import strategies as st
 from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE, tricky_texts
 
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.diff import example_diff, fold, marked_pieces, word_diff
+from rouge_tui.diff import UNSUPPORTED_MARK, annotate, example_diff, fold, marked_pieces, word_diff
 from rouge_tui.rouge import Token, engine
+
+CANDIDATE_TEXT = frozenset({"same", "added"})  # the merged pieces that are the candidate's text
 
 
 def test_the_chapters_pair_reads_like_its_arithmetic() -> None:
@@ -43,15 +45,33 @@ def test_word_diff_pieces_rebuild_both_texts(baseline: str, candidate: str) -> N
     assert "".join(p.text for p in cand) == candidate
     assert {p.kind for p in base} <= {"same", "removed"} and {p.kind for p in cand} <= {"same", "added"}
     # The merged text holds every word of the candidate in order, and every removed word.
-    kept = "".join(p.text for p in merged if p.kind != "removed")
-    assert kept.split() == candidate.split()
+    assert "".join(p.text for p in merged if p.kind in CANDIDATE_TEXT) == candidate
     removed = [w for p in merged if p.kind == "removed" for w in p.text.split()]
     assert removed == [w for p in base if p.kind == "removed" for w in p.text.split()]
 
 
 def test_word_diff_hand_worked() -> None:
     _, _, merged = word_diff("the pool was drained", "the pool was full")
-    assert [(p.kind, p.text) for p in merged] == [("same", "the pool was "), ("removed", "drained"), ("same", " "), ("added", "full")]
+    assert [(p.kind, p.text) for p in merged] == [("same", "the pool was "), ("removed", "drained"), ("space", " "), ("added", "full")]
+
+
+def test_a_mark_after_a_removed_run_lands_at_its_offset() -> None:
+    """The space the merged diff puts after a removed run is in neither text, so a mark
+    counted in the candidate's offsets lands before its sentence, not a character early."""
+    baseline, candidate = "The pool was drained. Then it rained.", "The pool was full. Then it rained."
+    marks = [(candidate.index("Then"), 1, "flag", UNSUPPORTED_MARK)]
+    marked = annotate(word_diff(baseline, candidate)[2], marks, skip=frozenset({"removed"}))
+    shown = "".join(p.text for p in marked if p.kind != "removed")
+    assert "full. [?] Then it rained." in shown
+
+
+@settings(max_examples=300, deadline=None)
+@given(tricky_texts(), tricky_texts(), st.data())
+def test_a_mark_in_the_merged_word_diff_lands_at_its_offset_in_the_candidate(baseline: str, candidate: str, data) -> None:
+    offset = data.draw(st.integers(0, len(candidate)))
+    marked = annotate(word_diff(baseline, candidate)[2], [(offset, 1, "flag", UNSUPPORTED_MARK)], skip=frozenset({"removed"}))
+    at = next(i for i, p in enumerate(marked) if p.kind == "flag")
+    assert "".join(p.text for p in marked[:at] if p.kind in CANDIDATE_TEXT) == candidate[:offset]
 
 
 def test_marked_pieces_join_runs_of_one_kind() -> None:

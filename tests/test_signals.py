@@ -62,6 +62,22 @@ def test_bits_counts_and_labels() -> None:
     assert found.dtype == np.uint32
 
 
+def test_labels_put_the_ones_to_read_first_and_show_where_they_were_cut() -> None:
+    """The movers table's cell: a new sentence or figure first; whole labels, then `…` when
+    some do not fit (the cell cut `len- +sent +fig` to `len- +sent ` and lost `+fig`)."""
+    bit = {s.name: i for i, s in enumerate(SIGNALS)}
+    flags = sum(1 << bit[name] for name in ("shorter", "new-sentence", "new-figure"))
+    assert labels(flags) == "+sent +fig len-"
+    assert labels(flags, 15) == "+sent +fig len-"
+    assert labels(flags, 12) == "+sent +fig…"
+    assert labels(flags, 7) == "+sent…"
+    trunc = sum(1 << bit[name] for name in ("truncated", "shorter", "new-sentence"))
+    assert labels(trunc, 12) == "+sent trunc…"
+    assert labels(1 << bit["truncated"] | 1 << bit["shorter"], 12) == "trunc len-"
+    for width in range(1, 20):
+        assert len(labels(flags, width)) <= width
+
+
 def test_new_sentence_and_new_figure_through_the_registry() -> None:
     """The chapter's pair: B's closing sentence is new; a changed figure is new, a figure
     the source has is not."""

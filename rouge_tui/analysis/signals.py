@@ -24,7 +24,7 @@ import numpy as np
 
 from rouge_tui.analysis import grounding, history
 
-__all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "labels", "names", "versions"]
+__all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "labels", "names", "shown_order", "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
 SHIFT_SHARE = 0.25
@@ -86,6 +86,7 @@ class Signal:
     summary: str
     version: int
     rule: Rule
+    read_first: bool = False  # shown before the others where room is short: text to read
 
 
 def _empty(pairs: Pairs) -> np.ndarray:
@@ -131,10 +132,10 @@ SIGNALS: tuple[Signal, ...] = (
            lambda pairs: _shift(pairs) < 0),
     Signal("new-sentence", "+sent",
            "a sentence with no counterpart in the references, the source or the baseline: read it",
-           1, lambda pairs: pairs.grounded[0] > 0),
+           1, lambda pairs: pairs.grounded[0] > 0, read_first=True),
     Signal("new-figure", "+fig",
            "a figure (41, 02:14, 3.5%) found in none of the references, the source and the baseline",
-           1, lambda pairs: pairs.grounded[1] > 0),
+           1, lambda pairs: pairs.grounded[1] > 0, read_first=True),
     Signal("volatile", "vol",
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
            1, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),
@@ -153,9 +154,31 @@ def names(flags: int, signals: Sequence[Signal] = SIGNALS) -> list[str]:
     return [s.name for bit, s in enumerate(signals) if flags >> bit & 1]
 
 
-def labels(flags: int, signals: Sequence[Signal] = SIGNALS) -> str:
-    """The short labels of ``flags``, e.g. ``trunc len-``."""
-    return " ".join(s.short for bit, s in enumerate(signals) if flags >> bit & 1)
+def shown_order(signals: Sequence[Signal] = SIGNALS) -> list[tuple[int, Signal]]:
+    """(bit, signal) in the order the app lists signals: those to read first (a new
+    sentence, a new figure), then the rest, each in registry order."""
+    return sorted(enumerate(signals), key=lambda bit_signal: not bit_signal[1].read_first)
+
+
+def fit(items: Sequence[str], width: int | None = None, sep: str = " ", more: str = "…") -> str:
+    """``items`` joined by ``sep``; in at most ``width`` characters, the whole items that fit
+    and then ``more``, which says some were left out."""
+    text = sep.join(items)
+    if width is None or len(text) <= width:
+        return text
+    text = ""
+    for item in items:
+        longer = f"{text}{sep}{item}" if text else item
+        if len(longer) + len(more) > width:
+            break
+        text = longer
+    return (text + more if text else more.strip())[: max(width, 0)]
+
+
+def labels(flags: int, width: int | None = None, signals: Sequence[Signal] = SIGNALS) -> str:
+    """The short labels of ``flags``, those to read first first (``+sent trunc len-``); in
+    at most ``width`` characters, cut after a whole label with ``…``."""
+    return fit([s.short for bit, s in shown_order(signals) if flags >> bit & 1], width)
 
 
 def counts(flags: np.ndarray, signals: Sequence[Signal] = SIGNALS) -> dict[str, int]:

@@ -7,12 +7,15 @@ import argparse
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
+from rich.console import RenderableType
+from textual.actions import ActionParseResult
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from rouge_tui.app.screens.common import ConfirmScreen, describe
@@ -62,6 +65,7 @@ class RougeApp(App[None]):
         self.exported: list[Path] = []  # said again on stderr when the app exits
         self.fatal: str | None = None  # why the app could not open its suite
         self.exporting = threading.Lock()  # held while a review is written
+        self.ending = False  # exit() was called: the keys still queued do nothing
 
     def on_mount(self) -> None:
         self._exit_signals()
@@ -99,6 +103,20 @@ class RougeApp(App[None]):
         timer.daemon = True
         timer.start()
         self.call_later(self.exit, None, 128 + signum)
+
+    def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        self.ending = True
+        super().exit(result, return_code, message)
+
+    async def run_action(
+        self, action: str | ActionParseResult, default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        """Every key's action, unless the app is ending: `q` and `c` in one burst would open
+        the note screen while the app closes (and crash as it mounts)."""
+        if self.ending:
+            return False
+        return await super().run_action(action, default_namespace, namespaces)
 
     async def action_quit(self) -> None:
         unsaved = sum(review.store.unsaved for review in self.reviews)

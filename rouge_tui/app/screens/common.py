@@ -107,7 +107,8 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
 
 
 class NoteScreen(ModalScreen[str | None]):
-    """A note for one example: ctrl+s saves, escape leaves it as it was."""
+    """A note for one example: ctrl+s saves, escape leaves it as it was (after a yes when
+    something was typed: nothing the user wrote is lost to one key)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "save", id="save"),
@@ -123,7 +124,7 @@ class NoteScreen(ModalScreen[str | None]):
         with Vertical(id="note-box"):
             yield Static(f"note for {one_line(self.example_id, 60)}", id="note-title", markup=False)
             yield TextArea(self.note, id="note-text", soft_wrap=True)
-            yield Static("ctrl+s save · escape cancel (the note stays as it was)", id="note-help", markup=False)
+            yield Static("ctrl+s save · escape cancel (asks first if you typed)", id="note-help", markup=False)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -132,7 +133,15 @@ class NoteScreen(ModalScreen[str | None]):
         self.dismiss(self.query_one(TextArea).text)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if self.query_one(TextArea).text == self.note:
+            self.dismiss(None)
+            return
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen("Throw away what you typed in this note?"), answer)
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -57,6 +58,10 @@ SORT_WORDS = {
     "new movers": "new movers first",
     "id": "by id",
 }
+SHORT_SORT = {"|delta|": "by |Δ|", "regressions": "regr first", "improvements": "impr first", "new movers": "new first", "id": "by id"}
+# How the status line fits: each step shortens one part to its next form (the last form of
+# the sort is none), least needed first, until the line fits; counts are never dropped.
+STATUS_STEPS = ("out", "sort", "rows", "filter", "filter", "out", "sort")
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
 MARKS_CHECK = 2.0  # seconds between looks at the marks file (another session's marks)
 REST = 0.15  # seconds the cursor rests on a row before its diff is made ahead
@@ -74,7 +79,9 @@ class ReviewScreen(Screen[None]):
         Binding("enter", "open_diff", "diff", id="diff"),
         Binding("w", "walk", "walk", id="walk"),
         *common.MARK_BINDINGS,
-        Binding("slash", "filter", "filter", id="filter"),
+        # A priority binding runs as the app reads the key, before it hands the next key of
+        # a burst (`/trunc` pasted or sent by tmux) to the widget focused then.
+        Binding("slash", "filter", "filter", id="filter", priority=True),
         Binding("s", "sort", "sort", id="sort"),
         Binding("m", "metric", "metric", id="metric"),
         Binding("t", "tokenizer", "tokenizer", id="tokenizer"),
@@ -132,6 +139,8 @@ class ReviewScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("back", "help", "quit"):
             return True
+        if action == "filter" and getattr(self.focused, "id", None) == "filter":
+            return False  # a `/` typed in the filter box is text
         return self.analysis is not None
 
     # ------------------------------------------------------------------ workers
@@ -359,25 +368,57 @@ class ReviewScreen(Screen[None]):
         kind = "carried" if shown.carried_from else "stale" if shown.stale else "own"
         return MarkCell(shown.word, kind, bool(shown.note))
 
+    def status_parts(self) -> dict[str, list[str]]:
+        """Each part of the status line in its forms, longest first, in the order shown."""
+        if self.analysis is None:
+            return {}
+        f = self.analysis.figures
+        parts = {
+            "sort": [SORT_WORDS[self.sort], SHORT_SORT[self.sort], ""],
+            "rows": [f"{self.table.row_count} of {f.paired}", f"{self.table.row_count}/{f.paired}"],
+        }
+        if self.filter_text:
+            query = one_line(self.filter_text, 30)
+            parts["filter"] = [f"{self.matched_as or 'filter'} {query!r}", f"{query!r}", f"{one_line(self.filter_text, 12)!r}"]
+        if self.review is not None and self.review.shown():
+            parts["marks"] = [f"{len(self.review.shown())} marked"]
+        elif self.texts is None:
+            parts["marks"] = ["reading texts"]
+        left = [(len(f.only_in_baseline), "base only", "base"), (len(f.only_in_candidate), "cand only", "cand"),
+                (len(f.missing_reference), "no ref", "no ref")]
+        if any(n for n, _, _ in left):
+            parts["out"] = [
+                "out: " + ", ".join(f"{n} {what}" for n, what, _ in left if n),
+                "out: " + ", ".join(f"{n} {short}" for n, _, short in left if n),
+                f"{sum(n for n, _, _ in left)} left out",
+            ]
+        return parts
+
     def update_status(self) -> None:
-        """Progress first (it must not be cut off), then sort, rows, filter, marks, left out."""
+        """Progress first (it must not be cut off), then sort, rows, filter, marks and the
+        examples left out, shortened by STATUS_STEPS until the line fits."""
+        status = self.query_one("#status", Static)
         text = Text(no_wrap=True, overflow="ellipsis")
         if self.progress:
             text.append(self.progress, style="bold")
             text.append("  ")
-        if self.analysis is not None:
-            f = self.analysis.figures
-            text.append(f"{SORT_WORDS[self.sort]} · {self.table.row_count} of {f.paired}")
-            if self.filter_text:
-                text.append(f" · {self.matched_as or 'filter'} {one_line(self.filter_text, 30)!r}")
-            if self.review is not None and self.review.shown():
-                text.append(f" · {len(self.review.shown())} marked")
-            elif self.texts is None:
-                text.append(" · reading texts")
-            left = [(len(f.only_in_baseline), "base only"), (len(f.only_in_candidate), "cand only"), (len(f.missing_reference), "no ref")]
-            if any(n for n, _ in left):
-                text.append(" · out: " + ", ".join(f"{n} {what}" for n, what in left if n))
-        self.query_one("#status", Static).update(text)
+        parts = self.status_parts()
+        chosen = dict.fromkeys(parts, 0)
+
+        def line() -> str:
+            return " · ".join(filter(None, (parts[name][chosen[name]] for name in parts)))
+
+        room = self.size.width - status.styles.gutter.width - text.cell_len
+        for step in STATUS_STEPS:
+            if cell_len(line()) <= room:
+                break
+            if step in parts:
+                chosen[step] = min(chosen[step] + 1, len(parts[step]) - 1)
+        text.append(line())
+        status.update(text)
+
+    def on_resize(self) -> None:
+        self.update_status()
 
     def current_id(self) -> str | None:
         index = self.table.current
@@ -497,7 +538,7 @@ class ReviewScreen(Screen[None]):
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.add_class("-shown")
-        box.focus()
+        self.set_focus(box)  # now, not after the keys already read (as ``box.focus()`` does)
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:

@@ -62,7 +62,7 @@ class Columns:
     def fit(cls, width: int, rows: int) -> Columns:
         rank = max(len(str(rows)), 2)
         mark = 7 if width < 90 else 13
-        signal = 11 if width < 100 else 22
+        signal = 12 if width < 100 else 22  # 12: "+sent trunc…"
         fixed = 2 + rank + 1 + 7 + 7 + 8 + 1 + signal + 1 + mark
         return cls(rank, max(width - fixed, 8), signal, mark)
 
@@ -254,7 +254,7 @@ class MoversTable(ScrollView, can_focus=True):
         style = self._style("down") if delta < 0 else self._style("up") if delta > 0 else ""
         text.append(f"{delta:+.4f}".rjust(8), style=style)
         text.append(" ")
-        text.append(signals.labels(int(f.signals[index]))[: cols.signals].ljust(cols.signals), style=self._style("dim"))
+        text.append(signals.labels(int(f.signals[index]), cols.signals).ljust(cols.signals), style=self._style("dim"))
         text.append(" ")
         cell = self.marks(f.ids[index])
         if cell is not None:

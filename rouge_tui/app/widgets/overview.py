@@ -156,8 +156,9 @@ class Overview(Widget):
         spark.append(sparkline(counts), style=self._style("spark"))
         spark.append(f" {span:+.2f}  ", style=dim)
         counted = signals.counts(f.signals)
-        fired = [f"{s.short} {counted[s.name]}" for s in signals.SIGNALS if counted[s.name]]
-        spark.append("  ".join(fired) if fired else "no change signal fired", style="" if fired else label)
+        fired = [f"{s.short} {counted[s.name]}" for _, s in signals.shown_order() if counted[s.name]]
+        shown = signals.fit(fired, width - spark.cell_len, "  ", "  …") if fired else "no change signal fired"
+        spark.append(shown, style="" if fired else label)
         return [title, *rows, verdict, spark, self.trend_line(f, width)]
 
     def trend_line(self, f: Figures, width: int) -> Text:

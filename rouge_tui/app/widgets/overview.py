@@ -110,8 +110,15 @@ class Overview(Widget):
             return Text(one_line(self.loading_text), style=self._style("dim"), no_wrap=True, overflow="ellipsis")
         return Group(*self.lines(self.figures, self.size.width))
 
+    # The overview's panels, top to bottom: each gives its lines for the figures and the
+    # width: a new panel is one method and one entry here (and its lines in the height
+    # rouge_tui.tcss gives the overview, fixed so the table does not jump when figures come).
+    PANELS = ("title_lines", "build_lines", "verdict_lines", "signal_lines", "trend_lines")
+
     def lines(self, f: Figures, width: int) -> list[Text]:
-        label, dim = self._style("label"), self._style("dim")
+        return [line for panel in self.PANELS for line in getattr(self, panel)(f, width)]
+
+    def title_lines(self, f: Figures, width: int) -> list[Text]:
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(one_line(f.suite, 40), style=self._style("title"))
         title.append("  ")
@@ -119,17 +126,22 @@ class Overview(Widget):
             title.append(f"! {one_line(self.notice, 60)}", style=self._style("warn"))
             title.append("  ")
         title.append(f.signature)
-        title.append("  refs ", style=label)
+        title.append("  refs ", style=self._style("label"))
         title.append(f.reference_fingerprint[:12])
+        return [title]
 
-        # The build lines hold role, name, mean, band, n and runs: the name gets what is left.
+    def build_lines(self, f: Figures, width: int) -> list[Text]:
+        # Role, name, mean, band, n and runs: the name gets what is left.
         numbers = max(len(str(b.n)) + len(str(b.runs)) for b in (f.baseline, f.candidate))
         name_width = max(8, min(28, width - 2 - 57 - numbers))
         names = shorten_names([f.baseline.name, f.candidate.name], name_width)
-        rows = [
+        return [
             self.build_line("baseline ", f.baseline, names[0], name_width),
             self.build_line("candidate", f.candidate, names[1], name_width),
         ]
+
+    def verdict_lines(self, f: Figures, width: int) -> list[Text]:
+        label = self._style("label")
         style = {"drift-down": "down", "drift-up": "up"}.get(f.verdict, "within")
         verdict = Text(no_wrap=True, overflow="ellipsis")
         verdict.append(f"{verdict_mark(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
@@ -148,7 +160,11 @@ class Overview(Widget):
                 break
             verdict.append(f"  {name} ", style=label)
             verdict.append(value)
+        return [verdict]
 
+    def signal_lines(self, f: Figures, width: int) -> list[Text]:
+        """The histogram of deltas, then how often each change signal fired."""
+        label, dim = self._style("label"), self._style("dim")
         span, counts = histogram(f.delta, 15 if width < 100 else 31)
         spark = Text(no_wrap=True, overflow="ellipsis")
         spark.append("Δ ", style=label)
@@ -159,9 +175,9 @@ class Overview(Widget):
         fired = [f"{s.short} {counted[s.name]}" for _, s in signals.shown_order() if counted[s.name]]
         shown = signals.fit(fired, width - spark.cell_len, "  ", "  …") if fired else "no change signal fired"
         spark.append(shown, style="" if fired else label)
-        return [title, *rows, verdict, spark, self.trend_line(f, width)]
+        return [spark]
 
-    def trend_line(self, f: Figures, width: int) -> Text:
+    def trend_lines(self, f: Figures, width: int) -> list[Text]:
         """Every build's mean as a sparkline (the last ones that fit), the compared pair in
         reverse video with B and C beside their means; ✗ for a build that cannot be read."""
         label = self._style("label")
@@ -169,7 +185,7 @@ class Overview(Widget):
         line.append("history ", style=label)
         if self.trend is None:
             line.append("scoring every build…", style=self._style("dim"))
-            return line
+            return [line]
         scored = [b for b in self.trend if b.stats is not None]
         pair = (f.baseline.name, f.candidate.name)
         room = max(8, width - 50)
@@ -196,7 +212,7 @@ class Overview(Widget):
             line.append(f"cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}")
         elif means:
             line.append(f"  range {low:.3f}–{high:.3f}", style=label)
-        return line
+        return [line]
 
     def build_line(self, role: str, stats: BuildStats, name: str, width: int) -> Text:
         label = self._style("label")

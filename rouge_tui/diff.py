@@ -25,6 +25,7 @@ from rouge_tui.rouge.align import Match, lcs_pairs
 from rouge_tui.rouge.metrics import best
 
 __all__ = [
+    "OTHER_TEXT",
     "ExampleDiff",
     "Piece",
     "ReferenceView",
@@ -35,8 +36,11 @@ __all__ = [
     "word_diff",
 ]
 
+# The merged word diff's pieces that are not the candidate's text (`annotate`'s ``skip``).
+OTHER_TEXT = frozenset({"removed", "gap"})
+
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
-Kind = Literal["same", "removed", "added", "counted", "both", "baseline", "candidate", "neither"]
+Kind = Literal["same", "removed", "gap", "added", "counted", "both", "baseline", "candidate", "neither"]
 
 # Unchanged stretches longer than this many words fold to "… N unchanged words …" (`f`),
 # keeping FOLD_CONTEXT words at each end.
@@ -181,7 +185,9 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
     """The two outputs' word-level LCS as pieces: the baseline's (``same`` / ``removed``),
     the candidate's (``same`` / ``added``), and one merged text that reads like a word diff:
     the candidate's text and whitespace, with each removed run just before the added run
-    that replaces it (or where it stood)."""
+    that replaces it (or where it stood), then a ``gap`` space to part it from what follows.
+    Without the pieces of `OTHER_TEXT`, the merged text is the candidate's, character for
+    character (its grounding marks go in at the candidate's offsets)."""
     old, new = _words(baseline), _words(candidate)
     pairs = lcs_pairs([w.text for w in old], [w.text for w in new])
     kept_old = {i for i, _ in pairs}
@@ -205,7 +211,7 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
             add("same", candidate[at:following])
             at = following
             add("removed", baseline[removed[0].start : removed[-1].end])
-            add("same", " " if added or nj < len(new) else "")
+            add("gap", " " if added or nj < len(new) else "")  # not the candidate's text
         if added:
             add("same", candidate[at : added[0].start])
             add("added", candidate[added[0].start : added[-1].end])

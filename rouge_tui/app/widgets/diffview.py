@@ -33,7 +33,16 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from rouge_tui.diff import LEGEND, ExampleDiff, Piece, annotate, fold, grounding_marks, word_diff
+from rouge_tui.diff import (
+    LEGEND,
+    OTHER_TEXT,
+    ExampleDiff,
+    Piece,
+    annotate,
+    fold,
+    grounding_marks,
+    word_diff,
+)
 from rouge_tui.safetext import one_line, visible
 
 __all__ = ["STYLES", "WIDE", "DiffModel", "DiffView"]
@@ -172,7 +181,7 @@ class DiffModel:
         base, cand, merged = self.words
         base = annotate(base, self.marks("baseline"))
         cand = annotate(cand, self.marks("candidate"))
-        merged = annotate(merged, self.marks("candidate"), skip=frozenset({"removed"}))
+        merged = annotate(merged, self.marks("candidate"), skip=OTHER_TEXT)
         folds = sum(1 for p in fold(merged) if p.kind == "fold")
         if folded:
             base, cand, merged = fold(base), fold(cand), fold(merged)

@@ -23,9 +23,11 @@ from test_app_helpers import (
     table_lines,
     type_text,
 )
+from textual.widgets import Static
 
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen
+from rouge_tui.app.screens.counterparts import CounterpartsScreen
 from rouge_tui.app.screens.diff import DiffScreen
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.history import HistoryScreen
@@ -284,6 +286,75 @@ async def test_tab_reaches_the_reference_pane_below_the_fold() -> None:
         assert any(line.startswith(" reference") for line in screen_text(app).splitlines())
         await press(pilot, "tab")  # past the last pane: back to the top
         assert round(view.scroll_y) == view.panes[0]
+
+
+# The chapter's pair (reference/rouge-chapter.txt): Summary A, two sentences, both a
+# paraphrase of the reference (no counterpart by overlap); Summary B, the reference's first
+# two sentences and most of its third, copied, then a closing sentence nobody wrote.
+CLOSING = "The incident was caused by insufficient test coverage in the deployment pipeline."
+
+
+async def open_chapter_pair(pilot) -> DiffView:
+    await settle(pilot)
+    await press(pilot, *["down"] * ranked_ids().index("inc-0042"), "enter")
+    assert pilot.app.screen.example_id == "inc-0042"
+    return pilot.app.screen.query_one(DiffView)
+
+
+async def test_brackets_step_onto_the_flag_of_bs_invented_closing_sentence() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await open_chapter_pair(pilot)
+        lines = diff_lines(view)
+        baseline_pane, candidate_pane, reference_pane = view.panes
+        stops: list[int] = []
+        for _ in range(10):
+            await press(pilot, "right_square_bracket")
+            assert view.current is not None, "] went nowhere"
+            if stops and view.current == stops[-1]:
+                break
+            stops.append(view.current)
+        # A's two sentences, then B's closing one: three [?], nothing else to step to.
+        assert len(stops) == 3, [lines[s] for s in stops]
+        assert all(baseline_pane < s < candidate_pane for s in stops[:2])
+        assert all(lines[s].count("[?]") == 1 for s in stops)
+        assert candidate_pane < stops[2] < reference_pane
+        assert "[?] " + CLOSING[:20] in lines[stops[2]]
+        assert view.render_line(stops[2] - round(view.scroll_y)).text.startswith("▶")
+        assert any("no more changes that way" in n.message for n in app._notifications)
+
+
+async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_chapter_pair(pilot)
+        await press(pilot, "o")
+        assert isinstance(app.screen, CounterpartsScreen)
+        text = app.screen.query_one(Static).content.plain
+        candidate = text[: text.index("\nbaseline · ")]
+        # B's sentences are numbered 1 to 4; the closing one is 4., flagged, and said new.
+        closing = candidate[candidate.index("  4. ") :]
+        assert closing.startswith(f"  4. [?] {CLOSING}\n")
+        assert "new: in none of them, nor in the baseline — read it" in closing
+        for number in (1, 2, 3):  # the copied ones have a counterpart and no flag
+            own = candidate[candidate.index(f"  {number}. ") : candidate.index(f"  {number + 1}. ")]
+            assert "[?]" not in own and "read it" not in own
+        await press(pilot, "escape")
+        assert isinstance(app.screen, DiffScreen)
+
+
+async def test_the_new_sentence_filter_lists_the_chapters_pair() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "slash")
+        await type_text(pilot, "new-sentence")
+        await settle(pilot)
+        assert "signal new-sentence" in screen.query_one("#status").render().plain
+        ids = {screen.analysis.figures.ids[r] for r in screen.matches.tolist()}
+        assert "inc-0042" in ids and screen.table.row_count == len(ids) < screen.analysis.figures.paired
+        assert any("inc-0042" in line and "+sent" in line for line in table_lines(screen.table))
 
 
 async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:

@@ -13,7 +13,8 @@ alone:
   found in no other text stands in ``«»``.
 
 Side by side from `WIDE` columns, stacked below (the outputs then merge into one text).
-``]`` / ``[`` go to the next / previous change, ``tab`` to the next pane.
+``]`` / ``[`` go to the next / previous change (against the reference: the next grounding
+mark), ``tab`` to the next pane.
 """
 
 from __future__ import annotations
@@ -174,10 +175,13 @@ class DiffModel:
             label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "
             foot = [[(visible(ref.note), STYLES["note"])]] if ref.note else []
             reference = Section([(label, STYLES["title"])], [runs(ref.pieces(), self.query)], [*foot, matched_by()])
+            # With grounding marks, the outputs get a gutter: `]` / `[` step through the marks
+            # and the cursor shows there.
+            marked = bool(self.marks("baseline") or self.marks("candidate"))
             if wide:
                 title = [*sides[0][0], ("  ", STYLES["same"]), *sides[1][0]]
-                return [Section(title, [sides[0][1], sides[1][1]], [sides[0][2], sides[1][2]]), reference], 0
-            return [Section(t, [b], [a]) for t, b, a in sides] + [reference], 0
+                return [Section(title, [sides[0][1], sides[1][1]], [sides[0][2], sides[1][2]], marked), reference], 0
+            return [Section(t, [b], [a], marked) for t, b, a in sides] + [reference], 0
         base, cand, merged = self.words
         base = annotate(base, self.marks("baseline"))
         cand = annotate(cand, self.marks("candidate"))

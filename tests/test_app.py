@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from suite_helpers import COPY_MEANS, copy_suite
 from test_app_helpers import (
     INCIDENT,
     SUPPORT,
@@ -355,6 +356,21 @@ async def test_the_new_sentence_filter_lists_the_chapters_pair() -> None:
         ids = {screen.analysis.figures.ids[r] for r in screen.matches.tolist()}
         assert "inc-0042" in ids and screen.table.row_count == len(ids) < screen.analysis.figures.paired
         assert any("inc-0042" in line and "+sent" in line for line in table_lines(screen.table))
+
+
+@pytest.mark.parametrize("sources", [True, False])
+async def test_the_overview_shows_each_builds_copied_share_with_sources(tmp_path: Path, sources: bool) -> None:
+    """SPEC: with a source, the overview shows each build's mean coverage and density (the
+    values worked out by hand in suite_helpers); without one, nothing about copying."""
+    app = app_for(copy_suite(tmp_path / "s", sources))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        history = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("history "))
+        (cb, db), (cc, dc) = COPY_MEANS["baseline"], COPY_MEANS["candidate"]
+        if sources:  # 0.90 -> 0.70 and 2.3 -> 2.1
+            assert f"copied cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}" in history
+        else:
+            assert "copied" not in screen_text(app) and "cov " not in history
 
 
 async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:

@@ -247,12 +247,16 @@ UNSUPPORTED_MARK = "[?] "
 LEGEND = "[?] no counterpart in the reference or source — read it  «41» in no other text"
 
 
-def grounding_marks(side) -> list[tuple[int, int, str, str]]:
+def grounding_marks(side, shown: int | None = None) -> list[tuple[int, int, str, str]]:
     """Where a side's marks go (rouge_tui.analysis.grounding.Side): before each sentence with
-    no counterpart, and around each new figure; (offset, 0 closes / 1 opens, kind, text)."""
-    marks = [(s.span.start, 1, "flag", UNSUPPORTED_MARK) for s in side.sentences if s.unsupported]
+    no counterpart, and around each new figure; (offset, 0 closes / 1 opens, kind, text).
+    With ``shown``, only the marks of a text cut to its first ``shown`` characters (a sentence
+    that starts there, a figure wholly there)."""
+    limit = float("inf") if shown is None else shown
+    marks = [(s.span.start, 1, "flag", UNSUPPORTED_MARK) for s in side.sentences
+             if s.unsupported and s.span.start < limit]
     for figure in side.figures:
-        if figure.new:
+        if figure.new and figure.span.end <= limit:
             marks += [(figure.span.start, 1, "newfig", "«"), (figure.span.end, 0, "newfig", "»")]
     return sorted(marks)
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from suite_helpers import COPY_MEANS, copy_suite
+from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
 from test_app_helpers import (
     INCIDENT,
     SUPPORT,
@@ -371,6 +371,49 @@ async def test_the_overview_shows_each_builds_copied_share_with_sources(tmp_path
             assert f"copied cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}" in history
         else:
             assert "copied" not in screen_text(app) and "cov " not in history
+
+
+async def test_the_diff_grounds_with_the_whole_source_as_the_table_does(tmp_path: Path) -> None:
+    """Issue 13: the diff's marks come from the same computation as the table's counts. A
+    candidate sentence (and its figure 12:05) copied from the source's last line, past the
+    first SHOWN characters: by SPEC it has a counterpart (support 1), so neither the table nor
+    the diff flags it. A candidate longer than SHOWN: its new sentence past the cut counts in
+    the table, and no mark is drawn for text the view does not show."""
+    from rouge_tui.app.screens.diff import SHOWN
+
+    filler = " ".join(f"Filler line {i} says nothing of note." for i in range(SHOWN // 30))
+    assert len(filler) > SHOWN
+    copied = "The pool drained at 12:05 after the reindex."
+    said = "Checkout failed for an hour."
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl({"id": "copied", "reference": said, "source": f"{filler}\n{copied}"},
+              {"id": "long", "reference": said, "source": said},
+              {"id": "same", "reference": said, "source": said}),
+        {"1.jsonl": jsonl({"id": "copied", "output": said}, {"id": "long", "output": said},
+                          {"id": "same", "output": said}),
+         "2.jsonl": jsonl({"id": "copied", "output": f"{said} {copied}"},
+                          {"id": "long", "output": f"{said} " * (SHOWN // len(said)) + "Zebras juggle quietly."},
+                          {"id": "same", "output": said})},
+    )  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        ids = review_screen(app).analysis.figures.ids
+        table = table_lines(review_screen(app).table)
+        rows = {i: next(line for line in table if f" {i} " in line) for i in ("copied", "long")}
+        assert "+sent" not in rows["copied"] and "+fig" not in rows["copied"]
+        assert "+sent" in rows["long"]
+        await press(pilot, *["down"] * ids.index("copied"), "enter")
+        assert app.screen.example_id == "copied"
+        lines = diff_lines(app.screen.view)
+        assert any("12:05" in line for line in lines)
+        assert not any("[?] The pool" in line or "«" in line for line in lines[1:]), lines
+        await press(pilot, "escape", "home", *["down"] * ids.index("long"), "enter")
+        assert app.screen.example_id == "long"
+        lines = diff_lines(app.screen.view)
+        assert any("the candidate is" in line and "too long" in line for line in lines)
+        assert not any("[?]" in line for line in lines[1:]), [line for line in lines if "[?]" in line]
 
 
 async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:

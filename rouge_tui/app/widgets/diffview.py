@@ -109,7 +109,8 @@ class DiffModel:
     def marks(self, role: str) -> list:
         """Where the grounding marks go on the baseline's or the candidate's text."""
         side = getattr(self.grounding, role, None) if self.grounding is not None else None
-        return grounding_marks(side) if side is not None else []
+        shown = len(self.outputs[role == "candidate"])  # grounded in full, maybe shown cut
+        return grounding_marks(side, shown) if side is not None else []
 
     def sections(self, mode: str, folded: bool, wide: bool) -> tuple[list[Section], int]:
         """The sections drawn in ``mode`` (side by side when ``wide``), and how many

@@ -9,8 +9,7 @@ draw this model; it imports no Textual and no Rich.
   candidate's, and a note says when the baseline's figures came from another.
 - Baseline vs candidate (`word_diff`): a word-level LCS of the two outputs (words as
   written, split on whitespace), as pieces of each text that are unchanged, removed or added,
-  whitespace and line breaks kept, so the diff reads like prose. The merged text also has
-  ``space`` pieces: the space between a removed run and what follows, in neither text.
+  whitespace and line breaks kept, so the diff reads like prose.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from rouge_tui.rouge.align import Match, lcs_pairs
 from rouge_tui.rouge.metrics import best
 
 __all__ = [
+    "OTHER_TEXT",
     "ExampleDiff",
     "Piece",
     "ReferenceView",
@@ -36,8 +36,11 @@ __all__ = [
     "word_diff",
 ]
 
+# The merged word diff's pieces that are not the candidate's text (`annotate`'s ``skip``).
+OTHER_TEXT = frozenset({"removed", "gap"})
+
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
-Kind = Literal["same", "removed", "added", "space", "counted", "both", "baseline", "candidate", "neither"]
+Kind = Literal["same", "removed", "gap", "added", "counted", "both", "baseline", "candidate", "neither"]
 
 # Unchanged stretches longer than this many words fold to "… N unchanged words …" (`f`),
 # keeping FOLD_CONTEXT words at each end.
@@ -182,8 +185,9 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
     """The two outputs' word-level LCS as pieces: the baseline's (``same`` / ``removed``),
     the candidate's (``same`` / ``added``), and one merged text that reads like a word diff:
     the candidate's text and whitespace, with each removed run just before the added run
-    that replaces it (or where it stood) and a ``space`` piece after it (so its pieces
-    other than ``removed`` and ``space`` are the candidate's text exactly)."""
+    that replaces it (or where it stood), then a ``gap`` space to part it from what follows.
+    Without the pieces of `OTHER_TEXT`, the merged text is the candidate's, character for
+    character (its grounding marks go in at the candidate's offsets)."""
     old, new = _words(baseline), _words(candidate)
     pairs = lcs_pairs([w.text for w in old], [w.text for w in new])
     kept_old = {i for i, _ in pairs}
@@ -207,7 +211,7 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
             add("same", candidate[at:following])
             at = following
             add("removed", baseline[removed[0].start : removed[-1].end])
-            add("space", " " if added or nj < len(new) else "")
+            add("gap", " " if added or nj < len(new) else "")  # not the candidate's text
         if added:
             add("same", candidate[at : added[0].start])
             add("added", candidate[added[0].start : added[-1].end])
@@ -243,24 +247,27 @@ UNSUPPORTED_MARK = "[?] "
 LEGEND = "[?] no counterpart in the reference or source — read it  «41» in no other text"
 
 
-def grounding_marks(side) -> list[tuple[int, int, str, str]]:
+def grounding_marks(side, shown: int | None = None) -> list[tuple[int, int, str, str]]:
     """Where a side's marks go (rouge_tui.analysis.grounding.Side): before each sentence with
-    no counterpart, and around each new figure; (offset, 0 closes / 1 opens, kind, text)."""
-    marks = [(s.span.start, 1, "flag", UNSUPPORTED_MARK) for s in side.sentences if s.unsupported]
+    no counterpart, and around each new figure; (offset, 0 closes / 1 opens, kind, text).
+    With ``shown``, only the marks of a text cut to its first ``shown`` characters (a sentence
+    that starts there, a figure wholly there)."""
+    limit = float("inf") if shown is None else shown
+    marks = [(s.span.start, 1, "flag", UNSUPPORTED_MARK) for s in side.sentences
+             if s.unsupported and s.span.start < limit]
     for figure in side.figures:
-        if figure.new:
+        if figure.new and figure.span.end <= limit:
             marks += [(figure.span.start, 1, "newfig", "«"), (figure.span.end, 0, "newfig", "»")]
     return sorted(marks)
 
 
 def annotate(pieces: Sequence[Piece], marks: Sequence[tuple[int, int, str, str]], skip: frozenset[str] = frozenset()) -> list[Piece]:
     """``pieces`` with mark pieces put in at text offsets (counted through the pieces whose
-    kind is not in ``skip``: the merged word diff's removed runs are the other text's; its
-    ``space`` pieces are in neither text and never counted)."""
+    kind is not in ``skip``: the merged word diff's removed runs are the other text's)."""
     out: list[Piece] = []
     at, k = 0, 0
     for piece in pieces:
-        if piece.kind in skip or piece.kind == "space":
+        if piece.kind in skip:
             out.append(piece)
             continue
         end, cut = at + len(piece.text), 0

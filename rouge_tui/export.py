@@ -12,7 +12,7 @@ from typing import Any
 
 from rouge_tui import report
 from rouge_tui.analysis import grounding
-from rouge_tui.diff import Piece, annotate, example_diff, grounding_marks, word_diff
+from rouge_tui.diff import OTHER_TEXT, Piece, annotate, example_diff, grounding_marks, word_diff
 from rouge_tui.review import Review
 from rouge_tui.safetext import visible
 from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
@@ -71,7 +71,7 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
                 diff=diff,
                 sides=(annotate(diff.baseline.pieces(), marks["baseline"]), annotate(diff.candidate.pieces(), marks["candidate"])),
-                words=annotate(word_diff(baseline, candidate)[2], marks["candidate"], skip=frozenset({"removed"})),
+                words=annotate(word_diff(baseline, candidate)[2], marks["candidate"], skip=OTHER_TEXT),
             )
         out.append(entry)
     return out

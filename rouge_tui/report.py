@@ -318,7 +318,7 @@ def html_pieces(pieces: list) -> str:
     for piece in pieces:
         opening, closing = _MARKS.get(piece.kind, ("", ""))
         body = _h(piece.text)
-        out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in ("same", "space") else body)
+        out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in ("same", "gap") else body)
     return "".join(out)
 
 

@@ -219,7 +219,7 @@ INCIDENT_BASE: Grammar = {
         "{^scope} of {svc_req} {symptom} for {dur}.",
         "Impact lasted {dur}: {svc_req} {symptom}.",
     ],
-    "scope": ["about {pct}%", "roughly {pct} percent", "close to {pct}%"],
+    "scope": ["about {pct}%", "roughly {pct}%", "close to {pct}%"],
     "detect": [
         "",
         "On-call was paged at {time2} UTC by the {alert} alert.",

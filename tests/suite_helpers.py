@@ -115,3 +115,33 @@ def in_child(code: str, timeout: float = 60, memory: int = 2 << 30) -> tuple[str
     code_status, peak = status.split()
     assert code_status == "0", result.stderr[-2000:]
     return rest, int(peak) / 1024
+
+
+# A two-example suite with sources, its copied spans worked out by hand (SPEC "What overlap
+# cannot see": Grusky et al.'s greedy fragments; coverage = sum |f| / |output words|, density =
+# sum |f|^2 / |output words|; words are casefolded runs of letters and digits).
+COPY_SOURCES = {"a": "The cat sat on the mat. A dog barked.", "b": "Pool size fell to one."}
+COPY_REFERENCES = {"a": "a cat sat", "b": "pool size fell"}
+COPY_BASELINE = {"a": "The cat sat on a mat", "b": "Pool size went to one"}
+COPY_CANDIDATE = {"a": "A dog sat there now", "b": "Size fell to one today"}
+# a, baseline: "the cat sat on" (4; the source's second "the" gives 1 only), "a" (1), "mat" (1):
+#   coverage 6/6, density (16 + 1 + 1)/6 = 3.
+# b, baseline: "pool size" (2), "went" nowhere, "to one" (2): coverage 4/5, density 8/5.
+# a, candidate: "a dog" (2), "sat" (1), "there" and "now" nowhere: coverage 3/5, density 5/5.
+# b, candidate: "size fell to one" (4), "today" nowhere: coverage 4/5, density 16/5.
+COPY_ROWS = {"a": (3 / 5, 5 / 5), "b": (4 / 5, 16 / 5)}  # the candidate's, per example
+COPY_MEANS = {"baseline": ((1 + 4 / 5) / 2, (3 + 8 / 5) / 2), "candidate": ((3 / 5 + 4 / 5) / 2, (1 + 16 / 5) / 2)}
+
+
+def copy_suite(root: Path, sources: bool = True) -> Path:
+    """The suite above, with its sources or without them."""
+    records = [
+        {"id": k, "reference": v, **({"source": COPY_SOURCES[k]} if sources else {})}
+        for k, v in COPY_REFERENCES.items()
+    ]
+    return make_suite(
+        root,
+        jsonl(*records),
+        {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in COPY_BASELINE.items())),
+         "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in COPY_CANDIDATE.items()))},
+    )  # fmt: skip

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from suite_helpers import jsonl, make_suite
+from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
 from test_app_helpers import (
     INCIDENT,
     SUPPORT,
@@ -25,10 +25,11 @@ from test_app_helpers import (
     table_lines,
     type_text,
 )
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen
+from rouge_tui.app.screens.counterparts import CounterpartsScreen
 from rouge_tui.app.screens.diff import DiffScreen
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.history import HistoryScreen
@@ -352,6 +353,133 @@ async def test_tab_reaches_the_reference_pane_below_the_fold() -> None:
         assert any(line.startswith(" reference") for line in screen_text(app).splitlines())
         await press(pilot, "tab")  # past the last pane: back to the top
         assert round(view.scroll_y) == view.panes[0]
+
+
+# The chapter's pair (reference/rouge-chapter.txt): Summary A, two sentences, both a
+# paraphrase of the reference (no counterpart by overlap); Summary B, the reference's first
+# two sentences and most of its third, copied, then a closing sentence nobody wrote.
+CLOSING = "The incident was caused by insufficient test coverage in the deployment pipeline."
+
+
+async def open_chapter_pair(pilot) -> DiffView:
+    await settle(pilot)
+    await press(pilot, *["down"] * ranked_ids().index("inc-0042"), "enter")
+    assert pilot.app.screen.example_id == "inc-0042"
+    return pilot.app.screen.query_one(DiffView)
+
+
+async def test_brackets_step_onto_the_flag_of_bs_invented_closing_sentence() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await open_chapter_pair(pilot)
+        lines = diff_lines(view)
+        baseline_pane, candidate_pane, reference_pane = view.panes
+        stops: list[int] = []
+        for _ in range(10):
+            await press(pilot, "right_square_bracket")
+            assert view.current is not None, "] went nowhere"
+            if stops and view.current == stops[-1]:
+                break
+            stops.append(view.current)
+        # A's two sentences, then B's closing one: three [?], nothing else to step to.
+        assert len(stops) == 3, [lines[s] for s in stops]
+        assert all(baseline_pane < s < candidate_pane for s in stops[:2])
+        assert all(lines[s].count("[?]") == 1 for s in stops)
+        assert candidate_pane < stops[2] < reference_pane
+        assert "[?] " + CLOSING[:20] in lines[stops[2]]
+        assert view.render_line(stops[2] - round(view.scroll_y)).text.startswith("▶")
+        assert any("no more changes that way" in n.message for n in app._notifications)
+
+
+async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_chapter_pair(pilot)
+        await press(pilot, "o")
+        assert isinstance(app.screen, CounterpartsScreen)
+        text = app.screen.query_one(Static).content.plain
+        candidate = text[: text.index("\nbaseline · ")]
+        # B's sentences are numbered 1 to 4; the closing one is 4., flagged, and said new.
+        closing = candidate[candidate.index("  4. ") :]
+        assert closing.startswith(f"  4. [?] {CLOSING}\n")
+        assert "new: in none of them, nor in the baseline — read it" in closing
+        for number in (1, 2, 3):  # the copied ones have a counterpart and no flag
+            own = candidate[candidate.index(f"  {number}. ") : candidate.index(f"  {number + 1}. ")]
+            assert "[?]" not in own and "read it" not in own
+        await press(pilot, "escape")
+        assert isinstance(app.screen, DiffScreen)
+
+
+async def test_the_new_sentence_filter_lists_the_chapters_pair() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "slash")
+        await type_text(pilot, "new-sentence")
+        await settle(pilot)
+        assert "signal new-sentence" in screen.query_one("#status").render().plain
+        ids = {screen.analysis.figures.ids[r] for r in screen.matches.tolist()}
+        assert "inc-0042" in ids and screen.table.row_count == len(ids) < screen.analysis.figures.paired
+        assert any("inc-0042" in line and "+sent" in line for line in table_lines(screen.table))
+
+
+@pytest.mark.parametrize("sources", [True, False])
+async def test_the_overview_shows_each_builds_copied_share_with_sources(tmp_path: Path, sources: bool) -> None:
+    """SPEC: with a source, the overview shows each build's mean coverage and density (the
+    values worked out by hand in suite_helpers); without one, nothing about copying."""
+    app = app_for(copy_suite(tmp_path / "s", sources))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        history = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("history "))
+        (cb, db), (cc, dc) = COPY_MEANS["baseline"], COPY_MEANS["candidate"]
+        if sources:  # 0.90 -> 0.70 and 2.3 -> 2.1
+            assert f"copied cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}" in history
+        else:
+            assert "copied" not in screen_text(app) and "cov " not in history
+
+
+async def test_the_diff_grounds_with_the_whole_source_as_the_table_does(tmp_path: Path) -> None:
+    """Issue 13: the diff's marks come from the same computation as the table's counts. A
+    candidate sentence (and its figure 12:05) copied from the source's last line, past the
+    first SHOWN characters: by SPEC it has a counterpart (support 1), so neither the table nor
+    the diff flags it. A candidate longer than SHOWN: its new sentence past the cut counts in
+    the table, and no mark is drawn for text the view does not show."""
+    from rouge_tui.app.screens.diff import SHOWN
+
+    filler = " ".join(f"Filler line {i} says nothing of note." for i in range(SHOWN // 30))
+    assert len(filler) > SHOWN
+    copied = "The pool drained at 12:05 after the reindex."
+    said = "Checkout failed for an hour."
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl({"id": "copied", "reference": said, "source": f"{filler}\n{copied}"},
+              {"id": "long", "reference": said, "source": said},
+              {"id": "same", "reference": said, "source": said}),
+        {"1.jsonl": jsonl({"id": "copied", "output": said}, {"id": "long", "output": said},
+                          {"id": "same", "output": said}),
+         "2.jsonl": jsonl({"id": "copied", "output": f"{said} {copied}"},
+                          {"id": "long", "output": f"{said} " * (SHOWN // len(said)) + "Zebras juggle quietly."},
+                          {"id": "same", "output": said})},
+    )  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        ids = review_screen(app).analysis.figures.ids
+        table = table_lines(review_screen(app).table)
+        rows = {i: next(line for line in table if f" {i} " in line) for i in ("copied", "long")}
+        assert "+sent" not in rows["copied"] and "+fig" not in rows["copied"]
+        assert "+sent" in rows["long"]
+        await press(pilot, *["down"] * ids.index("copied"), "enter")
+        assert app.screen.example_id == "copied"
+        lines = diff_lines(app.screen.view)
+        assert any("12:05" in line for line in lines)
+        assert not any("[?] The pool" in line or "«" in line for line in lines[1:]), lines
+        await press(pilot, "escape", "home", *["down"] * ids.index("long"), "enter")
+        assert app.screen.example_id == "long"
+        lines = diff_lines(app.screen.view)
+        assert any("the candidate is" in line and "too long" in line for line in lines)
+        assert not any("[?]" in line for line in lines[1:]), [line for line in lines if "[?]" in line]
 
 
 async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:

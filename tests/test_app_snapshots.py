@@ -14,7 +14,7 @@ import io
 
 import pytest
 from rich.console import Console
-from test_app_helpers import INCIDENT, press, settle
+from test_app_helpers import INCIDENT, press, ranked_ids, settle
 from textual.pilot import Pilot
 
 from rouge_tui.app.app import RougeApp
@@ -29,6 +29,8 @@ VIEWS = {
     "walk_the_ten_at_three": ("w", "n", "n"),
     "marked_rows": ("g", "down", "b", "down", "u", "down"),
     "help_screen": ("question_mark",),
+    # The chapter's pair: B's invented closing sentence and A's paraphrase flagged [?].
+    "chapter_pair_against_the_reference": (*["down"] * ranked_ids().index("inc-0042"), "enter"),
 }
 
 

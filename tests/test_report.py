@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from oracles import rouge_score
-from suite_helpers import jsonl, make_suite
+from suite_helpers import COPY_MEANS, COPY_ROWS, copy_suite, jsonl, make_suite
 
 from rouge_tui import cli, report
 from rouge_tui.analysis.compare import VERDICTS
@@ -149,6 +149,28 @@ def test_every_figure_of_a_small_suite_recomputed_by_hand(
     low, high = data["baseline"]["band"]
     c = data["candidate"]["mean"]
     assert data["verdict"] == ("drift-down" if c < low else "drift-up" if c > high else "within-band")
+
+
+def test_coverage_and_density_with_sources_at_build_level_and_in_each_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = report_json(copy_suite(tmp_path / "s"), capsys, "--no-cache")
+    for role in ("baseline", "candidate"):
+        coverage, density = COPY_MEANS[role]
+        assert data[role]["coverage"] == pytest.approx(coverage, abs=1e-12), role
+        assert data[role]["density"] == pytest.approx(density, abs=1e-12), role
+    rows = {row["id"]: row for row in data["top"]}
+    assert set(rows) == set(COPY_ROWS)
+    for example_id, (coverage, density) in COPY_ROWS.items():
+        assert rows[example_id]["coverage"] == pytest.approx(coverage, abs=1e-12), example_id
+        assert rows[example_id]["density"] == pytest.approx(density, abs=1e-12), example_id
+
+
+def test_no_coverage_or_density_without_sources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = report_json(copy_suite(tmp_path / "s", sources=False), capsys, "--no-cache")
+    for place in (data["baseline"], data["candidate"], *data["top"]):
+        assert "coverage" not in place and "density" not in place
+    assert len(data["top"]) == 2
 
 
 def test_marks_in_the_json_with_stale_and_carried_from(

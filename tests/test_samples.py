@@ -545,6 +545,23 @@ def test_report_reads_the_drift_and_the_signals_the_suite_was_built_with() -> No
     assert not copied & {f for i in kinds["copied-figure"] for f in rows[i]["new_figures"]}
 
 
+def test_every_new_figure_fire_is_a_planted_changed_figure() -> None:
+    # The issue: a figure taken from the source must not fire. A fire is only ever the
+    # duration the candidate changed, never a number the source or reference states (even
+    # in another form, "70%" there and "70 percent" here).
+    _, data = incident_report()
+    references, baseline, candidate = incidents()
+    sources = incident_sources()
+    fired = {row["id"]: row["new_figures"] for row in data["top"] if row["new_figures"]}
+    planted = drift_kinds()["changed-figure"]
+    assert sorted(fired) == sorted(planted)
+    assert data["signals"]["new-figure"] == len(planted)
+    for i, new in fired.items():
+        assert set(new) == figures(candidate[i]) - figures(baseline[i]), i
+        stated = {f.rstrip("%") for f in figures(references[i], sources[i], baseline[i])}
+        assert not {f.rstrip("%") for f in new} & stated, (i, new)
+
+
 # --- the support suite ---------------------------------------------------------------------
 
 

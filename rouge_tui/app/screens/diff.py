@@ -2,8 +2,9 @@
 
 The screen steps through a sequence of ranked examples (the table's rows, opened with enter,
 or the ten, with ``w``). Every figure on it is read from the comparison shown now. A diff
-of ordinary texts is made on the spot; a huge one in a worker (the keys keep answering and
-``q`` quits at once), cut to `SHOWN` characters a text with a note saying so.
+of ordinary texts is made on the spot; a huge one (or one with a huge source: grounding reads
+all of it) in a worker (the keys keep answering and ``q`` quits at once), cut to `SHOWN`
+characters a text with a note saying so.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ __all__ = ["DiffScreen", "Prepared", "make_model"]
 
 MODES = {"reference": "against the reference", "outputs": "baseline vs candidate"}
 SHORT_MODES = {"reference": "vs ref", "outputs": "base vs cand"}
-INLINE = 60_000  # characters (references and outputs) diffed on the spot; more in a worker
+INLINE = 60_000  # characters (references, outputs, source) diffed on the spot; more in a worker
 SHOWN = 100_000  # characters of one text a diff aligns and shows; the rest is left out
 
 
@@ -48,18 +49,27 @@ def make_model(review: Review, index: int, run: int, query: str) -> DiffModel:
     example_id = figures.ids[index]
     references = texts.references.texts[example_id]
     baseline, candidate = texts.outputs(example_id, run)
+    # Grounded with the whole texts, as the table's counts are: the marks agree with them.
+    source = texts.references.sources.get(example_id)
+    found = grounding.ground(candidate, references, source, baseline, settings.min_support)
     notes = []
     cut = []
     for name, text in (("baseline", baseline), ("candidate", candidate), *((f"reference {i + 1}", r) for i, r in enumerate(references))):
         if len(text) > SHOWN:
-            notes.append(f"the {name} is {len(text):,} characters: too long to align in full; the first {SHOWN:,} are aligned and shown, its figures are for the whole text")
+            notes.append(f"the {name} is {len(text):,} characters: too long to align in full; the first {SHOWN:,} are aligned and shown, its figures and marks are for the whole text")
         cut.append(text[:SHOWN])
     baseline, candidate, references = cut[0], cut[1], cut[2:]
     names = shorten_names([figures.baseline.name, figures.candidate.name], 40)
     diff = example_diff(example_id, references, baseline, candidate, settings, (names[0], names[1]))
-    source = texts.references.sources.get(example_id)
-    found = grounding.ground(candidate, references, source and source[:SHOWN], baseline, settings.min_support)
     return DiffModel(diff, (baseline, candidate), (names[0], names[1]), notes, query, found)
+
+
+def diff_size(texts, example_id: str, run: int = 0) -> int:
+    """The characters a diff of the example reads: references, outputs and source (grounding
+    reads the whole source); from `INLINE`, the diff is made in a worker."""
+    source = texts.references.sources.get(example_id) or ""
+    outputs = texts.outputs(example_id, run)
+    return sum(map(len, texts.references.texts[example_id])) + sum(map(len, outputs)) + len(source)
 
 
 class Prepared:
@@ -96,10 +106,8 @@ class Prepared:
 
     def ahead(self, review: Review, index: int, query: str, width: int) -> None:
         """Make example ``index``'s model and its first drawing's rows (in a worker)."""
-        texts = review.texts
-        example_id = review.analysis.figures.ids[index]
-        size = sum(map(len, texts.references.texts[example_id])) + sum(map(len, texts.outputs(example_id, 0)))
-        if size <= INLINE:  # a huge one is made when asked for, in its own worker
+        # A huge one is made when asked for, in its own worker.
+        if diff_size(review.texts, review.analysis.figures.ids[index]) <= INLINE:
             self.get(review, index, 0, query).layout("reference", True, width)
 
 
@@ -257,15 +265,10 @@ class DiffScreen(Screen[int]):
 
     # ------------------------------------------------------------------ the example
 
-    def texts(self) -> tuple[tuple[str, ...], str, str]:
-        texts = self.review.texts
-        return texts.references.texts[self.example_id], *texts.outputs(self.example_id, self.run)
-
     def show_current(self) -> None:
         self.title = f"{self.position + 1}/{len(self.sequence)}"
         self.run_scores = []
-        references, baseline, candidate = self.texts()
-        if sum(map(len, references)) + len(baseline) + len(candidate) <= INLINE:
+        if diff_size(self.review.texts, self.example_id, self.run) <= INLINE:
             try:
                 self.show_model(self.index, self.prepared.get(self.review, self.index, self.run, self.filter_text))
             except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running

@@ -13,7 +13,8 @@ alone:
   found in no other text stands in ``«»``.
 
 Side by side from `WIDE` columns, stacked below (the outputs then merge into one text).
-``]`` / ``[`` go to the next / previous change, ``tab`` to the next pane.
+``]`` / ``[`` go to the next / previous change (against the reference: the next grounding
+mark), ``tab`` to the next pane.
 """
 
 from __future__ import annotations
@@ -33,7 +34,16 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from rouge_tui.diff import LEGEND, ExampleDiff, Piece, annotate, fold, grounding_marks, word_diff
+from rouge_tui.diff import (
+    LEGEND,
+    OTHER_TEXT,
+    ExampleDiff,
+    Piece,
+    annotate,
+    fold,
+    grounding_marks,
+    word_diff,
+)
 from rouge_tui.safetext import one_line, visible
 
 __all__ = ["STYLES", "WIDE", "DiffModel", "DiffView"]
@@ -99,7 +109,8 @@ class DiffModel:
     def marks(self, role: str) -> list:
         """Where the grounding marks go on the baseline's or the candidate's text."""
         side = getattr(self.grounding, role, None) if self.grounding is not None else None
-        return grounding_marks(side) if side is not None else []
+        shown = len(self.outputs[role == "candidate"])  # grounded in full, maybe shown cut
+        return grounding_marks(side, shown) if side is not None else []
 
     def sections(self, mode: str, folded: bool, wide: bool) -> tuple[list[Section], int]:
         """The sections drawn in ``mode`` (side by side when ``wide``), and how many
@@ -165,14 +176,17 @@ class DiffModel:
             label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "
             foot = [[(visible(ref.note), STYLES["note"])]] if ref.note else []
             reference = Section([(label, STYLES["title"])], [runs(ref.pieces(), self.query)], [*foot, matched_by()])
+            # With grounding marks, the outputs get a gutter: `]` / `[` step through the marks
+            # and the cursor shows there.
+            marked = bool(self.marks("baseline") or self.marks("candidate"))
             if wide:
                 title = [*sides[0][0], ("  ", STYLES["same"]), *sides[1][0]]
-                return [Section(title, [sides[0][1], sides[1][1]], [sides[0][2], sides[1][2]]), reference], 0
-            return [Section(t, [b], [a]) for t, b, a in sides] + [reference], 0
+                return [Section(title, [sides[0][1], sides[1][1]], [sides[0][2], sides[1][2]], marked), reference], 0
+            return [Section(t, [b], [a], marked) for t, b, a in sides] + [reference], 0
         base, cand, merged = self.words
         base = annotate(base, self.marks("baseline"))
         cand = annotate(cand, self.marks("candidate"))
-        merged = annotate(merged, self.marks("candidate"), skip=frozenset({"removed"}))
+        merged = annotate(merged, self.marks("candidate"), skip=OTHER_TEXT)
         folds = sum(1 for p in fold(merged) if p.kind == "fold")
         if folded:
             base, cand, merged = fold(base), fold(cand), fold(merged)

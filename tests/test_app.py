@@ -418,7 +418,7 @@ async def test_the_new_sentence_filter_lists_the_chapters_pair() -> None:
         await press(pilot, "slash")
         await type_text(pilot, "new-sentence")
         await settle(pilot)
-        assert "signal new-sentence" in screen.query_one("#status").render().plain
+        assert "'new-sentence'" in screen.query_one("#status").render().plain  # 80 columns: shortened
         ids = {screen.analysis.figures.ids[r] for r in screen.matches.tolist()}
         assert "inc-0042" in ids and screen.table.row_count == len(ids) < screen.analysis.figures.paired
         assert any("inc-0042" in line and "+sent" in line for line in table_lines(screen.table))
@@ -508,9 +508,10 @@ async def test_signal_labels_cut_visibly_in_the_table_and_the_overview() -> None
         await settle(pilot)
         figures = review_screen(app).analysis.figures
         table = app.screen.query_one(MoversTable)
-        index = next(i for i, f in enumerate(figures.signals) if signals.names(int(f)) == ["shorter", "new-sentence", "new-figure"])
+        # Three signals on one row; +sent, the one to read, first; no room for a third label.
+        index = next(i for i, f in enumerate(figures.signals) if signals.names(int(f)) == ["truncated", "shorter", "new-sentence"])
         row = table.row_text(table.row_of(index), table.size.width).plain
-        assert "+sent +fig…" in row, row
+        assert "+sent trunc…" in row, row
         line = next(line for line in screen_text(app).splitlines() if line.startswith(" Δ "))
         counted = signals.counts(figures.signals)
         assert f"+sent {counted['new-sentence']}  +fig {counted['new-figure']}  " in line, line

@@ -232,6 +232,15 @@ def test_words_are_casefolded_runs_of_letters_and_digits():
         "don", "t", "stop", "the", "end", "3", "5", "na\u00efve", "strasse"]
 
 
+SPEC_WORD = re.compile(r"[^\W_]+")  # SPEC "Words": casefolded, maximal runs of [^\W_]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
+@settings(max_examples=500, deadline=None)
+def test_words_are_specs_for_ascii_and_any_text(text):
+    assert words(text) == SPEC_WORD.findall(text.casefold())
+
+
 def test_min_support_must_be_a_share():
     for bad in (0.0, -1.0, 1.5):
         with pytest.raises(ValueError, match="min_support"):
@@ -320,9 +329,21 @@ def test_coverage_is_a_share_and_density_at_least_coverage(output, source):
 
 
 def test_copy_means_average_the_examples_that_have_a_source():
-    means = copy_means(["a b", "a b", "x"], ["a b", "a", None])
+    [means] = copy_means([["a b", "a b", "x"]], ["a b", "a", None])
     assert means == ((1.0 + 0.5) / 2, (2.0 + 0.5) / 2)
-    assert copy_means(["a"], [None]) is None
+    assert copy_means([["a"]], [None]) == [None]
+
+
+def test_copy_means_of_several_builds_are_each_builds_own():
+    # By hand, source "the cat sat on the mat": build 1's "the cat sat" is one fragment of
+    # 3 (coverage 1, density 3); build 2 repeats it for the first example (the same figures)
+    # and gives "a dog" for the second, whose source "a dog" covers it (1, 2) where build 1's
+    # "dog a" is two fragments of one (1, 1).
+    sources = ["the cat sat on the mat", "a dog", None]
+    build_1 = ["the cat sat", "dog a", "ignored"]
+    build_2 = ["the cat sat", "a dog", "ignored too"]
+    assert copy_means([build_1, build_2], sources) == [((1 + 1) / 2, (3 + 1) / 2), ((1 + 1) / 2, (3 + 2) / 2)]
+    assert copy_means([build_2, build_1], sources) == copy_means([build_2], sources) + copy_means([build_1], sources)
 
 
 # -- LCS and support on random texts -------------------------------------------------------

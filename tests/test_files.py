@@ -42,6 +42,19 @@ def test_blocks_cut_at_line_ends_with_numbers(
     assert flat == path.read_bytes().split(b"\n")
 
 
+def test_blocks_of_newlines_only_are_the_lines_split_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files_module, "BLOCK", 4)  # reads of "\n\n\n\n", then text among them
+    path = tmp_path / "x.jsonl"
+    data = b"\n" * 9 + b"ab\n\n\n\n\ncd" + b"\n" * 8
+    path.write_bytes(data)
+    got = [(first + k, line) for first, lines in lines_of(path) for k, line in enumerate(lines)]
+    # By hand: the file's lines are its bytes split at each newline (the last, empty, dropped).
+    want = list(enumerate(data.split(b"\n")[:-1], 1))
+    assert got == want
+
+
 def test_digest_is_the_raw_bytes_sha256_also_for_gzip(tmp_path: Path) -> None:
     data = b'{"id": "a", "output": "x"}\n' * 1000
     plain, zipped = tmp_path / "a.jsonl", tmp_path / "a.jsonl.gz"

@@ -203,7 +203,12 @@ class LineBlocks:
                 raise SuiteError(
                     f"decompresses to over {GZIP_RATIO} times its size (a gzip bomb?)", path
                 )
-            lines = chunk.split(b"\n")
+            if chunk[0] == chunk[-1] == 10 and chunk.count(b"\n") == len(chunk):
+                # Newlines only (a newline bomb): the same lines as split gives, made in C
+                # at once, not a million bytes objects a megabyte (200 MB: 4.9 s -> 0.5 s).
+                lines = [b""] * (len(chunk) + 1)
+            else:
+                lines = chunk.split(b"\n")
             tail = lines.pop()  # the unfinished last line (b"" when the chunk ends one)
             if carry and lines:
                 carry.append(lines[0])

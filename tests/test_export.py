@@ -136,3 +136,28 @@ def test_a_carried_mark_is_exported_as_carried_with_the_pair_it_came_from(tmp_pa
     assert heading == f"### 1. {TEN[0]}: regression (carried from 1 → 2)"
     assert "> cut short" in markdown
     assert "regression (carried from 1 → 2)" in page and "cut short" in page
+
+
+@pytest.mark.slow
+def test_the_exported_page_renders_in_a_real_browser_and_its_text_stays_text(tmp_path: Path) -> None:
+    """Issue 11, 15, for the app's export (test_report checks `report --format html`): the
+    page a reviewer hands on renders in headless Chromium with nothing logged, and suite text
+    and notes with tags in them are text, never elements."""
+    import html
+    import re
+
+    from test_report import _in_chromium
+
+    hostile = {**CAND, "x11": '"><img src=x onerror=alert(1)> <script>alert(2)</script> w0'}
+    review = review_of(tmp_path / "s", hostile)
+    review.set_mark("x11", "regression", "<svg onload=alert(3)> see the ticket")
+    _, page = export_review(review, NOW)
+    dom, log = _in_chromium(page, tmp_path)
+    assert "<body" in dom and "export me" in dom
+    tags = set(re.findall(r"<([a-zA-Z][\w-]*)", dom))
+    assert not tags & {"script", "img", "svg", "iframe"}, tags
+    assert not re.search(r"<[^>]*\son\w+=", dom)
+    shown = html.unescape(re.sub(r"<[^>]+>", "", dom))
+    assert '"><img src=x onerror=alert(1)>' in shown and "<script>alert(2)</script>" in shown
+    assert "<svg onload=alert(3)> see the ticket" in shown
+    assert "CONSOLE" not in log and "Uncaught" not in log

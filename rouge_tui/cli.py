@@ -233,7 +233,6 @@ def cmd_open(args: argparse.Namespace) -> int:
     if not suites:
         raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
     import asyncio
-    import threading
 
     from rouge_tui.app.app import RougeApp
 
@@ -241,18 +240,18 @@ def cmd_open(args: argparse.Namespace) -> int:
     # Our own loop, left open: asyncio.run would join the worker threads at its close, so
     # q while a big suite is still scored waited for the scoring (19 s on a 43 MB output).
     app.run(mouse=not args.no_mouse, loop=asyncio.new_event_loop())
-    with app.exporting:  # an export under way is finished, and said
-        pass
+    app.finish_exports()  # a review being written is finished, and said below
     if app.fatal:
         _say(f"error: {app.fatal}")
+    for failure in app.export_failures:
+        _say(failure)
     for path in app.exported:  # said once more, where it stays after the screen is gone
         _say(f"review written to {path}")
-    code = app.return_code or 0
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
-        # Work for a screen that is gone (scoring, a diff): not waited for. Marks and notes
-        # are saved as they are made; cache entries are written whole or not at all.
-        os._exit(code)
-    return code
+    # What else still runs is for a screen that is gone (a suite being scored, a diff, the
+    # loop's idle pool threads), so it is not waited for: marks and notes are saved as they
+    # are made, the exports were joined above, and a cache entry is written whole or not at
+    # all (a killed write leaves a temporary file the cache prunes).
+    os._exit(app.return_code or 0)
 
 
 def _say(message: str) -> None:

@@ -146,3 +146,27 @@ def test_q_while_a_43_mb_output_is_still_analysed_exits_at_once(tmp_path: Path) 
         assert status.read_text().strip() == "0"
     finally:
         session.close()
+
+
+def test_e_then_q_at_once_writes_the_review_and_says_where(tmp_path: Path) -> None:
+    """An export asked for just before q is finished, and its path said on the terminal
+    after the app has gone (it ran on a thread the exit did not wait for)."""
+    home = tmp_path / "home"
+    status = tmp_path / "status"
+    command = (
+        f"{shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}; "
+        f"echo $? > {shlex.quote(str(status))}; sleep 60"
+    )
+    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 100, 30)
+    data = home / "xdg_data_home" / "rouge-tui"
+    try:
+        session.settled(lambda screen: "drift-down" in screen and "history" in screen, "the overview")
+        session.keys("e", "q")
+        wait_for(status.exists, "the app to exit")
+        assert status.read_text().strip() == "0"
+        written = sorted(p.name for p in (data / "reviews").glob("*"))
+        assert [name.rsplit(".", 1)[1] for name in written] == ["html", "md"]
+        after = session.settled(lambda screen: "review written to" in screen, "the paths after exit")
+        assert all(name in after.replace("\n", "") for name in written)
+    finally:
+        session.close()

@@ -64,7 +64,8 @@ class RougeApp(App[None]):
         self.reviews: list[Review] = []  # every review opened, for the unsaved-marks check
         self.exported: list[Path] = []  # said again on stderr when the app exits
         self.fatal: str | None = None  # why the app could not open its suite
-        self.exporting = threading.Lock()  # held while a review is written
+        self.exports: list[threading.Thread] = []  # the reviews being written, joined at exit
+        self.export_failures: list[str] = []  # said again on stderr when the app exits
         self.ending = False  # exit() was called: the keys still queued do nothing
 
     def on_mount(self) -> None:
@@ -140,21 +141,35 @@ class RougeApp(App[None]):
     # ------------------------------------------------------------------ the export
 
     def export(self, screen: Screen, review: Review) -> None:
-        """Write the review (Markdown and HTML) in a worker and say where; ``e`` again says
-        it again, and the app says it on stderr when it exits."""
+        """Write the review (Markdown and HTML) in a thread and say where; ``e`` again says
+        it again, and the app says it on stderr when it exits. A plain thread, not a worker:
+        it always runs to its end, and the exit waits for it (`finish_exports`)."""
         from rouge_tui.export import export_review
+
+        def tell(message: str, **options: object) -> None:
+            try:
+                self.call_from_thread(screen.notify, message, markup=False, **options)
+            except RuntimeError:  # the app has closed: stderr says it (cli.cmd_open)
+                pass
 
         def work() -> None:
             try:
-                with self.exporting:
-                    paths = export_review(review)
+                paths = export_review(review)
             except Exception as exc:  # noqa: BLE001 - whatever went wrong, say it and go on
-                self.call_from_thread(screen.notify, f"export failed: {describe(exc)}", severity="error", markup=False)
+                self.export_failures.append(f"export failed: {describe(exc)}")
+                tell(f"export failed: {describe(exc)}", severity="error")
                 return
             self.exported = [p for p in self.exported if p not in paths] + list(paths)
             folder = path_lines(str(paths[0].parent) + "/")
             files = "\n".join(one_line(p.name) for p in paths)
-            self.call_from_thread(screen.notify, f"review written to\n{folder}\n{files}", title="exported", markup=False, timeout=15)
+            tell(f"review written to\n{folder}\n{files}", title="exported", timeout=15)
 
         screen.notify("writing the review…", markup=False, timeout=2)
-        self.run_worker(work, thread=True, group="export", name="export")
+        thread = threading.Thread(target=work, name="export")
+        self.exports.append(thread)
+        thread.start()
+
+    def finish_exports(self, timeout: float = 60.0) -> None:
+        """Wait for every review still being written (the exit says where each went)."""
+        for thread in self.exports:
+            thread.join(timeout)

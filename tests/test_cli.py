@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rouge_score import rouge_scorer
 from safety_helpers import assert_one_line_error, cli, small_suite, xdg_env
-from suite_helpers import make_suite
+from suite_helpers import jsonl, make_suite
 
 from rouge_tui.cli import main
 
@@ -531,3 +531,24 @@ def test_a_400_mb_build_of_newlines_is_exit_2_in_seconds(tmp_path: Path) -> None
     assert time.monotonic() - start < 6  # 10 s before
     assert proc.returncode == 2
     assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records)\n"
+
+
+def test_cached_figures_follow_an_edit_to_an_earlier_build(tmp_path: Path) -> None:
+    """The history band and the volatile signal read the builds before the baseline: a
+    cached comparison must not outlive an edit to one of them (it did: the key held only
+    the references and the two compared builds)."""
+    refs = jsonl({"id": "a", "reference": "the cat sat on the mat"}, {"id": "b", "reference": "a dog ran in the park"})
+    out = {
+        "1.jsonl": jsonl({"id": "a", "output": "the cat"}, {"id": "b", "output": "a dog ran"}),
+        "2.jsonl": jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": "a dog"}),
+        "3.jsonl": jsonl({"id": "a", "output": "the cat sat on"}, {"id": "b", "output": "a dog ran in"}),
+        "4.jsonl": jsonl({"id": "a", "output": "the cat sat on the"}, {"id": "b", "output": "a dog ran in the"}),
+    }
+    suite = make_suite(tmp_path / "s", refs, out, toml='name = "edited history"\n[band]\nsource = "history"\n')
+    first = json.loads(run("report", str(suite), "--format", "json").stdout)
+    (suite / "builds" / "1.jsonl").write_text(
+        jsonl({"id": "a", "output": "the cat sat on the mat"}, {"id": "b", "output": "a dog ran in the park"}))
+    cached = json.loads(run("report", str(suite), "--format", "json").stdout)
+    fresh = json.loads(run("report", str(suite), "--format", "json", "--no-cache").stdout)
+    assert cached == fresh
+    assert cached["baseline"]["band"] != first["baseline"]["band"]  # build 1's mean is in it

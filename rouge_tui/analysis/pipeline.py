@@ -32,6 +32,7 @@ from rouge_tui.suite import (
     BuildEntry,
     References,
     Suite,
+    SuiteError,
     file_digest,
     read_build,
     read_references,
@@ -97,6 +98,19 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
 
 
 def _figures_key(suite: Suite, settings: Settings, names: tuple[str, str], digests: Sequence[str]) -> str:
+    """The figures' cache key: the settings, the engine, the signals' versions, the compared
+    files' bytes (``digests``) and those of the earlier builds the volatile signal and the
+    history band read (an edited earlier build changes the figures too)."""
+    earlier = []
+    for entry in earlier_entries(suite, settings, names[0]):
+        earlier.append(entry.name)
+        if entry.problem is not None:
+            earlier.append(f"unreadable: {entry.problem}")
+            continue
+        try:
+            earlier.extend(file_digest(path) for path in entry.run_files)
+        except SuiteError as exc:  # scored as unreadable (history.build_scores) on the same grounds
+            earlier.append(f"unreadable: {exc}")
     parts = [
         "rouge-tui figures",
         __version__,
@@ -107,6 +121,7 @@ def _figures_key(suite: Suite, settings: Settings, names: tuple[str, str], diges
         repr(suite.settings.fields),
         *names,
         *digests,
+        *earlier,
     ]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -240,15 +255,20 @@ def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) 
     )
 
 
-def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[history.BuildScores]:
+def earlier_entries(suite: Suite, settings: Settings, baseline: str) -> list[BuildEntry]:
     """The builds before the baseline that volatility and the history band look at (enough
     for both windows, whatever the band's source: the volatile signal must not depend on
-    it), in name order, each scored through the caches; [] when there are too few to
-    matter."""
+    it), in name order; [] when there are too few to matter."""
     needed = max(history.PAIRS + 1, history.BAND_BUILDS)
-    entries = history.earlier(suite, texts.baseline.name, needed)[:-1]
+    entries = history.earlier(suite, baseline, needed)[:-1]
     if len(entries) < 2 and settings.band_source != "history":
         return []  # one earlier build makes one pair with the baseline: never volatile
+    return entries
+
+
+def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[history.BuildScores]:
+    """`earlier_entries`, each scored through the caches."""
+    entries = earlier_entries(suite, settings, texts.baseline.name)
     return [history.build_scores(suite, entry, texts.references, settings, caches) for entry in entries]
 
 

@@ -138,7 +138,7 @@ SIGNALS: tuple[Signal, ...] = (
            1, lambda pairs: pairs.grounded[1] > 0, read_first=True),
     Signal("volatile", "vol",
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
-           1, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),
+           2, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),  # 2: five pairs whatever the band
 )
 
 

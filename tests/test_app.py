@@ -828,3 +828,31 @@ async def test_a_carried_mark_shows_where_it_came_from_and_its_note_in_the_diff(
         await press(pilot, "ctrl+s")
         await settle(pilot)
         assert "note a fuller answer" in screen_text(app)
+
+
+async def test_the_history_views_deltas_are_paired_and_the_compared_rows_is_the_overviews() -> None:
+    """A number on screen belongs to the comparison on screen: the compared pair's row shows
+    the overview's delta, and every other row the mean paired delta of its two builds (the
+    whole-build means differ from it: -0.0362 against -0.0352 on the compared pair)."""
+    import math
+
+    from test_app_helpers import oracle_f, read_jsonl
+
+    refs = {r["id"]: r["reference"] for r in read_jsonl(INCIDENT / "references.jsonl")}
+    first, second = (
+        {r["id"]: r["output"] for r in read_jsonl(INCIDENT / "builds" / name)}
+        for name in ("2026-11-21_92175c.jsonl", "2026-11-22_c66672.jsonl")
+    )
+    shared = [i for i in first if i in second and refs.get(i, "").strip()]
+    by_hand = math.fsum(oracle_f(refs[i], second[i]) - oracle_f(refs[i], first[i]) for i in shared) / len(shared)
+    overview = math.fsum(incident_deltas().values()) / len(incident_deltas())
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        text = screen_text(app)
+    row = next(line for line in text.splitlines() if "2026-11-22" in line)
+    assert f"{by_hand:+.4f}" in row, row
+    row = next(line for line in text.splitlines() if "2026-11-27" in line)
+    assert f"{overview:+.4f}" in row and "▼" in row, row

@@ -1,9 +1,11 @@
 """The suite's history: every build on one line (runs, n, mean, band, the delta and
 verdict against the build before it, and the marks made on any pair with it as candidate);
-pick any two to compare. A build that cannot be read is listed with its file:line error."""
+pick any two to compare. The delta is the mean paired delta, as a comparison gives it; the row
+of the pair compared now shows that comparison's own delta and verdict. A build that cannot be read is listed with its file:line error."""
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar
 
 from rich.text import Text
@@ -93,10 +95,16 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         band = f"[{stats.band[0]:.4f}, {stats.band[1]:.4f}]"
         line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f} {band:<17}")
         earlier = [at for at in range(number) if self.builds[at].stats is not None]
-        if earlier:  # against the last build before this one with figures, by the comparison's rule
+        figures = self.review.analysis.figures
+        if earlier and (self.builds[earlier[-1]].name, entry.name) == self.pair:
+            # The pair on screen: its own figures (paired ids, the comparison's band).
+            line.append(f" {figures.delta_mean:+.4f} {verdict_mark(figures.verdict)}")
+        elif earlier:  # against the last build before this one with figures, by the comparison's rule
             settings = self.review.analysis.settings
+            previous = self.builds[earlier[-1]]
             before, _ = baseline_stats(self.builds[: earlier[-1] + 1], settings)
-            delta = stats.mean - before.mean
+            shared = [i for i in scored.f if i in previous.f]  # the mean paired delta, as compared
+            delta = math.fsum(scored.f[i] - previous.f[i] for i in shared) / len(shared) if shared else 0.0
             said = verdict(before, stats.mean, delta, settings.min_delta)
             line.append(f" {delta:+.4f} {verdict_mark(said)}")
         else:

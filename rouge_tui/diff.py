@@ -26,6 +26,7 @@ from rouge_tui.rouge.metrics import best
 
 __all__ = [
     "OTHER_TEXT",
+    "PLAIN_TEXT",
     "ExampleDiff",
     "Piece",
     "ReferenceView",
@@ -38,6 +39,8 @@ __all__ = [
 
 # The merged word diff's pieces that are not the candidate's text (`annotate`'s ``skip``).
 OTHER_TEXT = frozenset({"removed", "gap"})
+# The pieces shown as plain text, without a mark or a style of their own.
+PLAIN_TEXT = frozenset({"same", "gap"})
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
 Kind = Literal["same", "removed", "gap", "added", "counted", "both", "baseline", "candidate", "neither"]

@@ -314,11 +314,13 @@ def _h(text: str) -> str:
 def html_pieces(pieces: list) -> str:
     """A text's pieces (rouge_tui.diff.Piece) as spans; removed and added runs keep their
     markers so the page reads without colour too."""
+    from rouge_tui.diff import PLAIN_TEXT
+
     out = []
     for piece in pieces:
         opening, closing = _MARKS.get(piece.kind, ("", ""))
         body = _h(piece.text)
-        out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in ("same", "gap") else body)
+        out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in PLAIN_TEXT else body)
     return "".join(out)
 
 

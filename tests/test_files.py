@@ -211,11 +211,14 @@ def test_the_digest_stops_at_a_line_over_the_limit_and_names_it(tmp_path: Path) 
     assert float(seconds) < 5, seconds
 
 
-def test_the_digest_of_long_lines_under_the_limit_is_the_sha256(tmp_path: Path) -> None:
+def test_the_digest_holds_lines_to_the_limit_exactly(tmp_path: Path) -> None:
     path = tmp_path / "b.jsonl"
-    data = b"x" * (MAX_LINE - 1) + b"\n" + b"y" * MAX_LINE  # each line just at the limit
+    # Line 1 is MAX_LINE bytes with its newline, line 2 MAX_LINE bytes and none: both allowed.
+    data = b"x" * (MAX_LINE - 1) + b"\n" + b"y" * MAX_LINE
     path.write_bytes(data)
     assert file_digest(path) == hashlib.sha256(data).hexdigest()
+    path.write_bytes(data + b"y")  # line 2 one byte over
+    assert str(error_of(file_digest, path)) == f"{path}:2: line longer than 64 MiB"
 
 
 def _gzip_stream(path: Path, piece: bytes, total: int) -> None:

@@ -4,7 +4,7 @@ rouge-score count, and sit on the text as written."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from oracles import ChapterTokenizer, tricky_texts
 from rouge_score import tokenizers as rouge_score_tokenizers
@@ -57,13 +57,17 @@ def test_stemmed_tokens_are_rouge_scores(text: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(tricky_texts())
+@example("\u0edc ")  # LAO HO NO: NFKC makes it two letters, two unicode-v1 tokens of one character
 def test_offsets_point_into_the_text_in_order(text: str) -> None:
     for entry in ENTRIES:
-        end = 0
+        span = (0, 0)
         for token in entry.tokens(text):
             assert 0 <= token.start <= token.end <= len(text)
-            assert token.start >= end or entry.name == "character", (entry.name, token)
-            end = token.end
+            # Tokens of one written character (a ligature, a character NFKC splits) share its
+            # span in the profiles of their own; otherwise each starts where the last ended.
+            shared = entry.name in ("unicode", "character") and (token.start, token.end) == span
+            assert token.start >= span[1] or shared, (entry.name, token)
+            span = (token.start, token.end)
 
 
 @settings(max_examples=300, deadline=None)

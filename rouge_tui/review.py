@@ -150,6 +150,13 @@ class Review:
         self._shown = None
 
 
+def searched_text(query: str) -> str:
+    """The text a text filter looks for: the query without its spaces around, and without
+    the quotes that make it text."""
+    wanted = query.strip()
+    return wanted[1:-1] if len(wanted) >= 2 and wanted[0] == wanted[-1] == '"' else wanted
+
+
 def find_rows(review: Review, query: str, cancelled=lambda: False) -> tuple[object, str]:
     """The ranked indices the table's filter keeps, and how the query was read.
 
@@ -175,7 +182,7 @@ def find_rows(review: Review, query: str, cancelled=lambda: False) -> tuple[obje
             word = {"regr": "regression"}.get(key, key)
             ids = {i for i, s in shown.items() if word == "marked" or s.word == word}
             return np.asarray([r for r, i in enumerate(figures.ids) if i in ids], dtype=np.int64), f"mark {word}"
-    needle = (wanted[1:-1] if quoted else wanted).casefold()
+    needle = searched_text(query).casefold()
     base, cand = review.texts.baseline.runs[0].outputs, review.texts.candidate.runs[0].outputs
     rows = []
     for row, example_id in enumerate(figures.ids):

@@ -856,3 +856,22 @@ async def test_the_history_views_deltas_are_paired_and_the_compared_rows_is_the_
     assert f"{by_hand:+.4f}" in row, row
     row = next(line for line in text.splitlines() if "2026-11-27" in line)
     assert f"{overview:+.4f}" in row and "▼" in row, row
+
+
+@pytest.mark.parametrize("typed", ['"root cause"', "root cause"])
+async def test_a_text_filter_quoted_or_not_is_shown_reversed_in_the_diff(typed: str) -> None:
+    """README: matches are shown reversed in the diff; the quotes that make a query text
+    are not part of what is looked for (a quoted filter showed nothing)."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await type_text(pilot, typed)
+        await press(pilot, "enter")
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
+        view = app.screen.query_one(DiffView)
+        assert view.model.query == "root cause"
+        candidate = view.model.outputs[1]
+        assert "root cause" in candidate.casefold()

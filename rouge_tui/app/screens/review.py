@@ -42,7 +42,7 @@ from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell, MoversTable
 from rouge_tui.app.widgets.overview import Overview
-from rouge_tui.review import Review, find_rows
+from rouge_tui.review import Review, find_rows, searched_text
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.safetext import one_line
 from rouge_tui.store.paths import config_dir
@@ -464,7 +464,7 @@ class ReviewScreen(Screen[None]):
 
     def diff_query(self) -> str:
         """The filter's text, which a diff shows where it matches (a text filter only)."""
-        return self.filter_text if self.matched_as == "text" else ""
+        return searched_text(self.filter_text) if self.matched_as == "text" else ""
 
     def on_movers_table_moved(self) -> None:
         """Once the cursor rests on a row, its diff is made ahead (enter then shows it at once)."""

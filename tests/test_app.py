@@ -875,3 +875,20 @@ async def test_a_text_filter_quoted_or_not_is_shown_reversed_in_the_diff(typed: 
         assert view.model.query == "root cause"
         candidate = view.model.outputs[1]
         assert "root cause" in candidate.casefold()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_what_moved_is_on_the_overviews_verdict_line_at_80_columns(size: tuple[int, int]) -> None:
+    """Issue 14, 5: precision's and recall's paired deltas and the ten's share, in the
+    overview; at 80 columns the interval's digits and the band's source give way to them,
+    and whatever cannot fit is left out with a visible "…", never silently."""
+    app = app_for()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        f = review_screen(app).analysis.figures
+        line = next(line for line in screen_text(app).splitlines() if "drift-down" in line).rstrip()
+    assert f"Δ {f.delta_mean:+.4f}" in line and f"P {f.delta_precision:+.3f}" in line
+    if size[0] >= 80:
+        assert f"R {f.delta_recall:+.3f}" in line and f"ten {f.top_share:.0%}" in line
+    else:
+        assert line.endswith("…")

@@ -147,7 +147,10 @@ class Overview(Widget):
         verdict.append(f"{verdict_mark(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
         low, high = f.delta_interval
         source = f.baseline.band_source
-        parts = [  # in priority order, each shown only if it fits whole
+        # Each part in its full form and a short one, in the order shown. What moved (P, R,
+        # the ten's share) matters more than the interval's digits and the band (its bounds
+        # are on the baseline's line), so those go first; then parts left out end in "…".
+        full = [
             ("Δ", f"{f.delta_mean:+.4f}"),
             ("95%", f"[{low:+.4f}, {high:+.4f}]"),
             ("band", f"{source} k={f.settings.k:g}"),
@@ -155,11 +158,16 @@ class Overview(Widget):
             ("R", f"{f.delta_recall:+.3f}"),
             ("ten", f"{f.top_share:.0%} of |Δ|"),
         ]
-        for name, value in parts:
-            if verdict.cell_len + len(name) + len(value) + 3 > width:
+        short = [full[0], ("95%", f"[{low:+.3f}, {high:+.3f}]"), *full[3:5], ("ten", f"{f.top_share:.0%}")]
+        room = width - verdict.cell_len
+        parts = full if sum(len(n) + len(v) + 3 for n, v in full) <= room else short
+        for number, (name, value) in enumerate(parts):
+            if len(name) + len(value) + 3 + (3 if number < len(parts) - 1 else 0) > room:
+                verdict.append("  …", style=label)
                 break
             verdict.append(f"  {name} ", style=label)
             verdict.append(value)
+            room -= len(name) + len(value) + 3
         return [verdict]
 
     def signal_lines(self, f: Figures, width: int) -> list[Text]:

@@ -892,3 +892,23 @@ async def test_what_moved_is_on_the_overviews_verdict_line_at_80_columns(size: t
         assert f"R {f.delta_recall:+.3f}" in line and f"ten {f.top_share:.0%}" in line
     else:
         assert line.endswith("…")
+
+
+async def test_the_diff_titles_short_mark_uses_the_tables_symbols(tmp_path: Path) -> None:
+    """A short diff title wrote one "*" for a note and for a carried mark alike; it now
+    writes the mark as the table does: ↻ carried, ? stale, + a note."""
+    from test_review import BASELINE, CANDIDATE, write_suite
+    from test_review import review as pair_review
+
+    suite = write_suite(tmp_path / "s", **{"1-base": BASELINE, "2-cand": CANDIDATE, "3-base": BASELINE, "4-cand": CANDIDATE})
+    pair_review(suite, "1-base", "2-cand").set_mark("t1", "regression", "cut at 02:14")
+    app = app_for(suite)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        screen.table.cursor = screen.table.row_of(screen.analysis.figures.ids.index("t1"))
+        row = next(line for line in table_lines(screen.table) if " t1 " in line)
+        await press(pilot, "enter")
+        await settle(pilot)
+        title = app.screen.title_text(58).plain
+    assert "regr↻+" in row and "regr↻+" in title, (row, title)

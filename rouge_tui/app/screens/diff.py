@@ -28,6 +28,7 @@ from rouge_tui.app.messages import WorkFailed
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
 from rouge_tui.app.widgets.keybar import KeyBar
+from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.diff import example_diff
 from rouge_tui.report import verdict_mark, verdict_words
@@ -200,14 +201,16 @@ class DiffScreen(Screen[int]):
         step = f"{k}/{total}" if self.walk else f"row {k}/{total}"
         shown = self.review.get(self.example_id)
         base_f, cand_f = float(figures.baseline_f[index]), float(figures.candidate_f[index])
-        mark = ""
+        mark = short_mark = ""
         if shown is not None:
             mark = shown.word + (" carried" if shown.carried_from else " stale" if shown.stale else "") + (" +note" if shown.note else "")
+            kind = "carried" if shown.carried_from else "stale" if shown.stale else "own"
+            short_mark = MarkCell(shown.word, kind, bool(shown.note)).text(6)  # as the table shows it
         parts = [  # (full, short) in priority order
             (f"rank {index + 1}", f"#{index + 1}"),
             (f"Δ {float(figures.delta[index]):+.4f}", f"Δ{float(figures.delta[index]):+.3f}"),
             (f"{base_f:.4f} → {cand_f:.4f}", f"{base_f:.2f}→{cand_f:.2f}"),
-            (f"marked {mark}" if mark else "", mark.split(" ")[0][:4] + ("*" if " " in mark else "") if mark else ""),
+            (f"marked {mark}" if mark else "", short_mark),
             (MODES[self.mode], SHORT_MODES[self.mode]),
         ]
         if self.runs > 1:

@@ -912,3 +912,16 @@ async def test_the_diff_titles_short_mark_uses_the_tables_symbols(tmp_path: Path
         await settle(pilot)
         title = app.screen.title_text(58).plain
     assert "regr↻+" in row and "regr↻+" in title, (row, title)
+
+
+async def test_the_history_views_header_shows_what_was_picked_at_80_columns() -> None:
+    """The picked builds were the end of a line cut at 80 columns: they come first now."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        await press(pilot, "up", "space", "up", "space")
+        await settle(pilot)
+        head = screen_text(app).splitlines()[0]
+    assert "picked 2026-11-26_aa3f5f → 2026-11-25_afab85 (enter compares them)" in head, head

@@ -125,8 +125,11 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
             builds.add_option(Option(self.line(number, name, width), id=f"build-{number}"))
         if highlighted is not None:
             builds.highlighted = highlighted
-        picked = " → ".join(one_line(p, 30) for p in self.picked) or "none"
-        header = f"{one_line(self.suite.name, 30)}: {len(self.suite.builds)} builds · B baseline, C candidate · picked {picked}"
+        # What was picked first: at 80 columns the end of this line is cut.
+        picked = " → ".join(one_line(p, 30) for p in self.picked)
+        about = f"{one_line(self.suite.name, 30)}: {len(self.suite.builds)} builds · B baseline, C candidate"
+        compares = " (enter compares them)" if len(self.picked) == 2 else ""
+        header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
         # Δ and verdict against the build before; marks made on any pair with it as candidate.
         columns = f"   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6} {'band':<17} {'Δ vs prev':<9} {'marks':>5}"

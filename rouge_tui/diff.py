@@ -247,7 +247,7 @@ def fold(pieces: Sequence[Piece], words: int = FOLD_WORDS, context: int = FOLD_C
 # --------------------------------------------------------------------------- grounding marks
 
 UNSUPPORTED_MARK = "[?] "
-LEGEND = "[?] no counterpart in the reference or source — read it  «41» in no other text"
+LEGEND = "[?] no counterpart in the reference or source — read it  «N» in no other text"
 
 
 def grounding_marks(side, shown: int | None = None) -> list[tuple[int, int, str, str]]:

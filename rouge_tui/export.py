@@ -94,7 +94,7 @@ def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) 
             plain(entry["sides"][0]), "",
             f"candidate ({visible(diff.candidate.build)}): {diff.candidate.arithmetic()}",
             plain(entry["sides"][1]), "",
-            "reference ([both] <baseline only> {candidate only}); [?] no counterpart in the reference or source — read it; «41» a figure in no other text:",
+            "reference ([both] <baseline only> {candidate only}); [?] no counterpart in the reference or source — read it; «N» a figure in no other text:",
             plain(diff.reference.pieces()), "",
             "baseline → candidate ([-removed-] {+added+}):",
             plain(entry["words"]),

@@ -376,7 +376,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         parts.append(f"<p><b>reference</b></p><div class=text>{example['reference']}</div>")
         parts.append('<p class=legend>matched by: <span class="both">both</span> · <span class="baseline">baseline only</span> · '
                      '<span class="candidate">candidate only</span> · neither; <span class="flag">[?] </span> no counterpart in the '
-                     'reference or source — read it; <span class="newfig">«41»</span> a figure in no other text</p>')
+                     'reference or source — read it; <span class="newfig">«N»</span> a figure in no other text</p>')
         parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

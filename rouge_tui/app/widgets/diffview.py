@@ -301,8 +301,8 @@ def lay_out(found: list[Run], width: int) -> list[Line]:
 def legend_line() -> list[Run]:
     """The legend of the grounding marks, each mark in its own style."""
     opening, rest = LEGEND.split("[?]", 1)
-    middle, end = rest.split("«41»")
-    return [(opening + "[?]", STYLES["flag"]), (middle, STYLES["note"]), ("«41»", STYLES["newfig"]), (end, STYLES["note"])]
+    middle, end = rest.split("«N»")
+    return [(opening + "[?]", STYLES["flag"]), (middle, STYLES["note"]), ("«N»", STYLES["newfig"]), (end, STYLES["note"])]
 
 
 def matched_by() -> list[Run]:

@@ -925,3 +925,19 @@ async def test_the_history_views_header_shows_what_was_picked_at_80_columns() ->
         await settle(pilot)
         head = screen_text(app).splitlines()[0]
     assert "picked 2026-11-26_aa3f5f → 2026-11-25_afab85 (enter compares them)" in head, head
+
+
+async def test_clearing_the_filter_keeps_the_example_under_the_cursor() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await type_text(pilot, "trunc")
+        await press(pilot, "enter")
+        await settle(pilot)
+        await press(pilot, "down", "down")
+        chosen = current_id(app)
+        await press(pilot, "escape")
+        await settle(pilot)
+        assert review_screen(app).filter_text == "" and review_screen(app).table.row_count > 30
+        assert current_id(app) == chosen

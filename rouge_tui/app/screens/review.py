@@ -540,12 +540,19 @@ class ReviewScreen(Screen[None]):
         box.add_class("-shown")
         self.set_focus(box)  # now, not after the keys already read (as ``box.focus()`` does)
 
+    def show_all_rows(self) -> None:
+        """Every row again, once the filter is cleared: the example under the cursor stays."""
+        current = self.table.current
+        self.show_rows()
+        if current is not None and (row := self.table.row_of(current)) is not None:
+            self.table.cursor = row
+
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
         self.filter_text = event.value
         if not event.value.strip():
             self.matches, self.matched_as = None, ""
-            self.show_rows()
+            self.show_all_rows()
             return
         self.with_texts(lambda: self.run_filter(self.filter_text), "the filter applies")
 
@@ -560,7 +567,7 @@ class ReviewScreen(Screen[None]):
             box.remove_class("-shown")
             self.filter_text, self.matches, self.matched_as = "", None, ""
             self.table.focus()
-            self.show_rows()
+            self.show_all_rows()
             return
         if not self.standalone:
             self.dismiss(None)

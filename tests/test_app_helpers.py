@@ -22,6 +22,8 @@ async def settle(pilot: Pilot, rounds: int = 4) -> None:
     """Let workers finish and the messages they posted be handled; again while a handler
     started another worker (at most ``rounds`` times)."""
     await pilot.pause()
+    for thread in getattr(pilot.app, "exports", ()):  # a review being written (a plain thread)
+        thread.join(30)
     for _ in range(rounds):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()

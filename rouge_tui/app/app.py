@@ -147,10 +147,9 @@ class RougeApp(App[None]):
         from rouge_tui.export import export_review
 
         def tell(message: str, **options: object) -> None:
-            try:
-                self.call_from_thread(screen.notify, message, markup=False, **options)
-            except RuntimeError:  # the app has closed: stderr says it (cli.cmd_open)
-                pass
+            # App.notify posts a message (thread-safe, never waits for the loop, which may
+            # have stopped by now: then stderr says it, cli.cmd_open).
+            self.notify(message, markup=False, **options)
 
         def work() -> None:
             try:

@@ -44,15 +44,21 @@ def marks_of(data: Path) -> dict[str, dict]:
     return {entry["id"]: entry for entry in entries}
 
 
-def test_start_enter_mark_export_quit_in_a_real_terminal(tmp_path: Path) -> None:
+def app_in_tmux(tmp_path: Path, suite: Path = INCIDENT, width: int = 100, height: int = 30) -> tuple[Tmux, Path, Path]:
+    """rouge-tui on ``suite`` in a private tmux session; the file its exit status goes to once
+    it ends (the shell then waits, so the screen after the app stays readable); its data folder."""
     home = tmp_path / "home"
     status = tmp_path / "status"
     command = (
-        f"{shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}; "
+        f"{shlex.quote(program())} --no-mouse {shlex.quote(str(suite))}; "
         f"echo $? > {shlex.quote(str(status))}; sleep 60"
     )
-    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 100, 30)
-    data = home / "xdg_data_home" / "rouge-tui"
+    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), width, height)
+    return session, status, home / "xdg_data_home" / "rouge-tui"
+
+
+def test_start_enter_mark_export_quit_in_a_real_terminal(tmp_path: Path) -> None:
+    session, status, data = app_in_tmux(tmp_path)
     try:
         start = session.settled(lambda screen: "drift-down" in screen and "history" in screen, "the overview")
         top = ranked_ids()[0]
@@ -133,10 +139,7 @@ def test_q_while_a_43_mb_output_is_still_analysed_exits_at_once(tmp_path: Path) 
     from test_app_faults import small_suite
 
     suite = small_suite(tmp_path / "suite", big="the birds sing at dawn and " * 1_600_000)
-    home = tmp_path / "home"
-    status = tmp_path / "status"
-    command = f"{shlex.quote(program())} --no-mouse {shlex.quote(str(suite))}; echo $? > {shlex.quote(str(status))}; sleep 60"
-    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 80, 24)
+    session, status, _ = app_in_tmux(tmp_path, suite, 80, 24)
     try:
         session.settled(lambda screen: "finding change signals" in screen, "the analysis under way", timeout=60)
         session.keys("q")
@@ -150,15 +153,8 @@ def test_q_while_a_43_mb_output_is_still_analysed_exits_at_once(tmp_path: Path) 
 
 def test_e_then_q_at_once_writes_the_review_and_says_where(tmp_path: Path) -> None:
     """An export asked for just before q is finished, and its path said on the terminal
-    after the app has gone (it ran on a thread the exit did not wait for)."""
-    home = tmp_path / "home"
-    status = tmp_path / "status"
-    command = (
-        f"{shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}; "
-        f"echo $? > {shlex.quote(str(status))}; sleep 60"
-    )
-    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 100, 30)
-    data = home / "xdg_data_home" / "rouge-tui"
+    after the app has gone (the exit once raced the thread writing it)."""
+    session, status, data = app_in_tmux(tmp_path)
     try:
         session.settled(lambda screen: "drift-down" in screen and "history" in screen, "the overview")
         session.keys("e", "q")

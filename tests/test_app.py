@@ -941,3 +941,22 @@ async def test_clearing_the_filter_keeps_the_example_under_the_cursor() -> None:
         await settle(pilot)
         assert review_screen(app).filter_text == "" and review_screen(app).table.row_count > 30
         assert current_id(app) == chosen
+
+
+async def test_side_by_side_each_column_has_its_title_and_arithmetic_over_it() -> None:
+    """At 120 columns both pane titles sat together at the left and both LCS lines stacked
+    under the left column, so a reader could not tell which column was which."""
+    app = app_for()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await type_text(pilot, "inc-0042")
+        await press(pilot, "enter", "enter")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+    title = next(line for line in lines if " baseline · " in line)
+    left, right = title.split("│")
+    assert "baseline ·" in left and "candidate ·" in right
+    sums = next(line for line in lines if line.startswith("LCS 16"))
+    left, right = sums.split("│")
+    assert "F 0.31" in left and "LCS 46" in right and "F 0.81" in right

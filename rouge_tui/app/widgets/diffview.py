@@ -137,6 +137,12 @@ class DiffModel:
         def whole(found: list[Run]) -> None:
             rows.extend([(None, line, width)] for line in lay_out(found, width))
 
+        def side_by_side(parts: list[list[Run]], column: int) -> None:
+            """Each part laid out in its own column, the columns side by side."""
+            laid = [lay_out(part, column) for part in parts]
+            for row in range(max(map(len, laid))):
+                rows.append([(None, lines[row] if row < len(lines) else [], column) for lines in laid])
+
         for note in self.notes:
             whole([("! " + one_line(note), STYLES["note"])])
         if self.marks("baseline") or self.marks("candidate"):
@@ -144,9 +150,13 @@ class DiffModel:
         sections, folds = self.sections(mode, folded, width >= WIDE)
         for section in sections:
             panes.append(len(rows))
-            whole(section.title)
             columns = len(section.bodies)
             inner = (width - 3 * (columns - 1)) // columns - (2 if section.gutter else 0)
+            column = inner + (2 if section.gutter else 0)
+            if section.titles:
+                side_by_side(section.titles, column)
+            else:
+                whole(section.title)
             bodies = [lay_out(body, inner) for body in section.bodies]
             for row in range(max(map(len, bodies))):
                 cells: Row = []
@@ -159,6 +169,8 @@ class DiffModel:
                 if starts:
                     changes.append(len(rows))
                 rows.append(cells)
+            if section.feet:
+                side_by_side(section.feet, column)
             for foot in section.foot:
                 whole(foot)
             rows.append([])
@@ -180,8 +192,8 @@ class DiffModel:
             # and the cursor shows there.
             marked = bool(self.marks("baseline") or self.marks("candidate"))
             if wide:
-                title = [*sides[0][0], ("  ", STYLES["same"]), *sides[1][0]]
-                return [Section(title, [sides[0][1], sides[1][1]], [sides[0][2], sides[1][2]], marked), reference], 0
+                both = Section([], [sides[0][1], sides[1][1]], [], marked, [sides[0][0], sides[1][0]], [sides[0][2], sides[1][2]])
+                return [both, reference], 0
             return [Section(t, [b], [a], marked) for t, b, a in sides] + [reference], 0
         base, cand, merged = self.words
         base = annotate(base, self.marks("baseline"))
@@ -202,6 +214,9 @@ class Section:
     bodies: list[list[Run]]  # one, or two side by side
     foot: list[list[Run]] = field(default_factory=list)
     gutter: bool = False
+    # Side by side: each body's own title and foot, over and under its column.
+    titles: list[list[Run]] = field(default_factory=list)
+    feet: list[list[Run]] = field(default_factory=list)
 
 
 def runs(pieces: Sequence[Piece], query: str = "") -> list[Run]:

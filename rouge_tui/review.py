@@ -170,7 +170,7 @@ def find_rows(review: Review, query: str, cancelled=lambda: False) -> tuple[obje
 
     figures = review.analysis.figures
     wanted = query.strip()
-    quoted = len(wanted) >= 2 and wanted[0] == wanted[-1] == '"'
+    quoted = searched_text(query) != wanted
     key = wanted.casefold()
     if not quoted:
         for bit, signal in enumerate(signals.SIGNALS):

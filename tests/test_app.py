@@ -797,14 +797,21 @@ async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) ->
         assert "broken" in text and "✗" in text
 
 
-async def test_a_carried_mark_shows_where_it_came_from_and_its_note_in_the_diff(tmp_path: Path) -> None:
-    """Issue 14, 4: a mark carried from another pair says so in the diff, with that pair's
-    names, and its note is on screen (nothing the user wrote is hidden behind a key)."""
+def carried_mark_suite(tmp_path: Path) -> Path:
+    """Builds 1-base, 2-cand and the same two again as 3-base, 4-cand; t1 marked regression
+    with a note on (1-base, 2-cand), so it shows carried on the default pair (3-base, 4-cand)."""
     from test_review import BASELINE, CANDIDATE, write_suite
     from test_review import review as pair_review
 
     suite = write_suite(tmp_path / "s", **{"1-base": BASELINE, "2-cand": CANDIDATE, "3-base": BASELINE, "4-cand": CANDIDATE})
     pair_review(suite, "1-base", "2-cand").set_mark("t1", "regression", "cut at 02:14")
+    return suite
+
+
+async def test_a_carried_mark_shows_where_it_came_from_and_its_note_in_the_diff(tmp_path: Path) -> None:
+    """Issue 14, 4: a mark carried from another pair says so in the diff, with that pair's
+    names, and its note is on screen (nothing the user wrote is hidden behind a key)."""
+    suite = carried_mark_suite(tmp_path)
     app = app_for(suite)  # the last two builds: 3-base and 4-cand
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -897,11 +904,7 @@ async def test_what_moved_is_on_the_overviews_verdict_line_at_80_columns(size: t
 async def test_the_diff_titles_short_mark_uses_the_tables_symbols(tmp_path: Path) -> None:
     """A short diff title wrote one "*" for a note and for a carried mark alike; it now
     writes the mark as the table does: ↻ carried, ? stale, + a note."""
-    from test_review import BASELINE, CANDIDATE, write_suite
-    from test_review import review as pair_review
-
-    suite = write_suite(tmp_path / "s", **{"1-base": BASELINE, "2-cand": CANDIDATE, "3-base": BASELINE, "4-cand": CANDIDATE})
-    pair_review(suite, "1-base", "2-cand").set_mark("t1", "regression", "cut at 02:14")
+    suite = carried_mark_suite(tmp_path)
     app = app_for(suite)
     async with app.run_test(size=(60, 20)) as pilot:
         await settle(pilot)

@@ -204,8 +204,7 @@ class DiffScreen(Screen[int]):
         mark = short_mark = ""
         if shown is not None:
             mark = shown.word + (" carried" if shown.carried_from else " stale" if shown.stale else "") + (" +note" if shown.note else "")
-            kind = "carried" if shown.carried_from else "stale" if shown.stale else "own"
-            short_mark = MarkCell(shown.word, kind, bool(shown.note)).text(6)  # as the table shows it
+            short_mark = MarkCell.of(shown).text(6)  # as the table shows it
         parts = [  # (full, short) in priority order
             (f"rank {index + 1}", f"#{index + 1}"),
             (f"Δ {float(figures.delta[index]):+.4f}", f"Δ{float(figures.delta[index]):+.3f}"),

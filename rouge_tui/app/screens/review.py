@@ -365,8 +365,7 @@ class ReviewScreen(Screen[None]):
         shown = self.review.get(example_id)
         if shown is None:
             return None
-        kind = "carried" if shown.carried_from else "stale" if shown.stale else "own"
-        return MarkCell(shown.word, kind, bool(shown.note))
+        return MarkCell.of(shown)
 
     def status_parts(self) -> dict[str, list[str]]:
         """Each part of the status line in its forms, longest first, in the order shown."""

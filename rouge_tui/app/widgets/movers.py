@@ -27,6 +27,7 @@ from textual.strip import Strip
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import Figures
+from rouge_tui.review import Shown
 from rouge_tui.safetext import one_line
 
 __all__ = ["MarkCell", "MoversTable"]
@@ -39,6 +40,12 @@ class MarkCell:
     word: str  # fine | regression | unsure
     kind: str  # own | stale | carried
     note: bool = False
+
+    @classmethod
+    def of(cls, shown: Shown) -> MarkCell:
+        """The cell of a mark as this comparison shows it."""
+        kind = "carried" if shown.carried_from else "stale" if shown.stale else "own"
+        return cls(shown.word, kind, bool(shown.note))
 
     def text(self, width: int) -> str:
         word = self.word if len(self.word) <= width - 2 else self.word[:4]

@@ -97,12 +97,12 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     return Texts(references, base, cand)
 
 
-def _figures_key(suite: Suite, settings: Settings, names: tuple[str, str], digests: Sequence[str]) -> str:
-    """The figures' cache key: the settings, the engine, the signals' versions, the compared
-    files' bytes (``digests``) and those of the earlier builds the volatile signal and the
-    history band read (an edited earlier build changes the figures too)."""
+def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list[str]:
+    """What the figures' key holds of the earlier builds the volatile signal and the history
+    band read: their names and bytes, or why one cannot be read (an edited earlier build
+    changes the figures too)."""
     earlier = []
-    for entry in earlier_entries(suite, settings, names[0]):
+    for entry in earlier_entries(suite, settings, baseline):
         earlier.append(entry.name)
         if entry.problem is not None:
             earlier.append(f"unreadable: {entry.problem}")
@@ -111,6 +111,14 @@ def _figures_key(suite: Suite, settings: Settings, names: tuple[str, str], diges
             earlier.extend(file_digest(path) for path in entry.run_files)
         except SuiteError as exc:  # scored as unreadable (history.build_scores) on the same grounds
             earlier.append(f"unreadable: {exc}")
+    return earlier
+
+
+def _figures_key(
+    suite: Suite, settings: Settings, names: tuple[str, str], digests: Sequence[str], earlier: Sequence[str]
+) -> str:
+    """The figures' cache key: the settings, the engine, the signals' versions, the compared
+    files' bytes (``digests``) and the earlier builds' (`_earlier_part`)."""
     parts = [
         "rouge-tui figures",
         __version__,
@@ -132,11 +140,12 @@ class Analysis:
     report that needs none of them)."""
 
     def __init__(self, suite: Suite, settings: Settings, figures: Figures, texts: Future[Texts] | Callable[[], Texts],
-                 key: str | None, reader: ThreadPoolExecutor | None = None) -> None:
+                 key: str | None, reader: ThreadPoolExecutor | None = None, earlier: Sequence[str] = ()) -> None:
         self.suite = suite
         self.settings = settings
         self.figures = figures
         self.key = key  # the figures' cache key (None: not cached)
+        self._earlier = earlier  # the key's part from the earlier builds, read once
         self._texts = texts if isinstance(texts, Future) else None
         self._read = None if isinstance(texts, Future) else texts
         self._reader = reader
@@ -156,7 +165,7 @@ class Analysis:
         """Whether ``texts`` are the bytes the figures were computed from (a file may have
         changed between the figures read from the cache and the texts read after)."""
         return self.key is None or self.key == _figures_key(
-            self.suite, self.settings, (texts.baseline.name, texts.candidate.name), texts.digests()
+            self.suite, self.settings, (texts.baseline.name, texts.candidate.name), texts.digests(), self._earlier
         )
 
 
@@ -181,7 +190,8 @@ def open_analysis(
     if caches.figures is not None:
         files = [suite.references_path, *base.run_files, *cand.run_files]
         if base.problem is None and cand.problem is None:
-            key = _figures_key(suite, settings, (base.name, cand.name), [file_digest(f) for f in files])
+            earlier = _earlier_part(suite, settings, base.name)
+            key = _figures_key(suite, settings, (base.name, cand.name), [file_digest(f) for f in files], earlier)
             found = caches.figures.get(key)
             if found is not None:
                 try:
@@ -189,7 +199,7 @@ def open_analysis(
                 except ValueError:
                     figures = None
                 if figures is not None:
-                    return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand), key, reader)
+                    return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand), key, reader, earlier)
     texts = read_texts(suite, base, cand, progress)
     return analyse(suite, settings, texts, caches=caches, progress=progress)
 
@@ -208,7 +218,7 @@ def analyse(
     key = None
     if caches.figures is not None:
         names = (texts.baseline.name, texts.candidate.name)
-        key = _figures_key(suite, settings, names, texts.digests())
+        key = _figures_key(suite, settings, names, texts.digests(), _earlier_part(suite, settings, names[0]))
         caches.figures.put(key, figures.to_bytes())
     done: Future[Texts] = Future()
     done.set_result(texts)

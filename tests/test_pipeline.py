@@ -20,6 +20,7 @@ from rouge_tui.analysis import pipeline
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Caches, open_analysis, read_texts
+from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings, resolve
 from rouge_tui.rouge import engine
 from rouge_tui.store.cache import BlobCache, ScoreCache
@@ -132,9 +133,7 @@ def test_several_references_score_the_best_f_and_ties_go_to_the_first(tmp_path: 
     ))  # fmt: skip
     texts = read_texts(suite, *suite.pick())
     ids = ["t", "m", "one"]
-    scored = pipeline.score_build(
-        texts.baseline, ids, [texts.references.texts[i] for i in ids], Settings(), None, lambda f: None
-    )
+    scored = Scorer(texts.references.texts, Settings(), None).score(texts.baseline, ids)
     oracle = rouge_score(metrics=["rougeL"])
     for row, example in enumerate(ids):
         want = oracle.score_multi(list(texts.references.texts[example]), texts.baseline.runs[0].outputs[example])

@@ -24,7 +24,7 @@ import numpy as np
 
 from rouge_tui import __version__
 from rouge_tui.analysis.compare import BuildStats, build_stats, sample_sd
-from rouge_tui.analysis.scores import score_build
+from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.suite import BuildEntry, References, Suite, SuiteError, file_digest, read_build
 
@@ -73,8 +73,10 @@ def _decode(data: bytes) -> BuildScores:
     return BuildScores(head["name"], head["runs"], built, dict(zip(head["ids"], values.tolist())))
 
 
-def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings, caches) -> BuildScores:
-    """One build's figures over its own ids with a usable reference (through ``caches``)."""
+def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings, caches,
+                 scorer: Scorer | None = None) -> BuildScores:
+    """One build's figures over its own ids with a usable reference (through ``caches``;
+    ``scorer``, when given, is the one the builds around it are scored with)."""
     if entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
     try:
@@ -96,7 +98,8 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     ids = [i for i in build.ids if i in usable]
     if not ids:
         return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
-    scores = score_build(build, ids, [references.texts[i] for i in ids], settings, caches.scores)
+    scorer = scorer or Scorer(references.texts, settings, caches.scores)
+    scores = scorer.score(build, ids)
     f = scores[:, :, 2]
     result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, f.mean(axis=0).tolist())))
     if key is not None:
@@ -106,11 +109,12 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
 
 def trend(suite: Suite, references: References, settings: Settings, caches, progress: Callable[[str, float], None] | None = None) -> list[BuildScores]:
     """Every build of the suite, in name order."""
+    scorer = Scorer(references.texts, settings, caches.scores)
     out = []
     for number, entry in enumerate(suite.builds):
         if progress is not None:
             progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
-        out.append(build_scores(suite, entry, references, settings, caches))
+        out.append(build_scores(suite, entry, references, settings, caches, scorer))
     return out
 
 

@@ -23,10 +23,10 @@ import numpy as np
 from rouge_tui import __version__
 from rouge_tui.analysis import compare, grounding, history, signals
 from rouge_tui.analysis.figures import Figures
-from rouge_tui.analysis.scores import score_build
+from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import TOKENIZERS, engine
-from rouge_tui.store.cache import BlobCache, ScoreCache, references_key
+from rouge_tui.store.cache import BlobCache, ScoreCache
 from rouge_tui.suite import (
     Build,
     BuildEntry,
@@ -276,10 +276,12 @@ def earlier_entries(suite: Suite, settings: Settings, baseline: str) -> list[Bui
     return entries
 
 
-def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[history.BuildScores]:
-    """`earlier_entries`, each scored through the caches."""
+def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches,
+                    scorer: Scorer | None = None) -> list[history.BuildScores]:
+    """`earlier_entries`, each scored through the caches (with ``scorer`` when given)."""
     entries = earlier_entries(suite, settings, texts.baseline.name)
-    return [history.build_scores(suite, entry, texts.references, settings, caches) for entry in entries]
+    scorer = scorer or Scorer(texts.references.texts, settings, caches.scores)
+    return [history.build_scores(suite, entry, texts.references, settings, caches, scorer) for entry in entries]
 
 
 def compute(
@@ -300,21 +302,20 @@ def compute(
             "with a usable reference"
         )
     references = [texts.references.texts[i] for i in ids]
-    ref_keys = [references_key(settings.scoring, refs) for refs in references] if caches.scores else None
-    scores = []
-    for number, build in enumerate((texts.baseline, texts.candidate), 1):
-        stage = f"scoring build {number} of 2"
-        scores.append(score_build(
-            build, ids, references, settings, caches.scores, lambda f, s=stage: tell(s, f), ref_keys
-        ))
-    base, cand = scores
+    # The builds before the baseline first, in name order as they were made: each is scored
+    # against the one before (`Scorer`).
+    scorer = Scorer(texts.references.texts, settings, caches.scores)
+    before = earlier_history(suite, settings, texts, caches, scorer)
+    base, cand = (
+        scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
+        for number, build in enumerate((texts.baseline, texts.candidate), 1)
+    )
     base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
     cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
     base_mean, cand_mean = base.mean(axis=0), cand.mean(axis=0)  # per example, over runs
     delta = cand_mean[:, 2] - base_mean[:, 2]
     order = compare.rank(ids, delta)
     warnings = []
-    before = earlier_history(suite, settings, texts, caches)
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     if too_few:

@@ -1,9 +1,15 @@
-"""Scoring a build's runs over a list of example ids, through the per-example score cache:
-only the outputs the cache has not seen go to the engine."""
+"""Scoring builds against one suite's references under one setting.
+
+Nightly builds repeat most of the outputs of the build before, and an output equal to the
+one last scored for its example (against the same references, under the same setting)
+scores the same; so a `Scorer` keeps the last run it scored, and only the other outputs go
+to the per-example score cache and, where it has no entry, to the engine.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -12,41 +18,77 @@ from rouge_tui.rouge import engine
 from rouge_tui.store.cache import ScoreCache, example_key, references_key
 from rouge_tui.suite import Build
 
-__all__ = ["score_build"]
+__all__ = ["Scorer"]
 
 
-def score_build(
-    build: Build,
-    ids: list[str],
-    references: list[tuple[str, ...]],
-    settings: Settings,
-    cache: ScoreCache | None,
-    tell: Callable[[float], None] = lambda fraction: None,
-    ref_keys: list[bytes] | None = None,
-) -> np.ndarray:
-    """(runs, len(ids), 3) precision, recall and F of every run of ``build``. ``ref_keys``
-    (each example's `references_key`) may be passed when several builds share them."""
-    out = np.zeros((len(build.runs), len(ids), 3), dtype=np.float64)
-    if cache is not None and ref_keys is None:
-        ref_keys = [references_key(settings.scoring, refs) for refs in references]
-    for r, run in enumerate(build.runs):
-        outputs = [run.outputs[i] for i in ids]
+@dataclass
+class _Scored:
+    """One run as scored: its ids, outputs and values."""
 
-        def told(done: int, total: int, r: int = r) -> None:
-            tell((r + done / max(total, 1)) / len(build.runs))
+    ids: list[str]
+    outputs: list[str]
+    values: np.ndarray
 
-        if cache is None:
-            out[r] = engine.score(references, outputs, settings.metric, settings.tokenizer, settings.stem, told)
-            continue
-        keys = [example_key(k, text) for k, text in zip(ref_keys, outputs)]
-        values = cache.get(settings.scoring, keys)
-        missed = np.flatnonzero(np.isnan(values[:, 0])).tolist()
-        if missed:
+
+class Scorer:
+    """Precision, recall and F of builds' runs, each example against ``references[id]``."""
+
+    def __init__(self, references: Mapping[str, Sequence[str]], settings: Settings, cache: ScoreCache | None) -> None:
+        self.references = references
+        self.settings = settings
+        self.cache = cache
+        self._scoring = settings.scoring
+        self._reference_keys: dict[str, bytes] = {}
+        self._last: dict[int, _Scored] = {}  # run number -> the last run of that number scored
+
+    def score(self, build: Build, ids: list[str], tell: Callable[[float], None] = lambda fraction: None) -> np.ndarray:
+        """(runs, len(ids), 3) precision, recall and F of every run of ``build``."""
+        out = np.zeros((len(build.runs), len(ids), 3), dtype=np.float64)
+        for r, run in enumerate(build.runs):
+
+            def told(done: int, total: int, r: int = r) -> None:
+                tell((r + done / max(total, 1)) / len(build.runs))
+
+            out[r] = self._score_run(r, ids, [run.outputs[i] for i in ids], told)
+        return out
+
+    def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.Progress) -> np.ndarray:
+        n = len(ids)
+        values = np.full((n, 3), np.nan)
+        todo = list(range(n))
+        last = self._last.get(r)
+        if last is not None:
+            if last.ids == ids:
+                rows = range(n)
+            else:
+                where = {example: row for row, example in enumerate(last.ids)}
+                rows = [where.get(example, -1) for example in ids]
+            repeats = [(k, row) for k, row in zip(todo, rows) if row >= 0 and last.outputs[row] == outputs[k]]
+            if repeats:
+                now, then = map(list, zip(*repeats))
+                values[now] = last.values[then]
+                todo = np.flatnonzero(np.isnan(values[:, 0])).tolist()
+        keys: list[bytes] = []  # of the outputs in todo, with a cache
+        if self.cache is not None and todo:
+            keys = [example_key(self._reference_key(ids[k]), outputs[k]) for k in todo]
+            values[todo] = self.cache.get(self._scoring, keys)
+            missed = np.isnan(values[todo, 0]).tolist()
+            keys = [key for key, miss in zip(keys, missed) if miss]
+            todo = [k for k, miss in zip(todo, missed) if miss]
+        if todo:
+            s = self.settings
             scored = engine.score(
-                [references[i] for i in missed], [outputs[i] for i in missed],
-                settings.metric, settings.tokenizer, settings.stem, told,
+                [self.references[ids[k]] for k in todo], [outputs[k] for k in todo],
+                s.metric, s.tokenizer, s.stem, told,
             )
-            values[missed] = scored
-            cache.put(settings.scoring, [keys[i] for i in missed], scored)
-        out[r] = values
-    return out
+            values[todo] = scored
+            if self.cache is not None:
+                self.cache.put(self._scoring, keys, scored)
+        self._last[r] = _Scored(ids, outputs, values)
+        return values
+
+    def _reference_key(self, example: str) -> bytes:
+        key = self._reference_keys.get(example)
+        if key is None:
+            key = self._reference_keys[example] = references_key(self._scoring, self.references[example])
+        return key

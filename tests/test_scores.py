@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from oracles import rouge_score
 from suite_helpers import jsonl, make_suite
@@ -16,7 +17,7 @@ from suite_helpers import jsonl, make_suite
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import engine
-from rouge_tui.store.cache import ScoreCache
+from rouge_tui.store.cache import ScoreCache, example_key, references_key
 from rouge_tui.suite import open_suite, read_build, read_references
 
 REFERENCES = {"a": "the cat sat on the mat", "b": "a dog ran in the park", "c": "rain is expected later"}
@@ -42,6 +43,13 @@ def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 def nightly(root: Path, builds: dict) -> tuple[object, list]:
     suite = open_suite(make_suite(root, jsonl(*({"id": k, "reference": v} for k, v in REFERENCES.items())), builds))
     return read_references(suite), [read_build(suite, entry) for entry in suite.builds]
+
+
+def stored(root: Path, build) -> np.ndarray:
+    """What the cache at ``root`` holds for ``build``'s outputs (NaN: nothing)."""
+    scoring = Settings().scoring
+    keys = [example_key(references_key(scoring, (REFERENCES[i],)), build.runs[0].outputs[i]) for i in build.ids]
+    return ScoreCache(root).get(scoring, keys)
 
 
 def check(scored, build, ids) -> None:
@@ -98,9 +106,11 @@ def test_a_repeated_output_keeps_its_cache_key(tmp_path: Path, engine_calls) -> 
     # then finds every output of build 2 in the cache under the key it makes itself.
     references, builds = nightly(tmp_path / "s", BUILDS)
     cache = ScoreCache(tmp_path / "cache")
-    first = Scorer(references.texts, Settings(), cache)
-    for build in builds[:2]:
-        first.score(build, build.ids)
+    with Scorer(references.texts, Settings(), cache) as first:
+        for build in builds[:2]:
+            first.score(build, build.ids)
+        assert np.isnan(stored(tmp_path / "cache", builds[0])).all()  # one write, at the end
+    assert not np.isnan(stored(tmp_path / "cache", builds[0])).any()
     engine_calls.clear()
     again = Scorer(references.texts, Settings(), ScoreCache(tmp_path / "cache"))
     check(again.score(builds[1], builds[1].ids), builds[1], builds[1].ids)

@@ -98,8 +98,11 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     ids = [i for i in build.ids if i in usable]
     if not ids:
         return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
-    scorer = scorer or Scorer(references.texts, settings, caches.scores)
-    scores = scorer.score(build, ids)
+    if scorer is None:
+        with Scorer(references.texts, settings, caches.scores) as own:
+            scores = own.score(build, ids)
+    else:
+        scores = scorer.score(build, ids)
     f = scores[:, :, 2]
     result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, f.mean(axis=0).tolist())))
     if key is not None:
@@ -109,12 +112,12 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
 
 def trend(suite: Suite, references: References, settings: Settings, caches, progress: Callable[[str, float], None] | None = None) -> list[BuildScores]:
     """Every build of the suite, in name order."""
-    scorer = Scorer(references.texts, settings, caches.scores)
     out = []
-    for number, entry in enumerate(suite.builds):
-        if progress is not None:
-            progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
-        out.append(build_scores(suite, entry, references, settings, caches, scorer))
+    with Scorer(references.texts, settings, caches.scores) as scorer:
+        for number, entry in enumerate(suite.builds):
+            if progress is not None:
+                progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
+            out.append(build_scores(suite, entry, references, settings, caches, scorer))
     return out
 
 

@@ -280,7 +280,9 @@ def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Cach
                     scorer: Scorer | None = None) -> list[history.BuildScores]:
     """`earlier_entries`, each scored through the caches (with ``scorer`` when given)."""
     entries = earlier_entries(suite, settings, texts.baseline.name)
-    scorer = scorer or Scorer(texts.references.texts, settings, caches.scores)
+    if scorer is None:
+        with Scorer(texts.references.texts, settings, caches.scores) as own:
+            return [history.build_scores(suite, entry, texts.references, settings, caches, own) for entry in entries]
     return [history.build_scores(suite, entry, texts.references, settings, caches, scorer) for entry in entries]
 
 
@@ -304,12 +306,12 @@ def compute(
     references = [texts.references.texts[i] for i in ids]
     # The builds before the baseline first, in name order as they were made: each is scored
     # against the one before (`Scorer`).
-    scorer = Scorer(texts.references.texts, settings, caches.scores)
-    before = earlier_history(suite, settings, texts, caches, scorer)
-    base, cand = (
-        scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
-        for number, build in enumerate((texts.baseline, texts.candidate), 1)
-    )
+    with Scorer(texts.references.texts, settings, caches.scores) as scorer:
+        before = earlier_history(suite, settings, texts, caches, scorer)
+        base, cand = (
+            scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
+            for number, build in enumerate((texts.baseline, texts.candidate), 1)
+        )
     base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
     cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
     base_mean, cand_mean = base.mean(axis=0), cand.mean(axis=0)  # per example, over runs

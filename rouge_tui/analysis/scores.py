@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 
@@ -31,7 +32,8 @@ class _Scored:
 
 
 class Scorer:
-    """Precision, recall and F of builds' runs, each example against ``references[id]``."""
+    """Precision, recall and F of builds' runs, each example against ``references[id]``; what
+    it scored goes into the cache when it is saved (`save`, or at the end of a ``with``)."""
 
     def __init__(self, references: Mapping[str, Sequence[str]], settings: Settings, cache: ScoreCache | None) -> None:
         self.references = references
@@ -40,6 +42,21 @@ class Scorer:
         self._scoring = settings.scoring
         self._reference_keys: dict[str, bytes] = {}
         self._last: dict[int, _Scored] = {}  # run number -> the last run of that number scored
+        self._new: list[tuple[list[bytes], np.ndarray]] = []  # scored, not yet in the cache
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.save()
+
+    def save(self) -> None:
+        """Put what was scored into the cache, in one write (a write per build rewrote the
+        file each time: 31 builds of 10,000 outputs, 0.30 s of 3.5 s)."""
+        if self.cache is not None and self._new:
+            keys = [key for part, _ in self._new for key in part]
+            self.cache.put(self._scoring, keys, np.concatenate([values for _, values in self._new]))
+        self._new.clear()
 
     def score(self, build: Build, ids: list[str], tell: Callable[[float], None] = lambda fraction: None) -> np.ndarray:
         """(runs, len(ids), 3) precision, recall and F of every run of ``build``."""
@@ -83,7 +100,7 @@ class Scorer:
             )
             values[todo] = scored
             if self.cache is not None:
-                self.cache.put(self._scoring, keys, scored)
+                self._new.append((keys, scored))
         self._last[r] = _Scored(ids, outputs, values)
         return values
 

@@ -1,4 +1,4 @@
-"""Shared test set-up: every test gets its own platformdirs directories."""
+"""Shared test set-up: every test gets its own platformdirs directories; `engine_calls`."""
 
 from __future__ import annotations
 
@@ -17,3 +17,19 @@ def isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         monkeypatch.setenv(var, str(home / var.lower()))
     return home
+
+
+@pytest.fixture
+def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every call of the scoring engine, as the outputs it was asked to score."""
+    from rouge_tui.rouge import engine
+
+    calls: list[list[str]] = []
+    real = engine.score
+
+    def counted(references, outputs, *args, **kwargs):
+        calls.append(list(outputs))
+        return real(references, outputs, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "score", counted)
+    return calls

@@ -22,7 +22,6 @@ from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Caches, open_analysis, read_texts
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings, resolve
-from rouge_tui.rouge import engine
 from rouge_tui.store.cache import BlobCache, ScoreCache
 from rouge_tui.suite import UserDefaults, open_suite
 
@@ -58,20 +57,6 @@ class Deferred:
         for future, function, args in self.waiting:
             future.set_result(function(*args))
         self.waiting.clear()
-
-
-@pytest.fixture
-def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """Every call of the scoring engine, as the outputs it was asked to score."""
-    calls: list[list[str]] = []
-    real = engine.score
-
-    def counted(references, outputs, *args, **kwargs):
-        calls.append(list(outputs))
-        return real(references, outputs, *args, **kwargs)
-
-    monkeypatch.setattr(engine, "score", counted)
-    return calls
 
 
 # ---------------------------------------------------------------------- pairing

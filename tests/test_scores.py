@@ -16,7 +16,6 @@ from suite_helpers import jsonl, make_suite
 
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.rouge import engine
 from rouge_tui.store.cache import ScoreCache, example_key, references_key
 from rouge_tui.suite import open_suite, read_build, read_references
 
@@ -25,19 +24,6 @@ REFERENCES = {"a": "the cat sat on the mat", "b": "a dog ran in the park", "c": 
 
 def outs(**texts: str) -> str:
     return jsonl(*({"id": k, "output": v} for k, v in texts.items()))
-
-
-@pytest.fixture
-def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    calls: list[list[str]] = []
-    real = engine.score
-
-    def counted(references, outputs, *args, **kwargs):
-        calls.append(list(outputs))
-        return real(references, outputs, *args, **kwargs)
-
-    monkeypatch.setattr(engine, "score", counted)
-    return calls
 
 
 def nightly(root: Path, builds: dict) -> tuple[object, list]:

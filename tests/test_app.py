@@ -189,7 +189,10 @@ async def test_brackets_step_through_the_changes_and_f_folds() -> None:
         assert view.current is not None and view.current > first
         await press(pilot, "left_square_bracket")
         assert view.current == first
-        assert "▶" in view.render_line(first - round(view.scroll_y)).text
+        shown = view.render_line(first - round(view.scroll_y)).text
+        drawn = view.draw(first).text  # the row as drawn without the cursor
+        assert drawn[0] in "-+±"  # a change starts on it, so its gutter says which
+        assert shown.startswith("▶" + drawn[0]) and shown[2:] == drawn[2 : len(shown)]  # the mark kept
 
 
 async def test_fold_says_when_there_is_nothing_to_fold() -> None:

@@ -427,8 +427,8 @@ class DiffView(ScrollView, can_focus=True):
         if not 0 <= index < len(self.rows):
             return Strip.blank(width, self.rich_style)
         strip = self.draw(index)
-        if index == self.current:  # where `]` / `[` went: its gutter says so
-            strip = Strip.join([Strip([Segment("▶ ", self.rich_style + CURRENT)]), strip.crop(2)])
+        if index == self.current:  # where `]` / `[` went: its gutter says so, its mark kept
+            strip = Strip.join([Strip([Segment("▶", self.rich_style + CURRENT)]), strip.crop(0, 1), strip.crop(2)])
         return strip.crop(0, width)
 
     # ------------------------------------------------------------------ moving

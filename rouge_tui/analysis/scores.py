@@ -10,6 +10,7 @@ of 31 builds of 10,000, 4.62 s -> 3.33 s.)
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
@@ -77,16 +78,16 @@ class Scorer:
         todo = list(range(n))
         last = self._last.get(r)
         if last is not None:
-            if last.ids == ids:
-                rows = range(n)
+            if last.ids == ids:  # the usual case: the same examples in the same order
+                rows = np.arange(n)
+                same = np.fromiter(map(operator.eq, last.outputs, outputs), bool, n)
             else:
                 where = {example: row for row, example in enumerate(last.ids)}
-                rows = [where.get(example, -1) for example in ids]
-            repeats = [(k, row) for k, row in zip(todo, rows) if row >= 0 and last.outputs[row] == outputs[k]]
-            if repeats:
-                now, then = map(list, zip(*repeats))
-                values[now] = last.values[then]
-                todo = np.flatnonzero(np.isnan(values[:, 0])).tolist()
+                rows = np.fromiter((where.get(example, -1) for example in ids), np.intp, n)
+                same = np.fromiter((row >= 0 and last.outputs[row] == output
+                                    for row, output in zip(rows.tolist(), outputs)), bool, n)
+            values[same] = last.values[rows[same]]
+            todo = np.flatnonzero(~same).tolist()
         keys: list[bytes] = []  # of the outputs in todo, with a cache
         if self.cache is not None and todo:
             keys = [example_key(self._reference_key(ids[k]), outputs[k]) for k in todo]

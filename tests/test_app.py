@@ -572,6 +572,25 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
         assert any("2.jsonl:3" in n.message for n in app._notifications), [n.message for n in app._notifications]
 
 
+async def test_a_cold_open_with_earlier_builds_computes_once_and_says_nothing_changed(tmp_path: Path) -> None:
+    """Four builds, an empty cache: the comparison is computed once; the app used to check
+    it against its texts without the earlier builds, compute it all again and say "the
+    files changed since their figures were cached"."""
+    rows = lambda n: "".join(json.dumps({"id": i, "output": f"{t} {n}"}) + "\n" for i, t in (("a", "the cat"), ("b", "a dog")))
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    (suite / "references.jsonl").write_text('{"id": "a", "reference": "the cat sat"}\n{"id": "b", "reference": "a dog ran"}\n')
+    for n in range(1, 5):
+        (suite / "builds" / f"{n}.jsonl").write_text(rows(n))
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        shown = review_screen(app).analysis
+        assert (shown.figures.baseline.name, shown.figures.candidate.name) == ("3", "4")
+        assert shown.fresh(review_screen(app).texts)
+        assert not any("changed since" in n.message for n in app._notifications), [n.message for n in app._notifications]
+
+
 def history_suite(root: Path, toml: str | None = None) -> Path:
     """Three builds of three examples whose references are all "a b c d"; build 1 has two
     identical runs (a zero-width band). rougeL F: "a b c d" 1, "a b c" 6/7, "a b" 2/3,

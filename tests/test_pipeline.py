@@ -138,6 +138,23 @@ def _suite_for_cache(root: Path) -> Path:
     )  # fmt: skip
 
 
+def test_figures_computed_with_earlier_builds_are_fresh_for_their_own_texts(tmp_path: Path) -> None:
+    """Four builds: the baseline (3) has two earlier builds, which the figures' key names. A
+    comparison computed now and one read back from the cache are both fresh for the texts
+    they were made from, and neither is once a compared file changes."""
+    builds = {f"{n}.jsonl": outs(a=f"the cat sat {n}", b="a dog ran", c="rain later") for n in range(1, 5)}
+    path = make_suite(tmp_path / "s", refs(a="the cat sat on the mat", b="a dog ran", c="rain is expected"), builds)
+    cached = caches(tmp_path / "cache")
+    computed = open_analysis(open_suite(path), Settings(), caches=cached)
+    assert computed.key is not None and computed.fresh(computed.texts.result())
+    again = open_analysis(open_suite(path), Settings(), caches=cached)  # from the cache
+    assert again.key == computed.key and again.fresh(again.texts.result())
+    texts = computed.texts.result()
+    (path / "builds" / "4.jsonl").write_text(outs(a="changed", b="a dog ran", c="rain later"))
+    changed = read_texts(open_suite(path), *open_suite(path).pick())
+    assert not computed.fresh(changed) and not again.fresh(changed) and computed.fresh(texts)
+
+
 def test_a_new_build_rescores_only_the_output_that_changed(
     tmp_path: Path, engine_calls: list[list[str]]
 ) -> None:

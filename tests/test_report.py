@@ -297,6 +297,22 @@ def _in_chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
     return done.stdout, done.stderr
 
 
+def test_the_first_html_report_of_a_suite_with_earlier_builds_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the cache on and empty, the figures were computed with the earlier builds in
+    their key but checked against the texts without them: the first `--format html` of any
+    suite of three builds or more said "the suite's files changed" and exited 2."""
+    builds = {f"{n}.jsonl": jsonl({"id": "a", "output": f"the cat sat {n}"}, {"id": "b", "output": "a dog"})
+              for n in range(1, 5)}
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": "the cat sat"},
+                                             {"id": "b", "reference": "a dog ran"}), builds)
+    for _ in range(2):  # cold, then from the cache
+        assert cli.main(["report", str(suite), "--format", "html"]) in (0, 1)
+        captured = capsys.readouterr()
+        assert "ROUGE drift review" in captured.out and captured.err == ""
+
+
 @pytest.mark.slow
 def test_the_html_page_renders_in_a_real_browser_and_suite_text_never_becomes_markup(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

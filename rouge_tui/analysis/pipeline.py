@@ -215,14 +215,15 @@ def analyse(
     """Score and compare texts already read (the app's metric and tokenizer switches)."""
     caches = caches or Caches.none()
     figures = compute(suite, settings, texts, caches, progress)
-    key = None
+    key, earlier = None, []
     if caches.figures is not None:
         names = (texts.baseline.name, texts.candidate.name)
-        key = _figures_key(suite, settings, names, texts.digests(), _earlier_part(suite, settings, names[0]))
+        earlier = _earlier_part(suite, settings, names[0])
+        key = _figures_key(suite, settings, names, texts.digests(), earlier)
         caches.figures.put(key, figures.to_bytes())
     done: Future[Texts] = Future()
     done.set_result(texts)
-    return Analysis(suite, settings, figures, done, key)
+    return Analysis(suite, settings, figures, done, key, earlier=earlier)  # `fresh` needs both
 
 
 # --------------------------------------------------------------------------- the work

@@ -11,13 +11,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracles import rouge_score
 from suite_helpers import jsonl, make_suite
 
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
+from rouge_tui.rouge import engine
 from rouge_tui.store.cache import ScoreCache, example_key, references_key
-from rouge_tui.suite import open_suite, read_build, read_references
+from rouge_tui.suite import Build, Run, open_suite, read_build, read_references
 
 REFERENCES = {"a": "the cat sat on the mat", "b": "a dog ran in the park", "c": "rain is expected later"}
 
@@ -101,3 +104,30 @@ def test_a_repeated_output_keeps_its_cache_key(tmp_path: Path, engine_calls) -> 
     again = Scorer(references.texts, Settings(), ScoreCache(tmp_path / "cache"))
     check(again.score(builds[1], builds[1].ids), builds[1], builds[1].ids)
     assert engine_calls == []
+
+
+# A few words, so that builds repeat each other's outputs often, and ids in any order.
+outputs = st.one_of(st.just(""), st.lists(st.sampled_from(["the", "cat", "dog", "ran"]), min_size=1, max_size=3).map(" ".join))
+nights = st.lists(  # builds in name order: runs of {id: output} over a shuffled part of a..d
+    st.lists(st.dictionaries(st.sampled_from("abcd"), outputs, min_size=1), min_size=1, max_size=3),
+    min_size=1, max_size=5,
+)
+
+
+@given(nights, st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_scoring_builds_one_after_another_equals_scoring_each_alone(tmp_path_factory, builds, cached):
+    """Whatever repeats, moves or goes missing between builds and runs, each value equals
+    the engine's for that output alone (rouge-score-rs, which the engine tests hold to
+    rouge-score 0.1.2)."""
+    references = {k: (v,) for k, v in REFERENCES.items()} | {"d": ("a dog sat",)}
+    cache = ScoreCache(tmp_path_factory.mktemp("cache")) if cached else None
+    with Scorer(references, Settings(), cache) as scorer:
+        for number, runs in enumerate(builds):
+            shared = [i for i in runs[0] if all(i in run for run in runs)]
+            build = Build(str(number), Path(str(number)), [Run(Path(f"{number}-{r}"), run, "") for r, run in enumerate(runs)],
+                          shared, [])
+            got = scorer.score(build, shared)
+            for r, run in enumerate(runs):
+                alone = engine.score([references[i] for i in shared], [run[i] for i in shared], "rougeL", "whitespace")
+                assert got[r].tolist() == alone.tolist(), (number, r)

@@ -74,9 +74,9 @@ def _decode(data: bytes) -> BuildScores:
 
 
 def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings, caches,
-                 scorer: Scorer | None = None) -> BuildScores:
-    """One build's figures over its own ids with a usable reference (through ``caches``;
-    ``scorer``, when given, is the one the builds around it are scored with)."""
+                 scorer: Scorer) -> BuildScores:
+    """One build's figures over its own ids with a usable reference (through ``caches``, and
+    ``scorer``: the one the builds around it are scored with)."""
     if entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
     try:
@@ -98,11 +98,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     ids = [i for i in build.ids if i in usable]
     if not ids:
         return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
-    if scorer is None:
-        with Scorer(references.texts, settings, caches.scores) as own:
-            scores = own.score(build, ids)
-    else:
-        scores = scorer.score(build, ids)
+    scores = scorer.score(build, ids)
     f = scores[:, :, 2]
     result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, f.mean(axis=0).tolist())))
     if key is not None:

@@ -278,12 +278,9 @@ def earlier_entries(suite: Suite, settings: Settings, baseline: str) -> list[Bui
 
 
 def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches,
-                    scorer: Scorer | None = None) -> list[history.BuildScores]:
-    """`earlier_entries`, each scored through the caches (with ``scorer`` when given)."""
+                    scorer: Scorer) -> list[history.BuildScores]:
+    """`earlier_entries`, each scored through the caches and ``scorer``."""
     entries = earlier_entries(suite, settings, texts.baseline.name)
-    if scorer is None:
-        with Scorer(texts.references.texts, settings, caches.scores) as own:
-            return [history.build_scores(suite, entry, texts.references, settings, caches, own) for entry in entries]
     return [history.build_scores(suite, entry, texts.references, settings, caches, scorer) for entry in entries]
 
 

@@ -186,7 +186,7 @@ def open_analysis(
     scored before returning."""
     caches = caches or Caches.none()
     base, cand = suite.pick(baseline, candidate)
-    key = None
+    key, earlier = None, None
     if caches.figures is not None:
         files = [suite.references_path, *base.run_files, *cand.run_files]
         if base.problem is None and cand.problem is None:
@@ -201,7 +201,7 @@ def open_analysis(
                 if figures is not None:
                     return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand), key, reader, earlier)
     texts = read_texts(suite, base, cand, progress)
-    return analyse(suite, settings, texts, caches=caches, progress=progress)
+    return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier)
 
 
 def analyse(
@@ -211,19 +211,22 @@ def analyse(
     *,
     caches: Caches | None = None,
     progress: Progress | None = None,
+    earlier: Sequence[str] | None = None,
 ) -> Analysis:
-    """Score and compare texts already read (the app's metric and tokenizer switches)."""
+    """Score and compare texts already read (the app's metric and tokenizer switches);
+    ``earlier``: the key's `_earlier_part`, when `open_analysis` has just made it."""
     caches = caches or Caches.none()
     figures = compute(suite, settings, texts, caches, progress)
-    key, earlier = None, []
+    key = None
     if caches.figures is not None:
         names = (texts.baseline.name, texts.candidate.name)
-        earlier = _earlier_part(suite, settings, names[0])
+        if earlier is None:
+            earlier = _earlier_part(suite, settings, names[0])
         key = _figures_key(suite, settings, names, texts.digests(), earlier)
         caches.figures.put(key, figures.to_bytes())
     done: Future[Texts] = Future()
     done.set_result(texts)
-    return Analysis(suite, settings, figures, done, key, earlier=earlier)  # `fresh` needs both
+    return Analysis(suite, settings, figures, done, key, earlier=earlier or ())  # `fresh` needs both
 
 
 # --------------------------------------------------------------------------- the work

@@ -304,8 +304,12 @@ class DiffScreen(Screen[int]):
         self.view.set_reactive(DiffView.mode, self.mode)  # show() draws it once, in this mode
         self.view.show(model)
         self.update_headers()
-        if self.position + 1 < len(self.sequence):
-            self.make_ahead(int(self.sequence[self.position + 1]), self.view.size.width - 1)
+        # The next diff is made after this frame (until then the GIL is the frame's).
+        self.call_after_refresh(self.ahead_next, self.view.layout_width)
+
+    def ahead_next(self, width: int) -> None:
+        if self.is_attached and self.position + 1 < len(self.sequence):  # not after escape
+            self.make_ahead(int(self.sequence[self.position + 1]), width)
 
     @work(thread=True, exclusive=True, group="ahead")
     def make_ahead(self, index: int, width: int) -> None:

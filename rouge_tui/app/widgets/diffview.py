@@ -383,11 +383,19 @@ class DiffView(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ building the rows
 
+    @property
+    def layout_width(self) -> int:
+        """The width the rows are laid out for: the scrollbar's column is always kept."""
+        return self._width - 1
+
     def rebuild(self) -> None:
         """Take the model's rows for the width there is. Rows are drawn when they come into
         view (`render_line`): a 2,000-word diff has hundreds, a screen shows 30."""
-        width = self.size.width - 1  # the scrollbar's column is always kept (gutter: stable)
-        self._width = self.size.width
+        # Before its first layout the view has no size yet; it spans the screen (#diff), so it
+        # takes the screen's width and the first frame shows the diff, not the frame after
+        # (on_resize corrects any other width).
+        self._width = self.size.width or self.app.size.width
+        width = self.layout_width
         self.current = None
         self.pane = 0
         self._drawn.clear()

@@ -589,10 +589,15 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
     guards = keep[target.example[rank]]
     V = guards.copy()
     running = np.searchsorted(-tlen, -np.arange(int(tlen[0]) if len(tlen) else 0))
+    U, W = np.empty_like(V), np.empty_like(V)
     for k, m in enumerate(running.tolist()):
-        row = V[:m]
-        U = row & masks[tstart[:m] + k]
-        V[:m] = ((row + U) | (row ^ U)) & guards[:m]
+        row, u, w = V[:m], U[:m], W[:m]
+        np.take(masks, tstart[:m] + k, axis=0, out=u)
+        np.bitwise_and(row, u, out=u)
+        np.add(row, u, out=w)
+        np.bitwise_xor(row, u, out=row)
+        np.bitwise_or(row, w, out=row)
+        np.bitwise_and(row, guards[:m], out=row)
     # Every (pattern sentence, target sentence) pair of an example: LCS = the sentence's length
     # minus the ones left in its bits.
     by_example = np.argsort(target.example, kind="stable")

@@ -105,6 +105,40 @@ def test_the_trend_lists_every_build_in_name_order_with_its_n_mean_and_band(tmp_
         assert list(build.stats.band) == pytest.approx(band, abs=1e-15), name
 
 
+@pytest.mark.parametrize(("pair", "read_again"), [
+    (("3", "5"), ["2", "4"]),  # 3 and 5 hold the same ids: both kept (2 has no entry, 4 was not compared)
+    (("4", "5"), ["2", "5"]),  # 5 holds c, which 4 lacks: its entry is made by the trend itself
+])
+def test_a_comparison_keeps_its_builds_history_entries_so_the_trend_reads_neither_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pair: tuple[str, str], read_again: list[str]
+) -> None:
+    """After a comparison, the trend reads only the builds it has no entry for (a cold
+    100,000-example open read and keyed both compared builds again: 2 s), and every entry,
+    kept or made, is the trend worked out by hand."""
+    from rouge_tui.analysis import history
+
+    suite = open_suite(trend_suite(tmp_path / "s"))
+    caches = Caches.default()
+    open_analysis(suite, Settings(), *pair, caches=caches)
+    read: list[str] = []
+    real = history.read_build
+
+    def counted(suite, entry):
+        read.append(entry.name)
+        return real(suite, entry)
+
+    monkeypatch.setattr(history, "read_build", counted)
+    got = trend(suite, read_references(suite), Settings(), caches)
+    assert read == read_again
+    for build, (name, runs, figures, source) in zip(got, TREND):
+        if figures is None:
+            assert build.stats is None
+            continue
+        assert (build.runs, build.stats.n, build.stats.band_source) == (runs, figures[0], source), name
+        assert build.stats.mean == pytest.approx(figures[1], abs=1e-15), name
+        assert list(build.stats.band) == pytest.approx(figures[2], abs=1e-15), name
+
+
 def test_report_history_json_has_specs_fields_for_every_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -26,9 +26,17 @@ from rouge_tui import __version__
 from rouge_tui.analysis.compare import BuildStats, build_stats, sample_sd
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.suite import BuildEntry, References, Suite, SuiteError, file_digest, read_build
+from rouge_tui.suite import (
+    Build,
+    BuildEntry,
+    References,
+    Suite,
+    SuiteError,
+    file_digest,
+    read_build,
+)
 
-__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "history_band", "trend", "volatile"]
+__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "history_band", "remember", "trend", "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
@@ -46,10 +54,10 @@ class BuildScores:
     problem: str | None = None
 
 
-def _key(settings: Settings, references: References, suite: Suite, entry: BuildEntry) -> str:
+def _key(settings: Settings, references: References, suite: Suite, name: str, digests: Sequence[str]) -> str:
     parts = [
         "rouge-tui build scores", __version__, settings.scoring, str(settings.k), references.digest,
-        repr(suite.settings.fields), entry.name, *(file_digest(path) for path in entry.run_files),
+        repr(suite.settings.fields), name, *digests,
     ]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -80,7 +88,8 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     if entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
     try:
-        key = _key(settings, references, suite, entry) if caches.builds is not None else None
+        key = None if caches.builds is None else _key(
+            settings, references, suite, entry.name, [file_digest(path) for path in entry.run_files])
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
     if key is not None:
@@ -104,6 +113,16 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     if key is not None:
         caches.builds.put(key, _encode(result))
     return result
+
+
+def remember(suite: Suite, build: Build, references: References, settings: Settings, caches,
+             scores: BuildScores) -> None:
+    """Keep ``scores``, ``build``'s entry made by its caller (a comparison scores its two
+    builds over the same ids `build_scores` would), so that `build_scores` reads it and not
+    the build again."""
+    if caches.builds is not None:
+        key = _key(settings, references, suite, build.name, [run.digest for run in build.runs])
+        caches.builds.put(key, _encode(scores))
 
 
 def trend(suite: Suite, references: References, settings: Settings, caches, progress: Callable[[str, float], None] | None = None) -> list[BuildScores]:

@@ -293,6 +293,48 @@ async def test_escape_in_the_note_editor_asks_before_throwing_away_what_was_type
         assert isinstance(app.screen, ReviewScreen) and review.get(example) is None
 
 
+async def test_stray_keys_after_a_question_is_answered_close_nothing_under_it() -> None:
+    """A yes/no question answers once: `x` then `j k` in one burst said no to clearing and
+    then closed the screens under it, down to a crash (ScreenStackError); `c`, typing,
+    `escape`, then `a b` threw the typed note away without a yes."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        review = review_screen(app).review
+        example = current_id(app)
+        await press(pilot, "g", "x")
+        assert isinstance(app.screen, ConfirmScreen)
+        await burst(pilot, "j", "k", "l")
+        assert isinstance(app.screen, ReviewScreen) and app.is_running
+        assert review.get(example).word == "fine"
+        await press(pilot, "c")
+        await type_text(pilot, "important note")
+        await press(pilot, "escape")
+        assert isinstance(app.screen, ConfirmScreen)
+        await burst(pilot, "a", "b")
+        assert isinstance(app.screen, NoteScreen)
+        assert app.screen.query_one("#note-text").text.startswith("important note")
+        await burst(pilot, "ctrl+s", "ctrl+s", "ctrl+s")
+        assert isinstance(app.screen, ReviewScreen) and app.is_running
+        assert review.get(example).note.startswith("important note")
+
+
+async def test_ctrl_q_in_the_note_editor_asks_before_the_typed_note_is_lost() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "c")
+        await type_text(pilot, "half a thought")
+        await press(pilot, "ctrl+q")
+        assert isinstance(app.screen, ConfirmScreen) and app.is_running
+        assert "not saved" in screen_text(app)
+        await press(pilot, "n")
+        assert isinstance(app.screen, NoteScreen) and app.is_running
+        assert app.screen.query_one("#note-text").text == "half a thought"
+        await press(pilot, "ctrl+q", "y")
+    assert app.return_code == 0
+
+
 async def test_filter_by_signal_mark_and_text() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

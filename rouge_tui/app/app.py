@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from rouge_tui.app.screens.common import ConfirmScreen, describe
+from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen, describe
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuitesScreen
@@ -121,18 +121,23 @@ class RougeApp(App[None]):
 
     async def action_quit(self) -> None:
         unsaved = sum(review.store.unsaved for review in self.reviews)
-        if not unsaved:
+        # ctrl+q reaches here from a note editor too: what is typed there is not saved yet.
+        typing = any(isinstance(screen, NoteScreen) and screen.typed for screen in self.screen_stack)
+        if not unsaved and not typing:
             self.exit()
             return
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.exit(return_code=1)
+                self.exit(return_code=1 if unsaved else 0)
 
-        self.push_screen(ConfirmScreen(
-            f"{unsaved} mark or note change{'s' * (unsaved != 1)} could not be saved "
-            "(the save failed; mark again to retry). Quit and lose them?"
-        ), answer)
+        lost = []
+        if typing:
+            lost.append("The note you are typing is not saved (ctrl+s saves it).")
+        if unsaved:
+            lost.append(f"{unsaved} mark or note change{'s' * (unsaved != 1)} could not be saved "
+                        "(the save failed; mark again to retry).")
+        self.push_screen(ConfirmScreen(" ".join(lost) + " Quit and lose what is not saved?"), answer)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
@@ -106,7 +107,20 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
     screen.app.push_screen(ConfirmScreen(f"Clear {what} on {one_line(example_id, 60)}?"), answer)
 
 
-class NoteScreen(ModalScreen[str | None]):
+class Answers:
+    """Mixed into every screen that closes itself. Textual's ``dismiss`` pops whatever screen
+    is on top, so the keys of one burst still queued for a screen that has answered (``x``
+    then ``j k``: one no, then two more) closed the screens under it, down to the app's last
+    (a crash), and a note editor with what was typed in it. A screen no longer on top has
+    answered: it answers nothing more."""
+
+    def dismiss(self, result=None):
+        if self.app.screen is not self:
+            return AwaitComplete()
+        return super().dismiss(result)
+
+
+class NoteScreen(Answers, ModalScreen[str | None]):
     """A note for one example: ctrl+s saves, escape leaves it as it was (after a yes when
     something was typed: nothing the user wrote is lost to one key)."""
 
@@ -129,11 +143,16 @@ class NoteScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
 
+    @property
+    def typed(self) -> bool:
+        """Whether the note differs from the one it opened with (quitting asks first then)."""
+        return self.query_one(TextArea).text != self.note
+
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text)
 
     def action_cancel(self) -> None:
-        if self.query_one(TextArea).text == self.note:
+        if not self.typed:
             self.dismiss(None)
             return
 
@@ -144,7 +163,7 @@ class NoteScreen(ModalScreen[str | None]):
         self.app.push_screen(ConfirmScreen("Throw away what you typed in this note?"), answer)
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Answers, ModalScreen[bool]):
     """A yes/no question: ``y`` says yes, anything else no."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

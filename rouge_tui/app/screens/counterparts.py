@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from rouge_tui.app.screens import common
 from rouge_tui.safetext import one_line
 
 
@@ -47,7 +48,7 @@ def describe(side, title: str, other: str) -> Text:
     return text
 
 
-class CounterpartsScreen(ModalScreen[None]):
+class CounterpartsScreen(common.Answers, ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,o,q", "close", "close", id="close")]
 
     def __init__(self, example_id: str, grounding, names: tuple[str, str]) -> None:

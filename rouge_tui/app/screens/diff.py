@@ -112,7 +112,7 @@ class Prepared:
             self.get(review, index, 0, query).layout("reference", True, width)
 
 
-class DiffScreen(Screen[int]):
+class DiffScreen(common.Answers, Screen[int]):
     """One example's diff; ``n`` / ``p`` step through ``sequence`` (ranked indices)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from rouge_tui.analysis.signals import SIGNALS
+from rouge_tui.app.screens import common
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
 MOVING = [
@@ -20,7 +21,7 @@ MOVING = [
 ]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(common.Answers, ModalScreen[None]):
     """``?``, ``q`` and ``escape`` close it (``q`` here does not quit the app)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -26,7 +26,7 @@ from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
 
 
-class HistoryScreen(Screen[tuple[str, str] | None]):
+class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     """``space`` picks a build (the first picked is the baseline, the second the candidate);
     ``enter`` compares the two picked, or the build under the cursor with the one before it."""
 

@@ -71,7 +71,7 @@ def option(options: argparse.Namespace | None, name: str) -> object:
     return getattr(options, name, None) if options is not None else None
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(common.Answers, Screen[None]):
     """Overview and movers table of one suite: where a review starts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -84,9 +84,9 @@ async def test_the_first_frame_of_a_diff_shows_it_and_the_next_is_made_for_its_w
     made: list[tuple[int, int]] = []  # (index, width) of each diff made ahead
     ahead = diff_screen.Prepared.ahead
 
-    def recording(self, review, index, query, width):
+    def recording(self, review, analysis, index, query, width):
         made.append((index, width))
-        return ahead(self, review, index, query, width)
+        return ahead(self, review, analysis, index, query, width)
 
     monkeypatch.setattr(DiffView, "render_line", counting)
     monkeypatch.setattr(diff_screen.Prepared, "ahead", recording)
@@ -157,9 +157,9 @@ async def test_the_diff_made_ahead_is_the_cursors_row_of_the_comparison_shown(mo
     made: list[tuple[object, int]] = []
     make = diff_screen.make_model
 
-    def counting(review, index, run, query):
-        made.append((review.analysis, index))
-        return make(review, index, run, query)
+    def counting(review, analysis, index, run, query):
+        made.append((analysis, index))
+        return make(review, analysis, index, run, query)
 
     monkeypatch.setattr(diff_screen, "make_model", counting)
     app = app_for()
@@ -333,6 +333,31 @@ async def test_ctrl_q_in_the_note_editor_asks_before_the_typed_note_is_lost() ->
         assert app.screen.query_one("#note-text").text == "half a thought"
         await press(pilot, "ctrl+q", "y")
     assert app.return_code == 0
+
+
+async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_marks_it() -> None:
+    """The diff keeps the comparison it was opened on: after the switch lands its header,
+    body and marks are still its example's, and escape puts the cursor on that example in
+    the new ranking."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        before = screen.analysis
+        await press(pilot, "j", "j", "j", "j", "j", "enter")
+        assert isinstance(app.screen, DiffScreen)
+        shown = app.screen.example_id
+        index = app.screen.index
+        assert shown == before.figures.ids[index]
+        screen.rescore(before.settings.switched(metric="rougeLsum"))  # the switch lands now
+        await settle(pilot)
+        assert screen.analysis is not before and screen.analysis.figures.ids[index] != shown
+        assert app.screen.example_id == shown and shown in app.screen.title_text(98).plain
+        await press(pilot, "g")
+        assert screen.review.get(shown).word == "fine"
+        assert all(screen.review.get(i) is None for i in screen.analysis.figures.ids if i != shown)
+        await press(pilot, "escape")
+        assert current_id(app) == shown
 
 
 async def test_filter_by_signal_mark_and_text() -> None:

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from rouge_tui.analysis import grounding
+from rouge_tui.analysis.pipeline import Analysis
 from rouge_tui.app.messages import WorkFailed
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
@@ -44,9 +45,10 @@ INLINE = 60_000  # characters (references, outputs, source) diffed on the spot; 
 SHOWN = 100_000  # characters of one text a diff aligns and shows; the rest is left out
 
 
-def make_model(review: Review, index: int, run: int, query: str) -> DiffModel:
-    """What the diff view draws for ranked example ``index`` in ``run`` of each build."""
-    figures, settings, texts = review.analysis.figures, review.analysis.settings, review.texts
+def make_model(review: Review, analysis: Analysis, index: int, run: int, query: str) -> DiffModel:
+    """What the diff view draws for ranked example ``index`` of ``analysis`` (the review's
+    comparison when it was asked for) in ``run`` of each build."""
+    figures, settings, texts = analysis.figures, analysis.settings, review.texts
     example_id = figures.ids[index]
     references = texts.references.texts[example_id]
     baseline, candidate = texts.outputs(example_id, run)
@@ -86,33 +88,33 @@ class Prepared:
         self._analysis: object = None
         self._lock = threading.Lock()
 
-    def get(self, review: Review, index: int, run: int, query: str) -> DiffModel:
+    def get(self, review: Review, analysis: Analysis, index: int, run: int, query: str) -> DiffModel:
         """The model, made now if it was not made ahead."""
         key = (index, run, query)
         with self._lock:
-            if review.analysis is not self._analysis:
+            if analysis is not self._analysis:
                 self._models.clear()
-                self._analysis = review.analysis
+                self._analysis = analysis
             model = self._models.get(key)
             if model is not None:
                 self._models.move_to_end(key)
                 return model
-        model = make_model(review, index, run, query)
+        model = make_model(review, analysis, index, run, query)
         with self._lock:
-            if review.analysis is self._analysis:
+            if analysis is self._analysis:
                 self._models[key] = model
                 while len(self._models) > self.KEEP:
                     self._models.popitem(last=False)
         return model
 
-    def ahead(self, review: Review, index: int, query: str, width: int) -> None:
+    def ahead(self, review: Review, analysis: Analysis, index: int, query: str, width: int) -> None:
         """Make example ``index``'s model and its first drawing's rows (in a worker)."""
         # A huge one is made when asked for, in its own worker.
-        if diff_size(review.texts, review.analysis.figures.ids[index]) <= INLINE:
-            self.get(review, index, 0, query).layout("reference", True, width)
+        if diff_size(review.texts, analysis.figures.ids[index]) <= INLINE:
+            self.get(review, analysis, index, 0, query).layout("reference", True, width)
 
 
-class DiffScreen(common.Answers, Screen[int]):
+class DiffScreen(common.Answers, Screen[str]):
     """One example's diff; ``n`` / ``p`` step through ``sequence`` (ranked indices)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -137,6 +139,9 @@ class DiffScreen(common.Answers, Screen[int]):
                  prepared: Prepared | None = None) -> None:
         super().__init__()
         self.review = review
+        # The comparison this diff belongs to, kept: a metric switched while it is open (the
+        # overview's new ranking) changes neither what it shows nor the example a mark goes to.
+        self.analysis = review.analysis
         self.prepared = prepared or Prepared()
         self.sequence = sequence
         self.position = max(0, min(position, len(sequence) - 1))
@@ -164,7 +169,7 @@ class DiffScreen(common.Answers, Screen[int]):
 
     @property
     def example_id(self) -> str:
-        return self.review.analysis.figures.ids[self.index]
+        return self.analysis.figures.ids[self.index]
 
     @property
     def runs(self) -> int:
@@ -185,7 +190,7 @@ class DiffScreen(common.Answers, Screen[int]):
     # ------------------------------------------------------------------ headers
 
     def summary(self) -> Text:
-        figures = self.review.analysis.figures
+        figures = self.analysis.figures
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(one_line(figures.suite, 30), style="bold")
         text.append(f"  {verdict_mark(figures.verdict)} {verdict_words(figures.verdict)}", style="bold")
@@ -195,7 +200,7 @@ class DiffScreen(common.Answers, Screen[int]):
     def title_text(self, width: int) -> Text:
         """Where we are and what this example is, in priority order: step, id, rank, delta,
         both scores, mark, mode, run; words shortened before figures are dropped."""
-        figures = self.review.analysis.figures
+        figures = self.analysis.figures
         index = self.index
         k, total = self.position + 1, len(self.sequence)
         step = f"{k}/{total}" if self.walk else f"row {k}/{total}"
@@ -272,7 +277,7 @@ class DiffScreen(common.Answers, Screen[int]):
         self.run_scores = []
         if diff_size(self.review.texts, self.example_id, self.run) <= INLINE:
             try:
-                self.show_model(self.index, self.prepared.get(self.review, self.index, self.run, self.filter_text))
+                self.show_model(self.index, self.prepared.get(self.review, self.analysis, self.index, self.run, self.filter_text))
             except Exception as exc:  # noqa: BLE001 - say what failed, keep the app running
                 self.notify(f"could not build the diff: {common.describe(exc)}", severity="error", markup=False)
             return
@@ -283,7 +288,7 @@ class DiffScreen(common.Answers, Screen[int]):
     @work(thread=True, exclusive=True, group="diff")
     def compute(self, index: int, run: int) -> None:
         try:
-            model = self.prepared.get(self.review, index, run, self.filter_text)
+            model = self.prepared.get(self.review, self.analysis, index, run, self.filter_text)
         except Exception as exc:  # noqa: BLE001
             self.post_message(WorkFailed(f"could not build the diff: {common.describe(exc)}"))
             return
@@ -314,11 +319,11 @@ class DiffScreen(common.Answers, Screen[int]):
     @work(thread=True, exclusive=True, group="ahead")
     def make_ahead(self, index: int, width: int) -> None:
         with contextlib.suppress(Exception):  # a failure is said when that diff is opened
-            self.prepared.ahead(self.review, index, self.filter_text, width)
+            self.prepared.ahead(self.review, self.analysis, index, self.filter_text, width)
 
     def per_run(self) -> list[tuple[float, float]]:
         """This example's F in every run of each build (the table's score is their mean)."""
-        texts, settings = self.review.texts, self.review.analysis.settings
+        texts, settings = self.review.texts, self.analysis.settings
         refs = texts.references.texts[self.example_id]
         scores = []
         for build in (texts.baseline, texts.candidate):
@@ -371,7 +376,7 @@ class DiffScreen(common.Answers, Screen[int]):
         self.show_current()
 
     def action_back(self) -> None:
-        self.dismiss(self.index)
+        self.dismiss(self.example_id)
 
     def marks_changed(self) -> None:
         self.update_headers()

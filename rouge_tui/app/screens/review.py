@@ -476,16 +476,16 @@ class ReviewScreen(common.Answers, Screen[None]):
     def rested(self) -> None:
         index = self.table.current
         if self.review is not None and index is not None and self.app.screen is self:
-            self.make_ahead(self.review, index, self.diff_query(), self.size.width - 1)
+            self.make_ahead(self.review, self.review.analysis, index, self.diff_query(), self.size.width - 1)
 
     @work(thread=True, exclusive=True, group="ahead")
-    def make_ahead(self, review: Review, index: int, query: str, width: int) -> None:
+    def make_ahead(self, review: Review, analysis: Analysis, index: int, query: str, width: int) -> None:
         from rouge_tui.app.screens.diff import Prepared
 
         if self.prepared is None:
             self.prepared = Prepared()
         with contextlib.suppress(Exception):  # a failure is said when that diff is opened
-            self.prepared.ahead(review, index, query, width)
+            self.prepared.ahead(review, analysis, index, query, width)
 
     def push_diff(self, sequence: np.ndarray, position: int, walk: bool) -> None:
         from rouge_tui.app.screens.diff import DiffScreen, Prepared
@@ -493,11 +493,14 @@ class ReviewScreen(common.Answers, Screen[None]):
         if self.prepared is None:
             self.prepared = Prepared()
 
-        def back(index: int | None) -> None:
-            if index is not None:
-                row = self.table.row_of(index)
-                if row is not None:
-                    self.table.cursor = row
+        def back(example_id: str | None) -> None:
+            # The example the diff showed, by id: the ranking may be another since (a metric
+            # switched while the diff was open).
+            if example_id is not None and self.analysis is not None:
+                with contextlib.suppress(ValueError):  # not in this comparison
+                    row = self.table.row_of(self.analysis.figures.ids.index(example_id))
+                    if row is not None:
+                        self.table.cursor = row
             self.marks_changed()
 
         assert self.review is not None

@@ -402,6 +402,19 @@ async def test_every_key_of_a_burst_after_slash_goes_to_the_filter() -> None:
         assert screen.filter_text == "trunc/x" and app.screen is screen
 
 
+async def test_j_and_k_scroll_the_help_as_they_move_in_the_table() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        box = app.screen.query_one("#help-box")
+        assert box.scroll_y == 0 and box.max_scroll_y > 3  # more keys than 24 lines show
+        await press(pilot, "j", "j", "j")
+        assert box.scroll_y == 3
+        await press(pilot, "k")
+        assert box.scroll_y == 2
+
+
 async def test_help_closes_on_q_without_quitting() -> None:
     """Issue 11, 11."""
     app = app_for()

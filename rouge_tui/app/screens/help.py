@@ -26,6 +26,8 @@ class HelpScreen(common.Answers, ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "close", id="close"),
+        Binding("j", "scroll(1)", "down", show=False),  # as in the table and the diff
+        Binding("k", "scroll(-1)", "up", show=False),
     ]
 
     def __init__(self, screen: Screen) -> None:
@@ -66,6 +68,9 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         text.append("fine, regression, unsure; ↻ carried from another build pair, ? stale, + has a note\n")
         text.append("\nescape, q or ? closes this", style="italic")
         return text
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#help-box", VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

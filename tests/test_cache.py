@@ -329,7 +329,7 @@ def test_a_corrupt_cache_gives_the_same_report_and_is_rebuilt(
     assert _cache_files() == {}  # --no-cache wrote nothing
     assert _report(suite, capsys) == expected
     entries = _cache_files()
-    assert len(entries) == 2  # the scores file and the figures
+    assert len(entries) == 4  # the scores file, the figures and the two builds' history entries
     paths = list(entries)
     for index, path in enumerate(paths):
         path.write_bytes(CORRUPTIONS[how](entries[path], entries[paths[index - 1]]))

@@ -319,6 +319,29 @@ async def test_stray_keys_after_a_question_is_answered_close_nothing_under_it() 
         assert review.get(example).note.startswith("important note")
 
 
+async def test_a_choice_covered_by_a_key_of_the_same_burst_is_made_when_uncovered() -> None:
+    """`enter` `?` in the history list: help opens over it before it answers; closing help
+    then makes the comparison asked for (the answer is neither lost nor given to help)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        names = [b.name for b in screen.analysis.suite.builds]
+        await press(pilot, "h")
+        await settle(pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        await press(pilot, "k")  # the build before the candidate: compared with the one before it
+        await burst(pilot, "enter", "question_mark")
+        if isinstance(app.screen, HelpScreen):  # help came first: the answer waits for it
+            await press(pilot, "escape")
+        await settle(pilot)
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        pair = (screen.analysis.figures.baseline.name, screen.analysis.figures.candidate.name)
+        assert pair == (names[-3], names[-2])
+
+
 async def test_ctrl_q_in_the_note_editor_asks_before_the_typed_note_is_lost() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

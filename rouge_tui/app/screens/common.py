@@ -109,15 +109,30 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
 
 class Answers:
     """Mixed into every screen that closes itself. Textual's ``dismiss`` pops whatever screen
-    is on top, so the keys of one burst still queued for a screen that has answered (``x``
+    is on top, so the keys of one burst still queued for a screen that had answered (``x``
     then ``j k``: one no, then two more) closed the screens under it, down to the app's last
-    (a crash), and a note editor with what was typed in it. A screen no longer on top has
-    answered: it answers nothing more."""
+    (a crash), and a note editor with what was typed in it. A screen answers once; one that a
+    key of the same burst covered (``enter ?`` in the history list: help over it) answers when
+    it is uncovered."""
+
+    _answer: tuple[object] | None = None  # the answer, once given
+    _answered = False  # and given: the screen is gone or going
 
     def dismiss(self, result=None):
-        if self.app.screen is not self:
-            return AwaitComplete()
-        return super().dismiss(result)
+        if self._answer is not None:
+            return AwaitComplete.nothing()
+        self._answer = (result,)
+        return self._give()
+
+    def _give(self):
+        if self._answered or self.app.screen is not self:
+            return AwaitComplete.nothing()
+        self._answered = True
+        return super().dismiss(self._answer[0])
+
+    def on_screen_resume(self) -> None:
+        if self._answer is not None:
+            self._give()
 
 
 class NoteScreen(Answers, ModalScreen[str | None]):
@@ -145,8 +160,10 @@ class NoteScreen(Answers, ModalScreen[str | None]):
 
     @property
     def typed(self) -> bool:
-        """Whether the note differs from the one it opened with (quitting asks first then)."""
-        return self.query_one(TextArea).text != self.note
+        """Whether the note differs from the one it opened with (quitting asks first then);
+        not before the editor is there."""
+        areas = self.query(TextArea)
+        return bool(areas) and areas.first().text != self.note
 
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text)

@@ -1,7 +1,8 @@
 """The diff of one example, and the walk through the ten most-moved outputs.
 
 The screen steps through a sequence of ranked examples (the table's rows, opened with enter,
-or the ten, with ``w``). Every figure on it is read from the comparison shown now. A diff
+or the ten, with ``w``). Every figure on it is read from the comparison it was opened on
+(kept when a metric switch lands meanwhile: what it shows and marks stays one example). A diff
 of ordinary texts is made on the spot; a huge one (or one with a huge source: grounding reads
 all of it) in a worker (the keys keep answering and ``q`` quits at once), cut to `SHOWN`
 characters a text with a note saying so.
@@ -313,7 +314,7 @@ class DiffScreen(common.Answers, Screen[str]):
         self.call_after_refresh(self.ahead_next, self.view.layout_width)
 
     def ahead_next(self, width: int) -> None:
-        if self.is_attached and self.position + 1 < len(self.sequence):  # not after escape
+        if self in self.app.screen_stack and self.position + 1 < len(self.sequence):  # not after escape
             self.make_ahead(int(self.sequence[self.position + 1]), width)
 
     @work(thread=True, exclusive=True, group="ahead")

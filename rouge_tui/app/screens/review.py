@@ -497,10 +497,13 @@ class ReviewScreen(common.Answers, Screen[None]):
             # The example the diff showed, by id: the ranking may be another since (a metric
             # switched while the diff was open).
             if example_id is not None and self.analysis is not None:
-                with contextlib.suppress(ValueError):  # not in this comparison
-                    row = self.table.row_of(self.analysis.figures.ids.index(example_id))
-                    if row is not None:
-                        self.table.cursor = row
+                try:
+                    index = self.analysis.figures.ids.index(example_id)
+                except ValueError:  # not in this comparison
+                    index = None
+                row = None if index is None else self.table.row_of(index)
+                if row is not None:
+                    self.table.cursor = row
             self.marks_changed()
 
         assert self.review is not None

@@ -358,6 +358,47 @@ async def test_ctrl_q_in_the_note_editor_asks_before_the_typed_note_is_lost() ->
     assert app.return_code == 0
 
 
+async def test_enter_before_the_texts_opens_that_example_when_the_files_changed_meanwhile(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """`enter` on the cached figures' first row while the texts are read; the candidate's
+    file changes under the reader, so the comparison is computed again and ranks another
+    example first. The diff opens the example that was under the cursor (it used to open the
+    new ranking's row, another example)."""
+    import time
+
+    from rouge_tui import cli
+    from rouge_tui.analysis import pipeline
+
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "abc")),
+        {"1.jsonl": outputs({"a": "the cat sat on the mat", "b": "the cat sat on the mat", "c": "the cat sat on the mat"}),
+         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})},
+    )
+    assert cli.main(["report", str(suite)]) == 1  # the figures cached: "a" moved most
+    real = pipeline.read_texts
+
+    def changing(*args, **kwargs):
+        time.sleep(0.3)  # enter comes first
+        (suite / "builds" / "2.jsonl").write_text(
+            outputs({"a": "the cat sat on the mat", "b": "the cat sat on a mat", "c": "a dog"}))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "read_texts", changing)
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        while review_screen(app).analysis is None:
+            await pilot.pause(0.02)
+        screen = review_screen(app)
+        assert screen.review is None and current_id(app) == "a"
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert screen.analysis.figures.ids[0] == "c"  # computed again: c moved most now
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == "a"
+
+
 async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_marks_it() -> None:
     """The diff keeps the comparison it was opened on: after the switch lands its header,
     body and marks are still its example's, and escape puts the cursor on that example in

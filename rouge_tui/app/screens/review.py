@@ -510,10 +510,28 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.app.push_screen(DiffScreen(self.review, sequence, position, walk=walk, query=self.diff_query(), prepared=self.prepared), back)
 
     def action_open_diff(self) -> None:
-        if self.table.current is None:
+        if self.table.current is None or self.analysis is None:
             return
-        view, cursor = self.table.view, self.table.cursor
-        self.with_texts(lambda: self.push_diff(view, cursor, walk=False), "the diff opens")
+        analysis, view, cursor = self.analysis, self.table.view, self.table.cursor
+        example_id = analysis.figures.ids[self.table.current]
+
+        def open_it() -> None:
+            if self.analysis is analysis:
+                self.push_diff(view, cursor, walk=False)
+                return
+            # Computed again while the texts were read (a file changed): the same example,
+            # in the ranking shown now.
+            try:
+                row = self.table.row_of(self.analysis.figures.ids.index(example_id))
+            except ValueError:
+                row = None
+            if row is None:
+                self.notify(f"{one_line(example_id, 40)} is not in the comparison now shown", markup=False, timeout=4)
+                return
+            self.table.cursor = row
+            self.push_diff(self.table.view, row, walk=False)
+
+        self.with_texts(open_it, "the diff opens")
 
     def action_walk(self) -> None:
         assert self.analysis is not None

@@ -324,12 +324,11 @@ def compute(
     # not the build again (a cold 100,000-example open: the history line 2.0 s -> 0.1 s after).
     # The candidate's ids come in the baseline's order; no reader of an entry minds (its
     # stats are sums exactly rounded, its F looked up by id).
-    kept = ((texts.baseline, shown_baseline, pairing.only_in_baseline),
-            (texts.candidate, history.BuildScores(cand_stats.name, cand_stats.runs, cand_stats,
-                                                  dict(zip(ids, cand_mean[:, 2].tolist()))), pairing.only_in_candidate))
-    for build, scores, unpaired in kept:
-        if not unpaired:
-            history.remember(suite, build, texts.references, settings, caches, scores)
+    shown_candidate = history.BuildScores(cand_stats.name, cand_stats.runs, cand_stats, dict(zip(ids, cand_mean[:, 2].tolist())))
+    if not pairing.only_in_baseline:
+        history.remember(suite, texts.baseline, texts.references, settings, caches, shown_baseline)
+    if not pairing.only_in_candidate:
+        history.remember(suite, texts.candidate, texts.references, settings, caches, shown_candidate)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     if too_few:
         warnings.append(too_few)

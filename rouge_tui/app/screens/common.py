@@ -116,7 +116,6 @@ class Answers:
     it is uncovered."""
 
     _answer: tuple[object] | None = None  # the answer, once given
-    _answered = False  # and given: the screen is gone or going
 
     def dismiss(self, result=None):
         if self._answer is not None:
@@ -125,9 +124,8 @@ class Answers:
         return self._give()
 
     def _give(self):
-        if self._answered or self.app.screen is not self:
+        if self.app.screen is not self:  # covered, or gone already
             return AwaitComplete.nothing()
-        self._answered = True
         return super().dismiss(self._answer[0])
 
     def on_screen_resume(self) -> None:

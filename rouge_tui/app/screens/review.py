@@ -487,6 +487,16 @@ class ReviewScreen(common.Answers, Screen[None]):
         with contextlib.suppress(Exception):  # a failure is said when that diff is opened
             self.prepared.ahead(review, analysis, index, query, width)
 
+    def row_of_id(self, example_id: str) -> int | None:
+        """The table row of ``example_id`` in the comparison shown (None: not in it, or not
+        shown under the filter)."""
+        if self.analysis is None:
+            return None
+        try:
+            return self.table.row_of(self.analysis.figures.ids.index(example_id))
+        except ValueError:
+            return None
+
     def push_diff(self, sequence: np.ndarray, position: int, walk: bool) -> None:
         from rouge_tui.app.screens.diff import DiffScreen, Prepared
 
@@ -496,14 +506,9 @@ class ReviewScreen(common.Answers, Screen[None]):
         def back(example_id: str | None) -> None:
             # The example the diff showed, by id: the ranking may be another since (a metric
             # switched while the diff was open).
-            if example_id is not None and self.analysis is not None:
-                try:
-                    index = self.analysis.figures.ids.index(example_id)
-                except ValueError:  # not in this comparison
-                    index = None
-                row = None if index is None else self.table.row_of(index)
-                if row is not None:
-                    self.table.cursor = row
+            row = None if example_id is None else self.row_of_id(example_id)
+            if row is not None:
+                self.table.cursor = row
             self.marks_changed()
 
         assert self.review is not None
@@ -521,10 +526,7 @@ class ReviewScreen(common.Answers, Screen[None]):
                 return
             # Computed again while the texts were read (a file changed): the same example,
             # in the ranking shown now.
-            try:
-                row = self.table.row_of(self.analysis.figures.ids.index(example_id))
-            except ValueError:
-                row = None
+            row = self.row_of_id(example_id)
             if row is None:
                 self.notify(f"{one_line(example_id, 40)} is not in the comparison now shown", markup=False, timeout=4)
                 return

@@ -411,7 +411,7 @@ class DiffView(ScrollView, can_focus=True):
         """Row ``index`` as a strip, made once per build of the rows."""
         strip = self._drawn.get(index)
         if strip is None:
-            base, width = self.rich_style, self.size.width - 1
+            base, width = self.rich_style, self.layout_width
             segments: list[Segment] = []
             for number, (mark, line, room) in enumerate(self.rows[index]):
                 if number:

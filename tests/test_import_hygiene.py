@@ -3,6 +3,7 @@ start-up cost, and a layering rule: data flows files -> analysis -> report | app
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -46,3 +47,24 @@ def test_version_loads_nothing_heavy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().endswith("|"), done.stdout
+
+
+def test_score_loads_no_numpy(tmp_path) -> None:
+    """`score` is budgeted against a plain script on rouge-score-rs, which loads no numpy
+    (about 70 ms of a 2,000-pair run); its scores still come out, for both kinds of file."""
+    refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
+    refs.write_text('{"id": "a", "reference": "the pool timed out"}\n'
+                    '{"id": "b", "references": ["x y", "the cache"]}\n', encoding="utf-8")
+    outs.write_text('{"id": "a", "output": "the pool"}\n{"id": "b", "output": "the cache"}\n', encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from rouge_tui.cli import main\n"
+        f"code = main(['score', {str(refs)!r}, {str(outs)!r}, '--tokenizer', 'rouge-score'])\n"
+        "print('|', code, 'numpy' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "| 0 False", done.stdout
+    scores = [json.loads(line)["scores"]["rougeL"]["fmeasure"] for line in lines[:-1]]
+    # a: LCS 2 of 2 and 4 tokens, F = 2 * 1 * 0.5 / 1.5; b: the second reference matches whole
+    assert scores == [2 * 1.0 * 0.5 / 1.5, 1.0]

@@ -837,6 +837,24 @@ async def test_history_verdicts_follow_the_comparisons_rule_min_delta(tmp_path: 
         assert "-0.0476 ●" in line and "▼" not in line
 
 
+async def test_the_history_line_shows_the_historys_means_beside_its_bars(tmp_path: Path) -> None:
+    """Build 2 holds an example build 3 lacks: the build line gives 2's paired mean (a, b,
+    c: (6/7 + 2/3 + 2/5) / 3 = 0.6413), the history line, whose bars draw every output, its
+    history mean ((6/7 + 2/3 + 2/5 + 1) / 4 = 0.7310) and says so; 3's is (2/3 + 2/3) / 3."""
+    rows = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": i, "reference": "a b c d"} for i in "abcd")), {
+        "2.jsonl": rows({"a": "a b c", "b": "a b", "c": "a", "d": "a b c d"}),
+        "3.jsonl": rows({"a": "a b", "b": "a b", "c": "x"}),
+    })  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        lines = [line.plain for line in app.screen.query_one("Overview").lines(review_screen(app).analysis.figures, 98)]
+        assert any("mean 0.6413" in line and "n 3" in line for line in lines), lines
+        history = next(line for line in lines if line.startswith("history "))
+        assert "B 0.7310  C 0.4444 (all outputs)" in history, history
+
+
 async def test_h_opens_with_the_builds_the_overview_scored_and_scores_only_without_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

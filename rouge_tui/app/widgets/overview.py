@@ -207,7 +207,14 @@ class Overview(Widget):
             level = 0 if high == low else round((build.stats.mean - low) / (high - low) * (len(SPARKS) - 1))
             picked = build.name in pair
             line.append(SPARKS[level], style=Style(reverse=True, bold=True) if picked else self._style("spark"))
-        line.append(f"  B {f.baseline.mean:.4f}  C {f.candidate.mean:.4f}", style=Style(bold=True))
+        # The history's own means, as its bars draw them: over all of a build's outputs,
+        # which differ from the build lines' paired means when the builds hold other ids.
+        kept = {b.name: b.stats for b in scored}
+        ends = [kept.get(name) for name in pair]
+        line.append("  B " + (f"{ends[0].mean:.4f}" if ends[0] else "✗")
+                    + "  C " + (f"{ends[1].mean:.4f}" if ends[1] else "✗"), style=Style(bold=True))
+        if any(stats is not None and stats.n != paired.n for stats, paired in zip(ends, (f.baseline, f.candidate))):
+            line.append(" (all outputs)", style=label)
         line.append(f"  {len(self.trend)} builds", style=label)
         if len(shown) < len(self.trend):
             line.append(f", last {len(shown)} drawn", style=label)

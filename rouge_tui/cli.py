@@ -183,7 +183,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _rich_text(renderable: object) -> str:
     """Rich's rendering as a string sized for stdout: writing it ourselves keeps one error
-    path for every format (Rich's own broken-pipe handling would exit 1, which reads as drift)."""
+    path for every format (Rich's own broken-pipe handling would exit 1, which reads as drift).
+    Not to a terminal (a pipe, a file, a CI log), 80 columns and no trailing spaces, so the
+    bytes are the same wherever it runs and read well in an 80-column pager."""
     import io
     import shutil
 
@@ -192,11 +194,12 @@ def _rich_text(renderable: object) -> str:
     tty = sys.stdout.isatty()
     buffer = io.StringIO()
     console = Console(
-        file=buffer, force_terminal=tty, width=shutil.get_terminal_size().columns if tty else 100,
+        file=buffer, force_terminal=tty, width=shutil.get_terminal_size().columns if tty else 80,
         highlight=False, emoji=False, markup=False, soft_wrap=False,
     )
     console.print(renderable)
-    return buffer.getvalue()
+    text = buffer.getvalue()
+    return text if tty else "".join(line.rstrip() + "\n" for line in text.splitlines())
 
 
 def cmd_score(args: argparse.Namespace) -> int:

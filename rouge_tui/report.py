@@ -255,7 +255,10 @@ def render_text(data: dict[str, Any]) -> Any:
     for column, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
                             ("delta", "right"), ("signals", "left"), ("mark", "left")):
         top.add_column(column, justify=justify)
-    said = Text()
+    said = Table.grid(padding=(0, 1))  # a long sentence wraps under itself, not under the id
+    said.add_column(justify="right", min_width=3)
+    said.add_column()
+    said.add_column()
     for rank, row in enumerate(data["top"], 1):
         top.add_row(
             str(rank), Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}",
@@ -263,21 +266,22 @@ def render_text(data: dict[str, Any]) -> Any:
             Text(_mark_word(data, row["id"])),
         )
         for sentence in row["new_sentences"]:
-            said.append(f"\n{rank:>3} {one_line(row['id'], 24)}  new sentence: {one_line(sentence, 200)}")
+            said.add_row(str(rank), Text(one_line(row["id"], 24)), Text("new sentence: " + one_line(sentence, 200)))
         if row["new_figures"]:
-            said.append(f"\n{rank:>3} {one_line(row['id'], 24)}  new figures: {one_line(', '.join(row['new_figures']), 120)}")
+            said.add_row(str(rank), Text(one_line(row["id"], 24)),
+                         Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
     parts = [head, Text(""), builds, Text(""), notes, Text(""), top]
     if data.get("history"):
         trend = Table(title="history", title_justify="left", box=None)
         for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
-            trend.add_column(column, justify=justify)
+            trend.add_column(column, justify=justify, overflow="fold")  # an error's path and line whole
         for h in data["history"]:
             if h["mean"] is None:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", Text("✗ " + one_line(h.get("error", ""), 100)))
             else:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", f"[{h['band'][0]:.4f}, {h['band'][1]:.4f}]")
         parts += [Text(""), trend]
-    if said:
+    if said.row_count:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     return Group(*parts)
 

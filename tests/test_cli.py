@@ -552,3 +552,22 @@ def test_cached_figures_follow_an_edit_to_an_earlier_build(tmp_path: Path) -> No
     fresh = json.loads(run("report", str(suite), "--format", "json", "--no-cache").stdout)
     assert cached == fresh
     assert cached["baseline"]["band"] != first["baseline"]["band"]  # build 1's mean is in it
+
+
+def test_text_report_not_to_a_terminal_fits_80_columns_and_keeps_every_word(capsys) -> None:
+    """Piped or in a CI log, the text report is 80 columns with no trailing spaces; a new
+    sentence longer than a line wraps under itself and keeps its words, in order."""
+    main(["report", str(INCIDENTS)])
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines and all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert all(line == line.rstrip() for line in lines)
+    sentence = "The incident was caused by insufficient test coverage in the deployment pipeline."
+    at = next(i for i, line in enumerate(lines) if "inc-0042  new sentence:" in line or "inc-0042 new sentence:" in line)
+    column = lines[at].index("new sentence:")
+    joined = lines[at][column + len("new sentence:"):].split()
+    for line in lines[at + 1:]:
+        if line[:column].strip():  # the next row
+            break
+        joined += line.split()
+    assert " ".join(joined) == sentence

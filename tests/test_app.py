@@ -543,10 +543,13 @@ async def test_tab_reaches_the_reference_pane_below_the_fold() -> None:
         view = app.screen.query_one(DiffView)
         assert len(view.panes) == 3 and view.render_line(0).text.startswith("[?]")  # the legend
         assert not any(line.startswith(" reference") for line in screen_text(app).splitlines())
-        await press(pilot, "tab", "tab")
-        assert any(line.startswith(" reference") for line in screen_text(app).splitlines())
+        await press(pilot, "tab", "tab")  # pointed at by a symbol, not by colour alone
+        lines = screen_text(app).splitlines()
+        assert any(line.startswith("▶reference") for line in lines), lines
+        assert not any(line.startswith(("▶baseline", "▶candidate", " reference")) for line in lines)
         await press(pilot, "tab")  # past the last pane: back to the top
-        assert round(view.scroll_y) == view.panes[0]
+        assert round(view.scroll_y) == view.panes[0] and view.current == view.panes[0]
+        assert view.render_line(view.panes[0] - round(view.scroll_y)).text.startswith("▶")
 
 
 # The chapter's pair (reference/rouge-chapter.txt): Summary A, two sentences, both a

@@ -361,7 +361,7 @@ class DiffView(ScrollView, can_focus=True):
         self.changes: list[int] = []  # rows where a change starts (`]`, `[`)
         self.panes: list[int] = []  # rows where a pane starts (`tab`)
         self.folds = 0  # how many stretches the fold folded
-        self.current: int | None = None  # the row `]` / `[` last went to
+        self.current: int | None = None  # the row `]` / `[` last went to, or the title `tab` did
         self.pane = 0  # the pane `tab` last went to
         self._width = 0
 
@@ -435,8 +435,12 @@ class DiffView(ScrollView, can_focus=True):
         if not 0 <= index < len(self.rows):
             return Strip.blank(width, self.rich_style)
         strip = self.draw(index)
-        if index == self.current:  # where `]` / `[` went: its gutter says so, its mark kept
-            strip = Strip.join([Strip([Segment("▶", self.rich_style + CURRENT)]), strip.crop(0, 1), strip.crop(2)])
+        if index == self.current:
+            cursor = Strip([Segment("▶", self.rich_style + CURRENT)])
+            if index in self.panes:  # the pane `tab` went to: on its title's leading space
+                strip = Strip.join([cursor, strip.crop(1)])
+            else:  # where `]` / `[` went: its gutter says so, its mark kept
+                strip = Strip.join([cursor, strip.crop(0, 1), strip.crop(2)])
         return strip.crop(0, width)
 
     # ------------------------------------------------------------------ moving
@@ -463,10 +467,13 @@ class DiffView(ScrollView, can_focus=True):
         return self._go(self.panes, step, mark=False)
 
     def next_pane(self) -> None:
-        """Scroll the next pane's title to the top (after the last, back to the first)."""
-        self.current = None
+        """Scroll the next pane's title to the top (after the last, back to the first) and
+        point at it: a pane near the end cannot come to the top, and colour alone would not
+        say which pane is meant. `]` / `[` go on from there."""
         if not self.panes:
+            self.current = None
             return
         self.pane = (self.pane + 1) % len(self.panes)
+        self.current = self.panes[self.pane]
         self.scroll_to(y=self.panes[self.pane], animate=False, immediate=True)
         self.refresh()

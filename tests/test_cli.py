@@ -428,7 +428,8 @@ def test_a_bad_line_in_a_build_not_compared_stops_nothing(tmp_path: Path) -> Non
     for args in (["--candidate", "C"], ["--baseline", "C", "--candidate", "B"], []):
         broken = cli("report", str(suite), *args, home=home)  # [] picks C, the newest
         assert broken.returncode == 2, args
-        assert_one_line_error(broken.stdout, broken.stderr, "C.jsonl:2: invalid JSON")
+        assert_one_line_error(broken.stdout, broken.stderr, "C.jsonl:2: invalid JSON",
+                              "(--baseline / --candidate compare other builds)")  # the way on
 
 
 def test_a_bad_k_from_the_command_line_is_exit_2(tmp_path: Path) -> None:
@@ -530,7 +531,7 @@ def test_a_400_mb_build_of_newlines_is_exit_2_in_seconds(tmp_path: Path) -> None
     proc = run("report", str(suite), "--no-cache")
     assert time.monotonic() - start < 6  # 10 s before
     assert proc.returncode == 2
-    assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records)\n"
+    assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) (--baseline / --candidate compare other builds)\n"
 
 
 def test_cached_figures_follow_an_edit_to_an_earlier_build(tmp_path: Path) -> None:

@@ -90,10 +90,13 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     tell = progress or (lambda stage, fraction: None)
     tell("reading the references", 0.0)
     references = read_references(suite)
-    tell("reading build 1 of 2", 0.0)
-    base = read_build(suite, baseline)
-    tell("reading build 2 of 2", 0.0)
-    cand = read_build(suite, candidate)
+    try:
+        tell("reading build 1 of 2", 0.0)
+        base = read_build(suite, baseline)
+        tell("reading build 2 of 2", 0.0)
+        cand = read_build(suite, candidate)
+    except SuiteError as exc:  # the way on for a reader who did not pick this pair
+        raise SuiteError(f"{exc.message} (--baseline / --candidate compare other builds)", exc.path, exc.line) from None
     return Texts(references, base, cand)
 
 

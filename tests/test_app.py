@@ -489,6 +489,10 @@ async def test_help_closes_on_q_without_quitting() -> None:
         text = app.screen.text().plain
         for word in ("rougeLsum", "unicode", "trunc", "mark fine"):
             assert word in text
+        # every order s cycles through, in the words the status line uses, says what it is
+        for words in ("by |delta|", "regressions first", "improvements first", "new movers first", "by id"):
+            assert f"  {words} " in text, words
+        assert "not flagged vol" in text
         await press(pilot, "q")
         assert isinstance(app.screen, ReviewScreen) and app.is_running
         await press(pilot, "question_mark", "escape")

@@ -18,9 +18,14 @@ from rouge_tui.analysis.settings import Settings
 
 __all__ = ["SORTS", "Figures"]
 
-# The movers table's orders: by |delta| (the ranking), regressions first, improvements
-# first, new movers first (the examples that are not volatile, by |delta|), by id.
-SORTS = ("|delta|", "regressions", "improvements", "new movers", "id")
+# The movers table's orders (`s` cycles them; the help screen reads the summaries).
+SORTS = {
+    "|delta|": "the largest moves first, down or up: the ranking",
+    "regressions": "the largest drops first, then the rest",
+    "improvements": "the largest gains first, then the rest",
+    "new movers": "the examples not flagged vol (volatile) first, each part by |delta|",
+    "id": "by example id",
+}
 
 
 @dataclass
@@ -80,7 +85,7 @@ class Figures:
             reason += f", but |delta| {abs(self.delta_mean):.2g} is within min_delta {self.settings.min_delta:g}"
         return reason
 
-    def order(self, sort: str = SORTS[0]) -> np.ndarray:
+    def order(self, sort: str = "|delta|") -> np.ndarray:
         """Row indices (into the ranked arrays) for one of the table's orders."""
         rank = np.arange(self.paired, dtype=np.int64)
         if sort == "|delta|":

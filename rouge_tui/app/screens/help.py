@@ -11,8 +11,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens import common
+from rouge_tui.app.screens.review import SORT_WORDS
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
 MOVING = [
@@ -60,6 +62,10 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for tokenizer in TOKENIZERS.values():
             text.append(f"  {tokenizer.name:<12}", style="bold")
             text.append(f" {tokenizer.summary}\n")
+        text.append("\nSorts (s cycles)\n", style="bold underline")
+        for sort, summary in SORTS.items():
+            text.append(f"  {SORT_WORDS[sort]:<19}", style="bold")
+            text.append(f" {summary}\n")
         text.append("\nChange signals (the table's signals column)\n", style="bold underline")
         for signal in SIGNALS:
             text.append(f"  {signal.short:<6}", style="bold")

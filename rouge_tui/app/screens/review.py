@@ -99,7 +99,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.analysis: Analysis | None = None
         self.texts: Texts | None = None
         self.review: Review | None = None
-        self.sort = SORTS[0]
+        self.sort = next(iter(SORTS))
         self.filter_text = ""
         self.matches: np.ndarray | None = None
         self.matched_as = ""
@@ -358,7 +358,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             keep[self.matches] = True
             view = view[keep[view]]
         self.table.empty_text = "no example matches the filter" if self.matches is not None else "no examples"
-        self.table.show(figures, view, rule=self.sort == SORTS[0] and self.matches is None, cursor=cursor)
+        self.table.show(figures, view, rule=self.sort == next(iter(SORTS)) and self.matches is None, cursor=cursor)
         self.update_status()
 
     def mark_cell(self, example_id: str) -> MarkCell | None:
@@ -559,7 +559,8 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.with_texts(lambda: self.app.export(self, self.review), "the export is written")
 
     def action_sort(self) -> None:
-        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        sorts = list(SORTS)
+        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
         self.show_rows()
 
     def action_filter(self) -> None:

@@ -213,6 +213,8 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
             following = added[0].start if added else (new[nj].start if nj < len(new) else len(candidate))
             add("same", candidate[at:following])
             at = following
+            if following and not candidate[following - 1].isspace():  # removed after the last word
+                add("gap", " ")
             add("removed", baseline[removed[0].start : removed[-1].end])
             add("gap", " " if added or nj < len(new) else "")  # not the candidate's text
         if added:

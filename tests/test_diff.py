@@ -50,11 +50,18 @@ def test_word_diff_pieces_rebuild_both_texts(baseline: str, candidate: str) -> N
     assert "".join(p.text for p in merged if p.kind not in OTHER_TEXT) == candidate
     removed = [w for p in merged if p.kind == "removed" for w in p.text.split()]
     assert removed == [w for p in base if p.kind == "removed" for w in p.text.split()]
+    # A removed run stands apart from the word before it (it read "timeout.[-Also:").
+    shown = ""
+    for p in merged:
+        assert p.kind != "removed" or not shown or shown[-1].isspace(), (shown, p.text)
+        shown += p.text
 
 
 def test_word_diff_hand_worked() -> None:
     _, _, merged = word_diff("the pool was drained", "the pool was full")
     assert [(p.kind, p.text) for p in merged] == [("same", "the pool was "), ("removed", "drained"), ("gap", " "), ("added", "full")]
+    _, _, merged = word_diff("the pool was drained. Page on-call", "the pool was drained.")
+    assert [(p.kind, p.text) for p in merged] == [("same", "the pool was drained."), ("gap", " "), ("removed", "Page on-call")]
 
 
 @settings(max_examples=200, deadline=None)

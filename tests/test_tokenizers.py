@@ -58,6 +58,7 @@ def test_stemmed_tokens_are_rouge_scores(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(tricky_texts())
 @example("\u0edc ")  # LAO HO NO: NFKC makes it two letters, two unicode-v1 tokens of one character
+@example("e\u0301 caf\u00e9 Stra\u00dfe ")  # a decomposed é first: its match was café's é
 def test_offsets_point_into_the_text_in_order(text: str) -> None:
     for entry in ENTRIES:
         span = (0, 0)
@@ -126,3 +127,14 @@ def test_rouge_score_drops_most_letters_of_a_russian_text() -> None:
     assert entry.dropped_share("Правительство объявило меры 2026") == pytest.approx(25 / 29)
     assert entry.dropped_share("plain ascii text") == 0.0
     assert get("unicode").dropped_share("Правительство") == 0.0
+
+
+def test_decomposed_and_composing_characters_keep_their_own_offsets() -> None:
+    """Decomposed text (macOS writes "é" as e and a combining acute) and Hangul jamo are each
+    one written character to NFC; their tokens point at them, not at a later word with the
+    same letters (the decomposed é's token was placed on café's, and the rest after it)."""
+    text = "e\u0301 caf\u00e9 \u1100\u1161\u11a8 x"
+    unicode = [(t.text, text[t.start:t.end]) for t in get("unicode").tokens(text)]
+    assert unicode == [("\u00e9", "e\u0301"), ("caf\u00e9", "caf\u00e9"), ("\uac01", "\u1100\u1161\u11a8"), ("x", "x")]
+    character = [(t.start, t.end) for t in get("character").tokens(text)]
+    assert character == [(0, 2), (3, 4), (4, 5), (5, 6), (6, 7), (8, 11), (12, 13)]

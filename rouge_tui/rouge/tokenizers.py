@@ -188,39 +188,62 @@ class RougeScore(Tokenizer):
 
 class _Profile(Tokenizer):
     """A rouge-score-rs profile of its own (NFKC, full case folding, NFKC): tokens are its
-    tokens; offsets are found by matching them against the text normalised one character
-    at a time, which is the whole text's normalisation except around combining sequences
-    and the like, where a token keeps the offset just after the one before it."""
+    tokens; offsets are found by matching them, in order, against the text normalised one
+    written character at a time (a character with the combining marks after it, as
+    decomposed text writes "é"). Where that differs from the whole text's normalisation
+    (the rare scripts whose letters compose across characters, like Hangul jamo), a token
+    it cannot place keeps the empty offset just after the one before, rather than another
+    word's: a search never skips a letter or digit to find one."""
 
     def native(self, stem: bool = False) -> rs_tokenizers.Tokenizer:
         return self.profile()
 
     def tokens(self, text: str, stem: bool = False) -> list[Token]:
         counted = self.profile().tokenize(text)
-        if text.isascii():
-            normal, owner = text.lower(), None  # ASCII: NFKC is the identity, casefold lower
+        if text.isascii():  # ASCII: NFKC is the identity, casefold lower
+            normal = text.lower()
+            starts = ends = None
         else:
-            pieces = [
-                unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", c).casefold())
-                for c in text
-            ]
-            owner = [i for i, piece in enumerate(pieces) for _ in piece]
-            owner.append(len(text))
+            pieces, starts, ends = [], [], []
+            at = 0
+            for end in [*_character_ends(text), len(text)]:
+                piece = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text[at:end]).casefold())
+                pieces.append(piece)
+                starts.extend([at] * len(piece))
+                ends.extend([end] * len(piece))
+                at = end
             normal = "".join(pieces)
         out, cursor = [], 0
         for token in counted:
             found = normal.find(token, cursor)
-            if found < 0:
-                found, end = cursor, cursor
+            if found < 0 or any(c.isalnum() for c in normal[cursor:found]):
+                start = end = starts[cursor] if starts is not None and cursor < len(starts) else (
+                    len(text) if starts is not None else cursor)
+                out.append(Token(token, start, end))
+                continue
+            cursor = found + len(token)
+            if starts is None:
+                out.append(Token(token, found, cursor))
             else:
-                end = found + len(token)
-                cursor = end
-            if owner is None:
-                out.append(Token(token, found, end))
-            else:
-                start = owner[found]
-                out.append(Token(token, start, owner[end - 1] + 1 if end > found else start))
+                out.append(Token(token, starts[found], ends[cursor - 1]))
         return out
+
+
+def _character_ends(text: str) -> list[int]:
+    """Where each written character of ``text`` ends but the last: a character is one that
+    starts (no combining mark) with the marks after it, and anything NFC composes into it
+    (Hangul jamo into a syllable, the two halves of some Indic vowels)."""
+    ends, start = [], 0
+    for i in range(1, len(text)):
+        c = text[i]
+        if unicodedata.combining(c):
+            continue
+        if c > "\u02ff" and len(unicodedata.normalize("NFC", text[start : i + 1])) < len(
+                unicodedata.normalize("NFC", text[start:i])) + 1:
+            continue  # composes with the character before
+        ends.append(i)
+        start = i
+    return ends
 
 
 class Unicode(_Profile):

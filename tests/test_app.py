@@ -599,6 +599,7 @@ async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:
         await press(pilot, "o")
         assert isinstance(app.screen, CounterpartsScreen)
         text = app.screen.query_one(Static).content.plain
+        assert text.splitlines()[0].endswith("(escape closes)")  # the footer is the diff's
         candidate = text[: text.index("\nbaseline · ")]
         # B's sentences are numbered 1 to 4; the closing one is 4., flagged, and said new.
         closing = candidate[candidate.index("  4. ") :]

@@ -59,7 +59,8 @@ class CounterpartsScreen(common.Answers, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         text = Text()
-        text.append(f"Where each sentence of {one_line(self.example_id, 60)} has its counterpart\n", style="bold")
+        text.append(f"Where each sentence of {one_line(self.example_id, 60)} has its counterpart", style="bold")
+        text.append("  (escape closes)\n", style="italic")  # the footer below is the diff's
         text.append("support: the share of a sentence's words on an LCS with the best sentence there (0.5 or more: a counterpart)\n\n", style="italic")
         text.append_text(describe(self.grounding.candidate, f"candidate · {one_line(self.names[1], 40)}", "baseline"))
         if self.grounding.baseline is not None:

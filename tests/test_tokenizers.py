@@ -138,3 +138,15 @@ def test_decomposed_and_composing_characters_keep_their_own_offsets() -> None:
     assert unicode == [("\u00e9", "e\u0301"), ("caf\u00e9", "caf\u00e9"), ("\uac01", "\u1100\u1161\u11a8"), ("x", "x")]
     character = [(t.start, t.end) for t in get("character").tokens(text)]
     assert character == [(0, 2), (3, 4), (4, 5), (5, 6), (6, 7), (8, 11), (12, 13)]
+
+
+def test_half_width_kana_and_compatibility_jamo_keep_their_own_offsets() -> None:
+    """NFKC composes these across written characters (a half-width kana and its voicing
+    mark, compatibility jamo into a syllable): each token points at what it came from, and
+    the ones after it are placed too (they all lost their offsets after the first)."""
+    text = "\uff83\uff9e\uff70\uff80\u79fb\u884c \u3131\u314f abc"  # ﾃﾞｰﾀ移行 ㄱㅏ abc
+    character = [(t.text, text[t.start:t.end]) for t in get("character").tokens(text)]
+    assert character == [("\u30c7", "\uff83\uff9e"), ("\u30fc", "\uff70"), ("\u30bf", "\uff80"), ("\u79fb", "\u79fb"),
+                         ("\u884c", "\u884c"), ("\uac00", "\u3131\u314f"), ("a", "a"), ("b", "b"), ("c", "c")]
+    unicode = [(t.text, text[t.start:t.end]) for t in get("unicode").tokens(text)]
+    assert unicode[0] == ("\u30c7\u30fc\u30bf", "\uff83\uff9e\uff70\uff80") and unicode[-2:] == [("\uac00", "\u3131\u314f"), ("abc", "abc")]

@@ -12,6 +12,7 @@ The token texts of ``tokens`` must equal what rouge-score-rs counts for the same
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -190,10 +191,9 @@ class _Profile(Tokenizer):
     """A rouge-score-rs profile of its own (NFKC, full case folding, NFKC): tokens are its
     tokens; offsets are found by matching them, in order, against the text normalised one
     written character at a time (a character with the combining marks after it, as
-    decomposed text writes "é"). Where that differs from the whole text's normalisation
-    (the rare scripts whose letters compose across characters, like Hangul jamo), a token
-    it cannot place keeps the empty offset just after the one before, rather than another
-    word's: a search never skips a letter or digit to find one."""
+    decomposed text writes "é"). Where that still differs from the whole text's
+    normalisation, a token it cannot place gets an empty offset where it must be, never
+    another word's (a search never skips a letter or digit), and the search goes on past it."""
 
     def native(self, stem: bool = False) -> rs_tokenizers.Tokenizer:
         return self.profile()
@@ -220,6 +220,9 @@ class _Profile(Tokenizer):
                 start = end = starts[cursor] if starts is not None and cursor < len(starts) else (
                     len(text) if starts is not None else cursor)
                 out.append(Token(token, start, end))
+                # Past where it must be, so that the tokens after it are placed again.
+                at = next((k for k in range(cursor, len(normal)) if normal[k].isalnum()), len(normal))
+                cursor = min(at + len(token), len(normal))
                 continue
             cursor = found + len(token)
             if starts is None:
@@ -231,15 +234,16 @@ class _Profile(Tokenizer):
 
 def _character_ends(text: str) -> list[int]:
     """Where each written character of ``text`` ends but the last: a character is one that
-    starts (no combining mark) with the marks after it, and anything NFC composes into it
-    (Hangul jamo into a syllable, the two halves of some Indic vowels)."""
+    starts (no combining mark) with the marks after it, and anything NFKC composes into it
+    (Hangul jamo into a syllable, a half-width voicing mark into its kana, the two halves of
+    some Indic vowels)."""
     ends, start = [], 0
+    nfkc = functools.partial(unicodedata.normalize, "NFKC")
     for i in range(1, len(text)):
         c = text[i]
         if unicodedata.combining(c):
             continue
-        if c > "\u02ff" and len(unicodedata.normalize("NFC", text[start : i + 1])) < len(
-                unicodedata.normalize("NFC", text[start:i])) + 1:
+        if c > "\u02ff" and len(nfkc(text[start : i + 1])) < len(nfkc(text[start:i])) + len(nfkc(c)):
             continue  # composes with the character before
         ends.append(i)
         start = i

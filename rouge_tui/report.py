@@ -258,7 +258,7 @@ def render_text(data: dict[str, Any]) -> Any:
     said = Table.grid(padding=(0, 1))  # a long sentence wraps under itself, not under the id
     said.add_column(justify="right", min_width=3)
     said.add_column()
-    said.add_column()
+    said.add_column(overflow="fold")  # a word wider than the column (a URL, Chinese) whole
     for rank, row in enumerate(data["top"], 1):
         top.add_row(
             str(rank), Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}",

@@ -572,3 +572,18 @@ def test_text_report_not_to_a_terminal_fits_80_columns_and_keeps_every_word(caps
             break
         joined += line.split()
     assert " ".join(joined) == sentence
+
+
+def test_a_new_sentence_with_a_word_wider_than_the_line_is_shown_whole(tmp_path: Path, capsys) -> None:
+    """A run of Chinese with no space, or a long URL, is folded across lines, not cut."""
+    wide, url = "\u77ed" * 70 + "\u3002", "https://status.example.com/" + "a" * 90
+    refs = jsonl({"id": "a", "reference": "the pool timed out."}, {"id": "b", "reference": "the pool timed out."})
+    suite = make_suite(tmp_path / "s", refs, {
+        "1.jsonl": jsonl({"id": "a", "output": "the pool timed out."}, {"id": "b", "output": "the pool."}),
+        "2.jsonl": jsonl({"id": "a", "output": f"the pool timed out. {wide}"}, {"id": "b", "output": f"the pool. See {url} now."}),
+    })  # fmt: skip
+    main(["report", str(suite), "--no-cache"])
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    flat = "".join(line.strip() for line in out.splitlines())
+    assert wide in flat and url in flat.replace(" ", "")

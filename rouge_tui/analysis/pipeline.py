@@ -90,13 +90,10 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     tell = progress or (lambda stage, fraction: None)
     tell("reading the references", 0.0)
     references = read_references(suite)
-    try:
-        tell("reading build 1 of 2", 0.0)
-        base = read_build(suite, baseline)
-        tell("reading build 2 of 2", 0.0)
-        cand = read_build(suite, candidate)
-    except SuiteError as exc:  # the way on for a reader who did not pick this pair
-        raise SuiteError(f"{exc.message} (--baseline / --candidate compare other builds)", exc.path, exc.line) from None
+    tell("reading build 1 of 2", 0.0)
+    base = read_build(suite, baseline)
+    tell("reading build 2 of 2", 0.0)
+    cand = read_build(suite, candidate)
     return Texts(references, base, cand)
 
 
@@ -203,7 +200,13 @@ def open_analysis(
                     figures = None
                 if figures is not None:
                     return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand), key, reader, earlier)
-    texts = read_texts(suite, base, cand, progress)
+    try:
+        texts = read_texts(suite, base, cand, progress)
+    except SuiteError as exc:
+        if baseline is not None or candidate is not None or exc.path not in (*base.run_files, *cand.run_files):
+            raise
+        # The newest pair, which the reader did not pick, cannot be read: the way on.
+        raise SuiteError(f"{exc.message} (--baseline / --candidate compare other builds)", exc.path, exc.line) from None
     return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier)
 
 

@@ -16,15 +16,26 @@ import numpy as np
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.settings import Settings
 
-__all__ = ["SORTS", "Figures"]
+__all__ = ["SORTS", "Figures", "Sort"]
 
-# The movers table's orders (`s` cycles them; the help screen reads the summaries).
+@dataclass(frozen=True)
+class Sort:
+    """One of the movers table's orders, as the status line names it (``words``, ``short``
+    where room is short) and the help screen says what it is."""
+
+    words: str
+    short: str
+    summary: str
+
+
+# The movers table's orders, the only list of them (`s` cycles them; `Figures.order` sorts).
 SORTS = {
-    "|delta|": "the largest moves first, down or up: the ranking",
-    "regressions": "the largest drops first, then the rest",
-    "improvements": "the largest gains first, then the rest",
-    "new movers": "the examples not flagged vol (volatile) first, each part by |delta|",
-    "id": "by example id",
+    "|delta|": Sort("by |delta|", "by |Δ|", "the largest moves first, down or up: the ranking"),
+    "regressions": Sort("regressions first", "regr first", "the largest drops first, then the rest"),
+    "improvements": Sort("improvements first", "impr first", "the largest gains first, then the rest"),
+    "new movers": Sort("new movers first", "new first",
+                       "the examples not flagged vol (volatile) first, each part by |delta|"),
+    "id": Sort("by id", "by id", "by example id"),
 }
 
 
@@ -85,7 +96,7 @@ class Figures:
             reason += f", but |delta| {abs(self.delta_mean):.2g} is within min_delta {self.settings.min_delta:g}"
         return reason
 
-    def order(self, sort: str = "|delta|") -> np.ndarray:
+    def order(self, sort: str = next(iter(SORTS))) -> np.ndarray:
         """Row indices (into the ranked arrays) for one of the table's orders."""
         rank = np.arange(self.paired, dtype=np.int64)
         if sort == "|delta|":

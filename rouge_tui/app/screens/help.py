@@ -14,7 +14,6 @@ from textual.widgets import Static
 from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens import common
-from rouge_tui.app.screens.review import SORT_WORDS
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
 MOVING = [
@@ -63,9 +62,9 @@ class HelpScreen(common.Answers, ModalScreen[None]):
             text.append(f"  {tokenizer.name:<12}", style="bold")
             text.append(f" {tokenizer.summary}\n")
         text.append("\nSorts (s cycles)\n", style="bold underline")
-        for sort, summary in SORTS.items():
-            text.append(f"  {SORT_WORDS[sort]:<19}", style="bold")
-            text.append(f" {summary}\n")
+        for sort in SORTS.values():
+            text.append(f"  {sort.words:<19}", style="bold")
+            text.append(f" {sort.summary}\n")
         text.append("\nChange signals (the table's signals column)\n", style="bold underline")
         for signal in SIGNALS:
             text.append(f"  {signal.short:<6}", style="bold")

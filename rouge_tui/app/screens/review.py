@@ -51,14 +51,6 @@ from rouge_tui.suite import Suite, open_suite, read_user_defaults
 if TYPE_CHECKING:
     from rouge_tui.app.screens.diff import Prepared
 
-SORT_WORDS = {
-    "|delta|": "by |delta|",
-    "regressions": "regressions first",
-    "improvements": "improvements first",
-    "new movers": "new movers first",
-    "id": "by id",
-}
-SHORT_SORT = {"|delta|": "by |Δ|", "regressions": "regr first", "improvements": "impr first", "new movers": "new first", "id": "by id"}
 # How the status line fits: each step shortens one part to its next form (the last form of
 # the sort is none), least needed first, until the line fits; counts are never dropped.
 STATUS_STEPS = ("out", "sort", "rows", "filter", "filter", "out", "sort")
@@ -375,7 +367,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             return {}
         f = self.analysis.figures
         parts = {
-            "sort": [SORT_WORDS[self.sort], SHORT_SORT[self.sort], ""],
+            "sort": [SORTS[self.sort].words, SORTS[self.sort].short, ""],
             "rows": [f"{self.table.row_count} of {f.paired}", f"{self.table.row_count}/{f.paired}"],
         }
         if self.filter_text:

@@ -49,9 +49,10 @@ def test_version_loads_nothing_heavy() -> None:
     assert done.stdout.strip().endswith("|"), done.stdout
 
 
-def test_score_loads_no_numpy(tmp_path) -> None:
+def test_score_with_rouge_scores_tokenizer_loads_no_numpy(tmp_path) -> None:
     """`score` is budgeted against a plain script on rouge-score-rs, which loads no numpy
-    (about 70 ms of a 2,000-pair run); its scores still come out, for both kinds of file."""
+    (about 70 ms of a 2,000-pair run); its scores still come out, for both kinds of file.
+    (The whitespace tokenizer spells its words for rouge-score-rs with numpy.)"""
     refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
     refs.write_text('{"id": "a", "reference": "the pool timed out"}\n'
                     '{"id": "b", "references": ["x y", "the cache"]}\n', encoding="utf-8")

@@ -42,8 +42,9 @@ def rows(
     progress: Progress | None = None,
 ) -> Iterator[tuple[tuple[float, float, float], ...]]:
     """Per example, in order, the precision, recall and F of each of ``metrics_`` against the
-    example's references (``references[i]``: one or more texts). Without numpy, so that
-    `score` the command starts as quickly as a script on rouge-score-rs would."""
+    example's references (``references[i]``: one or more texts). Without numpy (but for the
+    whitespace tokenizer's spelling), so that `score` the command starts as quickly as a
+    script on rouge-score-rs would."""
     names = list(metrics_)
     for name in names:
         metrics.get(name)

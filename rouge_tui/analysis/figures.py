@@ -16,7 +16,7 @@ import numpy as np
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.settings import Settings
 
-__all__ = ["SORTS", "Figures", "Sort"]
+__all__ = ["RANKING", "SORTS", "Figures", "Sort"]
 
 @dataclass(frozen=True)
 class Sort:
@@ -37,6 +37,7 @@ SORTS = {
                        "the examples not flagged vol (volatile) first, each part by |delta|"),
     "id": Sort("by id", "by id", "by example id"),
 }
+RANKING = next(iter(SORTS))  # the first order, the table's at the start
 
 
 @dataclass
@@ -96,10 +97,10 @@ class Figures:
             reason += f", but |delta| {abs(self.delta_mean):.2g} is within min_delta {self.settings.min_delta:g}"
         return reason
 
-    def order(self, sort: str = next(iter(SORTS))) -> np.ndarray:
+    def order(self, sort: str = RANKING) -> np.ndarray:
         """Row indices (into the ranked arrays) for one of the table's orders."""
         rank = np.arange(self.paired, dtype=np.int64)
-        if sort == "|delta|":
+        if sort == RANKING:
             return rank
         if sort == "regressions":
             return np.lexsort((rank, self.delta))

@@ -200,9 +200,9 @@ class _Profile(Tokenizer):
 
     def tokens(self, text: str, stem: bool = False) -> list[Token]:
         counted = self.profile().tokenize(text)
-        if text.isascii():  # ASCII: NFKC is the identity, casefold lower
+        if text.isascii():  # ASCII: NFKC is the identity, casefold lower, each character its own
             normal = text.lower()
-            starts = ends = None
+            starts, ends = range(len(text)), range(1, len(text) + 1)
         else:
             pieces, starts, ends = [], [], []
             at = 0
@@ -217,18 +217,14 @@ class _Profile(Tokenizer):
         for token in counted:
             found = normal.find(token, cursor)
             if found < 0 or any(c.isalnum() for c in normal[cursor:found]):
-                start = end = starts[cursor] if starts is not None and cursor < len(starts) else (
-                    len(text) if starts is not None else cursor)
-                out.append(Token(token, start, end))
+                start = starts[cursor] if cursor < len(starts) else len(text)
+                out.append(Token(token, start, start))
                 # Past where it must be, so that the tokens after it are placed again.
                 at = next((k for k in range(cursor, len(normal)) if normal[k].isalnum()), len(normal))
                 cursor = min(at + len(token), len(normal))
                 continue
             cursor = found + len(token)
-            if starts is None:
-                out.append(Token(token, found, cursor))
-            else:
-                out.append(Token(token, starts[found], ends[cursor - 1]))
+            out.append(Token(token, starts[found], ends[cursor - 1]))
         return out
 
 

@@ -27,7 +27,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from rouge_tui.analysis.compare import TEN
-from rouge_tui.analysis.figures import SORTS
+from rouge_tui.analysis.figures import RANKING, SORTS
 from rouge_tui.analysis.pipeline import Analysis, Caches, Texts, analyse, open_analysis
 from rouge_tui.analysis.settings import Settings, resolve
 from rouge_tui.app.messages import (
@@ -91,7 +91,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.analysis: Analysis | None = None
         self.texts: Texts | None = None
         self.review: Review | None = None
-        self.sort = next(iter(SORTS))
+        self.sort = RANKING
         self.filter_text = ""
         self.matches: np.ndarray | None = None
         self.matched_as = ""
@@ -350,7 +350,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             keep[self.matches] = True
             view = view[keep[view]]
         self.table.empty_text = "no example matches the filter" if self.matches is not None else "no examples"
-        self.table.show(figures, view, rule=self.sort == next(iter(SORTS)) and self.matches is None, cursor=cursor)
+        self.table.show(figures, view, rule=self.sort == RANKING and self.matches is None, cursor=cursor)
         self.update_status()
 
     def mark_cell(self, example_id: str) -> MarkCell | None:

@@ -211,8 +211,8 @@ class Overview(Widget):
         # which differ from the build lines' paired means when the builds hold other ids.
         kept = {b.name: b.stats for b in scored}
         ends = [kept.get(name) for name in pair]
-        line.append("  B " + (f"{ends[0].mean:.4f}" if ends[0] else "✗")
-                    + "  C " + (f"{ends[1].mean:.4f}" if ends[1] else "✗"), style=Style(bold=True))
+        line.append("".join(f"  {role} " + (f"{stats.mean:.4f}" if stats else "✗") for role, stats in zip("BC", ends)),
+                    style=Style(bold=True))
         if any(stats is not None and stats.n != paired.n for stats, paired in zip(ends, (f.baseline, f.candidate))):
             line.append(" (all outputs)", style=label)
         line.append(f"  {len(self.trend)} builds", style=label)

@@ -311,14 +311,24 @@ def compute(
             "with a usable reference"
         )
     references = [texts.references.texts[i] for i in ids]
-    # The builds before the baseline first, in name order as they were made: each is scored
-    # against the one before (`Scorer`).
-    with Scorer(texts.references.texts, settings, caches.scores) as scorer:
-        before = earlier_history(suite, settings, texts, caches, scorer)
-        base, cand = (
-            scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
-            for number, build in enumerate((texts.baseline, texts.candidate), 1)
-        )
+    baselines = [texts.baseline.runs[0].outputs[i] for i in ids]
+    candidates = [texts.candidate.runs[0].outputs[i] for i in ids]
+    sources = [texts.references.sources.get(i) for i in ids]
+    pairs = signals.Pairs(ids, baselines, candidates, references, sources, {}, settings.min_support)
+    # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
+    # GIL free (side by side, a cold CNN/DM report 1.76 -> 1.50 s: grounding adds 21%, was 50%).
+    with ThreadPoolExecutor(1) as pool:
+        grounded = pool.submit(_ground, pairs)
+        # The builds before the baseline first, in name order as they were made: each is
+        # scored against the one before (`Scorer`).
+        with Scorer(texts.references.texts, settings, caches.scores) as scorer:
+            before = earlier_history(suite, settings, texts, caches, scorer)
+            base, cand = (
+                scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
+                for number, build in enumerate((texts.baseline, texts.candidate), 1)
+            )
+        tell("finding change signals", 0.0)
+        copied = grounded.result()
     base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
     cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
     base_mean, cand_mean = base.mean(axis=0), cand.mean(axis=0)  # per example, over runs
@@ -338,16 +348,8 @@ def compute(
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     if too_few:
         warnings.append(too_few)
-    tell("finding change signals", 0.0)
-    baselines = [texts.baseline.runs[0].outputs[i] for i in ids]
-    candidates = [texts.candidate.runs[0].outputs[i] for i in ids]
-    sources = [texts.references.sources.get(i) for i in ids]
-    flags = signals.find(
-        signals.Pairs(
-            ids, baselines, candidates, references, sources,
-            {"history": [*before, shown_baseline]}, settings.min_support,
-        )
-    )
+    pairs.extra["history"] = [*before, shown_baseline]
+    flags = signals.find(pairs)
     delta_mean = compare.fmean(delta)
     moved = np.abs(delta)
     total = math.fsum(moved.tolist())
@@ -360,10 +362,6 @@ def compute(
             "the baseline's band has zero width (identical runs or outputs): any change is "
             "drift; [band] min_delta in suite.toml sets the smallest delta that counts"
         )
-    copied = {}
-    if any(source is not None for source in sources):
-        means = grounding.copy_means([baselines, candidates], sources)
-        copied = {role: list(found or ()) for role, found in zip(("baseline", "candidate"), means)}
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} ids missing from some runs, left out")
@@ -393,6 +391,16 @@ def compute(
         details=details(texts, [ids[i] for i in order[:DETAIL_ROWS].tolist()], settings.min_support),
         copied=copied,
     )
+
+
+def _ground(pairs: signals.Pairs) -> dict[str, list[float]]:
+    """Each candidate's new sentences and figures (kept in ``pairs``), and each build's mean
+    coverage and density when the suite has sources."""
+    _ = pairs.grounded  # a cached property: worked out here, read by the signals
+    if all(source is None for source in pairs.sources):
+        return {}
+    means = grounding.copy_means([pairs.baseline, pairs.candidate], pairs.sources)
+    return {role: list(found or ()) for role, found in zip(("baseline", "candidate"), means)}
 
 
 DETAIL_ROWS = compare.TEN  # ranks whose grounding the figures keep: report's default --top

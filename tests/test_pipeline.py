@@ -414,3 +414,44 @@ def test_the_history_band_takes_the_five_builds_ending_with_the_baseline(tmp_pat
     assert figures.baseline.band_source == "history"
     assert figures.baseline.mean == 1.0
     assert figures.baseline.band == pytest.approx((1.0 - half, 1.0 + half), abs=1e-15)
+
+
+def test_a_comparison_given_up_while_it_scores_does_not_wait_for_its_grounding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What overlap cannot see is found beside the scoring; when the scoring stops (the app's
+    cancel raises from its progress callback, as Ctrl-C or an error would), the comparison
+    ends then, not when the grounding ends. Here the grounding would take 60 s."""
+    import threading
+
+    from rouge_tui.analysis import grounding
+
+    release = threading.Event()
+
+    def slow_counts(candidates, *args, **kwargs):
+        release.wait(60)
+        return np.zeros(len(candidates), np.int64), np.zeros(len(candidates), np.int64)
+
+    def cancel(stage: str, fraction: float) -> None:
+        if stage.startswith("scoring"):
+            raise InterruptedError("cancelled")
+
+    monkeypatch.setattr(grounding, "new_counts", slow_counts)
+    suite = open_suite(_suite_for_cache(tmp_path / "s"))
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            open_analysis(suite, Settings(), "1", "2", progress=cancel)
+        except BaseException as exc:  # noqa: BLE001 - the test reads it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(20)
+    try:
+        assert not worker.is_alive(), "the comparison waited for its grounding"
+        assert [type(exc) for exc in outcome] == [InterruptedError]
+    finally:
+        release.set()
+        worker.join()

@@ -317,18 +317,17 @@ def compute(
     pairs = signals.Pairs(ids, baselines, candidates, references, sources, {}, settings.min_support)
     # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
     # GIL free (side by side, a cold CNN/DM report 1.76 -> 1.50 s: grounding adds 21%, was 50%).
-    with ThreadPoolExecutor(1) as pool:
-        grounded = pool.submit(_ground, pairs)
-        # The builds before the baseline first, in name order as they were made: each is
-        # scored against the one before (`Scorer`).
-        with Scorer(texts.references.texts, settings, caches.scores) as scorer:
-            before = earlier_history(suite, settings, texts, caches, scorer)
-            base, cand = (
-                scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
-                for number, build in enumerate((texts.baseline, texts.candidate), 1)
-            )
-        tell("finding change signals", 0.0)
-        copied = grounded.result()
+    grounded = _beside(lambda: _ground(pairs))
+    # The builds before the baseline first, in name order as they were made: each is scored
+    # against the one before (`Scorer`).
+    with Scorer(texts.references.texts, settings, caches.scores) as scorer:
+        before = earlier_history(suite, settings, texts, caches, scorer)
+        base, cand = (
+            scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
+            for number, build in enumerate((texts.baseline, texts.candidate), 1)
+        )
+    tell("finding change signals", 0.0)
+    pairs.grounded, copied = grounded.result()  # the signals read them
     base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
     cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
     base_mean, cand_mean = base.mean(axis=0), cand.mean(axis=0)  # per example, over runs
@@ -393,14 +392,30 @@ def compute(
     )
 
 
-def _ground(pairs: signals.Pairs) -> dict[str, list[float]]:
-    """Each candidate's new sentences and figures (kept in ``pairs``), and each build's mean
-    coverage and density when the suite has sources."""
-    _ = pairs.grounded  # a cached property: worked out here, read by the signals
+def _ground(pairs: signals.Pairs) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, list[float]]]:
+    """Each candidate's new sentences and figures, and each build's mean coverage and density
+    when the suite has sources."""
+    counts = grounding.new_counts(pairs.candidate, pairs.baseline, pairs.references, pairs.sources,
+                                  pairs.min_support)
     if all(source is None for source in pairs.sources):
-        return {}
+        return counts, {}
     means = grounding.copy_means([pairs.baseline, pairs.candidate], pairs.sources)
-    return {role: list(found or ()) for role, found in zip(("baseline", "candidate"), means)}
+    return counts, {role: list(found or ()) for role, found in zip(("baseline", "candidate"), means)}
+
+
+def _beside(work: Callable[[], object]) -> Future:
+    """``work`` in a daemon thread, which nothing joins: a comparison given up while it scores
+    (the app's cancel or quit, Ctrl-C, an error) does not wait for it."""
+    done: Future = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(work())
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
+            done.set_exception(exc)
+
+    threading.Thread(target=run, name="grounding", daemon=True).start()
+    return done
 
 
 DETAIL_ROWS = compare.TEN  # ranks whose grounding the figures keep: report's default --top

@@ -5,6 +5,7 @@ user's umask (a colleague on the same box can read them)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -126,9 +127,13 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     figures = review.analysis.figures
     ids = list(figures.ids[: figures.ten]) + sorted(set(review.shown()) - set(figures.ids[: figures.ten]))
     shown = examples(review, ids)
-    stem = data_dir() / "reviews" / f"{safe_name(figures.suite, 30)}-{now:%Y%m%d-%H%M%S}"
-    markdown = stem.with_suffix(".md")
-    page = stem.with_suffix(".html")
+    folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{now:%Y%m%d-%H%M%S}"
+    # A name of its own: a dot in the suite's name is not a suffix, and a second export in
+    # the same second gets -2.
+    for name in (stem if n == 1 else f"{stem}-{n}" for n in itertools.count(1)):
+        markdown, page = folder / f"{name}.md", folder / f"{name}.html"
+        if not (markdown.exists() or page.exists()):
+            break
     mode = umask_mode()
     atomic_write(markdown, review_markdown(review, shown, now).encode("utf-8", "surrogatepass"), mode)
     data = report.to_json(figures, 10, review.marks_json())

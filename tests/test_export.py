@@ -31,13 +31,13 @@ CAND = {k: " ".join(f"w{j}" for j in range(i + 1, 12)) or "gone" for i, k in enu
 TEN = [f"x{i:02d}" for i in range(11, 1, -1)]
 
 
-def review_of(root: Path, candidate: dict[str, str] = CAND) -> Review:
+def review_of(root: Path, candidate: dict[str, str] = CAND, name: str = "export me") -> Review:
     suite = make_suite(
         root,
         jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
         {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in BASE.items())),
          "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in candidate.items()))},
-        toml='name = "export me"\n',
+        toml=f'name = "{name}"\n',
     )  # fmt: skip
     analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
     return Review(analysis, analysis.texts.result())
@@ -62,6 +62,24 @@ def test_exports_are_written_with_the_users_umask(mask: int, mode: int, tmp_path
         assert path.parent == data_dir() / "reviews"
         assert stat.S_IMODE(path.stat().st_mode) == mode, path.name
     assert written[0].name.endswith("-20261201-031415.md")
+
+
+def test_each_export_is_a_file_of_its_own_whatever_the_suite_is_called(tmp_path: Path) -> None:
+    """A dot in the suite's name ("See et al. 2017") once cut the rest of the file name off,
+    so every export of that suite overwrote the last one; two exports in one second must not
+    overwrite each other either."""
+    review = review_of(tmp_path / "s", name="CNN/DailyMail, See et al. 2017 outputs")
+    review.set_mark(TEN[0], "regression", "the first export's note")
+    first = export_review(review, NOW)
+    review.set_mark(TEN[0], "fine", "the second export's note")
+    second = export_review(review, NOW)
+    assert len({*first, *second}) == 4
+    assert [p.suffix for p in first + second] == [".md", ".html", ".md", ".html"]
+    for path in first + second:
+        assert path.name.startswith("CNN_DailyMail_See_et_al._2017-"), path.name
+        assert "-20261201-031415" in path.name, path.name
+    assert "the first export's note" in first[0].read_text(encoding="utf-8")
+    assert "the second export's note" in second[0].read_text(encoding="utf-8")
 
 
 def test_every_one_of_the_ten_is_listed_and_marked_ones_too(tmp_path: Path) -> None:

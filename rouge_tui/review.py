@@ -62,6 +62,7 @@ class Review:
         self.store = store_for(analysis, texts.references.fingerprint)
         self.store.load()
         self._shown: dict[str, Shown] | None = None
+        self._rows: frozenset[str] | None = None
 
     @property
     def warning(self) -> str | None:
@@ -97,6 +98,14 @@ class Review:
                 shown[example_id] = Shown(mark, False)
         self._shown = shown
         return shown
+
+    def outside(self) -> int:
+        """How many of the marks shown are of examples that are no row of this comparison (not
+        in both builds any more, or left out for want of a reference): the report and the
+        export list them, the table cannot."""
+        if self._rows is None:
+            self._rows = frozenset(self.analysis.figures.ids)
+        return sum(example_id not in self._rows for example_id in self.shown())
 
     def get(self, example_id: str) -> Shown | None:
         return self.shown().get(example_id)

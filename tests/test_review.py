@@ -112,6 +112,20 @@ def test_a_mark_on_an_example_no_longer_in_both_builds_still_shows(tmp_path: Pat
     assert shown(review(path))["o2"] == ("fine", "kept", True, "not in both builds any more", None)
 
 
+def test_marks_of_examples_that_are_no_row_are_counted_apart(tmp_path: Path) -> None:
+    """The app's status line once said "6 marked" over a comparison whose rows held 4 marks:
+    the other two were of examples no longer in both builds."""
+    path = write_suite(tmp_path / "s")
+    for example in ("o2", "t1", "e1"):
+        review(path).set_mark(example, "fine", "")
+    assert review(path).outside() == 0
+    cand = path / "builds" / "2-cand.jsonl"
+    cand.write_text(outputs({k: v for k, v in CANDIDATE.items() if k not in ("o2", "e1")}))
+    again = review(path)
+    assert len(again.shown()) == 3 and again.outside() == 2
+    assert set(again.analysis.figures.ids) == {"t1", "t2", "o1"}
+
+
 @pytest.mark.parametrize("name", ["reviewed", None], ids=["named", "unnamed"])
 def test_marks_made_against_earlier_references_still_show_stale(
     name: str | None, tmp_path: Path

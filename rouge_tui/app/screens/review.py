@@ -374,7 +374,10 @@ class ReviewScreen(common.Answers, Screen[None]):
             query = one_line(self.filter_text, 30)
             parts["filter"] = [f"{self.matched_as or 'filter'} {query!r}", f"{query!r}", f"{one_line(self.filter_text, 12)!r}"]
         if self.review is not None and self.review.shown():
-            parts["marks"] = [f"{len(self.review.shown())} marked"]
+            outside = self.review.outside()
+            here = len(self.review.shown()) - outside
+            parts["marks"] = [f"{here} marked, {outside} not in this comparison", f"{here} marked +{outside}"
+                              ] if outside else [f"{here} marked"]
         elif self.texts is None:
             parts["marks"] = ["reading texts"]
         left = [(len(f.only_in_baseline), "base only", "base"), (len(f.only_in_candidate), "cand only", "cand"),

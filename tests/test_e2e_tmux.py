@@ -133,6 +133,35 @@ def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path,
     assert marks_of(data)[ranked_ids()[0]]["mark"] == "regression"
 
 
+@pytest.mark.parametrize("how", ["hang-up", "terminate"])
+def test_a_note_being_typed_is_saved_when_the_terminal_goes_away(tmp_path: Path, how: str) -> None:
+    """A newcomer's session typed a note, then the SSH session dropped: the note was nowhere.
+    What is typed is now the note, on a hang-up (SIGHUP) as on SIGTERM."""
+    home = tmp_path / "home"
+    pidfile = tmp_path / "pid"
+    command = f"echo $$ > {shlex.quote(str(pidfile))}; exec {shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}"
+    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 80, 24)
+    data = home / "xdg_data_home" / "rouge-tui"
+    top = ranked_ids()[0]
+    try:
+        session.settled(lambda screen: "drift-down" in screen, "the overview")
+        pid = int(pidfile.read_text())
+        session.keys("c")
+        session.settled(lambda screen: "ctrl+s save" in screen, "the note editor")
+        session.keys("-l", "typed, not saved: the line dropped")
+        session.settled(lambda screen: "the line dropped" in screen, "the typed note")
+        if how == "terminate":
+            os.kill(pid, 15)
+            wait_for(lambda: not alive(pid), "the app to exit")
+    finally:
+        session.close()  # the terminal goes away: SIGHUP to the app
+    deadline = time.monotonic() + 10
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid)
+    assert marks_of(data)[top]["note"] == "typed, not saved: the line dropped"
+
+
 def test_q_while_a_43_mb_output_is_still_analysed_exits_at_once(tmp_path: Path) -> None:
     """Issue 12: q is immediate even while the first analysis is still running (it took
     19 s: asyncio's close joined the worker thread finding the change signals)."""

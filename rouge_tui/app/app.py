@@ -79,16 +79,24 @@ class RougeApp(App[None]):
 
     def _exit_signals(self) -> None:
         """SIGHUP (the SSH session dropped): the terminal is gone, so nothing is drawn or
-        restored; what a failed save left unsaved is tried once more, then the process ends.
+        restored; a note being typed is saved as it stands, what a failed save left unsaved
+        is tried once more, then the process ends.
         The handler is Python's, not the event loop's: it runs even while the loop is stuck
         writing to the dead terminal (Textual's writer queue fills and blocks it).
-        SIGTERM: the terminal is there, so the app exits as ``q`` does, within TERM_GRACE."""
+        SIGTERM: the terminal is there, so the app saves as for SIGHUP and exits as ``q``
+        does, within TERM_GRACE."""
         if threading.current_thread() is not threading.main_thread():
             return
         signal.signal(signal.SIGHUP, self._hang_up)
         signal.signal(signal.SIGTERM, self._terminate)
 
     def _save_unsaved(self) -> None:
+        for screen in self.screen_stack:  # a note being typed is saved as it stands
+            if isinstance(screen, NoteScreen):
+                try:
+                    screen.keep_typed()
+                except (OSError, ValueError):
+                    pass
         for review in self.reviews:
             try:
                 review.store.flush()
@@ -100,6 +108,7 @@ class RougeApp(App[None]):
         os._exit(128 + signum)
 
     def _terminate(self, signum: int, frame: object) -> None:
+        self._save_unsaved()
         timer = threading.Timer(TERM_GRACE, os._exit, (128 + signum,))
         timer.daemon = True
         timer.start()

@@ -82,7 +82,10 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
             screen.notify(one_line(notice, 300), severity="warning", markup=False, timeout=8)
 
     # A note whose save failed is still the session's: it comes back here.
-    screen.app.push_screen(NoteScreen(example_id, shown.note if shown else ""), save)
+    def keep(note: str) -> None:
+        review.set_mark(example_id, None, note)
+
+    screen.app.push_screen(NoteScreen(example_id, shown.note if shown else "", keep), save)
 
 
 def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], None]) -> None:
@@ -142,10 +145,11 @@ class NoteScreen(Answers, ModalScreen[str | None]):
         Binding("escape", "cancel", "cancel", id="cancel"),
     ]
 
-    def __init__(self, example_id: str, note: str) -> None:
+    def __init__(self, example_id: str, note: str, keep: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.example_id = example_id
         self.note = note
+        self.keep = keep  # saves a note at once, for `keep_typed`
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box"):
@@ -162,6 +166,12 @@ class NoteScreen(Answers, ModalScreen[str | None]):
         not before the editor is there."""
         areas = self.query(TextArea)
         return bool(areas) and areas.first().text != self.note
+
+    def keep_typed(self) -> None:
+        """Save what is typed as the note, at once and without the event loop: the terminal
+        went away (a dropped SSH session is no decision to throw the note away)."""
+        if self.keep is not None and self.typed:
+            self.keep(self.query_one(TextArea).text)
 
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text)

@@ -13,7 +13,7 @@ from typing import Any
 
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
-from rouge_tui.analysis.figures import Figures
+from rouge_tui.analysis.figures import Figures, percent
 from rouge_tui.safetext import one_line
 
 __all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_mark", "verdict_words"]
@@ -152,7 +152,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         (f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
          f" ({data['delta_interval_method']})"),
         (f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
-         f" the ten most-moved hold {data['top_share']:.0%} of the total |delta|"),
+         f" the ten most-moved hold {percent(data['top_share'])} of the total |delta|"),
         "",
         "| build | name | runs | n | mean | band | band source |",
         "| --- | --- | ---: | ---: | ---: | --- | --- |",
@@ -227,7 +227,7 @@ def render_text(data: dict[str, Any]) -> Any:
     )
     head.append(
         f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
-        f"  the ten hold {data['top_share']:.0%} of |delta|"
+        f"  the ten hold {percent(data['top_share'])} of |delta|"
     )
     for warning in data["warnings"]:
         head.append("\nwarning    " + one_line(warning), style="bold yellow")
@@ -359,7 +359,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         warnings,
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
          f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
-         f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {data['top_share']:.0%} of |Δ|</p>"),
+         f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {percent(data['top_share'])} of |Δ|</p>"),
         "<table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
         rows,
         "</table>",

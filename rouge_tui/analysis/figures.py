@@ -16,7 +16,7 @@ import numpy as np
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.settings import Settings
 
-__all__ = ["RANKING", "SORTS", "Figures", "Sort"]
+__all__ = ["RANKING", "SORTS", "Figures", "Sort", "percent"]
 
 @dataclass(frozen=True)
 class Sort:
@@ -189,3 +189,15 @@ class Figures:
             problems.append("ids")
         if problems:
             raise ValueError(f"cached figures do not check out: {', '.join(problems)}")
+
+
+def percent(share: float) -> str:
+    """A share in [0, 1] as a percentage that reads 0% or 100% only when it is: the ten of
+    11,490 examples may hold 0.4% of the total |delta|, which "0%" would hide."""
+    if 0 < share < 0.001:
+        return "<0.1%"
+    if 0.999 < share < 1:
+        return ">99.9%"
+    if 0 < share < 0.01 or 0.99 < share < 1:
+        return f"{share:.1%}"
+    return f"{share:.0%}"

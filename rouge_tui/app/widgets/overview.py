@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
-from rouge_tui.analysis.figures import Figures
+from rouge_tui.analysis.figures import Figures, percent
 from rouge_tui.report import verdict_mark, verdict_words
 from rouge_tui.safetext import one_line
 
@@ -156,9 +156,9 @@ class Overview(Widget):
             ("band", f"{source} k={f.settings.k:g}"),
             ("P", f"{f.delta_precision:+.3f}"),
             ("R", f"{f.delta_recall:+.3f}"),
-            ("ten", f"{f.top_share:.0%} of |Δ|"),
+            ("ten", f"{percent(f.top_share)} of |Δ|"),
         ]
-        short = [full[0], ("95%", f"[{low:+.3f}, {high:+.3f}]"), *full[3:5], ("ten", f"{f.top_share:.0%}")]
+        short = [full[0], ("95%", f"[{low:+.3f}, {high:+.3f}]"), *full[3:5], ("ten", percent(f.top_share))]
         room = width - verdict.cell_len
         parts = full if sum(len(n) + len(v) + 3 for n, v in full) <= room else short
         for number, (name, value) in enumerate(parts):

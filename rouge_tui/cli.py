@@ -43,7 +43,7 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tokenizer", choices=list(TOKENIZERS), help="default: the suite's, else whitespace")
     parser.add_argument("--stem", action="store_true", default=None, help="Porter stemming (rouge-score tokenizer)")
     parser.add_argument("-k", "--band-k", type=float, dest="k", metavar="K",
-                        help="band half-width in standard errors or standard deviations")
+                        help="band half-width in standard errors or standard deviations (up to 100)")
     parser.add_argument("--no-cache", action="store_true", help="score from scratch, neither reading nor writing the cache")
 
 

@@ -96,9 +96,9 @@ def test_a_suites_stem_does_not_apply_once_a_flag_picks_whitespace() -> None:
         assert "stem:no" in got.signature
 
 
-@pytest.mark.parametrize("k", [0.0, -1.0, math.nan, math.inf, -math.inf])
+@pytest.mark.parametrize("k", [0.0, -1.0, math.nan, math.inf, -math.inf, 100.5, 1e308])
 def test_a_bad_k_is_a_usage_error(k: float) -> None:
-    with pytest.raises(UsageError, match="band k must be a positive number"):
+    with pytest.raises(UsageError, match="band k must be a positive number up to 100"):
         resolve(NONE, NOBODY, k=k)
     with pytest.raises(UsageError):
         resolve(NONE, UserDefaults(k=k))

@@ -438,7 +438,7 @@ def test_a_bad_k_from_the_command_line_is_exit_2(tmp_path: Path) -> None:
     for value in ("nan", "0", "-1", "inf"):
         result = cli("report", str(INCIDENTS), "-k", value, home=tmp_path / "xdg")
         assert result.returncode == 2, value
-        assert_one_line_error(result.stdout, result.stderr, "band k must be a positive number")
+        assert_one_line_error(result.stdout, result.stderr, "band k must be a positive number up to 100")
 
 
 # ---------------------------------------------------------------------- references and identity

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from rouge_tui import __version__
 from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.suite.settings import K_RANGE, MAX_K
 
 __all__ = ["BAND_SOURCES", "Settings", "UsageError", "resolve"]
 
@@ -81,8 +82,8 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
     if stem is None:
         stem = bool(suite.stem) and stems
     k = _first(k, suite.k, user.k, defaults.k)
-    if not (math.isfinite(k) and k > 0):
-        raise UsageError(f"band k must be a positive number, got {k!r}")
+    if not (math.isfinite(k) and 0 < k <= MAX_K):
+        raise UsageError(f"band k must be {K_RANGE}, got {k!r}")
     return Settings(
         metric=metric,
         tokenizer=tokenizer,

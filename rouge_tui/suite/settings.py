@@ -14,7 +14,12 @@ from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.files import read_small
 
-__all__ = ["Fields", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
+# The band's k, in standard errors or deviations: beyond this, the band holds any mean and
+# its edges print as hundreds of digits (k = 1e308 once did).
+MAX_K = 100.0
+K_RANGE = f"a positive number up to {MAX_K:g}"
+
+__all__ = ["K_RANGE", "MAX_K", "Fields", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
 
 _TOML_LIMIT = 1 << 20
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
@@ -200,7 +205,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
         metric=top.string("metric", list(METRICS)),
         tokenizer=tokenizer,
         stem=stem,
-        k=band.number("k", lambda k: k > 0, "a positive number"),
+        k=band.number("k", lambda k: 0 < k <= MAX_K, K_RANGE),
         band_source=band.string("source", ["auto", "history"]),
         min_delta=band.number("min_delta", lambda d: d >= 0, "a number >= 0"),
         min_support=grounding.number("min_support", lambda s: 0 < s <= 1, "a number in (0, 1]"),
@@ -218,6 +223,6 @@ def read_user_defaults(path: Path) -> UserDefaults:
     return UserDefaults(
         metric=top.string("metric", list(METRICS)),
         tokenizer=top.string("tokenizer", list(TOKENIZERS)),
-        k=top.number("k", lambda k: k > 0, "a positive number"),
+        k=top.number("k", lambda k: 0 < k <= MAX_K, K_RANGE),
         theme=top.string("theme"),
     )

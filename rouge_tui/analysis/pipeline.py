@@ -395,8 +395,7 @@ def compute(
 def _ground(pairs: signals.Pairs) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, list[float]]]:
     """Each candidate's new sentences and figures, and each build's mean coverage and density
     when the suite has sources."""
-    counts = grounding.new_counts(pairs.candidate, pairs.baseline, pairs.references, pairs.sources,
-                                  pairs.min_support)
+    counts = pairs.count_new()
     if all(source is None for source in pairs.sources):
         return counts, {}
     means = grounding.copy_means([pairs.baseline, pairs.candidate], pairs.sources)

@@ -63,7 +63,12 @@ class Pairs:
     @cached_property
     def grounded(self) -> tuple[np.ndarray, np.ndarray]:
         """How many new sentences and new figures each candidate has (SPEC "What overlap
-        cannot see"; none where the outputs are the same text)."""
+        cannot see"; none where the outputs are the same text), once: `count_new`."""
+        return self.count_new()
+
+    def count_new(self) -> tuple[np.ndarray, np.ndarray]:
+        """`grounded`, worked out each time asked (and without its lock, which Python 3.11
+        shares between all the Pairs: a thread may work it out beside another's)."""
         references = self.references or [()] * len(self.ids)
         sources = self.sources or [None] * len(self.ids)
         return grounding.new_counts(self.candidate, self.baseline, references, sources, self.min_support)

@@ -64,11 +64,14 @@ def mark(screen: Screen, review: Review, example_id: str, word: str, after: Call
 def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[], None]) -> None:
     shown = review.get(example_id)
 
+    def keep(note: str) -> str | None:
+        return review.set_mark(example_id, None, note)
+
     def save(note: str | None) -> None:
         if note is None:
             return
         try:
-            notice = review.set_mark(example_id, None, note)
+            notice = keep(note)
         except OSError as exc:
             screen.notify(
                 f"could not save the note (kept in this session; c and enter to retry): {describe(exc)}",
@@ -82,9 +85,6 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
             screen.notify(one_line(notice, 300), severity="warning", markup=False, timeout=8)
 
     # A note whose save failed is still the session's: it comes back here.
-    def keep(note: str) -> None:
-        review.set_mark(example_id, None, note)
-
     screen.app.push_screen(NoteScreen(example_id, shown.note if shown else "", keep), save)
 
 
@@ -145,7 +145,7 @@ class NoteScreen(Answers, ModalScreen[str | None]):
         Binding("escape", "cancel", "cancel", id="cancel"),
     ]
 
-    def __init__(self, example_id: str, note: str, keep: Callable[[str], None] | None = None) -> None:
+    def __init__(self, example_id: str, note: str, keep: Callable[[str], object] | None = None) -> None:
         super().__init__()
         self.example_id = example_id
         self.note = note

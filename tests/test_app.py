@@ -479,6 +479,29 @@ async def test_j_and_k_scroll_the_help_as_they_move_in_the_table() -> None:
         assert box.scroll_y == 2
 
 
+async def test_help_lists_only_the_keys_that_work_on_the_screen_it_was_opened_from() -> None:
+    """The review's help names / and says m, t and s cycle; the history's and the diff's
+    do not offer a filter, and say the cycles are the review table's."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        text = app.screen.text().plain
+        assert "  /        filter: part of an id" in text and text.count("filter") == 1
+        for key, what in (("m", "Metrics"), ("t", "Tokenizers"), ("s", "Sorts")):
+            assert f"{what} ({key} cycles)\n" in text
+        for opening in (["escape", "h"], ["escape", "escape", "enter"]):
+            await press(pilot, *opening)
+            await settle(pilot)
+            assert isinstance(app.screen, (HistoryScreen, DiffScreen)), opening
+            await press(pilot, "question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            text = app.screen.text().plain
+            assert "filter" not in text, opening
+            for key, what in (("m", "Metrics"), ("t", "Tokenizers"), ("s", "Sorts")):
+                assert f"{what} ({key} cycles them in the review table)\n" in text, opening
+
+
 async def test_help_closes_on_q_without_quitting() -> None:
     """Issue 11, 11."""
     app = app_for()

@@ -16,10 +16,8 @@ from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens import common
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
-MOVING = [
-    ("↑ ↓ j k", "move; page up / page down, home / end (the last row)"),
-    ("/", "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"),
-]
+MOVING = ("↑ ↓ j k", "move; page up / page down, home / end (the last row)")
+FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"
 
 
 class HelpScreen(common.Answers, ModalScreen[None]):
@@ -44,24 +42,27 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         text.append("Keys here\n", style="bold underline")
         seen = set()
         for binding in getattr(type(self.source), "BINDINGS", []):
-            if not hasattr(binding, "action") or binding.action in seen:
-                continue
+            if not hasattr(binding, "action") or binding.action in seen or binding.action in ("down", "up"):
+                continue  # (j and k are on the line about moving)
             seen.add(binding.action)
             key = self.app.get_key_display(binding)
             text.append(f"  {key:<8}", style="bold")
-            text.append(f" {binding.description}\n")
-        for key, what in MOVING:
-            text.append(f"  {key:<8}", style="bold")
-            text.append(f" {what}\n")
-        text.append("\nMetrics (m cycles)\n", style="bold underline")
+            text.append(f" {FILTER if binding.action == 'filter' else binding.description}\n")
+        text.append(f"  {MOVING[0]:<8}", style="bold")
+        text.append(f" {MOVING[1]}\n")
+
+        def cycles(key: str, action: str) -> str:  # the key works here, or only in the review
+            return f"({key} cycles)" if action in seen else f"({key} cycles them in the review table)"
+
+        text.append(f"\nMetrics {cycles('m', 'metric')}\n", style="bold underline")
         for metric in METRICS.values():
             text.append(f"  {metric.name:<10}", style="bold")
             text.append(f" {metric.summary}\n")
-        text.append("\nTokenizers (t cycles)\n", style="bold underline")
+        text.append(f"\nTokenizers {cycles('t', 'tokenizer')}\n", style="bold underline")
         for tokenizer in TOKENIZERS.values():
             text.append(f"  {tokenizer.name:<12}", style="bold")
             text.append(f" {tokenizer.summary}\n")
-        text.append("\nSorts (s cycles)\n", style="bold underline")
+        text.append(f"\nSorts {cycles('s', 'sort')}\n", style="bold underline")
         for sort in SORTS.values():
             text.append(f"  {sort.words:<19}", style="bold")
             text.append(f" {sort.summary}\n")

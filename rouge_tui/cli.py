@@ -88,18 +88,10 @@ def _normalise(argv: list[str]) -> list[str]:
     return ["open", *argv]
 
 
-def _settings(args: argparse.Namespace, suite):
-    from rouge_tui.analysis.settings import resolve
-    from rouge_tui.store.paths import config_dir
-    from rouge_tui.suite import read_user_defaults
-
-    user = read_user_defaults(config_dir() / "config.toml")
-    return resolve(suite.settings, user, metric=args.metric, tokenizer=args.tokenizer, stem=args.stem, k=args.k)
-
-
 def cmd_report(args: argparse.Namespace) -> int:
     from rouge_tui import report
     from rouge_tui.analysis.pipeline import Caches, analyse, open_analysis
+    from rouge_tui.analysis.settings import for_suite
     from rouge_tui.review import Review, store_for
     from rouge_tui.store.log import ReviewLog
     from rouge_tui.suite import open_suite
@@ -107,7 +99,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.top < 0:
         raise CliError("--top must be 0 or more")
     suite = open_suite(Path(args.suite) if args.suite else bundled_suite())
-    settings = _settings(args, suite)
+    settings = for_suite(suite.settings, args)
     caches = Caches.none() if args.no_cache else Caches.default()
     analysis = open_analysis(suite, settings, args.baseline, args.candidate, caches=caches)
     warnings: list[str] = []

@@ -1086,6 +1086,42 @@ async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) ->
         assert "broken" in text and "✗" in text
 
 
+async def test_the_list_of_suites_gives_the_verdict_the_opened_suite_shows_config_and_flags_too(
+    tmp_path: Path, isolated_state: Path
+) -> None:
+    """config.toml and the flags settle the list's verdicts as they settle the opened
+    suite's (the list used the built-in defaults: rougeL where config.toml said rouge1)."""
+    import re
+    import shutil
+
+    from rouge_tui.store.paths import config_dir
+
+    folder = tmp_path / "suites"
+    shutil.copytree(INCIDENT, folder / "incident")
+    shutil.copytree(SUPPORT, folder / "support")
+    toml = folder / "incident" / "suite.toml"  # no metric of its own: config.toml's applies
+    toml.write_text("".join(line for line in toml.read_text().splitlines(True) if not line.startswith("metric")))
+
+    async def listed_then_opened(options: argparse.Namespace) -> tuple[str, float]:
+        app = RougeApp(sorted(folder.iterdir()), options)
+        async with app.run_test(size=(100, 24)) as pilot:
+            await settle(pilot)
+            line = next(line for line in screen_text(app).splitlines() if "incident" in line and "Δ" in line)
+            listed = re.search(r"Δ ([+-][0-9.]+)", line).group(1)
+            await press(pilot, "home", "enter")
+            await settle(pilot)
+            return listed, review_screen(app).analysis.figures.delta_mean
+
+    default_listed, default_opened = await listed_then_opened(argparse.Namespace())
+    assert default_listed == f"{default_opened:+.4f}"
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "config.toml").write_text('metric = "rouge1"\n')
+    listed, opened = await listed_then_opened(argparse.Namespace())
+    assert listed == f"{opened:+.4f}" and listed != default_listed
+    flagged, opened = await listed_then_opened(argparse.Namespace(metric="rouge2"))
+    assert flagged == f"{opened:+.4f}" and flagged not in (listed, default_listed)
+
+
 def carried_mark_suite(tmp_path: Path) -> Path:
     """Builds 1-base, 2-cand and the same two again as 3-base, 4-cand; t1 marked regression
     with a note on (1-base, 2-cand), so it shows carried on the default pair (3-base, 4-cand)."""

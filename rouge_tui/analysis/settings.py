@@ -10,7 +10,7 @@ from rouge_tui import __version__
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.suite.settings import K_RANGE, MAX_K
 
-__all__ = ["BAND_SOURCES", "Settings", "UsageError", "resolve"]
+__all__ = ["BAND_SOURCES", "Settings", "UsageError", "for_suite", "resolve"]
 
 BAND_SOURCES = ("auto", "history")
 
@@ -93,3 +93,16 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
         min_delta=float(_first(suite.min_delta, defaults.min_delta)),
         min_support=float(_first(suite.min_support, defaults.min_support)),
     )
+
+
+def for_suite(suite, flags: object = None) -> Settings:
+    """`resolve` with the user's config.toml and the flags in ``flags`` (an argparse
+    namespace; a missing or None attribute: not given): the one way the report, the review
+    and the list of suites settle a suite's settings. A bad config.toml is a SuiteError
+    naming its line."""
+    from rouge_tui.store.paths import config_dir
+    from rouge_tui.suite import read_user_defaults
+
+    user = read_user_defaults(config_dir() / "config.toml")
+    given = {name: getattr(flags, name, None) for name in ("metric", "tokenizer", "stem", "k")}
+    return resolve(suite, user, **given)

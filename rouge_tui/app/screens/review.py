@@ -29,7 +29,7 @@ from textual.worker import get_current_worker
 from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import RANKING, SORTS
 from rouge_tui.analysis.pipeline import Analysis, Caches, Texts, analyse, open_analysis
-from rouge_tui.analysis.settings import Settings, resolve
+from rouge_tui.analysis.settings import Settings, for_suite
 from rouge_tui.app.messages import (
     AnalysisReady,
     FilterDone,
@@ -45,8 +45,7 @@ from rouge_tui.app.widgets.overview import Overview
 from rouge_tui.review import Review, find_rows, searched_text
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.safetext import one_line
-from rouge_tui.store.paths import config_dir
-from rouge_tui.suite import Suite, open_suite, read_user_defaults
+from rouge_tui.suite import Suite, open_suite
 
 if TYPE_CHECKING:
     from rouge_tui.app.screens.diff import Prepared
@@ -152,20 +151,12 @@ class ReviewScreen(common.Answers, Screen[None]):
 
         return tell
 
-    def settings_for(self, suite: Suite) -> Settings:
-        user = read_user_defaults(config_dir() / "config.toml")
-        return resolve(
-            suite.settings, user,
-            metric=option(self.options, "metric"), tokenizer=option(self.options, "tokenizer"),
-            stem=option(self.options, "stem"), k=option(self.options, "k"),
-        )
-
     @work(thread=True, exclusive=True, group="analysis")
     def load(self) -> None:
         """Open the suite and its comparison; then read the texts if the figures came first."""
         try:
             suite = open_suite(self.path)
-            settings = self.settings_for(suite)
+            settings = for_suite(suite.settings, self.options)
             analysis = open_analysis(
                 suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
                 caches=self.caches, progress=self._progress(),

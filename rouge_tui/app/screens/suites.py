@@ -59,15 +59,15 @@ class SuitesScreen(Screen[None]):
         """Each suite's builds and newest verdict, one at a time; a broken suite says why
         and the next one goes on."""
         from rouge_tui.analysis.pipeline import Caches, open_analysis
-        from rouge_tui.analysis.settings import resolve
+        from rouge_tui.analysis.settings import for_suite
         from rouge_tui.report import verdict_mark, verdict_words
-        from rouge_tui.suite import UserDefaults, open_suite
+        from rouge_tui.suite import open_suite
 
         for number, path in enumerate(self.paths):
             try:
                 suite = open_suite(path)
                 summary = f"{len(suite.builds)} builds"
-                figures = open_analysis(suite, resolve(suite.settings, UserDefaults()), caches=Caches.default()).figures
+                figures = open_analysis(suite, for_suite(suite.settings, self.options), caches=Caches.default()).figures
                 summary += f" · {verdict_mark(figures.verdict)} {verdict_words(figures.verdict)} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"

@@ -635,6 +635,33 @@ async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:
         assert isinstance(app.screen, DiffScreen)
 
 
+async def test_o_holds_supports_to_the_suites_min_support(tmp_path: Path) -> None:
+    """With [grounding] min_support = 0.8, a sentence 6 of whose 10 words lie on an LCS with
+    the reference (support 0.60) has no counterpart: not bold, and the screen says 0.8."""
+    reference = "one two three four five six seven eight nine ten."
+    candidate = "one two three four five six zebra yak wolf fox."
+    suite = make_suite(
+        tmp_path / "s", jsonl({"id": "a", "reference": reference}),
+        {"1-old.jsonl": jsonl({"id": "a", "output": "alpha beta gamma."}),
+         "2-new.jsonl": jsonl({"id": "a", "output": candidate})},
+        "[grounding]\nmin_support = 0.8\n",
+    )  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
+        await press(pilot, "o")
+        assert isinstance(app.screen, CounterpartsScreen)
+        content = app.screen.query_one(Static).content
+        text = content.plain
+        assert "(0.8 or more: a counterpart)" in text
+        at = text.index("support 0.60")
+        bold = [span for span in content.spans if span.start <= at < span.end and "bold" in str(span.style)]
+        assert not bold, bold
+        assert f"  1. [?] {candidate}" in text
+
+
 async def test_the_new_sentence_filter_lists_the_chapters_pair() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -17,8 +17,9 @@ from rouge_tui.app.screens import common
 from rouge_tui.safetext import one_line
 
 
-def describe(side, title: str, other: str) -> Text:
-    """One side's sentences (rouge_tui.analysis.grounding.Side), each with its counterparts."""
+def describe(side, title: str, other: str, min_support: float) -> Text:
+    """One side's sentences (rouge_tui.analysis.grounding.Side), each with its counterparts;
+    a support of ``min_support`` or more (the suite's) makes a counterpart."""
     text = Text()
     text.append(f"{title}\n", style="bold underline")
     if not side.sentences:
@@ -34,7 +35,7 @@ def describe(side, title: str, other: str) -> Text:
                 text.append("no word in common\n", style="italic")
                 continue
             where = f"{found.where}, " if found.where != other else ""
-            text.append(f"{where}support {found.support:.2f}", style="bold" if found.support >= 0.5 else "")
+            text.append(f"{where}support {found.support:.2f}", style="bold" if found.support >= min_support else "")
             text.append(f"  “{one_line(found.sentence.text, 200)}”\n")
         if sentence.unsupported:
             word = "new: in none of them, nor in the " + other if sentence.new else "no counterpart in the reference or source"
@@ -51,8 +52,9 @@ def describe(side, title: str, other: str) -> Text:
 class CounterpartsScreen(common.Answers, ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,o,q", "close", "close", id="close")]
 
-    def __init__(self, example_id: str, grounding, names: tuple[str, str]) -> None:
+    def __init__(self, example_id: str, grounding, names: tuple[str, str], min_support: float) -> None:
         super().__init__()
+        self.min_support = min_support
         self.example_id = example_id
         self.grounding = grounding
         self.names = names
@@ -61,11 +63,11 @@ class CounterpartsScreen(common.Answers, ModalScreen[None]):
         text = Text()
         text.append(f"Where each sentence of {one_line(self.example_id, 60)} has its counterpart", style="bold")
         text.append("  (escape closes)\n", style="italic")  # the footer below is the diff's
-        text.append("support: the share of a sentence's words on an LCS with the best sentence there (0.5 or more: a counterpart)\n\n", style="italic")
-        text.append_text(describe(self.grounding.candidate, f"candidate · {one_line(self.names[1], 40)}", "baseline"))
+        text.append(f"support: the share of a sentence's words on an LCS with the best sentence there ({self.min_support:g} or more: a counterpart)\n\n", style="italic")
+        text.append_text(describe(self.grounding.candidate, f"candidate · {one_line(self.names[1], 40)}", "baseline", self.min_support))
         if self.grounding.baseline is not None:
             text.append("\n")
-            text.append_text(describe(self.grounding.baseline, f"baseline · {one_line(self.names[0], 40)}", "candidate"))
+            text.append_text(describe(self.grounding.baseline, f"baseline · {one_line(self.names[0], 40)}", "candidate", self.min_support))
         text.append("\nescape, o or q closes this", style="italic")
         with VerticalScroll(id="help-box"):
             yield Static(text)

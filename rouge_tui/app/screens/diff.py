@@ -360,7 +360,8 @@ class DiffScreen(common.Answers, Screen[str]):
         model = self.view.model
         if model is None or model.grounding is None:
             return
-        self.app.push_screen(CounterpartsScreen(self.example_id, model.grounding, model.names))
+        self.app.push_screen(CounterpartsScreen(
+            self.example_id, model.grounding, model.names, self.analysis.settings.min_support))
 
     def action_run(self) -> None:
         self.run = (self.run + 1) % self.runs

@@ -1149,6 +1149,27 @@ async def test_the_list_of_suites_gives_the_verdict_the_opened_suite_shows_confi
     assert flagged == f"{opened:+.4f}" and flagged not in (listed, default_listed)
 
 
+async def test_config_toml_sets_the_theme_and_an_unknown_one_names_its_line() -> None:
+    """SPEC: the config dir holds the user's theme. A name Textual does not have ends the app
+    with exit status 2 and one line naming config.toml and the line."""
+    from rouge_tui.store.paths import config_dir
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    config = config_dir() / "config.toml"
+    config.write_text('k = 2\ntheme = "nord"\n')
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.theme == "nord" and isinstance(app.screen, ReviewScreen)
+    config.write_text('k = 2\ntheme = "nordic"\n')
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+    assert app.return_code == 2
+    assert app.fatal.startswith(f"{config}:2: unknown theme 'nordic'; expected one of ")
+    assert "nord" in app.fatal and "\n" not in app.fatal
+
+
 def carried_mark_suite(tmp_path: Path) -> Path:
     """Builds 1-base, 2-cand and the same two again as 3-base, 4-cand; t1 marked regression
     with a note on (1-base, 2-cand), so it shows carried on the default pair (3-base, 4-cand)."""

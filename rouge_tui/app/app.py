@@ -24,6 +24,8 @@ from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuitesScreen
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
+from rouge_tui.store.paths import config_dir
+from rouge_tui.suite import SuiteError, read_user_defaults
 
 # After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
 TERM_GRACE = 3.0
@@ -70,6 +72,14 @@ class RougeApp(App[None]):
 
     def on_mount(self) -> None:
         self._exit_signals()
+        try:  # config.toml's theme, one of Textual's (the rest of the file is the settings')
+            theme = read_user_defaults(config_dir() / "config.toml", themes=list(self.available_themes)).theme
+        except SuiteError as exc:  # said by the command line once the screen is gone
+            self.fatal = describe(exc)
+            self.exit(return_code=2)
+            return
+        if theme is not None:
+            self.theme = theme
         if len(self.suites) == 1:
             self.push_screen(ReviewScreen(self.suites[0], self.options, standalone=True))
         else:

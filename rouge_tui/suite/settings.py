@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,9 +213,10 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     )
 
 
-def read_user_defaults(path: Path) -> UserDefaults:
+def read_user_defaults(path: Path, themes: Sequence[str] | None = None) -> UserDefaults:
     """The user's config.toml; no file gives no defaults, a bad value a SuiteError naming
-    the file and line (the app shows it rather than guessing what was meant)."""
+    the file and line (the app shows it rather than guessing what was meant). ``themes``:
+    the names a theme may have (the app's; None: any)."""
     top = _parse(Path(path))
     if top is None:
         return UserDefaults()
@@ -224,5 +225,5 @@ def read_user_defaults(path: Path) -> UserDefaults:
         metric=top.string("metric", list(METRICS)),
         tokenizer=top.string("tokenizer", list(TOKENIZERS)),
         k=top.number("k", lambda k: 0 < k <= MAX_K, K_RANGE),
-        theme=top.string("theme"),
+        theme=top.string("theme", None if themes is None else list(themes)),
     )

@@ -18,8 +18,10 @@ from test_app_helpers import (
     burst,
     diff_lines,
     incident_deltas,
+    oracle_f,
     press,
     ranked_ids,
+    read_jsonl,
     screen_text,
     settle,
     table_lines,
@@ -982,14 +984,41 @@ async def test_replicate_runs_step_with_r_and_show_each_runs_f() -> None:
         await settle(pilot)
         await press(pilot, "enter")
         screen = app.screen
-        assert screen.runs == 3 and len(screen.run_scores) == 3
-        assert "run 1 of 3" in screen.title_text(118).plain
+        assert screen.runs == 3 and [len(f) for f in screen.run_scores] == [3, 3]
+        assert "run 1 of 3" in screen.title_text(158).plain
         first = screen.query_one(DiffView).model.diff.candidate.text
         await press(pilot, "r")
-        assert "run 2 of 3" in screen.title_text(118).plain
+        assert "run 2 of 3" in screen.title_text(158).plain
         texts = review_screen(app).texts
         assert screen.query_one(DiffView).model.diff.candidate.text == texts.candidate.runs[1].outputs[screen.example_id]
         assert first == texts.candidate.runs[0].outputs[screen.example_id]
+
+
+async def test_the_title_gives_each_runs_f_of_the_build_that_has_several() -> None:
+    """The baseline with three runs, the candidate with one: the title lists the baseline's
+    three F (rouge-score's, by hand from the files) and the candidate's one; it gave the
+    candidate's F three times."""
+    base, cand = "2026-11-24_54c7f3", "2026-11-25_afab85"
+    example = "inc-0028"
+    refs = {r["id"]: r["reference"] for r in read_jsonl(INCIDENT / "references.jsonl")}
+    runs = sorted((INCIDENT / "builds" / base).glob("*.jsonl"))
+    base_f = [oracle_f(refs[example], next(r["output"] for r in read_jsonl(run) if r["id"] == example)) for run in runs]
+    cand_f = oracle_f(refs[example], next(r["output"] for r in read_jsonl(INCIDENT / "builds" / f"{cand}.jsonl") if r["id"] == example))
+    assert len(base_f) == 3 and len({round(f, 2) for f in base_f}) == 2  # the runs differ
+    app = app_for(baseline=base, candidate=cand)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "slash", *example, "enter", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == example
+        scores = " ".join(f"{f:.2f}" for f in base_f)
+        for run in (1, 2, 3):
+            assert f"run {run} of 3 (F base {scores}, cand {cand_f:.2f})" in app.screen.title_text(158).plain
+            # at 80 columns, the run's own two F
+            assert app.screen.title_text(78).plain.endswith(f"run {run}/3 F {base_f[run - 1]:.2f}→{cand_f:.2f}")
+            await press(pilot, "r")
+        assert screen is review_screen(app)
 
 
 async def test_marks_persist_and_come_back() -> None:

@@ -151,7 +151,7 @@ class DiffScreen(common.Answers, Screen[str]):
         self.run = 0
         self.mode = "reference"
         self.shown: int | None = None  # the ranked index whose diff is on screen
-        self.run_scores: list[tuple[float, float]] = []  # (baseline F, candidate F) per run
+        self.run_scores: tuple[list[float], list[float]] = ([], [])  # each build's F, run by run
 
     def compose(self) -> ComposeResult:
         yield Static(id="diff-summary")
@@ -219,8 +219,10 @@ class DiffScreen(common.Answers, Screen[str]):
             (MODES[self.mode], SHORT_MODES[self.mode]),
         ]
         if self.runs > 1:
-            scores = " ".join(f"{c:.2f}" for _, c in self.run_scores) if self.run_scores else ""
-            parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"run {self.run + 1}/{self.runs}"))
+            scores = ", ".join(f"{role} " + " ".join(f"{f:.2f}" for f in found)
+                               for role, found in zip(("base", "cand"), self.run_scores) if found)
+            now = "→".join(f"{found[min(self.run, len(found) - 1)]:.2f}" for found in self.run_scores if found)
+            parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"run {self.run + 1}/{self.runs} F {now}"))
         name_room = max(10, min(40, width - 40))
         example = one_line(self.example_id, name_room)
         full = [p[0] for p in parts]
@@ -275,7 +277,7 @@ class DiffScreen(common.Answers, Screen[str]):
 
     def show_current(self) -> None:
         self.title = f"{self.position + 1}/{len(self.sequence)}"
-        self.run_scores = []
+        self.run_scores = ([], [])
         if diff_size(self.review.texts, self.example_id, self.run) <= INLINE:
             try:
                 self.show_model(self.index, self.prepared.get(self.review, self.analysis, self.index, self.run, self.filter_text))
@@ -322,15 +324,16 @@ class DiffScreen(common.Answers, Screen[str]):
         with contextlib.suppress(Exception):  # a failure is said when that diff is opened
             self.prepared.ahead(self.review, self.analysis, index, self.filter_text, width)
 
-    def per_run(self) -> list[tuple[float, float]]:
-        """This example's F in every run of each build (the table's score is their mean)."""
+    def per_run(self) -> tuple[list[float], list[float]]:
+        """This example's F in every run of the baseline and of the candidate (the table's
+        scores are their means)."""
         texts, settings = self.review.texts, self.analysis.settings
         refs = texts.references.texts[self.example_id]
         scores = []
         for build in (texts.baseline, texts.candidate):
             outputs = [run.outputs[self.example_id] for run in build.runs]
             scores.append(engine.score([refs] * len(outputs), outputs, settings.metric, settings.tokenizer, settings.stem)[:, 2].tolist())
-        return [(scores[0][min(r, len(scores[0]) - 1)], scores[1][min(r, len(scores[1]) - 1)]) for r in range(self.runs)]
+        return scores[0], scores[1]
 
     # ------------------------------------------------------------------ actions
 

@@ -958,23 +958,32 @@ async def test_history_verdicts_follow_the_comparisons_rule_band_from_history(tm
         assert "-0.3111 ▼" in history_lines(app)["4"]
 
 
-async def test_history_fits_80_columns_one_line_a_build_under_its_column_header() -> None:
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (60, 20, "from 80")])
+async def test_history_fits_80_columns_one_line_a_build_under_its_column_header(size) -> None:
+    """At 60 columns (and after a resize from 80 to 60) the band column goes: each line was
+    wrapped in two."""
     app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24) if len(size) == 3 else size) as pilot:
         await settle(pilot)
         await press(pilot, "g", "h")
         await settle(pilot)
+        if len(size) == 3:
+            await pilot.resize_terminal(*size[:2])
+            await settle(pilot)
         rows = screen_text(app).splitlines()
         names = [b.name for b in app.screen.suite.builds]
         header = rows[1]
-        assert header.split() == ["build", "runs", "n", "mean", "band", "Δ", "vs", "prev", "marks"]
+        band = ["band"] if size[0] == 80 else []
+        assert header.split() == ["build", "runs", "n", "mean", *band, "paired", "Δ", "marks"]
         assert rows[2 : 2 + len(names)] == [row for row in rows[2:-1] if row.strip()]  # nothing wrapped
         for name, row in zip(names, rows[2:]):
-            assert name in row
+            assert name in row or "…" in row
             assert row.index(f"{app.screen.builds[names.index(name)].stats.mean:.4f}") == header.index("mean")
+            assert max(map(len, rows)) <= size[0]
         candidate = rows[2 + len(names) - 1]
         assert candidate.startswith(" C") and candidate.rstrip().endswith(" 1")
         assert len(candidate.rstrip()) == len(header.rstrip())  # the count under "marks"
+        assert candidate.index("-0.0352 ▼") == header.index("paired Δ")
 
 
 async def test_replicate_runs_step_with_r_and_show_each_runs_f() -> None:
@@ -1320,7 +1329,8 @@ async def test_the_diff_titles_short_mark_uses_the_tables_symbols(tmp_path: Path
 
 
 async def test_the_history_views_header_shows_what_was_picked_at_80_columns() -> None:
-    """The picked builds were the end of a line cut at 80 columns: they come first now."""
+    """The picked builds were the end of a line cut at 80 columns: they come first now, in the
+    history's order (the newer was picked first: it is still the candidate)."""
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -1329,7 +1339,31 @@ async def test_the_history_views_header_shows_what_was_picked_at_80_columns() ->
         await press(pilot, "up", "space", "up", "space")
         await settle(pilot)
         head = screen_text(app).splitlines()[0]
-    assert "picked 2026-11-26_aa3f5f → 2026-11-25_afab85 (enter compares them)" in head, head
+    assert "picked 2026-11-25_afab85 → 2026-11-26_aa3f5f (enter compares them)" in head, head
+
+
+async def test_two_builds_picked_newest_first_compare_the_older_as_the_baseline() -> None:
+    """A newcomer picked the candidate, then the build before it, and got the regression as
+    drift-up; the history's order now says which is the baseline. A third pick replaces the
+    first of the two picked."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        names = [b.name for b in review_screen(app).suite.builds]
+        await press(pilot, "h")
+        await settle(pilot)
+        await press(pilot, "end", "space", "up", "space", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[-2], names[-1])
+        assert figures.verdict == "drift-down"
+        await press(pilot, "h")
+        await settle(pilot)
+        # picked: the last, the first, then the third: the first and the third are compared
+        await press(pilot, "end", "space", "home", "space", "down", "down", "space", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[0], names[2])
 
 
 async def test_clearing_the_filter_keeps_the_example_under_the_cursor() -> None:

@@ -27,8 +27,9 @@ from rouge_tui.safetext import one_line
 
 
 class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
-    """``space`` picks a build (the first picked is the baseline, the second the candidate);
-    ``enter`` compares the two picked, or the build under the cursor with the one before it."""
+    """``space`` picks a build, two at most; ``enter`` compares the two picked (the earlier in
+    the history is the baseline, whatever the order they were picked in: a comparison never
+    runs backwards by a slip), or the build under the cursor with the one before it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
@@ -49,6 +50,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         self.pair = (figures.baseline.name, figures.candidate.name)
         self.picked: list[str] = []
         self.builds: list[BuildScores] | None = builds
+        self.with_band = True  # the band column: not at under 78 columns (`fill`)
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
@@ -82,7 +84,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     def line(self, number: int, name: str, width: int) -> Text:
         entry = self.suite.builds[number]
         role = "B" if entry.name == self.pair[0] else "C" if entry.name == self.pair[1] else " "
-        pick = str(self.picked.index(entry.name) + 1) if entry.name in self.picked else " "
+        pick = str(self.pair_picked().index(entry.name) + 1) if entry.name in self.picked else " "
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append(f"{role}{pick} ", style="bold")
         line.append(name.ljust(width))
@@ -94,8 +96,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             line.append(f" ✗ {one_line(scored.problem or '', 300)}", style="bold red")
             return line
         stats = scored.stats
-        band = f"[{stats.band[0]:.4f}, {stats.band[1]:.4f}]"
-        line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f} {band:<17}")
+        band = f" [{stats.band[0]:.4f}, {stats.band[1]:.4f}]".ljust(18) if self.with_band else ""
+        line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f}{band}")
         earlier = [at for at in range(number) if self.builds[at].stats is not None]
         figures = self.review.analysis.figures
         if earlier and (self.builds[earlier[-1]].name, entry.name) == self.pair:
@@ -116,9 +118,15 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             line.append(f" {marks:>5}", style="bold")
         return line
 
+    def on_resize(self) -> None:
+        self.fill()
+
     def fill(self) -> None:
-        # The build column gets what the figures (57 columns) and a scrollbar leave: 19 at 80.
-        width = max(12, min(40, self.size.width - 61))
+        # The build column gets what the figures (57 columns) and a scrollbar leave: 19 at 80;
+        # under 78 columns the band goes (the base of the verdict is the comparison's anyway),
+        # so that a line is never wrapped in two.
+        self.with_band = self.size.width >= 78
+        width = max(12, min(40, self.size.width - (61 if self.with_band else 43)))
         names = shorten_names([b.name for b in self.suite.builds], width)
         builds = self.query_one(OptionList)
         highlighted = builds.highlighted
@@ -128,14 +136,22 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if highlighted is not None:
             builds.highlighted = highlighted
         # What was picked first: at 80 columns the end of this line is cut.
-        picked = " → ".join(one_line(p, 30) for p in self.picked)
-        about = f"{one_line(self.suite.name, 30)}: {len(self.suite.builds)} builds · B baseline, C candidate"
+        picked = " → ".join(one_line(p, 30) for p in self.pair_picked())
+        about = f"{one_line(self.suite.name, 30)}: {len(self.suite.builds)} builds · B baseline, C candidate · Δ vs the build before"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
-        # Δ and verdict against the build before; marks made on any pair with it as candidate.
-        columns = f"   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6} {'band':<17} {'Δ vs prev':<9} {'marks':>5}"
+        # Δ and verdict against the build before (the mean paired delta: over the ids both
+        # have, so not the difference of the two means); marks made on any pair with it as
+        # candidate.
+        band = f" {'band':<17}" if self.with_band else ""
+        columns = f"   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6}{band} {'paired Δ':<9} {'marks':>5}"
         self.query_one("#history-columns", Static).update(Text(columns, no_wrap=True, overflow="ellipsis"))
+
+    def pair_picked(self) -> list[str]:
+        """The picked builds in the history's order: baseline first."""
+        names = [b.name for b in self.suite.builds]
+        return sorted(self.picked, key=names.index)
 
     def _current(self) -> str | None:
         builds = self.query_one(OptionList)
@@ -150,12 +166,13 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if name in self.picked:
             self.picked.remove(name)
         else:
-            self.picked = [*self.picked[-1:], name]
+            self.picked = [*self.picked[-1:], name]  # the two picked last
         self.fill()
 
     def action_compare(self) -> None:
         if len(self.picked) == 2:
-            self.dismiss((self.picked[0], self.picked[1]))
+            baseline, candidate = self.pair_picked()
+            self.dismiss((baseline, candidate))
             return
         name = self._current()
         names = [b.name for b in self.suite.builds]

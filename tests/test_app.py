@@ -751,6 +751,27 @@ async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:
         assert any("end of the ten" in n.message for n in app._notifications)
 
 
+async def test_the_history_line_never_shows_the_comparison_befores_means() -> None:
+    """A metric switch showed the new figures under the old metric's history line (B and C
+    means of rougeL beside a rouge1 comparison) until the texts came: the line now says it
+    is scoring from the moment the new figures are shown."""
+    from rouge_tui.analysis.pipeline import analyse
+    from rouge_tui.app.messages import AnalysisReady
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        line = next(line for line in screen_text(app).splitlines() if line.startswith(" history "))
+        assert "8 builds" in line
+        settings = screen.analysis.settings.switched(metric="rouge1")
+        other = analyse(screen.suite, settings, screen.texts)
+        screen.on_analysis_ready(AnalysisReady(other, "now rouge1"))
+        await pilot.pause()
+        line = next(line for line in screen_text(app).splitlines() if line.startswith(" history "))
+        assert "scoring every build…" in line and "B " not in line, line
+
+
 async def test_signal_labels_cut_visibly_in_the_table_and_the_overview() -> None:
     """Issue 11, 7: a row with `len- +sent +fig` lost `+fig` to the column's width with
     nothing to say so, and the overview's signal line ended `+…`; now the signals to read

@@ -94,8 +94,11 @@ class Overview(Widget):
         self.trend: list | None = None  # the history's BuildScores, once scored
 
     def show(self, figures: Figures | None, notice: str | None = None) -> None:
+        """A comparison's figures; its history line says "scoring every build…" until
+        `show_trend` (the history of the comparison before is not this one's)."""
         self.figures = figures
         self.notice = notice
+        self.trend = None
         self.refresh()
 
     def show_trend(self, trend: list | None) -> None:

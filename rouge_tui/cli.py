@@ -35,20 +35,26 @@ def bundled_suite() -> Path:
 
 
 def _scoring_options(parser: argparse.ArgumentParser) -> None:
+    from rouge_tui.analysis.settings import Settings
     from rouge_tui.rouge import METRICS, TOKENIZERS
+    from rouge_tui.rouge.tokenizers import STEMMERS
+
+    defaults = Settings()
 
     parser.add_argument("--baseline", metavar="B", help="baseline build (default: the one before the candidate)")
     parser.add_argument("--candidate", metavar="C", help="candidate build (default: the newest)")
-    parser.add_argument("--metric", choices=list(METRICS), help="default: the suite's, else rougeL")
-    parser.add_argument("--tokenizer", choices=list(TOKENIZERS), help="default: the suite's, else whitespace")
-    parser.add_argument("--stem", action="store_true", default=None, help="Porter stemming (rouge-score tokenizer)")
+    parser.add_argument("--metric", choices=list(METRICS), help=f"default: the suite's, else {defaults.metric}")
+    parser.add_argument("--tokenizer", choices=list(TOKENIZERS), help=f"default: the suite's, else {defaults.tokenizer}")
+    parser.add_argument("--stem", action="store_true", default=None, help=f"Porter stemming ({STEMMERS} tokenizer)")
     parser.add_argument("-k", "--band-k", type=float, dest="k", metavar="K",
                         help="band half-width in standard errors or standard deviations (up to 100)")
     parser.add_argument("--no-cache", action="store_true", help="score from scratch, neither reading nor writing the cache")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rouge_tui.analysis.settings import Settings
     from rouge_tui.rouge import METRICS, TOKENIZERS
+    from rouge_tui.rouge.tokenizers import STEMMERS
 
     parser = argparse.ArgumentParser(
         prog="rouge-tui",
@@ -73,9 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="score one outputs file against references, as JSON Lines")
     score.add_argument("references")
     score.add_argument("outputs")
-    score.add_argument("--metrics", default="rougeL", help=f"comma-separated, of: {','.join(METRICS)}")
-    score.add_argument("--tokenizer", choices=list(TOKENIZERS), default="whitespace")
-    score.add_argument("--stem", action="store_true")
+    score.add_argument("--metrics", default=Settings.metric, help=f"comma-separated, of: {','.join(METRICS)}")
+    score.add_argument("--tokenizer", choices=list(TOKENIZERS), default=Settings.tokenizer)
+    score.add_argument("--stem", action="store_true", help=f"Porter stemming ({STEMMERS} tokenizer)")
     return parser
 
 
@@ -197,15 +203,16 @@ def _rich_text(renderable: object) -> str:
 def cmd_score(args: argparse.Namespace) -> int:
     import json
 
-    from rouge_tui.rouge import METRICS, TOKENIZERS, engine
+    from rouge_tui.rouge import METRICS, engine
+    from rouge_tui.rouge.tokenizers import cannot_stem
     from rouge_tui.suite import Fields, read_references_file, read_run
 
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     unknown = [m for m in names if m not in METRICS]
     if unknown or not names:
         raise CliError(f"unknown metric {', '.join(unknown) or '(none)'}; expected some of {', '.join(METRICS)}")
-    if args.stem and not TOKENIZERS[args.tokenizer].stems:
-        raise CliError(f"--stem needs --tokenizer rouge-score, not {args.tokenizer}")
+    if args.stem and (why := cannot_stem(args.tokenizer)):
+        raise CliError(why)
     references = read_references_file(Path(args.references), Fields()).texts
     outputs = read_run(Path(args.outputs), Fields()).outputs
     ids = [i for i in outputs if i in references]

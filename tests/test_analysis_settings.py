@@ -76,7 +76,7 @@ def test_precedence_from_real_files(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("tokenizer", ["whitespace", "unicode", "character"])
 def test_stem_with_a_tokenizer_that_does_not_stem_is_a_usage_error(tokenizer: str) -> None:
-    with pytest.raises(UsageError, match=f"--stem needs a tokenizer that stems .*not {tokenizer}"):
+    with pytest.raises(UsageError, match=f"--stem needs a tokenizer that stems .*not '{tokenizer}'"):
         resolve(NONE, NOBODY, tokenizer=tokenizer, stem=True)
     with pytest.raises(UsageError):  # the tokenizer from the suite, the flag asks to stem
         resolve(SuiteSettings(tokenizer=tokenizer), NOBODY, stem=True)

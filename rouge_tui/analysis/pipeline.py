@@ -267,7 +267,7 @@ def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) 
     dropped = entry.dropped_share(text)
     if dropped <= 0.5:
         return None
-    others = [e.name for e in TOKENIZERS.values() if e is not entry and e.dropped_share(text) <= 0.5 and e.name != "whitespace"]
+    others = [e.name for e in TOKENIZERS.values() if e is not entry and e.for_other_scripts and e.dropped_share(text) <= 0.5]
     instead = " or ".join(others) or "another tokenizer"
     return (
         f"the {entry.name} tokenizer drops {dropped:.0%} of the references' letters and digits "

@@ -8,11 +8,10 @@ from dataclasses import dataclass, replace
 
 from rouge_tui import __version__
 from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.rouge.tokenizers import cannot_stem
 from rouge_tui.suite.settings import K_RANGE, MAX_K
 
-__all__ = ["BAND_SOURCES", "Settings", "UsageError", "for_suite", "resolve"]
-
-BAND_SOURCES = ("auto", "history")
+__all__ = ["Settings", "UsageError", "for_suite", "resolve"]
 
 
 class UsageError(ValueError):
@@ -76,9 +75,8 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
             f"unknown tokenizer {tokenizer!r}; expected one of {', '.join(TOKENIZERS)}"
         )
     stems = TOKENIZERS[tokenizer].stems
-    if stem and not stems:
-        stemmers = ", ".join(name for name, entry in TOKENIZERS.items() if entry.stems)
-        raise UsageError(f"--stem needs a tokenizer that stems ({stemmers}), not {tokenizer}")
+    if stem and (why := cannot_stem(tokenizer)):
+        raise UsageError(why)
     if stem is None:
         stem = bool(suite.stem) and stems
     k = _first(k, suite.k, user.k, defaults.k)

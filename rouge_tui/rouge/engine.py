@@ -49,8 +49,8 @@ def rows(
     for name in names:
         metrics.get(name)
     entry = tokenizers.get(tokenizer)
-    if stem and not entry.stems:
-        raise ValueError(f"stemming is part of the rouge-score tokenizer, not {tokenizer!r}")
+    if stem and (why := tokenizers.cannot_stem(tokenizer, "stemming")):
+        raise ValueError(why)
     scorer = rouge_scorer.RougeScorer(names, tokenizer=entry.native(stem))
     counts = [len(texts) for texts in references]
     targets = [text for texts in references for text in texts]

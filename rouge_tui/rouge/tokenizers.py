@@ -39,6 +39,8 @@ class Tokenizer:
     label: str
     stems: bool = False
     summary: str = ""
+    # The zero-token guard may name it as the one to try for text outside another's alphabet.
+    for_other_scripts: bool = True
 
     def native(self, stem: bool = False) -> rs_tokenizers.Tokenizer:
         """The rouge-score-rs tokenizer that counts this one's tokens in `spell`'s texts."""
@@ -89,6 +91,7 @@ class Whitespace(Tokenizer):
     name = "whitespace"
     label = "whitespace"
     summary = "the chapter's text.lower().split(): punctuation stays on its word"
+    for_other_scripts = False  # keeps every letter, but a text without spaces is one word
 
     _WORD = re.compile(r"\S+")  # \s and str.split() share one idea of whitespace
 
@@ -263,6 +266,17 @@ class Character(_Profile):
 TOKENIZERS: dict[str, Tokenizer] = {
     entry.name: entry for entry in (Whitespace(), RougeScore(), Unicode(), Character())
 }
+
+
+STEMMERS = ", ".join(name for name, entry in TOKENIZERS.items() if entry.stems)  # for messages
+
+
+def cannot_stem(tokenizer: str, asked: str = "--stem") -> str | None:
+    """Why stemming, ``asked`` for (a flag, a suite.toml line), does not apply with
+    ``tokenizer``; None where it does. The one statement of the rule."""
+    if TOKENIZERS[tokenizer].stems:
+        return None
+    return f"{asked} needs a tokenizer that stems ({STEMMERS}), not '{tokenizer}'"
 
 
 def get(name: str) -> Tokenizer:

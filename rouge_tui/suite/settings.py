@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.rouge.tokenizers import cannot_stem
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.files import read_small
 
@@ -18,8 +19,9 @@ from rouge_tui.suite.files import read_small
 # its edges print as hundreds of digits (k = 1e308 once did).
 MAX_K = 100.0
 K_RANGE = f"a positive number up to {MAX_K:g}"
+BAND_SOURCES = ("auto", "history")  # [band] source: replicate runs, else analytic; or history
 
-__all__ = ["K_RANGE", "MAX_K", "Fields", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
+__all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "Fields", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
 
 _TOML_LIMIT = 1 << 20
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
@@ -174,12 +176,8 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     stem = top.data.get("stem")
     if stem is not None and not isinstance(stem, bool):
         raise top.fail("stem", f"stem must be true or false, not {type_name(stem, 'table')}")
-    if stem and tokenizer is not None and not TOKENIZERS[tokenizer].stems:
-        stemming = ", ".join(name for name, entry in TOKENIZERS.items() if entry.stems)
-        raise top.fail(
-            "stem",
-            f"stem = true needs a tokenizer that stems ({stemming}), not {quoted(tokenizer)}",
-        )
+    if stem and tokenizer is not None and (why := cannot_stem(tokenizer, "stem = true")):
+        raise top.fail("stem", why)
     band = top.table("band")
     band.only("k", "source", "min_delta")
     grounding = top.table("grounding")
@@ -206,7 +204,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
         tokenizer=tokenizer,
         stem=stem,
         k=band.number("k", lambda k: 0 < k <= MAX_K, K_RANGE),
-        band_source=band.string("source", ["auto", "history"]),
+        band_source=band.string("source", list(BAND_SOURCES)),
         min_delta=band.number("min_delta", lambda d: d >= 0, "a number >= 0"),
         min_support=grounding.number("min_support", lambda s: 0 < s <= 1, "a number in (0, 1]"),
         fields=fields,

@@ -4,7 +4,7 @@ draw this model; it imports no Textual and no Rich.
 
 - Against the reference (`example_diff`): each build's output (a `Side`) with its counted
   words (`rouge.align`: exactly the words in its P/R/F arithmetic) and the reference with
-  each word marked by which build matched it. With several references a side is scored
+  each word styled by which build matched it. With several references a side is scored
   against the one with its highest F (the first on ties); the reference shown is the
   candidate's, and a note says when the baseline's figures came from another.
 - Baseline vs candidate (`word_diff`): a word-level LCS of the two outputs (words as
@@ -33,13 +33,13 @@ __all__ = [
     "Side",
     "example_diff",
     "fold",
-    "marked_pieces",
+    "styled_pieces",
     "word_diff",
 ]
 
 # The merged word diff's pieces that are not the candidate's text (`annotate`'s ``skip``).
 OTHER_TEXT = frozenset({"removed", "gap"})
-# The pieces shown as plain text, without a mark or a style of their own.
+# The pieces shown as plain text, without a tag or a style of their own.
 PLAIN_TEXT = frozenset({"same", "gap"})
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
@@ -62,7 +62,7 @@ class Piece:
 
 @dataclass
 class Side:
-    """One build's output scored against one reference, its counted words marked."""
+    """One build's output scored against one reference, its counted words picked out."""
 
     build: str
     text: str
@@ -82,7 +82,7 @@ class Side:
         )
 
     def pieces(self) -> list[Piece]:
-        return marked_pieces(self.text, self.tokens, {i: "counted" for i in self.match.candidate_on})
+        return styled_pieces(self.text, self.tokens, {i: "counted" for i in self.match.candidate_on})
 
 
 @dataclass
@@ -95,7 +95,7 @@ class ReferenceView:
     note: str = ""
 
     def pieces(self) -> list[Piece]:
-        return marked_pieces(
+        return styled_pieces(
             self.text, self.tokens,
             {i: kind for i, kind in enumerate(self.matched_by) if kind != "neither"},
         )
@@ -109,14 +109,14 @@ class ExampleDiff:
     candidate: Side
 
 
-def marked_pieces(text: str, tokens: Sequence[Token], marks: dict[int, str]) -> list[Piece]:
-    """``text`` cut into pieces: each marked token its own piece of its mark's kind, the
-    text between unmarked (``same``). Adjacent tokens of one kind join with what lies
-    between them, so a run of counted words is one piece."""
+def styled_pieces(text: str, tokens: Sequence[Token], kinds: dict[int, str]) -> list[Piece]:
+    """``text`` cut into pieces: each token in ``kinds`` its own piece of its kind, the
+    text between them plain (``same``). Adjacent tokens of one kind join with what lies
+    between them, so a stretch of counted words is one piece."""
     pieces: list[Piece] = []
     at = 0
     for index, token in enumerate(tokens):
-        kind = marks.get(index)
+        kind = kinds.get(index)
         if kind is None or token.end <= at:
             continue
         start = max(token.start, at)
@@ -169,7 +169,7 @@ def example_diff(
     if base.reference != shown:
         note = (
             f"the baseline scores best against reference {base.reference + 1} of "
-            f"{len(references)}; its words marked here are those it shares with this one"
+            f"{len(references)}; its words shown here are those it shares with this one"
         )
     view = ReferenceView(references[shown], refs[shown].tokens, matched_by, shown, len(references), note)
     return ExampleDiff(example_id, view, base, cand)
@@ -190,13 +190,13 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
     the candidate's text and whitespace, with each removed run just before the added run
     that replaces it (or where it stood), then a ``gap`` space to part it from what follows.
     Without the pieces of `OTHER_TEXT`, the merged text is the candidate's, character for
-    character (its grounding marks go in at the candidate's offsets)."""
+    character (its grounding tags go in at the candidate's offsets)."""
     old, new = _words(baseline), _words(candidate)
     pairs = lcs_pairs([w.text for w in old], [w.text for w in new])
     kept_old = {i for i, _ in pairs}
     kept_new = {j for _, j in pairs}
-    base_pieces = marked_pieces(baseline, old, {i: "removed" for i in range(len(old)) if i not in kept_old})
-    cand_pieces = marked_pieces(candidate, new, {j: "added" for j in range(len(new)) if j not in kept_new})
+    base_pieces = styled_pieces(baseline, old, {i: "removed" for i in range(len(old)) if i not in kept_old})
+    cand_pieces = styled_pieces(candidate, new, {j: "added" for j in range(len(new)) if j not in kept_new})
     merged: list[Piece] = []
 
     def add(kind: str, text: str) -> None:
@@ -246,28 +246,28 @@ def fold(pieces: Sequence[Piece], words: int = FOLD_WORDS, context: int = FOLD_C
     return out
 
 
-# --------------------------------------------------------------------------- grounding marks
+# --------------------------------------------------------------------------- grounding tags
 
-UNSUPPORTED_MARK = "[?] "
+UNSUPPORTED_TAG = "[?] "
 LEGEND = "[?] no counterpart in the reference or source — read it  «N» in no other text"
 
 
-def grounding_marks(side, shown: int | None = None) -> list[tuple[int, int, str, str]]:
-    """Where a side's marks go (rouge_tui.analysis.grounding.Side): before each sentence with
+def grounding_tags(side, shown: int | None = None) -> list[tuple[int, int, str, str]]:
+    """Where a side's tags go (rouge_tui.analysis.grounding.Side): before each sentence with
     no counterpart, and around each new figure; (offset, 0 closes / 1 opens, kind, text).
-    With ``shown``, only the marks of a text cut to its first ``shown`` characters (a sentence
+    With ``shown``, only the tags of a text cut to its first ``shown`` characters (a sentence
     that starts there, a figure wholly there)."""
     limit = float("inf") if shown is None else shown
-    marks = [(s.span.start, 1, "flag", UNSUPPORTED_MARK) for s in side.sentences
+    tags = [(s.span.start, 1, "flag", UNSUPPORTED_TAG) for s in side.sentences
              if s.unsupported and s.span.start < limit]
     for figure in side.figures:
         if figure.new and figure.span.end <= limit:
-            marks += [(figure.span.start, 1, "newfig", "«"), (figure.span.end, 0, "newfig", "»")]
-    return sorted(marks)
+            tags += [(figure.span.start, 1, "newfig", "«"), (figure.span.end, 0, "newfig", "»")]
+    return sorted(tags)
 
 
-def annotate(pieces: Sequence[Piece], marks: Sequence[tuple[int, int, str, str]], skip: frozenset[str] = frozenset()) -> list[Piece]:
-    """``pieces`` with mark pieces put in at text offsets (counted through the pieces whose
+def annotate(pieces: Sequence[Piece], tags: Sequence[tuple[int, int, str, str]], skip: frozenset[str] = frozenset()) -> list[Piece]:
+    """``pieces`` with tag pieces put in at text offsets (counted through the pieces whose
     kind is not in ``skip``: the merged word diff's removed runs are the other text's)."""
     out: list[Piece] = []
     at, k = 0, 0
@@ -276,15 +276,15 @@ def annotate(pieces: Sequence[Piece], marks: Sequence[tuple[int, int, str, str]]
             out.append(piece)
             continue
         end, cut = at + len(piece.text), 0
-        while k < len(marks) and (marks[k][0] < end or (marks[k][0] == end and marks[k][1] == 0)):
-            offset = marks[k][0] - at
+        while k < len(tags) and (tags[k][0] < end or (tags[k][0] == end and tags[k][1] == 0)):
+            offset = tags[k][0] - at
             if offset > cut:
                 out.append(Piece(piece.kind, piece.text[cut:offset]))
                 cut = offset
-            out.append(Piece(marks[k][2], marks[k][3]))
+            out.append(Piece(tags[k][2], tags[k][3]))
             k += 1
         if cut < len(piece.text):
             out.append(Piece(piece.kind, piece.text[cut:]))
         at = end
-    out += [Piece(kind, text) for _, _, kind, text in marks[k:]]
+    out += [Piece(kind, text) for _, _, kind, text in tags[k:]]
     return out

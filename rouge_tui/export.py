@@ -13,7 +13,7 @@ from typing import Any
 
 from rouge_tui import report
 from rouge_tui.analysis import grounding
-from rouge_tui.diff import OTHER_TEXT, Piece, annotate, example_diff, grounding_marks, word_diff
+from rouge_tui.diff import OTHER_TEXT, Piece, annotate, example_diff, grounding_tags, word_diff
 from rouge_tui.review import Review
 from rouge_tui.safetext import visible
 from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
@@ -33,7 +33,7 @@ def plain(pieces: list[Piece]) -> str:
 
 def fenced(text: str) -> str:
     """A Markdown code block no line of ``text`` can close early."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    longest = max((len(ticks) for ticks in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"
 
@@ -67,7 +67,7 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
                                 settings, (texts.baseline.name, texts.candidate.name))
             found = grounding.ground(candidate, references, texts.references.sources.get(example_id),
                                      baseline, settings.min_support)
-            marks = {"baseline": grounding_marks(found.baseline), "candidate": grounding_marks(found.candidate)}
+            marks = {"baseline": grounding_tags(found.baseline), "candidate": grounding_tags(found.candidate)}
             entry.update(
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
                 diff=diff,

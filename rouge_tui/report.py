@@ -16,10 +16,10 @@ from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.figures import Figures, percent
 from rouge_tui.safetext import one_line
 
-__all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_mark", "verdict_words"]
+__all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_symbol", "verdict_words"]
 
 VERDICT_WORDS = {"drift-down": "drift-down", "drift-up": "drift-up", "within-band": "within band"}
-VERDICT_MARKS = {"drift-down": "▼", "drift-up": "▲", "within-band": "●"}
+VERDICT_SYMBOLS = {"drift-down": "▼", "drift-up": "▲", "within-band": "●"}
 
 
 def verdict_words(verdict: str) -> str:
@@ -27,9 +27,9 @@ def verdict_words(verdict: str) -> str:
     return VERDICT_WORDS[verdict]
 
 
-def verdict_mark(verdict: str) -> str:
+def verdict_symbol(verdict: str) -> str:
     """A direction mark that reads without colour: ▼ down, ▲ up, ● within band."""
-    return VERDICT_MARKS[verdict]
+    return VERDICT_SYMBOLS[verdict]
 
 
 def _build(stats: BuildStats, copied: list[float] | None = None) -> dict[str, Any]:
@@ -141,7 +141,7 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines = [
         f"# ROUGE drift report: {md(data['suite'])}",
         "",
-        (f"**Verdict: {verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}**"
+        (f"**Verdict: {verdict_symbol(data['verdict'])} {verdict_words(data['verdict'])}**"
          f" (band k = {data['k']:g}): {data['verdict_reason']}"),
         "",
         *(f"> **warning:** {md(w)}" for w in data["warnings"]),
@@ -219,7 +219,7 @@ def render_text(data: dict[str, Any]) -> Any:
     head.append(one_line(data["suite"]), style="bold")
     head.append(f"\nsignature  {data['signature']}   references {data['reference_fingerprint'][:12]}")
     head.append("\nverdict    ")
-    head.append(f"{verdict_mark(data['verdict'])} {verdict_words(data['verdict'])}", style=style)
+    head.append(f"{verdict_symbol(data['verdict'])} {verdict_words(data['verdict'])}", style=style)
     head.append(f"\n           {data['verdict_reason']}")
     head.append(
         f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
@@ -303,7 +303,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .mark-fine { color: #0a6d24; } .mark-regression { color: #b00020; } .mark-unsure { color: #8a6100; }
 .arith { font-weight: bold; font-size: 13px; } .legend { font-size: 13px; color: #555; }
 """
-_MARKS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
+_DIFF_BRACKETS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 
 
 def _h(text: str) -> str:
@@ -322,7 +322,7 @@ def html_pieces(pieces: list) -> str:
 
     out = []
     for piece in pieces:
-        opening, closing = _MARKS.get(piece.kind, ("", ""))
+        opening, closing = _DIFF_BRACKETS.get(piece.kind, ("", ""))
         body = _h(piece.text)
         out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in PLAIN_TEXT else body)
     return "".join(out)
@@ -354,7 +354,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
         f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{_PAGE_STYLE}</style></head><body>",
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
-        (f'<p><span class="verdict {data["verdict"]}">{verdict_mark(data["verdict"])} {verdict_words(data["verdict"])}</span> '
+        (f'<p><span class="verdict {data["verdict"]}">{verdict_symbol(data["verdict"])} {verdict_words(data["verdict"])}</span> '
          f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
         warnings,
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE, tricky_texts
 
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.diff import OTHER_TEXT, annotate, example_diff, fold, marked_pieces, word_diff
+from rouge_tui.diff import OTHER_TEXT, annotate, example_diff, fold, styled_pieces, word_diff
 from rouge_tui.rouge import Token, engine
 
 
@@ -89,7 +89,7 @@ def test_the_chapters_closing_sentence_is_flagged_where_it_starts_in_the_word_di
 def test_marked_pieces_join_runs_of_one_kind() -> None:
     text = "a b c d"
     tokens = [Token(w, i * 2, i * 2 + 1) for i, w in enumerate("abcd")]
-    pieces = marked_pieces(text, tokens, {0: "counted", 1: "counted", 3: "counted"})
+    pieces = styled_pieces(text, tokens, {0: "counted", 1: "counted", 3: "counted"})
     assert [(p.kind, p.text) for p in pieces] == [("counted", "a b"), ("same", " c "), ("counted", "d")]
 
 

@@ -406,14 +406,14 @@ _LOW_BITS = np.array([(1 << k) - 1 for k in range(65)], dtype=np.uint64)  # k lo
 _FIGURE_JOINS = (_DOT, _COMMA, _COLON, _SLASH, _DASH)
 
 
-_MARKS = {"\x00": _SEP, ".": _DOT, "!": _BANG, "?": _BANG, ",": _COMMA, ":": _COLON,
+_PUNCTUATION = {"\x00": _SEP, ".": _DOT, "!": _BANG, "?": _BANG, ",": _COMMA, ":": _COLON,
           "/": _SLASH, "-": _DASH, "%": _PERCENT}
 
 
 def _class_of(char: str) -> int:
     """The class of a character (0 for a word character)."""
-    if char in _MARKS:
-        return _MARKS[char]
+    if char in _PUNCTUATION:
+        return _PUNCTUATION[char]
     if _WORD.fullmatch(char):
         return 0
     if char in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029":  # str.splitlines' line boundaries

@@ -407,13 +407,13 @@ def _beside(work: Callable[[], object]) -> Future:
     (the app's cancel or quit, Ctrl-C, an error) does not wait for it."""
     done: Future = Future()
 
-    def run() -> None:
+    def body() -> None:
         try:
             done.set_result(work())
         except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
             done.set_exception(exc)
 
-    threading.Thread(target=run, name="grounding", daemon=True).start()
+    threading.Thread(target=body, name="grounding", daemon=True).start()
     return done
 
 

@@ -71,7 +71,7 @@ class RougeApp(App[None]):
         self.ending = False  # exit() was called: the keys still queued do nothing
 
     def on_mount(self) -> None:
-        self._exit_signals()
+        self._end_on_hang_up()
         try:  # config.toml's theme, one of Textual's (the rest of the file is the settings')
             theme = read_user_defaults(config_dir() / "config.toml", themes=list(self.available_themes)).theme
         except SuiteError as exc:  # said by the command line once the screen is gone
@@ -87,7 +87,7 @@ class RougeApp(App[None]):
 
     # ------------------------------------------------------------------ ending
 
-    def _exit_signals(self) -> None:
+    def _end_on_hang_up(self) -> None:
         """SIGHUP (the SSH session dropped): the terminal is gone, so nothing is drawn or
         restored; a note being typed is saved as it stands, what a failed save left unsaved
         is tried once more, then the process ends.

@@ -100,7 +100,7 @@ class Whitespace(Tokenizer):
         # across no whitespace (the final-sigma rule stops there).
         return [Token(m.group().lower(), m.start(), m.end()) for m in self._WORD.finditer(text)]
 
-    # Bulk scoring: rouge-score-rs counts runs of [a-z0-9], so each word is spelled in those
+    # Bulk scoring: rouge-score-rs counts words of [a-z0-9], so each word is spelled in those
     # letters (`_SPELL_HIGH`, `_SPELL_LOW`). Must equal scoring the tokens of `tokens`
     # (tests/test_engine.py); a 100k-example report 2.6 s -> 1.4 s against handing
     # rouge-score-rs token lists one pair at a time (benchmarks/README.md).
@@ -132,54 +132,54 @@ class Whitespace(Tokenizer):
 
 
 class RougeScore(Tokenizer):
-    """rouge-score 0.1.2's tokenizer: lowercase, runs of [a-z0-9], optional Porter stemming
+    """rouge-score 0.1.2's tokenizer: lowercase, words of [a-z0-9], optional Porter stemming
     of tokens over three characters; rouge-score-rs reproduces it, stemmer included."""
 
     name = "rouge-score"
     label = "rouge-score"
     stems = True
-    summary = "rouge-score's: lowercased runs of a-z and 0-9 (drops other scripts); --stem"
+    summary = "rouge-score's: lowercased words of a-z and 0-9 (drops other scripts); --stem"
 
-    _RUN = re.compile(r"[a-z0-9]+")
+    _TOKEN = re.compile(r"[a-z0-9]+")
 
-    def _runs(self, text: str) -> list[Token]:
+    def _tokens(self, text: str) -> list[Token]:
         lowered = text.lower()
         if len(lowered) == len(text):  # no character lowered into two: offsets carry over
-            return [Token(m.group(), m.start(), m.end()) for m in self._RUN.finditer(lowered)]
+            return [Token(m.group(), m.start(), m.end()) for m in self._TOKEN.finditer(lowered)]
         # Only U+0130 lowers into two characters ("i" and a combining dot, which ends the
-        # run); lowering one character at a time gives the same runs, with their owners.
+        # token); lowering one character at a time gives the same tokens, with their owners.
         pieces = [c.lower() for c in text]
         owner = [i for i, piece in enumerate(pieces) for _ in piece]
         lowered = "".join(pieces)
         return [
             Token(m.group(), owner[m.start()], owner[m.end() - 1] + 1)
-            for m in self._RUN.finditer(lowered)
+            for m in self._TOKEN.finditer(lowered)
         ]
 
     def tokens(self, text: str, stem: bool = False) -> list[Token]:
-        runs = self._runs(text)
+        found = self._tokens(text)
         if not stem:
-            return runs
+            return found
         stemmer = self.native(stem=True)
         stems = stemmer.tokenize(text)
-        if len(stems) == len(runs):
-            return [Token(s, t.start, t.end) for s, t in zip(stems, runs)]
+        if len(stems) == len(found):
+            return [Token(s, t.start, t.end) for s, t in zip(stems, found)]
         kept = []  # a stem rouge-score's final check drops: its word is no token
-        for token in runs:
+        for token in found:
             stem_of = stemmer.tokenize(token.text)
             if stem_of:
                 kept.append(Token(stem_of[0], token.start, token.end))
         return kept
 
     _NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
-    _ASCII_RUNS = re.compile(r"[\x00-\x7f]+")
+    _ASCII_TEXT = re.compile(r"[\x00-\x7f]+")
     _ALNUM = re.compile(r"[^\W_]")
 
     def dropped_share(self, text: str) -> float:
         # Only letters and digits outside ASCII are dropped (but for U+0130 and the Kelvin
         # sign, which lower into ASCII ones): count those apart from the rest.
         ascii_alnum = len(text.encode("ascii", "ignore").translate(None, self._NOT_ALNUM))
-        wide = self._ASCII_RUNS.sub("", text)
+        wide = self._ASCII_TEXT.sub("", text)
         wide_alnum = len(self._ALNUM.findall(wide))
         if not wide_alnum:
             return 0.0

@@ -33,7 +33,7 @@ from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.diff import example_diff
-from rouge_tui.report import verdict_mark, verdict_words
+from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.review import Review
 from rouge_tui.rouge import engine
 from rouge_tui.safetext import one_line
@@ -194,7 +194,7 @@ class DiffScreen(common.Answers, Screen[str]):
         figures = self.analysis.figures
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(one_line(figures.suite, 30), style="bold")
-        text.append(f"  {verdict_mark(figures.verdict)} {verdict_words(figures.verdict)}", style="bold")
+        text.append(f"  {verdict_symbol(figures.verdict)} {verdict_words(figures.verdict)}", style="bold")
         text.append(f"  Δ {figures.delta_mean:+.4f}  {figures.signature}")
         return text
 

@@ -21,7 +21,7 @@ from rouge_tui.analysis.history import BuildScores, baseline_stats, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
-from rouge_tui.report import verdict_mark
+from rouge_tui.report import verdict_symbol
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
 
@@ -102,7 +102,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         figures = self.review.analysis.figures
         if earlier and (self.builds[earlier[-1]].name, entry.name) == self.pair:
             # The pair on screen: its own figures (paired ids, the comparison's band).
-            line.append(f" {figures.delta_mean:+.4f} {verdict_mark(figures.verdict)}")
+            line.append(f" {figures.delta_mean:+.4f} {verdict_symbol(figures.verdict)}")
         elif earlier:  # against the last build before this one with figures, by the comparison's rule
             settings = self.review.analysis.settings
             previous = self.builds[earlier[-1]]
@@ -110,7 +110,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             shared = [i for i in scored.f if i in previous.f]  # the mean paired delta, as compared
             delta = math.fsum(scored.f[i] - previous.f[i] for i in shared) / len(shared) if shared else 0.0
             said = verdict(before, stats.mean, delta, settings.min_delta)
-            line.append(f" {delta:+.4f} {verdict_mark(said)}")
+            line.append(f" {delta:+.4f} {verdict_symbol(said)}")
         else:
             line.append(" " * 10)
         marks = len(self.review.store.with_candidate(entry.name))

@@ -231,7 +231,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.post_message(TrendReady(analysis, builds))
 
     @work(thread=True, exclusive=True, group="filter")
-    def run_filter(self, query: str) -> None:
+    def apply_filter(self, query: str) -> None:
         review = self.review
         if review is None:
             return
@@ -269,7 +269,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         if message.reason:
             self.notify(message.reason, markup=False, timeout=4)
         if self.filter_text.strip() and self.review is not None:
-            self.run_filter(self.filter_text)
+            self.apply_filter(self.filter_text)
         self.refresh_bindings()
         if first:
             self.table.focus()
@@ -289,7 +289,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.overview.show_trend(None)
         self.load_trend(message.analysis, message.texts)
         if self.filter_text.strip():
-            self.run_filter(self.filter_text)
+            self.apply_filter(self.filter_text)
         self.update_status()
         waiting, self.waiting = self.waiting, None
         if waiting is not None:
@@ -568,7 +568,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.matches, self.matched_as = None, ""
             self.show_all_rows()
             return
-        self.with_texts(lambda: self.run_filter(self.filter_text), "the filter applies")
+        self.with_texts(lambda: self.apply_filter(self.filter_text), "the filter applies")
 
     @on(Input.Submitted, "#filter")
     def filter_submitted(self) -> None:

@@ -60,7 +60,7 @@ class SuitesScreen(Screen[None]):
         and the next one goes on."""
         from rouge_tui.analysis.pipeline import Caches, open_analysis
         from rouge_tui.analysis.settings import for_suite
-        from rouge_tui.report import verdict_mark, verdict_words
+        from rouge_tui.report import verdict_symbol, verdict_words
         from rouge_tui.suite import open_suite
 
         for number, path in enumerate(self.paths):
@@ -68,7 +68,7 @@ class SuitesScreen(Screen[None]):
                 suite = open_suite(path)
                 summary = f"{len(suite.builds)} builds"
                 figures = open_analysis(suite, for_suite(suite.settings, self.options), caches=Caches.default()).figures
-                summary += f" · {verdict_mark(figures.verdict)} {verdict_words(figures.verdict)} Δ {figures.delta_mean:+.4f}"
+                summary += f" · {verdict_symbol(figures.verdict)} {verdict_words(figures.verdict)} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"
             self.summaries[number] = summary

@@ -6,7 +6,7 @@ lines through the Line API, each drawn when it comes into view. Nothing is told 
 alone:
 
 - against the reference, the words that count are bold and underlined, and the reference
-  marks who matched each word with a style and a legend;
+  shows who matched each word with a style and a legend;
 - baseline vs candidate reads like prose: removed runs in ``[-…-]``, added runs in
   ``{+…+}``, and every line a change touches starts with ``-``, ``+`` or ``±``;
 - a sentence with no counterpart in the reference or source starts with ``[?]``, a figure
@@ -14,7 +14,7 @@ alone:
 
 Side by side from `WIDE` columns, stacked below (the outputs then merge into one text).
 ``]`` / ``[`` go to the next / previous change (against the reference: the next grounding
-mark), ``tab`` to the next pane.
+tag), ``tab`` to the next pane.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from rouge_tui.diff import (
     Piece,
     annotate,
     fold,
-    grounding_marks,
+    grounding_tags,
     word_diff,
 )
 from rouge_tui.safetext import one_line, visible
@@ -73,9 +73,9 @@ MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 OPENING = {kind: STYLES[kind] + Style(bold=True, overline=False) for kind in MARKERS}
 TARGETS = {*OPENING.values(), STYLES["flag"], STYLES["newfig"]}
 
-Run = tuple[str, Style]  # a stretch of one line drawn in one style
-Line = list[Run]
-Row = list[tuple[str | None, Line, int]]  # cells: (gutter mark, line, width)
+Styled = tuple[str, Style]  # a stretch of one line drawn in one style
+Line = list[Styled]
+Row = list[tuple[str | None, Line, int]]  # cells: (gutter sign, line, width)
 
 
 @dataclass
@@ -106,11 +106,11 @@ class DiffModel:
         """The word diff (baseline, candidate, merged), made when first shown."""
         return word_diff(*self.outputs)
 
-    def marks(self, role: str) -> list:
-        """Where the grounding marks go on the baseline's or the candidate's text."""
+    def tags(self, role: str) -> list:
+        """Where the grounding tags go on the baseline's or the candidate's text."""
         side = getattr(self.grounding, role, None) if self.grounding is not None else None
         shown = len(self.outputs[role == "candidate"])  # grounded in full, maybe shown cut
-        return grounding_marks(side, shown) if side is not None else []
+        return grounding_tags(side, shown) if side is not None else []
 
     def sections(self, mode: str, folded: bool, wide: bool) -> tuple[list[Section], int]:
         """The sections drawn in ``mode`` (side by side when ``wide``), and how many
@@ -134,10 +134,10 @@ class DiffModel:
         changes: list[int] = []
         panes: list[int] = []
 
-        def whole(found: list[Run]) -> None:
+        def whole(found: list[Styled]) -> None:
             rows.extend([(None, line, width)] for line in lay_out(found, width))
 
-        def side_by_side(parts: list[list[Run]], column: int) -> None:
+        def side_by_side(parts: list[list[Styled]], column: int) -> None:
             """Each part laid out in its own column, the columns side by side."""
             laid = [lay_out(part, column) for part in parts]
             for row in range(max(map(len, laid))):
@@ -145,7 +145,7 @@ class DiffModel:
 
         for note in self.notes:
             whole([("! " + one_line(note), STYLES["note"])])
-        if self.marks("baseline") or self.marks("candidate"):
+        if self.tags("baseline") or self.tags("candidate"):
             whole(legend_line())
         sections, folds = self.sections(mode, folded, width >= WIDE)
         for section in sections:
@@ -163,9 +163,9 @@ class DiffModel:
                 starts = False
                 for body in bodies:
                     line = body[row] if row < len(body) else []
-                    mark, opens = _gutter(line) if section.gutter else (None, False)
+                    sign, opens = _gutter(line) if section.gutter else (None, False)
                     starts = starts or opens
-                    cells.append((mark, line, inner))
+                    cells.append((sign, line, inner))
                 if starts:
                     changes.append(len(rows))
                 rows.append(cells)
@@ -182,47 +182,47 @@ class DiffModel:
         if mode == "reference":
             sides = []
             for role, name, side in (("baseline", base_name, diff.baseline), ("candidate", cand_name, diff.candidate)):
-                body = runs(annotate(side.pieces(), self.marks(role)), self.query)
+                body = styled(annotate(side.pieces(), self.tags(role)), self.query)
                 sides.append(([(f" {role} · {name} ", STYLES["title"])], body, [(side.arithmetic(), STYLES["arithmetic"])]))
             ref = diff.reference
             label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "
             foot = [[(visible(ref.note), STYLES["note"])]] if ref.note else []
-            reference = Section([(label, STYLES["title"])], [runs(ref.pieces(), self.query)], [*foot, matched_by()])
-            # With grounding marks, the outputs get a gutter: `]` / `[` step through the marks
+            reference = Section([(label, STYLES["title"])], [styled(ref.pieces(), self.query)], [*foot, matched_by()])
+            # With grounding tags, the outputs get a gutter: `]` / `[` step through the tags
             # and the cursor shows there.
-            marked = bool(self.marks("baseline") or self.marks("candidate"))
+            tagged = bool(self.tags("baseline") or self.tags("candidate"))
             if wide:
-                both = Section([], [sides[0][1], sides[1][1]], [], marked, [sides[0][0], sides[1][0]], [sides[0][2], sides[1][2]])
+                both = Section([], [sides[0][1], sides[1][1]], [], tagged, [sides[0][0], sides[1][0]], [sides[0][2], sides[1][2]])
                 return [both, reference], 0
-            return [Section(t, [b], [a], marked) for t, b, a in sides] + [reference], 0
+            return [Section(t, [b], [a], tagged) for t, b, a in sides] + [reference], 0
         base, cand, merged = self.words
-        base = annotate(base, self.marks("baseline"))
-        cand = annotate(cand, self.marks("candidate"))
-        merged = annotate(merged, self.marks("candidate"), skip=OTHER_TEXT)
+        base = annotate(base, self.tags("baseline"))
+        cand = annotate(cand, self.tags("candidate"))
+        merged = annotate(merged, self.tags("candidate"), skip=OTHER_TEXT)
         folds = sum(1 for p in fold(merged) if p.kind == "fold")
         if folded:
             base, cand, merged = fold(base), fold(cand), fold(merged)
         title = [(f" {base_name} → {cand_name} ", STYLES["title"])]
         if wide:
-            return [Section(title, [runs(base, self.query), runs(cand, self.query)], gutter=True)], folds
-        return [Section(title, [runs(merged, self.query)], gutter=True)], folds
+            return [Section(title, [styled(base, self.query), styled(cand, self.query)], gutter=True)], folds
+        return [Section(title, [styled(merged, self.query)], gutter=True)], folds
 
 
 @dataclass
 class Section:
-    title: list[Run]
-    bodies: list[list[Run]]  # one, or two side by side
-    foot: list[list[Run]] = field(default_factory=list)
+    title: list[Styled]
+    bodies: list[list[Styled]]  # one, or two side by side
+    foot: list[list[Styled]] = field(default_factory=list)
     gutter: bool = False
     # Side by side: each body's own title and foot, over and under its column.
-    titles: list[list[Run]] = field(default_factory=list)
-    feet: list[list[Run]] = field(default_factory=list)
+    titles: list[list[Styled]] = field(default_factory=list)
+    feet: list[list[Styled]] = field(default_factory=list)
 
 
-def runs(pieces: Sequence[Piece], query: str = "") -> list[Run]:
-    """The pieces as styled runs: suite text made visible, changed runs between markers, the
+def styled(pieces: Sequence[Piece], query: str = "") -> list[Styled]:
+    """The pieces as styled stretches: suite text made visible, changed words between markers, the
     filter's text reversed where it matches."""
-    out: list[Run] = []
+    out: list[Styled] = []
     for piece in pieces:
         shown = visible(piece.text).replace("\t", "    ")
         style = STYLES.get(piece.kind, STYLES["same"])
@@ -234,7 +234,7 @@ def runs(pieces: Sequence[Piece], query: str = "") -> list[Run]:
     return _matched(out, visible(query).casefold()) if query else out
 
 
-def _matched(found: list[Run], needle: str) -> list[Run]:
+def _matched(found: list[Styled], needle: str) -> list[Styled]:
     """``found`` with every case-insensitive match of ``needle`` in reverse video."""
     plain = "".join(text for text, _ in found).casefold()
     spans, at = [], plain.find(needle)
@@ -242,8 +242,8 @@ def _matched(found: list[Run], needle: str) -> list[Run]:
         spans.append((at, at + len(needle)))
         at = plain.find(needle, at + len(needle))
     if not spans or len(plain) != sum(len(text) for text, _ in found):
-        return found  # (casefolding changed a length: leave the text unmarked)
-    out: list[Run] = []
+        return found  # (casefolding changed a length: leave the text as it is)
+    out: list[Styled] = []
     start = 0
     for text, style in found:
         end = start + len(text)
@@ -279,7 +279,7 @@ def breaks(paragraph: str, width: int) -> list[int]:
     return cuts
 
 
-def lay_out(found: list[Run], width: int) -> list[Line]:
+def lay_out(found: list[Styled], width: int) -> list[Line]:
     """Styled runs broken into lines of ``width`` cells: at newlines, and at word boundaries
     inside a paragraph (the space a line breaks at is not drawn)."""
     plain = "".join(text for text, _ in found)
@@ -313,27 +313,27 @@ def lay_out(found: list[Run], width: int) -> list[Line]:
     return lines
 
 
-def legend_line() -> list[Run]:
-    """The legend of the grounding marks, each mark in its own style."""
+def legend_line() -> list[Styled]:
+    """The legend of the grounding tags, each in its own style."""
     opening, rest = LEGEND.split("[?]", 1)
     middle, end = rest.split("«N»")
     return [(opening + "[?]", STYLES["flag"]), (middle, STYLES["note"]), ("«N»", STYLES["newfig"]), (end, STYLES["note"])]
 
 
-def matched_by() -> list[Run]:
-    found: list[Run] = [("matched by: ", STYLES["same"])]
+def matched_by() -> list[Styled]:
+    found: list[Styled] = [("matched by: ", STYLES["same"])]
     for kind, words in (("both", "both"), ("baseline", "baseline only"), ("candidate", "candidate only")):
         found += [(words, STYLES[kind]), ("  ", STYLES["same"])]
     return [*found, ("neither", STYLES["same"])]
 
 
 def _gutter(line: Line) -> tuple[str, bool]:
-    """The line's gutter mark (``-``, ``+``, ``±`` where a change touches it) and whether a
-    change (a changed run, a grounding mark) starts on it."""
+    """The line's gutter sign (``-``, ``+``, ``±`` where a change touches it) and whether a
+    change (a changed run, a grounding tag) starts on it."""
     styles = {style for _, style in line}
     removed, added = STYLES["removed"] in styles, STYLES["added"] in styles
-    mark = "± " if removed and added else "- " if removed else "+ " if added else "  "
-    return mark, bool(styles & TARGETS)
+    sign = "± " if removed and added else "- " if removed else "+ " if added else "  "
+    return sign, bool(styles & TARGETS)
 
 
 
@@ -413,11 +413,11 @@ class DiffView(ScrollView, can_focus=True):
         if strip is None:
             base, width = self.rich_style, self.layout_width
             segments: list[Segment] = []
-            for number, (mark, line, room) in enumerate(self.rows[index]):
+            for number, (sign, line, room) in enumerate(self.rows[index]):
                 if number:
                     segments.append(Segment(" │ ", base))
-                if mark is not None:
-                    segments.append(Segment(mark, base + Style(bold=True)))
+                if sign is not None:
+                    segments.append(Segment(sign, base + Style(bold=True)))
                 cell = Strip([Segment(text, base + style) for text, style in line])
                 segments += cell.adjust_cell_length(room, base)
             strip = Strip(segments).adjust_cell_length(width, base)
@@ -439,22 +439,22 @@ class DiffView(ScrollView, can_focus=True):
             cursor = Strip([Segment("▶", self.rich_style + CURRENT)])
             if index in self.panes:  # the pane `tab` went to: on its title's leading space
                 strip = Strip.join([cursor, strip.crop(1)])
-            else:  # where `]` / `[` went: its gutter says so, its mark kept
+            else:  # where `]` / `[` went: its gutter says so, its sign kept
                 strip = Strip.join([cursor, strip.crop(0, 1), strip.crop(2)])
         return strip.crop(0, width)
 
     # ------------------------------------------------------------------ moving
 
-    def _go(self, targets: list[int], step: int, mark: bool) -> bool:
+    def _go(self, targets: list[int], step: int, point: bool) -> bool:
         """Go to the next (``step`` 1) or previous (-1) target after the current one (or
-        the top of the screen): scrolled into view with a row of context above, and marked
-        in the gutter when ``mark``. False when there is none that way."""
+        the top of the screen): scrolled into view with a row of context above, and pointed
+        at in the gutter when ``point``. False when there is none that way."""
         at = self.current if self.current is not None else round(self.scroll_y) - (step > 0)
         ahead = [t for t in targets if (t > at if step > 0 else t < at)]
         if not ahead:
             return False
         line = ahead[0] if step > 0 else ahead[-1]
-        self.current = line if mark else None
+        self.current = line if point else None
         top, height = round(self.scroll_y), self.scrollable_content_region.height
         if not top + 1 <= line < top + height - 1:
             self.scroll_to(y=max(line - 1, 0), animate=False, immediate=True)
@@ -463,8 +463,8 @@ class DiffView(ScrollView, can_focus=True):
 
     def next_change(self, step: int) -> bool:
         if self.changes:
-            return self._go(self.changes, step, mark=True)
-        return self._go(self.panes, step, mark=False)
+            return self._go(self.changes, step, point=True)
+        return self._go(self.panes, step, point=False)
 
     def next_pane(self) -> None:
         """Scroll the next pane's title to the top (after the last, back to the first) and

@@ -19,7 +19,7 @@ from textual.widget import Widget
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.figures import Figures, percent
-from rouge_tui.report import verdict_mark, verdict_words
+from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.safetext import one_line
 
 __all__ = ["Overview", "histogram", "shorten_names", "sparkline"]
@@ -147,7 +147,7 @@ class Overview(Widget):
         label = self._style("label")
         style = {"drift-down": "down", "drift-up": "up"}.get(f.verdict, "within")
         verdict = Text(no_wrap=True, overflow="ellipsis")
-        verdict.append(f"{verdict_mark(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
+        verdict.append(f"{verdict_symbol(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
         low, high = f.delta_interval
         source = f.baseline.band_source
         # Each part in its full form and a short one, in the order shown. What moved (P, R,

@@ -43,7 +43,6 @@ OTHER_TEXT = frozenset({"removed", "gap"})
 PLAIN_TEXT = frozenset({"same", "gap"})
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
-Kind = Literal["same", "removed", "gap", "added", "counted", "both", "baseline", "candidate", "neither"]
 
 # Unchanged stretches longer than this many words fold to "… N unchanged words …" (`f`),
 # keeping FOLD_CONTEXT words at each end.
@@ -229,19 +228,19 @@ def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], 
     return base_pieces, cand_pieces, merged
 
 
-def fold(pieces: Sequence[Piece], words: int = FOLD_WORDS, context: int = FOLD_CONTEXT) -> list[Piece]:
-    """Unchanged pieces of more than ``words`` words shown as their first and last
-    ``context`` words around a ``fold`` piece that says how many were left out."""
+def fold(pieces: Sequence[Piece]) -> list[Piece]:
+    """Unchanged pieces of more than FOLD_WORDS words shown as their first and last
+    FOLD_CONTEXT words around a ``fold`` piece that says how many were left out."""
     out: list[Piece] = []
     for piece in pieces:
         found = list(_WORD.finditer(piece.text)) if piece.kind == "same" else []
-        if len(found) <= words:
+        if len(found) <= FOLD_WORDS:
             out.append(piece)
             continue
-        head_end = found[context - 1].end()
-        tail_start = found[-context].start()
+        head_end = found[FOLD_CONTEXT - 1].end()
+        tail_start = found[-FOLD_CONTEXT].start()
         out.append(Piece("same", piece.text[:head_end] + " "))
-        out.append(Piece("fold", f"… {len(found) - 2 * context} unchanged words …"))
+        out.append(Piece("fold", f"… {len(found) - 2 * FOLD_CONTEXT} unchanged words …"))
         out.append(Piece("same", " " + piece.text[tail_start:]))
     return out
 

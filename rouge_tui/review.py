@@ -135,7 +135,7 @@ class Review:
             self._shown = None
 
     def clear(self, example_id: str) -> Mark | None:
-        """Remove this pair's own mark of ``example_id``; returns it, for `restore` (undo)."""
+        """Remove this pair's own mark of ``example_id`` (the app asks first); returns it."""
         slot = self._slot(example_id)
         before = self.store.all.get(slot)
         if before is None:
@@ -145,13 +145,6 @@ class Review:
         finally:
             self._shown = None
         return before
-
-    def restore(self, mark: Mark) -> None:
-        """Put back a mark `clear` removed."""
-        try:
-            self.store.put(mark.slot, mark)
-        finally:
-            self._shown = None
 
     def reload(self) -> None:
         """Read the marks again (another session may have written some)."""

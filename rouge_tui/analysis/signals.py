@@ -147,22 +147,22 @@ SIGNALS: tuple[Signal, ...] = (
 )
 
 
-def find(pairs: Pairs, signals: Sequence[Signal] = SIGNALS) -> np.ndarray:
-    """Every rule over every pair: bit i of an example's flags is ``signals[i]``."""
+def find(pairs: Pairs) -> np.ndarray:
+    """Every rule over every pair: bit i of an example's flags is ``SIGNALS[i]``."""
     flags = np.zeros(len(pairs.ids), dtype=np.uint32)
-    for bit, signal in enumerate(signals):
+    for bit, signal in enumerate(SIGNALS):
         flags |= signal.rule(pairs).astype(np.uint32) << np.uint32(bit)
     return flags
 
 
-def names(flags: int, signals: Sequence[Signal] = SIGNALS) -> list[str]:
-    return [s.name for bit, s in enumerate(signals) if flags >> bit & 1]
+def names(flags: int) -> list[str]:
+    return [s.name for bit, s in enumerate(SIGNALS) if flags >> bit & 1]
 
 
-def shown_order(signals: Sequence[Signal] = SIGNALS) -> list[tuple[int, Signal]]:
+def shown_order() -> list[tuple[int, Signal]]:
     """(bit, signal) in the order the app lists signals: those to read first (a new
     sentence, a new figure), then the rest, each in registry order."""
-    return sorted(enumerate(signals), key=lambda bit_signal: not bit_signal[1].read_first)
+    return sorted(enumerate(SIGNALS), key=lambda bit_signal: not bit_signal[1].read_first)
 
 
 def fit(items: Sequence[str], width: int | None = None, sep: str = " ", more: str = "…") -> str:
@@ -180,17 +180,17 @@ def fit(items: Sequence[str], width: int | None = None, sep: str = " ", more: st
     return (text + more if text else more.strip())[: max(width, 0)]
 
 
-def labels(flags: int, width: int | None = None, signals: Sequence[Signal] = SIGNALS) -> str:
+def labels(flags: int, width: int | None = None) -> str:
     """The short labels of ``flags``, those to read first first (``+sent trunc len-``); in
     at most ``width`` characters, cut after a whole label with ``…``."""
-    return fit([s.short for bit, s in shown_order(signals) if flags >> bit & 1], width)
+    return fit([s.short for bit, s in shown_order() if flags >> bit & 1], width)
 
 
-def counts(flags: np.ndarray, signals: Sequence[Signal] = SIGNALS) -> dict[str, int]:
+def counts(flags: np.ndarray) -> dict[str, int]:
     """How many examples carry each signal, in registry order."""
-    return {s.name: int(np.count_nonzero(flags >> bit & 1)) for bit, s in enumerate(signals)}
+    return {s.name: int(np.count_nonzero(flags >> bit & 1)) for bit, s in enumerate(SIGNALS)}
 
 
-def versions(signals: Sequence[Signal] = SIGNALS) -> str:
+def versions() -> str:
     """The registry as it enters cache keys: names, order and versions."""
-    return ",".join(f"{s.name}:{s.version}" for s in signals)
+    return ",".join(f"{s.name}:{s.version}" for s in SIGNALS)

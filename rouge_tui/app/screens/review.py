@@ -137,7 +137,7 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     # ------------------------------------------------------------------ workers
 
-    def _progress(self, runs_label: str = "") -> Callable[[str, float], None]:
+    def _progress(self) -> Callable[[str, float], None]:
         worker = get_current_worker()
         last = [0.0]
 

@@ -41,6 +41,8 @@ __all__ = [
 OTHER_TEXT = frozenset({"removed", "gap"})
 # The pieces shown as plain text, without a tag or a style of their own.
 PLAIN_TEXT = frozenset({"same", "gap"})
+# Around removed and added words wherever colour may be missing (terminal, HTML, Markdown).
+BRACKETS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
 

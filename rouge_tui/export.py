@@ -13,14 +13,23 @@ from typing import Any
 
 from rouge_tui import report
 from rouge_tui.analysis import grounding
-from rouge_tui.diff import OTHER_TEXT, Piece, annotate, example_diff, grounding_tags, word_diff
+from rouge_tui.analysis.compare import TEN
+from rouge_tui.diff import (
+    BRACKETS,
+    OTHER_TEXT,
+    Piece,
+    annotate,
+    example_diff,
+    grounding_tags,
+    word_diff,
+)
 from rouge_tui.review import Review
 from rouge_tui.safetext import visible
 from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
 
 __all__ = ["examples", "export_review", "plain", "review_markdown"]
 
-MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}"), "counted": ("[", "]"),
+MARKERS = {**BRACKETS, "counted": ("[", "]"),
            "both": ("[", "]"), "baseline": ("<", ">"), "candidate": ("{", "}")}
 
 
@@ -79,7 +88,7 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
 
 
 def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) -> str:
-    data = report.to_json(review.analysis.figures, 10, review.marks_json())
+    data = report.to_json(review.analysis.figures, TEN, review.marks_json())
     lines = [report.render_markdown(data).rstrip("\n"), "", f"_Exported {now:%Y-%m-%d %H:%M} UTC._", "", "## Reviewed examples", ""]
     for entry in shown:
         lines += [f"### {entry['rank']}. {report.md(entry['id'], 80)}: {report.md(entry['mark'])}", ""]
@@ -136,6 +145,6 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
             break
     mode = umask_mode()
     atomic_write(markdown, review_markdown(review, shown, now).encode("utf-8", "surrogatepass"), mode)
-    data = report.to_json(figures, 10, review.marks_json())
+    data = report.to_json(figures, TEN, review.marks_json())
     atomic_write(page, report.render_html(data, html_examples(shown)).encode("utf-8", "surrogatepass"), mode)
     return [markdown, page]

@@ -48,7 +48,7 @@ def _build(stats: BuildStats, copied: list[float] | None = None) -> dict[str, An
 
 def to_json(
     figures: Figures,
-    top: int = 10,
+    top: int,
     marks: dict[str, dict[str, Any]] | None = None,
     details: list[dict[str, Any]] | None = None,
     extra: dict[str, Any] | None = None,
@@ -303,7 +303,6 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .mark-fine { color: #0a6d24; } .mark-regression { color: #b00020; } .mark-unsure { color: #8a6100; }
 .arith { font-weight: bold; font-size: 13px; } .legend { font-size: 13px; color: #555; }
 """
-_DIFF_BRACKETS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 
 
 def _h(text: str) -> str:
@@ -318,11 +317,11 @@ def _h(text: str) -> str:
 def html_pieces(pieces: list) -> str:
     """A text's pieces (rouge_tui.diff.Piece) as spans; removed and added runs keep their
     markers so the page reads without colour too."""
-    from rouge_tui.diff import PLAIN_TEXT
+    from rouge_tui.diff import BRACKETS, PLAIN_TEXT
 
     out = []
     for piece in pieces:
-        opening, closing = _DIFF_BRACKETS.get(piece.kind, ("", ""))
+        opening, closing = BRACKETS.get(piece.kind, ("", ""))
         body = _h(piece.text)
         out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in PLAIN_TEXT else body)
     return "".join(out)

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from rouge_tui.analysis.compare import BuildStats
+from rouge_tui.analysis.compare import TEN, BuildStats
 from rouge_tui.analysis.settings import Settings
 
 __all__ = ["RANKING", "SORTS", "Figures", "Sort", "percent"]
@@ -84,7 +84,7 @@ class Figures:
     @property
     def ten(self) -> int:
         """How many of "the ten most-moved outputs" there are (fewer on a tiny suite)."""
-        return min(10, self.paired)
+        return min(TEN, self.paired)
 
     def verdict_reason(self) -> str:
         """Why the verdict is what it is, in one sentence (where the candidate mean lies;

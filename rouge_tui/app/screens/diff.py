@@ -32,7 +32,7 @@ from rouge_tui.app.widgets.diffview import DiffModel, DiffView
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.app.widgets.overview import shorten_names
-from rouge_tui.diff import example_diff
+from rouge_tui.diff import FOLD_WORDS, example_diff
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.review import Review
 from rouge_tui.rouge import engine
@@ -345,7 +345,7 @@ class DiffScreen(common.Answers, Screen[str]):
 
     def action_fold(self) -> None:
         if self.view.folded and not self.view.folds:
-            self.notify("nothing to fold: no unchanged stretch is longer than 12 words", markup=False, timeout=3)
+            self.notify(f"nothing to fold: no unchanged stretch is longer than {FOLD_WORDS} words", markup=False, timeout=3)
             return
         self.view.folded = not self.view.folded
         self.notify("long unchanged stretches folded" if self.view.folded else "unfolded", markup=False, timeout=2)

@@ -35,6 +35,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from rouge_tui.diff import (
+    BRACKETS,
     LEGEND,
     OTHER_TEXT,
     ExampleDiff,
@@ -68,9 +69,8 @@ STYLES: dict[str, Style] = {
 }
 MATCH = Style(reverse=True)  # the table's text filter, where it matches
 CURRENT = Style(bold=True, reverse=True)
-MARKERS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 # A line on which one of these starts is a change target of `]` / `[`.
-OPENING = {kind: STYLES[kind] + Style(bold=True, overline=False) for kind in MARKERS}
+OPENING = {kind: STYLES[kind] + Style(bold=True, overline=False) for kind in BRACKETS}
 TARGETS = {*OPENING.values(), STYLES["flag"], STYLES["newfig"]}
 
 Styled = tuple[str, Style]  # a stretch of one line drawn in one style
@@ -226,8 +226,8 @@ def styled(pieces: Sequence[Piece], query: str = "") -> list[Styled]:
     for piece in pieces:
         shown = visible(piece.text).replace("\t", "    ")
         style = STYLES.get(piece.kind, STYLES["same"])
-        if piece.kind in MARKERS:
-            opening, closing = MARKERS[piece.kind]
+        if piece.kind in BRACKETS:
+            opening, closing = BRACKETS[piece.kind]
             out += [(opening, OPENING[piece.kind]), (shown, style), (closing, style + Style(bold=True))]
         elif shown:
             out.append((shown, style))

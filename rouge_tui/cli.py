@@ -123,14 +123,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         warnings.append(store.warning)
     figures = analysis.figures
     log = ReviewLog.of(suite)
-    pair = (figures.baseline.name, figures.candidate.name)
-    change = log.reference_change(figures.reference_fingerprint, pair)
-    log.record({
-        "fingerprint": figures.reference_fingerprint, "signature": figures.signature,
-        "baseline": pair[0], "candidate": pair[1],
-        "baseline_mean": figures.baseline.mean, "candidate_mean": figures.candidate.mean,
-        "verdict": figures.verdict,
-    })
+    change = log.note(figures)
     warnings += [w for w in (log.warning, change.message() if change else None) if w]
     extra = {}
     if args.history:

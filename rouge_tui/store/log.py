@@ -77,6 +77,18 @@ class ReviewLog:
                 return ReferenceChange(entry["fingerprint"], fingerprint, str(entry.get("time", "an earlier review")))
         return None
 
+    def note(self, figures) -> ReferenceChange | None:
+        """Record a review of ``figures`` (rouge_tui.analysis.figures.Figures); how the frozen
+        references moved since the builds compared were scored, if they did."""
+        pair = (figures.baseline.name, figures.candidate.name)
+        change = self.reference_change(figures.reference_fingerprint, pair)
+        self.record({
+            "fingerprint": figures.reference_fingerprint, "signature": figures.signature,
+            "baseline": pair[0], "candidate": pair[1], "baseline_mean": figures.baseline.mean,
+            "candidate_mean": figures.candidate.mean, "verdict": figures.verdict,
+        })
+        return change
+
     def record(self, entry: dict[str, Any]) -> None:
         """Append one review's figures (atomic, under a lock); a failure costs only the record."""
         try:

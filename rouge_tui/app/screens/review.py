@@ -173,15 +173,8 @@ class ReviewScreen(common.Answers, Screen[None]):
         frozen references moved since builds compared now were scored."""
         from rouge_tui.store.log import ReviewLog
 
-        figures = analysis.figures
         log = ReviewLog.of(analysis.suite)
-        pair = (figures.baseline.name, figures.candidate.name)
-        change = log.reference_change(figures.reference_fingerprint, pair)
-        log.record({
-            "fingerprint": figures.reference_fingerprint, "signature": figures.signature,
-            "baseline": pair[0], "candidate": pair[1], "baseline_mean": figures.baseline.mean,
-            "candidate_mean": figures.candidate.mean, "verdict": figures.verdict,
-        })
+        change = log.note(analysis.figures)
         for warning in (log.warning, change.message() if change else None):
             if warning:
                 self.post_message(WorkFailed(warning, fatal=False, severity="warning"))

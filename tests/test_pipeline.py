@@ -95,7 +95,9 @@ def test_ids_missing_from_some_replicate_runs_are_left_out_and_said(tmp_path: Pa
     figures = open_analysis(suite, Settings()).figures
     assert sorted(figures.ids) == ["a", "b"]
     assert figures.partial == {"1-base": ["c"]}
-    assert "build '1-base': 1 ids missing from some runs, left out" in figures.warnings
+    assert "build '1-base': 1 id missing from some runs, left out" in figures.warnings
+    # c is in the candidate, and in one of the baseline's runs: not "only in the candidate"
+    assert figures.only_in_candidate == [] and figures.only_in_baseline == []
     assert figures.baseline.runs == 2 and figures.baseline.band_source == "replicates"
     oracle = rouge_score(metrics=["rougeL"])
     f = {k: oracle.score(*pair)["rougeL"].fmeasure for k, pair in {

@@ -120,7 +120,7 @@ def _figures_key(
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
     files' bytes (``digests``) and the earlier builds' (`_earlier_part`)."""
     parts = [
-        "rouge-tui figures",
+        "rouge-tui figures v2",  # v2: an id missing from some runs of one build is not "only in" the other
         __version__,
         repr(settings),
         engine.ENGINE,
@@ -251,12 +251,15 @@ class Pairing:
 def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     """Pair on id in the baseline's order. Ids without a usable reference (absent, or empty
     after stripping) go to missing_reference; of the others, ids in one build only go to
-    only_in_baseline / only_in_candidate."""
+    only_in_baseline / only_in_candidate, but for those missing from some runs of the other
+    (its ``partial``: left out, and said so apart)."""
     usable = set(references.texts).difference(references.empty)
     base, cand = set(baseline.ids), set(candidate.ids)
     missing = (base | cand) - usable
+    base_only = base - cand - missing - set(candidate.partial)
+    cand_only = cand - base - missing - set(baseline.partial)
     ids = [i for i in baseline.ids if i in cand and i in usable]
-    return Pairing(ids, sorted(base - cand - missing), sorted(cand - base - missing), sorted(missing))
+    return Pairing(ids, sorted(base_only), sorted(cand_only), sorted(missing))
 
 
 def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) -> str | None:
@@ -363,7 +366,7 @@ def compute(
         )
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     for name, left in partial.items():
-        warnings.append(f"build {name!r}: {len(left)} ids missing from some runs, left out")
+        warnings.append(f"build {name!r}: {len(left)} {'id' if len(left) == 1 else 'ids'} missing from some runs, left out")
     return Figures(
         suite=suite.name,
         settings=settings,

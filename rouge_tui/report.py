@@ -171,13 +171,13 @@ def render_markdown(data: dict[str, Any]) -> str:
     ):
         if data[key]:
             lines.append(f"- {label} ({len(data[key])}): {md(_listing(data[key]))}")
-    lines += [
+    lines += [  # (none asked for with --top 0: no table)
         "",
         f"## The {len(data['top'])} most-moved outputs",
         "",
         "| rank | id | baseline | candidate | delta | signals | mark | note |",
         "| ---: | --- | ---: | ---: | ---: | --- | --- | --- |",
-    ]
+    ] if data["top"] else []
     for rank, row in enumerate(data["top"], 1):
         note = data["marks"].get(row["id"], {}).get("note", "")
         lines.append(
@@ -185,13 +185,6 @@ def render_markdown(data: dict[str, Any]) -> str:
             f" {row['delta']:+.4f} | {' '.join(row['signals'])} | {_mark_word(data, row['id'])} |"
             f" {md(note, 200)} |"
         )
-    if data.get("history"):
-        lines += ["", "## History", "", "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
-        for h in data["history"]:
-            if h["mean"] is None:
-                lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} |")
-            else:
-                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | [{h['band'][0]:.4f}, {h['band'][1]:.4f}] |")
     said = [
         (rank, row) for rank, row in enumerate(data["top"], 1)
         if row["new_sentences"] or row["new_figures"]
@@ -203,6 +196,13 @@ def render_markdown(data: dict[str, Any]) -> str:
             lines += [f"  - new sentence: {md(s, 300)}" for s in row["new_sentences"]]
             if row["new_figures"]:
                 lines.append(f"  - new figures: {md(', '.join(row['new_figures']), 200)}")
+    if data.get("history"):
+        lines += ["", "## History", "", "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
+        for h in data["history"]:
+            if h["mean"] is None:
+                lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} |")
+            else:
+                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | [{h['band'][0]:.4f}, {h['band'][1]:.4f}] |")
     return "\n".join(lines) + "\n"
 
 
@@ -270,7 +270,7 @@ def render_text(data: dict[str, Any]) -> Any:
         if row["new_figures"]:
             said.add_row(str(rank), Text(one_line(row["id"], 24)),
                          Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
-    parts = [head, Text(""), builds, Text(""), notes, Text(""), top]
+    parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
     if data.get("history"):
         trend = Table(title="history", title_justify="left", box=None)
         for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
@@ -363,11 +363,14 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         rows,
         "</table>",
         f"<p>Change signals: {counts}</p>",
-        f"<h2>The {len(data['top'])} most-moved outputs</h2>",
-        "<table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th></tr>",
-        top,
-        "</table>",
     ]
+    if data["top"]:
+        parts += [
+            f"<h2>The {len(data['top'])} most-moved outputs</h2>",
+            "<table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th></tr>",
+            top,
+            "</table>",
+        ]
     for example in examples or []:
         mark = example.get("mark") or "not reviewed"
         word = mark.split(" ")[0]

@@ -343,3 +343,27 @@ def test_the_html_page_renders_in_a_real_browser_and_suite_text_never_becomes_ma
     assert "<script>alert(" in shown and "<svg onload=alert(" in shown
     assert "CONSOLE" not in log and "Uncaught" not in log
     assert "http://" not in page.read_text() and "https://" not in page.read_text()  # no network
+
+
+def test_markdown_history_is_its_own_last_section(capsys: pytest.CaptureFixture[str]) -> None:
+    """The history table came before the top rows' "what the candidate says" list, so that
+    list read as part of "## History"."""
+    cli.main(["report", str(INCIDENTS), "--format", "markdown", "--history"])
+    lines = capsys.readouterr().out.splitlines()
+    said = lines.index("### What the candidate says that its reference, source and baseline do not")
+    history = lines.index("## History")
+    assert said < history
+    table = lines[history + 2 :]
+    assert table[0] == "| build | runs | n | mean | band |" and all(line.startswith("| ") for line in table)
+    assert len(table) == 2 + len(list((INCIDENTS / "builds").iterdir()))
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_top_0_lists_no_table_of_the_most_moved(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """It said "the 0 most-moved outputs" over an empty table; the verdict stays."""
+    cli.main(["report", str(INCIDENTS), "--format", fmt, "--top", "0"])
+    out = capsys.readouterr().out
+    assert "most-moved outputs" not in out
+    assert "drift-down" in out
+    cli.main(["report", str(INCIDENTS), "--format", fmt, "--top", "3"])
+    assert "3 most-moved outputs" in capsys.readouterr().out

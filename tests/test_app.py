@@ -802,6 +802,24 @@ def test_names_are_cut_from_the_middle_keeping_what_differs() -> None:
     assert shorten_names(["short"], 10) == ["short"]
 
 
+async def test_a_mark_in_the_diff_title_does_not_shorten_the_figures_before_it() -> None:
+    """At 80 columns a marked example's title read '#1 · Δ+0.768 · 0.23→1.00 · fine' where
+    the unmarked one read 'rank 1 · Δ +0.7684 · 0.2316 → 1.0000': fields are shortened from
+    the last one now."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        index = app.screen.index
+        figures = review_screen(app).analysis.figures
+        figures_part = (f"rank {index + 1} · Δ {float(figures.delta[index]):+.4f} · "
+                        f"{float(figures.baseline_f[index]):.4f} → {float(figures.candidate_f[index]):.4f}")
+        assert figures_part in app.screen.title_text(78).plain
+        await press(pilot, "g")
+        title = app.screen.title_text(78).plain
+        assert figures_part in title and "fine" in title, title
+
+
 async def test_the_diff_title_keeps_rank_and_delta_with_a_stale_mark_at_60_columns() -> None:
     """Issue 11, 6: shortened words before dropped figures."""
     app = app_for()

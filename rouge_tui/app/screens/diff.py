@@ -227,8 +227,10 @@ class DiffScreen(common.Answers, Screen[str]):
         example = one_line(self.example_id, name_room)
         full = [p[0] for p in parts]
         short = [p[1] for p in parts]
-        # Every field in full words, then every field shortened, then the last ones dropped.
-        tries = [full, short] + [short[:keep] for keep in range(len(short) - 1, 0, -1)]
+        # Every field in full words, then shortened one at a time from the last (a mark does
+        # not shorten the figures before it), then the last ones dropped.
+        tries = [full[:keep] + short[keep:] for keep in range(len(full), -1, -1)]
+        tries += [short[:keep] for keep in range(len(short) - 1, 0, -1)]
         for head in (f" {step} ", f" {k}/{total} "):
             for fields in tries:
                 line = " · ".join(f for f in fields if f)

@@ -615,6 +615,8 @@ async def test_brackets_step_onto_the_flag_of_bs_invented_closing_sentence() -> 
         assert "[?] " + CLOSING[:20] in lines[stops[2]]
         assert view.render_line(stops[2] - round(view.scroll_y)).text.startswith("▶")
         assert any("no more changes that way" in n.message for n in app._notifications)
+        await press(pilot, *["right_square_bracket"] * 6)  # said once while it shows, not six times
+        assert sum("no more changes that way" in n.message for n in app._notifications) == 1
 
 
 async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:

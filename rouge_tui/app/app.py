@@ -7,6 +7,7 @@ import argparse
 import os
 import signal
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -69,6 +70,18 @@ class RougeApp(App[None]):
         self.exports: list[threading.Thread] = []  # the reviews being written, joined at exit
         self.export_failures: list[str] = []  # said again on stderr when the app exits
         self.ending = False  # exit() was called: the keys still queued do nothing
+        self.showing: dict[tuple[str, str, str], float] = {}  # toasts on screen, until when
+
+    def notify(self, message: str, *, title: str = "", severity="information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """A toast said again while it still shows is not stacked under itself (`]` pressed
+        eight times past the last change piled six over the diff text)."""
+        now = time.monotonic()
+        key = (message, title, severity)
+        if self.showing.get(key, 0.0) > now:
+            return
+        self.showing[key] = now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
         self._end_on_hang_up()

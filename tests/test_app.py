@@ -666,6 +666,27 @@ async def test_o_holds_supports_to_the_suites_min_support(tmp_path: Path) -> Non
         assert f"  1. [?] {candidate}" in text
 
 
+async def test_an_empty_output_says_so_in_its_pane(tmp_path: Path) -> None:
+    """A blank pane over 'P 0/0' looked like a drawing fault."""
+    suite = make_suite(
+        tmp_path / "s", jsonl({"id": "a", "reference": "the cat sat"}, {"id": "b", "reference": "a dog ran"}),
+        {"1-old.jsonl": jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": "a dog ran"}),
+         "2-new.jsonl": jsonl({"id": "a", "output": ""}, {"id": "b", "output": " \t "})},
+    )  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        seen = {}
+        for _ in range(2):
+            await press(pilot, "enter")
+            await settle(pilot)
+            seen[app.screen.example_id] = "\n".join(diff_lines(app.screen.view))
+            await press(pilot, "escape", "down")
+        assert "(empty output)" in seen["a"] and "(only whitespace)" not in seen["a"]
+        assert "(only whitespace)" in seen["b"]
+        assert "(empty output)" not in seen["a"].split("reference")[0].split("candidate")[0]  # not the baseline's
+
+
 async def test_the_new_sentence_filter_lists_the_chapters_pair() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -183,6 +183,8 @@ class DiffModel:
             sides = []
             for role, name, side in (("baseline", base_name, diff.baseline), ("candidate", cand_name, diff.candidate)):
                 body = styled(annotate(side.pieces(), self.tags(role)), self.query)
+                if not side.text.strip():  # said, where a blank pane could be a drawing fault
+                    body = [("(empty output)" if not side.text else "(only whitespace)", STYLES["fold"])]
                 sides.append(([(f" {role} · {name} ", STYLES["title"])], body, [(side.arithmetic(), STYLES["arithmetic"])]))
             ref = diff.reference
             label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "

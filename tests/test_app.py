@@ -1048,6 +1048,26 @@ async def test_history_fits_80_columns_one_line_a_build_under_its_column_header(
         assert candidate.index("-0.0352 ▼") == header.index("paired Δ")
 
 
+async def test_the_history_title_gives_a_long_suite_name_whole_when_it_fits(tmp_path: Path) -> None:
+    """The name was cut to 30 characters even at 120 columns."""
+    import shutil
+
+    suite = tmp_path / "s"
+    shutil.copytree(INCIDENT, suite)
+    name = "Incident summaries of the payments platform"  # 43 characters
+    toml = suite / "suite.toml"
+    toml.write_text(toml.read_text().replace('name = "Incident summaries"', f'name = "{name}"'))
+    for size, whole in (((120, 30), True), ((80, 24), False)):
+        app = app_for(suite)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await press(pilot, "h")
+            await settle(pilot)
+            title = screen_text(app).splitlines()[0]
+            assert (f" {name}: 8 builds" in title) is whole, title
+            assert title.lstrip().startswith(name[:25])
+
+
 async def test_replicate_runs_step_with_r_and_show_each_runs_f() -> None:
     """Issue 11, 16."""
     app = app_for(SUPPORT)

@@ -45,7 +45,8 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--candidate", metavar="C", help="candidate build (default: the newest)")
     parser.add_argument("--metric", choices=list(METRICS), help=f"default: the suite's, else {defaults.metric}")
     parser.add_argument("--tokenizer", choices=list(TOKENIZERS), help=f"default: the suite's, else {defaults.tokenizer}")
-    parser.add_argument("--stem", action="store_true", default=None, help=f"Porter stemming ({STEMMERS} tokenizer)")
+    parser.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"Porter stemming ({STEMMERS} tokenizer); --no-stem: none, whatever suite.toml says")
     parser.add_argument("-k", "--band-k", type=float, dest="k", metavar="K",
                         help="band half-width in standard errors or standard deviations (up to 100)")
     parser.add_argument("--no-cache", action="store_true", help="score from scratch, neither reading nor writing the cache")

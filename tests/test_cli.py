@@ -589,3 +589,24 @@ def test_a_new_sentence_with_a_word_wider_than_the_line_is_shown_whole(tmp_path:
     assert all(len(line) <= 80 for line in out.splitlines())
     flat = "".join(line.strip() for line in out.splitlines())
     assert wide in flat and url in flat.replace(" ", "")
+
+
+def test_no_stem_turns_off_the_suites_stemming(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """suite.toml says stem = true; --no-stem scores without, as rouge-score does with
+    use_stemmer=False (the only way before was another tokenizer)."""
+    refs = {"a": "the cats were running home", "b": "dogs barked loudly"}
+    old = {"a": "the cat runs home", "b": "a dog barks"}
+    new = {"a": "cats running home", "b": "dogs barking loudly"}
+    suite = make_suite(
+        tmp_path / "s", jsonl(*({"id": k, "reference": v} for k, v in refs.items())),
+        {"1-old.jsonl": jsonl(*({"id": k, "output": v} for k, v in old.items())),
+         "2-new.jsonl": jsonl(*({"id": k, "output": v} for k, v in new.items()))},
+        'tokenizer = "rouge-score"\nstem = true\n',
+    )  # fmt: skip
+    for flags, stem in (([], True), (["--no-stem"], False), (["--stem"], True)):
+        main(["report", str(suite), "--format", "json", "--no-cache", *flags])
+        data = json.loads(capsys.readouterr().out)
+        assert data["signature"].split("|")[2] == f"stem:{'yes' if stem else 'no'}"
+        oracle = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=stem)
+        deltas = [oracle.score(refs[k], new[k])["rougeL"].fmeasure - oracle.score(refs[k], old[k])["rougeL"].fmeasure for k in refs]
+        assert data["delta"] == pytest.approx(sum(deltas) / 2, abs=1e-12), flags

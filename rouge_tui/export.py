@@ -122,8 +122,9 @@ def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
         diff = entry["diff"]
         out.append({
             "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"],
-            "sides": [(f"baseline · {diff.baseline.build}", report.html_pieces(entry["sides"][0]), diff.baseline.arithmetic()),
-                      (f"candidate · {diff.candidate.build}", report.html_pieces(entry["sides"][1]), diff.candidate.arithmetic())],
+            "sides": [(f"{role} · {side.build}", report.html_pieces(pieces) if side.text.strip() else
+                       f'<span class="fold">{"(empty output)" if not side.text else "(only whitespace)"}</span>', side.arithmetic())
+                      for role, side, pieces in (("baseline", diff.baseline, entry["sides"][0]), ("candidate", diff.candidate, entry["sides"][1]))],
             "reference": report.html_pieces(diff.reference.pieces()),
             "words": report.html_pieces(entry["words"]),
         })

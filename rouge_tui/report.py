@@ -291,11 +291,11 @@ def render_text(data: dict[str, Any]) -> Any:
 _PAGE_STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1d1d1f; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; }
-table { border-collapse: collapse; margin: .5rem 0; } td, th { padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
+table { border-collapse: collapse; margin: .5rem 0; } td, th { overflow-wrap: anywhere; padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .verdict { font-weight: bold; padding: .1rem .4rem; } .drift-down { background: #fdd; } .drift-up { background: #ffc; } .within-band { background: #dfd; }
 .warn { background: #fff4ce; padding: .3rem .6rem; }
-.text { white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 13px; background: #f7f7f7; padding: .5rem; border-radius: 4px; }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, monospace; font-size: 13px; background: #f7f7f7; padding: .5rem; border-radius: 4px; }
 .counted, .both { font-weight: bold; text-decoration: underline; color: #0a6d24; }
 .baseline { text-decoration: underline; color: #8a6100; } .candidate { font-weight: bold; font-style: italic; color: #00658a; }
 .removed { text-decoration: line-through; color: #b00020; background: #fde7e9; } .added { font-weight: bold; color: #0a6d24; background: #e3f7e8; }
@@ -342,8 +342,15 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     top = "".join(
         f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
         f"<td class=n>{row['candidate']:.4f}</td><td class=n>{row['delta']:+.4f}</td>"
-        f"<td>{_h(' '.join(row['signals']))}</td><td>{_h(_mark_word(data, row['id']))}</td></tr>"
+        f"<td>{_h(' '.join(row['signals']))}</td><td>{_h(_mark_word(data, row['id']))}</td>"
+        f"<td>{_h(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
         for rank, row in enumerate(data["top"], 1)
+    )
+    left_out = "".join(
+        f"<p>{label} ({len(data[key])}): {_h(_listing(data[key]))}</p>"
+        for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
+                           ("missing_reference", "Missing reference"))
+        if data[key]
     )
     warnings = "".join(f'<p class="warn">{_h(w)}</p>' for w in data["warnings"])
     counts = _h(", ".join(f"{name} {count}" for name, count in data["signals"].items()))
@@ -363,14 +370,24 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         rows,
         "</table>",
         f"<p>Change signals: {counts}</p>",
+        left_out,
     ]
     if data["top"]:
         parts += [
             f"<h2>The {len(data['top'])} most-moved outputs</h2>",
-            "<table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th></tr>",
+            "<table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th><th>note</th></tr>",
             top,
             "</table>",
         ]
+    said = [(rank, row) for rank, row in enumerate(data["top"], 1) if row["new_sentences"] or row["new_figures"]]
+    if said and not examples:  # (an export shows them in each example's text)
+        parts.append("<h3>What the candidate says that its reference, source and baseline do not</h3><ul>")
+        for rank, row in said:
+            found = [f"new sentence: {_h(s)}" for s in row["new_sentences"]]
+            if row["new_figures"]:
+                found.append(f"new figures: {_h(', '.join(row['new_figures']))}")
+            parts.append(f"<li><b>{rank}. {_h(row['id'])}</b><ul>" + "".join(f"<li>{f}</li>" for f in found) + "</ul></li>")
+        parts.append("</ul>")
     for example in examples or []:
         mark = example.get("mark") or "not reviewed"
         word = mark.split(" ")[0]
@@ -384,5 +401,15 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
                      '<span class="candidate">candidate only</span> · neither; <span class="flag">[?] </span> no counterpart in the '
                      'reference or source — read it; <span class="newfig">«N»</span> a figure in no other text</p>')
         parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
+    if data.get("history"):
+        parts.append("<h2>History</h2><p class=legend>each build over its own ids with a reference (the comparison above: the ids both builds have)</p>")
+        parts.append("<table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th></tr>")
+        for h in data["history"]:
+            if h["mean"] is None:
+                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td>✗ {_h(h.get('error', ''))}</td></tr>")
+            else:
+                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td class=n>{h['n']}</td>"
+                             f"<td class=n>{h['mean']:.4f}</td><td class=n>[{h['band'][0]:.4f}, {h['band'][1]:.4f}]</td></tr>")
+        parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -367,3 +367,24 @@ def test_top_0_lists_no_table_of_the_most_moved(fmt: str, capsys: pytest.Capture
     assert "drift-down" in out
     cli.main(["report", str(INCIDENTS), "--format", fmt, "--top", "3"])
     assert "3 most-moved outputs" in capsys.readouterr().out
+
+
+def test_html_carries_what_text_and_markdown_carry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The HTML report left out --history, the ids left out of the pairing and the notes'
+    column, and let a long word run off the page; an empty output's pane was blank."""
+    cli.main(["report", str(INCIDENTS), "--format", "html", "--history"])
+    page = capsys.readouterr().out
+    cli.main(["report", str(INCIDENTS), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    history = page[page.index("<h2>History</h2>"):]
+    assert history.count("<tr><td>") == len(list((INCIDENTS / "builds").iterdir()))
+    for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
+                       ("missing_reference", "Missing reference")):
+        assert data[key] and f"<p>{label} ({len(data[key])}): {data[key][0]}" in page
+    assert "<th>mark</th><th>note</th></tr>" in page
+    assert "overflow-wrap: anywhere" in page
+    empty = next(row for row in data["top"] if "empty" in row["signals"])
+    section = page[page.index(f"{empty['id']}: <span"):]
+    assert '<span class="fold">(empty output)</span>' in section.split("<h3>")[0]
+    cli.main(["report", str(INCIDENTS), "--format", "html"])
+    assert "<h2>History</h2>" not in capsys.readouterr().out

@@ -22,6 +22,10 @@ VERDICT_WORDS = {"drift-down": "drift-down", "drift-up": "drift-up", "within-ban
 VERDICT_SYMBOLS = {"drift-down": "▼", "drift-up": "▲", "within-band": "●"}
 
 
+# Why a build's n and mean in the history differ from the comparison's (SPEC "History").
+HISTORY_BASIS = "each build over its own ids with a reference; the comparison over the ids both builds have"
+
+
 def verdict_words(verdict: str) -> str:
     """The verdict for a person: ``drift-down``, ``drift-up`` or ``within band``."""
     return VERDICT_WORDS[verdict]
@@ -197,7 +201,8 @@ def render_markdown(data: dict[str, Any]) -> str:
             if row["new_figures"]:
                 lines.append(f"  - new figures: {md(', '.join(row['new_figures']), 200)}")
     if data.get("history"):
-        lines += ["", "## History", "", "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
+        lines += ["", "## History", "", f"_{HISTORY_BASIS[0].upper()}{HISTORY_BASIS[1:]}._", "",
+                  "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
         for h in data["history"]:
             if h["mean"] is None:
                 lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} |")
@@ -272,7 +277,7 @@ def render_text(data: dict[str, Any]) -> Any:
                          Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
     parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
     if data.get("history"):
-        trend = Table(title="history", title_justify="left", box=None)
+        trend = Table(title="history", title_justify="left", box=None, caption=HISTORY_BASIS, caption_justify="left")
         for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
             trend.add_column(column, justify=justify, overflow="fold")  # an error's path and line whole
         for h in data["history"]:
@@ -402,7 +407,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
                      'reference or source — read it; <span class="newfig">«N»</span> a figure in no other text</p>')
         parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
     if data.get("history"):
-        parts.append("<h2>History</h2><p class=legend>each build over its own ids with a reference (the comparison above: the ids both builds have)</p>")
+        parts.append(f"<h2>History</h2><p class=legend>{HISTORY_BASIS}</p>")
         parts.append("<table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th></tr>")
         for h in data["history"]:
             if h["mean"] is None:

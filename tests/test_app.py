@@ -1286,7 +1286,7 @@ async def test_config_toml_sets_the_theme_and_an_unknown_one_names_its_line() ->
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
     assert app.return_code == 2
-    assert app.fatal.startswith(f"{config}:2: unknown theme 'nordic'; expected one of ")
+    assert app.fatal.startswith(f"{config}:2: unknown theme 'nordic' (did you mean 'nord'?); expected one of ")
     assert "nord" in app.fatal and "\n" not in app.fatal
 
 

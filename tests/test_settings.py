@@ -79,7 +79,7 @@ def test_dotted_keys_and_inline_tables(tmp_path: Path) -> None:
     [
         (
             'name = "x"\nmetric = "rougeX"\n',
-            "2: unknown metric 'rougeX'; expected one of rouge1, rouge2, rougeL, rougeLsum",
+            "2: unknown metric 'rougeX' (did you mean 'rougeL'?); expected one of rouge1, rouge2, rougeL, rougeLsum",
         ),
         (
             'tokenizer = "nltk"\n',
@@ -224,7 +224,7 @@ def test_user_defaults(tmp_path: Path) -> None:
     [
         (
             'theme = "x"\nmetric = "rougeQ"\n',
-            "2: unknown metric 'rougeQ'; expected one of rouge1, rouge2, rougeL, rougeLsum",
+            "2: unknown metric 'rougeQ' (did you mean 'rougeL'?); expected one of rouge1, rouge2, rougeL, rougeLsum",
         ),
         ("k = -2\n", "1: k must be a positive number up to 100, got -2"),
         ('k = "2"\n', "1: k must be a number, not string"),

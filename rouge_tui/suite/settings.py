@@ -3,6 +3,7 @@ read as data with tomllib and checked against the registries; a bad value names 
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import tomllib
@@ -122,9 +123,11 @@ class _Table:
         if not value.strip():
             raise self.fail(key, f"{self.label(key)} must not be empty")
         if choices is not None and value not in choices:
+            close = difflib.get_close_matches(value, choices, n=1)  # a typo's likely fix first
+            hint = f" (did you mean {quoted(close[0])}?)" if close else ""
             raise self.fail(
                 key,
-                f"unknown {self.label(key)} {quoted(value)}; expected one of {', '.join(choices)}",
+                f"unknown {self.label(key)} {quoted(value)}{hint}; expected one of {', '.join(choices)}",
             )
         return value
 

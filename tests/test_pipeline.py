@@ -82,6 +82,27 @@ def test_pairing_leaves_out_what_cannot_be_compared_and_says_why(tmp_path: Path)
     assert pipeline.pair(texts.references, texts.baseline, texts.candidate).ids == ["a", "b", "g"]
 
 
+@pytest.mark.parametrize("partial", ["1-base", "2-cand"])
+def test_a_comparison_keeps_no_history_entry_for_a_build_it_pairs_in_part(tmp_path: Path, partial: str) -> None:
+    """One build's runs lack c: the comparison pairs a, b and d, so its scores are not the
+    other build's history (n 4, every id of it), which the trend then read from the cache
+    (n 3, the mean of three). By hand: every output equals its reference but c's, whose
+    F is 0, so the whole build's mean is 3/4 and the paired one 1."""
+    from rouge_tui.analysis.history import trend
+
+    words = {"a": "the cat sat", "b": "a dog ran", "c": "rain today", "d": "sun later"}
+    whole = outs(**{k: (v if k != "c" else "nothing alike") for k, v in words.items()})
+    runs = {"run-1.jsonl": outs(**words), "run-2.jsonl": outs(**{k: v for k, v in words.items() if k != "c"})}
+    builds = {"1-base": runs, "2-cand.jsonl": whole} if partial == "1-base" else {"1-base.jsonl": whole, "2-cand": runs}
+    suite = open_suite(make_suite(tmp_path / "s", refs(**words), builds))
+    caches = Caches.default()
+    open_analysis(suite, Settings(), caches=caches)
+    texts = read_texts(suite, *suite.pick())
+    other = "2-cand" if partial == "1-base" else "1-base"
+    entry = {b.name: b for b in trend(suite, texts.references, Settings(), caches)}[other]
+    assert (entry.stats.n, entry.stats.mean) == (4, 0.75)
+
+
 def test_ids_missing_from_some_replicate_runs_are_left_out_and_said(tmp_path: Path) -> None:
     suite = open_suite(make_suite(
         tmp_path / "s",

@@ -343,10 +343,10 @@ def compute(
     # The candidate's ids come in the baseline's order; no reader of an entry minds (its
     # stats are sums exactly rounded, its F looked up by id).
     shown_candidate = history.BuildScores(cand_stats.name, cand_stats.runs, cand_stats, dict(zip(ids, cand_mean[:, 2].tolist())))
-    if not pairing.only_in_baseline:
-        history.remember(suite, texts.baseline, texts.references, settings, caches, shown_baseline)
-    if not pairing.only_in_candidate:
-        history.remember(suite, texts.candidate, texts.references, settings, caches, shown_candidate)
+    usable = set(texts.references.texts).difference(texts.references.empty)
+    for build, shown in ((texts.baseline, shown_baseline), (texts.candidate, shown_candidate)):
+        if sum(i in usable for i in build.ids) == len(ids):  # (not when the other build lacks some)
+            history.remember(suite, build, texts.references, settings, caches, shown)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     if too_few:
         warnings.append(too_few)

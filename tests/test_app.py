@@ -857,6 +857,29 @@ async def test_the_diff_title_keeps_rank_and_delta_with_a_stale_mark_at_60_colum
         assert "regr" in title
 
 
+async def test_enter_is_in_the_footer_of_the_history_and_of_the_list_of_suites(tmp_path: Path) -> None:
+    """The lists' own enter binding hid the screen's from the footer: the key that compares
+    (or opens) was only in the help."""
+    import shutil
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "⏎ compare" in screen_text(app).splitlines()[-1]
+    folder = tmp_path / "suites"
+    shutil.copytree(INCIDENT, folder / "incident")
+    shutil.copytree(SUPPORT, folder / "support")
+    app = RougeApp(sorted(folder.iterdir()), argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "⏎ open" in screen_text(app).splitlines()[-1]
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+
+
 async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -> None:
     """Issue 11, 4: a bad line in a build not compared blocks nothing; the builds picker
     lists it with its file:line error."""

@@ -33,7 +33,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
-        Binding("enter", "compare", "compare", id="compare"),
+        Binding("enter", "compare", "compare", id="compare", priority=True),  # over the list's own: shown
         Binding("space", "pick", "pick", id="pick"),
         Binding("escape", "back", "back", id="back"),
         Binding("j", "down", "down", show=False),

@@ -22,7 +22,7 @@ from rouge_tui.safetext import one_line
 class SuitesScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
-        Binding("enter", "open", "open", id="open"),
+        Binding("enter", "open", "open", id="open", priority=True),  # over the list's own: shown
         Binding("j", "down", "down", show=False),
         Binding("k", "up", "up", show=False),
     ]

@@ -617,6 +617,9 @@ async def test_brackets_step_onto_the_flag_of_bs_invented_closing_sentence() -> 
         assert any("no more changes that way" in n.message for n in app._notifications)
         await press(pilot, *["right_square_bracket"] * 6)  # said once while it shows, not six times
         assert sum("no more changes that way" in n.message for n in app._notifications) == 1
+        await press(pilot, "g", "b", "g")  # a message said again after another is said again
+        said = [n.message for n in app._notifications if n.message.endswith((": fine", ": regression"))]
+        assert [m.rsplit(": ", 1)[1] for m in said] == ["fine", "regression", "fine"]
 
 
 async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:

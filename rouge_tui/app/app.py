@@ -70,17 +70,18 @@ class RougeApp(App[None]):
         self.exports: list[threading.Thread] = []  # the reviews being written, joined at exit
         self.export_failures: list[str] = []  # said again on stderr when the app exits
         self.ending = False  # exit() was called: the keys still queued do nothing
-        self.showing: dict[tuple[str, str, str], float] = {}  # toasts on screen, until when
+        self.last_said: tuple[tuple[str, str, str] | None, float] = (None, 0.0)  # a toast, until when
 
     def notify(self, message: str, *, title: str = "", severity="information",
                timeout: float | None = None, markup: bool = True) -> None:
-        """A toast said again while it still shows is not stacked under itself (`]` pressed
-        eight times past the last change piled six over the diff text)."""
+        """The toast just said, said again while it still shows, is not stacked under itself
+        (`]` pressed eight times past the last change piled six over the diff text); any
+        other comes, so the newest toast always says the latest (g b g: fine again)."""
         now = time.monotonic()
         key = (message, title, severity)
-        if self.showing.get(key, 0.0) > now:
+        if self.last_said[0] == key and self.last_said[1] > now:
             return
-        self.showing[key] = now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout)
+        self.last_said = (key, now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:

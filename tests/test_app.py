@@ -1138,6 +1138,20 @@ async def test_the_title_gives_each_runs_f_of_the_build_that_has_several() -> No
         assert screen is review_screen(app)
 
 
+async def test_a_marked_examples_title_still_says_which_run_at_80_columns() -> None:
+    """With a mark, the run field (the last) was dropped: r stepped runs with nothing on
+    screen saying which one was shown."""
+    app = app_for(baseline="2026-11-24_54c7f3", candidate="2026-11-25_afab85")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter", "g")
+        await settle(pilot)
+        for run in (1, 2, 3):
+            title = app.screen.title_text(78).plain
+            assert f"run {run}/3" in title and "fine" in title, title
+            await press(pilot, "r")
+
+
 async def test_marks_persist_and_come_back() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

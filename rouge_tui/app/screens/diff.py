@@ -211,7 +211,7 @@ class DiffScreen(common.Answers, Screen[str]):
         if shown is not None:
             mark = shown.word + (" carried" if shown.carried_from else " stale" if shown.stale else "") + (" +note" if shown.note else "")
             short_mark = MarkCell.of(shown).text(6)  # as the table shows it
-        parts = [  # (full, short) in priority order
+        parts = [  # each field's forms, longest first, in priority order
             (f"rank {index + 1}", f"#{index + 1}"),
             (f"Δ {float(figures.delta[index]):+.4f}", f"Δ{float(figures.delta[index]):+.3f}"),
             (f"{base_f:.4f} → {cand_f:.4f}", f"{base_f:.2f}→{cand_f:.2f}"),
@@ -222,14 +222,21 @@ class DiffScreen(common.Answers, Screen[str]):
             scores = ", ".join(f"{role} " + " ".join(f"{f:.2f}" for f in found)
                                for role, found in zip(("base", "cand"), self.run_scores) if found)
             now = "→".join(f"{found[min(self.run, len(found) - 1)]:.2f}" for found in self.run_scores if found)
-            parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"run {self.run + 1}/{self.runs} F {now}"))
+            run = f"run {self.run + 1}/{self.runs}"  # which run, kept before any field is dropped
+            parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"{run} F {now}", run))
         name_room = max(10, min(40, width - 40))
         example = one_line(self.example_id, name_room)
-        full = [p[0] for p in parts]
-        short = [p[1] for p in parts]
-        # Every field in full words, then shortened one at a time from the last (a mark does
-        # not shorten the figures before it), then the last ones dropped.
-        tries = [full[:keep] + short[keep:] for keep in range(len(full), -1, -1)]
+        # Every field in its longest form, then one form shorter at a time, from the last field
+        # to the first (a mark does not shorten the figures before it), then the last ones
+        # dropped.
+        form = [0] * len(parts)
+        tries = [[p[0] for p in parts]]
+        for shorter in range(1, max(map(len, parts))):
+            for field in range(len(parts) - 1, -1, -1):
+                if shorter < len(parts[field]):
+                    form[field] = shorter
+                    tries.append([p[f] for p, f in zip(parts, form)])
+        short = tries[-1]
         tries += [short[:keep] for keep in range(len(short) - 1, 0, -1)]
         for head in (f" {step} ", f" {k}/{total} "):
             for fields in tries:

@@ -276,6 +276,8 @@ def render_text(data: dict[str, Any]) -> Any:
             said.add_row(str(rank), Text(one_line(row["id"], 24)),
                          Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
     parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
+    if said.row_count:
+        parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     if data.get("history"):
         trend = Table(title="history", title_justify="left", box=None, caption=HISTORY_BASIS, caption_justify="left")
         for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
@@ -286,8 +288,6 @@ def render_text(data: dict[str, Any]) -> Any:
             else:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", f"[{h['band'][0]:.4f}, {h['band'][1]:.4f}]")
         parts += [Text(""), trend]
-    if said.row_count:
-        parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     return Group(*parts)
 
 

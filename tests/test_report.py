@@ -357,6 +357,9 @@ def test_markdown_history_is_its_own_last_section(capsys: pytest.CaptureFixture[
     table = lines[history + 4 :]
     assert table[0] == "| build | runs | n | mean | band |" and all(line.startswith("| ") for line in table)
     assert len(table) == 2 + len(list((INCIDENTS / "builds").iterdir()))
+    cli.main(["report", str(INCIDENTS), "--history"])  # and in the text report
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert lines.index("what the candidates say that reference, source and baseline do not:") < lines.index("history")
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])

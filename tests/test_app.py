@@ -1307,6 +1307,10 @@ async def test_the_list_of_suites_gives_the_verdict_the_opened_suite_shows_confi
     assert listed == f"{opened:+.4f}" and listed != default_listed
     flagged, opened = await listed_then_opened(argparse.Namespace(metric="rouge2"))
     assert flagged == f"{opened:+.4f}" and flagged not in (listed, default_listed)
+    # --baseline and --candidate too (the support suite has no such builds: it says why)
+    pair = argparse.Namespace(baseline="2026-11-25_afab85", candidate="2026-11-26_aa3f5f")
+    picked, opened = await listed_then_opened(pair)
+    assert picked == f"{opened:+.4f}" and picked not in (listed, default_listed)
 
 
 async def test_config_toml_sets_the_theme_and_an_unknown_one_names_its_line() -> None:
@@ -1462,6 +1466,15 @@ async def test_the_history_views_header_shows_what_was_picked_at_80_columns() ->
         await settle(pilot)
         head = screen_text(app).splitlines()[0]
     assert "picked 2026-11-25_afab85 → 2026-11-26_aa3f5f (enter compares them)" in head, head
+
+
+async def test_the_history_views_title_says_space_picks_at_80_columns() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "· space picks" in screen_text(app).splitlines()[0]
 
 
 async def test_two_builds_picked_newest_first_compare_the_older_as_the_baseline() -> None:

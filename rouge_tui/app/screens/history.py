@@ -137,9 +137,10 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             builds.highlighted = highlighted
         # What was picked first: at 80 columns the end of this line is cut.
         picked = " → ".join(one_line(p, 30) for p in self.pair_picked())
-        about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate · Δ vs the build before"
+        about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
+        header += " · Δ vs the build before"  # (the column says paired: cut first at 80)
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
         # Δ and verdict against the build before (the mean paired delta: over the ids both
         # have, so not the difference of the two means); marks made on any pair with it as

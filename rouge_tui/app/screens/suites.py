@@ -67,7 +67,9 @@ class SuitesScreen(Screen[None]):
             try:
                 suite = open_suite(path)
                 summary = f"{len(suite.builds)} builds"
-                figures = open_analysis(suite, for_suite(suite.settings, self.options), caches=Caches.default()).figures
+                figures = open_analysis(
+                    suite, for_suite(suite.settings, self.options), getattr(self.options, "baseline", None),
+                    getattr(self.options, "candidate", None), caches=Caches.default()).figures
                 summary += f" · {verdict_symbol(figures.verdict)} {verdict_words(figures.verdict)} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"

@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("suite", nargs="?", help="a suite directory (default: the bundled sample)")
     _scoring_options(report)
     report.add_argument("--format", choices=FORMATS, default="text")
+    # 10: compare.TEN, not imported here (numpy, for --help)
     report.add_argument("--top", type=int, default=10, metavar="N", help="how many most-moved outputs to list")
     report.add_argument("--history", action="store_true", help="add every build's n, mean and band")
 
@@ -124,7 +125,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         warnings.append(store.warning)
     figures = analysis.figures
     log = ReviewLog.of(suite)
-    change = log.note(figures)
+    change = log.record_review(figures)
     warnings += [w for w in (log.warning, change.message() if change else None) if w]
     extra = {}
     if args.history:

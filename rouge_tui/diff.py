@@ -269,7 +269,7 @@ def grounding_tags(side, shown: int | None = None) -> list[tuple[int, int, str, 
 
 def annotate(pieces: Sequence[Piece], tags: Sequence[tuple[int, int, str, str]], skip: frozenset[str] = frozenset()) -> list[Piece]:
     """``pieces`` with tag pieces put in at text offsets (counted through the pieces whose
-    kind is not in ``skip``: the merged word diff's removed runs are the other text's)."""
+    kind is not in ``skip``: the merged word diff's removed words are the other text's)."""
     out: list[Piece] = []
     at, k = 0, 0
     for piece in pieces:

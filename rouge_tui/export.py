@@ -29,14 +29,14 @@ from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
 
 __all__ = ["examples", "export_review", "plain", "review_markdown"]
 
-MARKERS = {**BRACKETS, "counted": ("[", "]"),
+BRACKETED = {**BRACKETS, "counted": ("[", "]"),
            "both": ("[", "]"), "baseline": ("<", ">"), "candidate": ("{", "}")}
 
 
 def plain(pieces: list[Piece]) -> str:
-    """Pieces as plain text, each marked kind between its markers."""
+    """Pieces as plain text, each kind of its own between its brackets."""
     return "".join(
-        f"{MARKERS.get(p.kind, ('', ''))[0]}{visible(p.text)}{MARKERS.get(p.kind, ('', ''))[1]}" for p in pieces
+        f"{BRACKETED.get(p.kind, ('', ''))[0]}{visible(p.text)}{BRACKETED.get(p.kind, ('', ''))[1]}" for p in pieces
     )
 
 
@@ -76,12 +76,12 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
                                 settings, (texts.baseline.name, texts.candidate.name))
             found = grounding.ground(candidate, references, texts.references.sources.get(example_id),
                                      baseline, settings.min_support)
-            marks = {"baseline": grounding_tags(found.baseline), "candidate": grounding_tags(found.candidate)}
+            tags = {"baseline": grounding_tags(found.baseline), "candidate": grounding_tags(found.candidate)}
             entry.update(
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
                 diff=diff,
-                sides=(annotate(diff.baseline.pieces(), marks["baseline"]), annotate(diff.candidate.pieces(), marks["candidate"])),
-                words=annotate(word_diff(baseline, candidate)[2], marks["candidate"], skip=OTHER_TEXT),
+                sides=(annotate(diff.baseline.pieces(), tags["baseline"]), annotate(diff.candidate.pieces(), tags["candidate"])),
+                words=annotate(word_diff(baseline, candidate)[2], tags["candidate"], skip=OTHER_TEXT),
             )
         out.append(entry)
     return out

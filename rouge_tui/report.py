@@ -32,7 +32,7 @@ def verdict_words(verdict: str) -> str:
 
 
 def verdict_symbol(verdict: str) -> str:
-    """A direction mark that reads without colour: ▼ down, ▲ up, ● within band."""
+    """A direction symbol that reads without colour: ▼ down, ▲ up, ● within band."""
     return VERDICT_SYMBOLS[verdict]
 
 

@@ -610,3 +610,10 @@ def test_no_stem_turns_off_the_suites_stemming(tmp_path: Path, capsys: pytest.Ca
         oracle = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=stem)
         deltas = [oracle.score(refs[k], new[k])["rougeL"].fmeasure - oracle.score(refs[k], old[k])["rougeL"].fmeasure for k in refs]
         assert data["delta"] == pytest.approx(sum(deltas) / 2, abs=1e-12), flags
+
+
+def test_top_defaults_to_the_ten(capsys: pytest.CaptureFixture[str]) -> None:
+    from rouge_tui.analysis.compare import TEN
+
+    main(["report", str(INCIDENTS), "--format", "json"])
+    assert len(json.loads(capsys.readouterr().out)["top"]) == TEN

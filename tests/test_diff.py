@@ -86,7 +86,7 @@ def test_the_chapters_closing_sentence_is_flagged_where_it_starts_in_the_word_di
     assert "two. [?]The incident was caused by" in shown
 
 
-def test_marked_pieces_join_runs_of_one_kind() -> None:
+def test_styled_pieces_join_stretches_of_one_kind() -> None:
     text = "a b c d"
     tokens = [Token(w, i * 2, i * 2 + 1) for i, w in enumerate("abcd")]
     pieces = styled_pieces(text, tokens, {0: "counted", 1: "counted", 3: "counted"})

@@ -85,7 +85,7 @@ class RougeApp(App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
-        self._end_on_hang_up()
+        self._end_on_hang_up_or_term()
         try:  # config.toml's theme, one of Textual's (the rest of the file is the settings')
             theme = read_user_defaults(config_dir() / "config.toml", themes=list(self.available_themes)).theme
         except SuiteError as exc:  # said by the command line once the screen is gone
@@ -101,7 +101,7 @@ class RougeApp(App[None]):
 
     # ------------------------------------------------------------------ ending
 
-    def _end_on_hang_up(self) -> None:
+    def _end_on_hang_up_or_term(self) -> None:
         """SIGHUP (the SSH session dropped): the terminal is gone, so nothing is drawn or
         restored; a note being typed is saved as it stands, what a failed save left unsaved
         is tried once more, then the process ends.

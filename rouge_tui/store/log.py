@@ -77,7 +77,7 @@ class ReviewLog:
                 return ReferenceChange(entry["fingerprint"], fingerprint, str(entry.get("time", "an earlier review")))
         return None
 
-    def note(self, figures) -> ReferenceChange | None:
+    def record_review(self, figures) -> ReferenceChange | None:
         """Record a review of ``figures`` (rouge_tui.analysis.figures.Figures); how the frozen
         references moved since the builds compared were scored, if they did."""
         pair = (figures.baseline.name, figures.candidate.name)

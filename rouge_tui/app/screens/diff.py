@@ -53,14 +53,14 @@ def make_model(review: Review, analysis: Analysis, index: int, run: int, query: 
     example_id = figures.ids[index]
     references = texts.references.texts[example_id]
     baseline, candidate = texts.outputs(example_id, run)
-    # Grounded with the whole texts, as the table's counts are: the marks agree with them.
+    # Grounded with the whole texts, as the table's counts are: the tags agree with them.
     source = texts.references.sources.get(example_id)
     found = grounding.ground(candidate, references, source, baseline, settings.min_support)
     notes = []
     cut = []
     for name, text in (("baseline", baseline), ("candidate", candidate), *((f"reference {i + 1}", r) for i, r in enumerate(references))):
         if len(text) > SHOWN:
-            notes.append(f"the {name} is {len(text):,} characters: too long to align in full; the first {SHOWN:,} are aligned and shown, its figures and marks are for the whole text")
+            notes.append(f"the {name} is {len(text):,} characters: too long to align in full; the first {SHOWN:,} are aligned and shown, its figures and tags are for the whole text")
         cut.append(text[:SHOWN])
     baseline, candidate, references = cut[0], cut[1], cut[2:]
     names = shorten_names([figures.baseline.name, figures.candidate.name], 40)

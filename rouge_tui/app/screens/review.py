@@ -174,7 +174,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         from rouge_tui.store.log import ReviewLog
 
         log = ReviewLog.of(analysis.suite)
-        change = log.note(analysis.figures)
+        change = log.record_review(analysis.figures)
         for warning in (log.warning, change.message() if change else None):
             if warning:
                 self.post_message(WorkFailed(warning, fatal=False, severity="warning"))

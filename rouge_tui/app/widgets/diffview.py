@@ -7,7 +7,7 @@ alone:
 
 - against the reference, the words that count are bold and underlined, and the reference
   shows who matched each word with a style and a legend;
-- baseline vs candidate reads like prose: removed runs in ``[-…-]``, added runs in
+- baseline vs candidate reads like prose: removed words in ``[-…-]``, added words in
   ``{+…+}``, and every line a change touches starts with ``-``, ``+`` or ``±``;
 - a sentence with no counterpart in the reference or source starts with ``[?]``, a figure
   found in no other text stands in ``«»``.
@@ -282,7 +282,7 @@ def breaks(paragraph: str, width: int) -> list[int]:
 
 
 def lay_out(found: list[Styled], width: int) -> list[Line]:
-    """Styled runs broken into lines of ``width`` cells: at newlines, and at word boundaries
+    """Styled stretches broken into lines of ``width`` cells: at newlines, and at word boundaries
     inside a paragraph (the space a line breaks at is not drawn)."""
     plain = "".join(text for text, _ in found)
     bounds: list[tuple[int, int]] = []  # each line's [start, end) in the plain text
@@ -331,7 +331,7 @@ def matched_by() -> list[Styled]:
 
 def _gutter(line: Line) -> tuple[str, bool]:
     """The line's gutter sign (``-``, ``+``, ``±`` where a change touches it) and whether a
-    change (a changed run, a grounding tag) starts on it."""
+    change (changed words, a grounding tag) starts on it."""
     styles = {style for _, style in line}
     removed, added = STYLES["removed"] in styles, STYLES["added"] in styles
     sign = "± " if removed and added else "- " if removed else "+ " if added else "  "

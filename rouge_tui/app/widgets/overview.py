@@ -1,7 +1,7 @@
 """The overview: the figures and the verdict of the comparison on screen, five lines at the top.
 
 Suite and build names are untrusted: they go through ``safetext`` into Rich ``Text``, never
-markup. The verdict carries a direction mark (▼ ▲ ●) so it reads without colour.
+markup. The verdict carries a direction symbol (▼ ▲ ●) so it reads without colour.
 """
 
 from __future__ import annotations

@@ -140,7 +140,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
-        header += " · Δ vs the build before"  # (the column says paired: cut first at 80)
+        if len(header) + 24 <= self.size.width:  # where it fits (the column says "paired Δ")
+            header += " · Δ vs the build before"
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
         # Δ and verdict against the build before (the mean paired delta: over the ids both
         # have, so not the difference of the two means); marks made on any pair with it as

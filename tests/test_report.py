@@ -403,3 +403,20 @@ def test_the_history_says_why_its_n_and_mean_differ_from_the_comparisons(fmt: st
     assert "over its own ids with a reference" in out and "the ids both builds have" in out
     cli.main(["report", str(INCIDENTS), "--format", fmt])
     assert "over its own ids" not in capsys.readouterr().out
+
+
+def test_an_output_every_run_repeats_has_a_delta_of_exactly_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    """Against a build of three runs, an example whose three outputs equal the baseline's had
+    a delta of ±1.1e-16 (a plain mean of three equal F), shown as -0.0000 and ranked above the
+    true zeros. Which outputs repeat is read from the files."""
+    base, cand = "2026-11-23_0da610", "2026-11-24_54c7f3"
+    baseline = {r["id"]: r["output"] for r in map(json.loads, (INCIDENTS / "builds" / f"{base}.jsonl").read_text().splitlines())}
+    runs = [{r["id"]: r["output"] for r in map(json.loads, path.read_text().splitlines())}
+            for path in sorted((INCIDENTS / "builds" / cand).glob("*.jsonl"))]
+    repeated = {i for i, text in baseline.items() if all(run.get(i) == text for run in runs)}
+    cli.main(["report", str(INCIDENTS), "--baseline", base, "--candidate", cand, "--format", "json", "--top", "1000"])
+    top = json.loads(capsys.readouterr().out)["top"]
+    assert len(runs) == 3 and len(repeated & {r["id"] for r in top}) > 100
+    assert all(r["delta"] == 0.0 for r in top if r["id"] in repeated)
+    moved = [abs(r["delta"]) for r in top]
+    assert moved == sorted(moved, reverse=True)

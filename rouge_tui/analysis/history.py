@@ -23,7 +23,7 @@ from itertools import pairwise
 import numpy as np
 
 from rouge_tui import __version__
-from rouge_tui.analysis.compare import BuildStats, build_stats, sample_sd
+from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sample_sd
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.suite import (
@@ -56,7 +56,8 @@ class BuildScores:
 
 def _key(settings: Settings, references: References, suite: Suite, name: str, digests: Sequence[str]) -> str:
     parts = [
-        "rouge-tui build scores", __version__, settings.scoring, str(settings.k), references.digest,
+        "rouge-tui build scores v2",  # v2: per-example F by `compare.run_mean`
+        __version__, settings.scoring, str(settings.k), references.digest,
         repr(suite.settings.fields), name, *digests,
     ]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
@@ -109,7 +110,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
         return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
     scores = scorer.score(build, ids)
     f = scores[:, :, 2]
-    result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, f.mean(axis=0).tolist())))
+    result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, run_mean(f).tolist())))
     if key is not None:
         caches.builds.put(key, _encode(result))
     return result

@@ -120,7 +120,7 @@ def _figures_key(
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
     files' bytes (``digests``) and the earlier builds' (`_earlier_part`)."""
     parts = [
-        "rouge-tui figures v2",  # v2: an id missing from some runs of one build is not "only in" the other
+        "rouge-tui figures v3",  # v2: partial ids not "only in" the other; v3: `compare.run_mean`
         __version__,
         repr(settings),
         engine.ENGINE,
@@ -333,7 +333,7 @@ def compute(
     pairs.grounded, copied = grounded.result()  # the signals read them
     base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
     cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
-    base_mean, cand_mean = base.mean(axis=0), cand.mean(axis=0)  # per example, over runs
+    base_mean, cand_mean = compare.run_mean(base), compare.run_mean(cand)  # per example, over runs
     delta = cand_mean[:, 2] - base_mean[:, 2]
     order = compare.rank(ids, delta)
     warnings = []

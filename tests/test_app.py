@@ -504,6 +504,20 @@ async def test_help_lists_only_the_keys_that_work_on_the_screen_it_was_opened_fr
                 assert f"{what} ({key} cycles them in the review table)\n" in text, opening
 
 
+async def test_help_says_which_of_the_diffs_keys_are_off_for_now() -> None:
+    """r (one run) and f (against the reference) did nothing, listed like any other key."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter", "question_mark")
+        text = app.screen.text().plain
+        assert " run (not now)\n" in text and " fold (not now)\n" in text
+        assert " next\n" in text  # n works here
+        await press(pilot, "escape", "d", "question_mark")
+        text = app.screen.text().plain
+        assert " fold\n" in text and " run (not now)\n" in text
+
+
 async def test_help_closes_on_q_without_quitting() -> None:
     """Issue 11, 11."""
     app = app_for()

@@ -884,7 +884,15 @@ async def test_enter_is_in_the_footer_of_the_history_and_of_the_list_of_suites(t
         await settle(pilot)
         await press(pilot, "h")
         await settle(pilot)
-        assert "⏎ compare" in screen_text(app).splitlines()[-1]
+        footer = screen_text(app).splitlines()[-1]
+        assert "⏎ compare" in footer and footer.index("⏎ compare") < footer.index("space pick")
+        # keys queued together: enter compares the row the keys before it moved to (a
+        # priority binding of the screen took the row before they moved)
+        names = [b.name for b in review_screen(app).suite.builds]
+        await burst(pilot, "up", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[-3], names[-2])
     folder = tmp_path / "suites"
     shutil.copytree(INCIDENT, folder / "incident")
     shutil.copytree(SUPPORT, folder / "support")
@@ -892,9 +900,9 @@ async def test_enter_is_in_the_footer_of_the_history_and_of_the_list_of_suites(t
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         assert "⏎ open" in screen_text(app).splitlines()[-1]
-        await press(pilot, "enter")
+        await burst(pilot, "down", "enter")
         await settle(pilot)
-        assert isinstance(app.screen, ReviewScreen)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.suite.name == "Support answers"
 
 
 async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -> None:

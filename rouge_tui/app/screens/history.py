@@ -26,6 +26,15 @@ from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
 
 
+class BuildList(OptionList):
+    """The builds; enter selects (then the screen compares) and says so in the footer, where
+    the list's own hidden enter hid the screen's. Not a priority binding of the screen: that
+    ran before the keys queued ahead of it had moved the cursor (up enter compared the old
+    row)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "compare", id="compare")]
+
+
 class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     """``space`` picks a build, two at most; ``enter`` compares the two picked (the earlier in
     the history is the baseline, whatever the order they were picked in: a comparison never
@@ -33,7 +42,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
-        Binding("enter", "compare", "compare", id="compare", priority=True),  # over the list's own: shown
+        Binding("enter", "compare", "compare", id="compare"),  # (the list's own, when it has focus)
         Binding("space", "pick", "pick", id="pick"),
         Binding("escape", "back", "back", id="back"),
         Binding("j", "down", "down", show=False),
@@ -55,7 +64,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
         yield Static(id="history-columns")
-        yield OptionList(id="builds")
+        yield BuildList(id="builds")
         yield KeyBar()
 
     def on_mount(self) -> None:

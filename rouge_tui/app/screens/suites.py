@@ -19,10 +19,17 @@ from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.safetext import one_line
 
 
+class SuiteList(OptionList):
+    """The suites; enter selects (then the screen opens it) and says so in the footer (as
+    the history's `BuildList`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "open", id="open")]
+
+
 class SuitesScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
-        Binding("enter", "open", "open", id="open", priority=True),  # over the list's own: shown
+        Binding("enter", "open", "open", id="open"),  # (the list's own, when it has focus)
         Binding("j", "down", "down", show=False),
         Binding("k", "up", "up", show=False),
     ]
@@ -35,7 +42,7 @@ class SuitesScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{len(self.paths)} suites · enter opens one", no_wrap=True), id="suites-title")
-        yield OptionList(id="suites")
+        yield SuiteList(id="suites")
         yield KeyBar()
 
     def on_mount(self) -> None:

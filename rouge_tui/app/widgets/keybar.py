@@ -32,9 +32,11 @@ class KeyBar(Widget):
         order; bindings of one group share a description (``g b u mark``)."""
         seen: set[str] = set()
         keys: list[tuple[str, str]] = []
-        # The order the screen lists them in (the active bindings come in key order).
-        order = {b.action: i for i, b in enumerate(getattr(type(self.screen), "BINDINGS", [])) if hasattr(b, "action")}
-        active_bindings = sorted(self.screen.active_bindings.values(), key=lambda a: order.get(a.binding.action, len(order)))
+        # The order the screen lists them in (the active bindings come in key order); a
+        # widget's binding with the id of one of the screen's takes its place.
+        order = {b.id or b.action: i for i, b in enumerate(getattr(type(self.screen), "BINDINGS", [])) if hasattr(b, "action")}
+        active_bindings = sorted(self.screen.active_bindings.values(),
+                                 key=lambda a: order.get(a.binding.id or a.binding.action, len(order)))
         for active in active_bindings:
             binding = active.binding
             if not binding.show or not active.enabled or binding.action in seen:

@@ -518,6 +518,48 @@ async def test_help_says_which_of_the_diffs_keys_are_off_for_now() -> None:
         assert " fold\n" in text and " run (not now)\n" in text
 
 
+async def test_help_never_says_the_apps_own_keys_are_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the figures were still coming, the review's help said '? help (not now)' and
+    'q quit (not now)': both work everywhere."""
+    import time as clock
+
+    from rouge_tui.app.screens import review as review_module
+
+    slow = review_module.open_analysis
+
+    def slower(*args, **kwargs):
+        clock.sleep(3.0)
+        return slow(*args, **kwargs)
+
+    monkeypatch.setattr(review_module, "open_analysis", slower)
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        assert review_screen(app).analysis is None
+        await pilot.press("question_mark")  # (press would wait for the figures)
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen) and review_screen(app).analysis is None
+        text = app.screen.text().plain
+        assert " help\n" in text and " quit\n" in text and "(not now)" in text  # the rest is off
+
+
+async def test_a_failed_save_tried_again_says_so_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The toast de-duplication dropped the second 'could not save the mark' of a retry the
+    first invited: an error is said every time."""
+    from rouge_tui.review import Review
+
+    def full_disk(self, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Review, "set_mark", full_disk)
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "g", "g")
+        failed = [n for n in app._notifications if n.message.startswith("could not save the mark")]
+        assert len(failed) == 2
+
+
 async def test_help_closes_on_q_without_quitting() -> None:
     """Issue 11, 11."""
     app = app_for()
@@ -1171,6 +1213,8 @@ async def test_a_marked_examples_title_still_says_which_run_at_80_columns() -> N
         for run in (1, 2, 3):
             title = app.screen.title_text(78).plain
             assert f"run {run}/3" in title and "fine" in title, title
+            for width in (68, 58, 48):  # narrower: other fields go first, the run's number stays
+                assert f"run {run}/3" in app.screen.title_text(width).plain, width
             await press(pilot, "r")
 
 

@@ -79,8 +79,8 @@ class RougeApp(App[None]):
         other comes, so the newest toast always says the latest (g b g: fine again)."""
         now = time.monotonic()
         key = (message, title, severity)
-        if self.last_said[0] == key and self.last_said[1] > now:
-            return
+        if severity != "error" and self.last_said[0] == key and self.last_said[1] > now:
+            return  # (an error again is said again: a retry that failed must say so)
         self.last_said = (key, now + (self.NOTIFICATION_TIMEOUT if timeout is None else timeout))
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 

@@ -228,7 +228,7 @@ class DiffScreen(common.Answers, Screen[str]):
         example = one_line(self.example_id, name_room)
         # Every field in its longest form, then one form shorter at a time, from the last field
         # to the first (a mark does not shorten the figures before it), then the last ones
-        # dropped.
+        # dropped, but for the run's number, which r changes (it goes last, with the rank).
         form = [0] * len(parts)
         tries = [[p[0] for p in parts]]
         for shorter in range(1, max(map(len, parts))):
@@ -237,13 +237,15 @@ class DiffScreen(common.Answers, Screen[str]):
                     form[field] = shorter
                     tries.append([p[f] for p, f in zip(parts, form)])
         short = tries[-1]
-        tries += [short[:keep] for keep in range(len(short) - 1, 0, -1)]
+        run = short[-1:] if self.runs > 1 else []
+        rest = short[: len(short) - len(run)]
+        tries += [rest[:keep] + run for keep in range(len(rest) - 1, 0, -1)]
         for head in (f" {step} ", f" {k}/{total} "):
             for fields in tries:
                 line = " · ".join(f for f in fields if f)
                 if len(head) + 1 + len(example) + 3 + len(line) <= width:
                     return self._title(head, example, line)
-        return self._title(f" {k}/{total} ", example, short[0])
+        return self._title(f" {k}/{total} ", example, " · ".join([short[0], *run]))
 
     def _title(self, head: str, example: str, rest: str) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")

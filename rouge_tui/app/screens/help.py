@@ -48,8 +48,10 @@ class HelpScreen(common.Answers, ModalScreen[None]):
             key = self.app.get_key_display(binding)
             text.append(f"  {key:<8}", style="bold")
             text.append(f" {FILTER if binding.action == 'filter' else binding.description}")
-            # A key the screen turns off for now (r with one run, f against the reference).
-            if self.source.check_action(binding.action.split("(")[0], ()) is not True:
+            # A key the screen turns off for now (r with one run, f against the reference);
+            # the app's own keys (help, quit) are never off.
+            name = binding.action.split("(")[0]
+            if not name.startswith("app.") and self.source.check_action(name, ()) is not True:
                 text.append(" (not now)", style="italic")
             text.append("\n")
         text.append(f"  {MOVING[0]:<8}", style="bold")

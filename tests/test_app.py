@@ -1534,6 +1534,27 @@ async def test_the_history_views_header_shows_what_was_picked_at_80_columns() ->
     assert "picked 2026-11-25_afab85 → 2026-11-26_aa3f5f (enter compares them)" in head, head
 
 
+async def test_the_history_title_counts_a_wide_suite_name_in_cells(tmp_path: Path) -> None:
+    """Five CJK characters are ten cells: the title then has no room for 'Δ vs the build
+    before', which was added (counted as five) and cut."""
+    import shutil
+
+    from rich.cells import cell_len
+
+    suite = tmp_path / "s"
+    shutil.copytree(INCIDENT, suite)
+    toml = suite / "suite.toml"
+    toml.write_text(toml.read_text().replace('name = "Incident summaries"', 'name = "事故の要約"'))
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        title = screen_text(app).splitlines()[0].rstrip()
+        assert title.endswith("· space picks") and "Δ vs" not in title, title
+        assert cell_len(title) <= 80
+
+
 async def test_the_history_views_title_says_space_picks_at_80_columns() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

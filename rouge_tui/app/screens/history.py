@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -149,7 +150,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
-        if len(header) + 24 <= self.size.width:  # where it fits (the column says "paired Δ")
+        if cell_len(header) + 24 <= self.size.width:  # where it fits (the column says "paired Δ")
             header += " · Δ vs the build before"
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
         # Δ and verdict against the build before (the mean paired delta: over the ids both

@@ -247,6 +247,14 @@ def fold(pieces: Sequence[Piece]) -> list[Piece]:
     return out
 
 
+def empty_output(text: str) -> str | None:
+    """What to show for an output with nothing to read (a blank pane looks like a drawing
+    fault); None for one with words."""
+    if text.strip():
+        return None
+    return "(empty output)" if not text else "(only whitespace)"
+
+
 # --------------------------------------------------------------------------- grounding tags
 
 UNSUPPORTED_TAG = "[?] "

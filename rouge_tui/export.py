@@ -19,6 +19,7 @@ from rouge_tui.diff import (
     OTHER_TEXT,
     Piece,
     annotate,
+    empty_output,
     example_diff,
     grounding_tags,
     word_diff,
@@ -122,8 +123,8 @@ def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
         diff = entry["diff"]
         out.append({
             "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"],
-            "sides": [(f"{role} · {side.build}", report.html_pieces(pieces) if side.text.strip() else
-                       f'<span class="fold">{"(empty output)" if not side.text else "(only whitespace)"}</span>', side.arithmetic())
+            "sides": [(f"{role} · {side.build}", f'<span class="fold">{empty}</span>' if (empty := empty_output(side.text))
+                       else report.html_pieces(pieces), side.arithmetic())
                       for role, side, pieces in (("baseline", diff.baseline, entry["sides"][0]), ("candidate", diff.candidate, entry["sides"][1]))],
             "reference": report.html_pieces(diff.reference.pieces()),
             "words": report.html_pieces(entry["words"]),

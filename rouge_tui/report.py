@@ -22,6 +22,16 @@ VERDICT_WORDS = {"drift-down": "drift-down", "drift-up": "drift-up", "within-ban
 VERDICT_SYMBOLS = {"drift-down": "▼", "drift-up": "▲", "within-band": "●"}
 
 
+# The ids the pairing left out, as every format lists them.
+LEFT_OUT = (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
+            ("missing_reference", "Missing reference"))
+
+
+def _said(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """(rank, row) of the top rows whose candidate says something new."""
+    return [(rank, row) for rank, row in enumerate(data["top"], 1) if row["new_sentences"] or row["new_figures"]]
+
+
 # Why a build's n and mean in the history differ from the comparison's (SPEC "History").
 HISTORY_BASIS = "each build over its own ids with a reference; the comparison over the ids both builds have"
 
@@ -168,11 +178,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         )
     counts = ", ".join(f"{name} {count}" for name, count in data["signals"].items())
     lines += ["", f"Change signals: {counts}", ""]
-    for key, label in (
-        ("only_in_baseline", "Only in baseline"),
-        ("only_in_candidate", "Only in candidate"),
-        ("missing_reference", "Missing reference"),
-    ):
+    for key, label in LEFT_OUT:
         if data[key]:
             lines.append(f"- {label} ({len(data[key])}): {md(_listing(data[key]))}")
     lines += [  # (none asked for with --top 0: no table)
@@ -189,10 +195,7 @@ def render_markdown(data: dict[str, Any]) -> str:
             f" {row['delta']:+.4f} | {' '.join(row['signals'])} | {_mark_word(data, row['id'])} |"
             f" {md(note, 200)} |"
         )
-    said = [
-        (rank, row) for rank, row in enumerate(data["top"], 1)
-        if row["new_sentences"] or row["new_figures"]
-    ]
+    said = _said(data)
     if said:
         lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
         for rank, row in said:
@@ -248,13 +251,9 @@ def render_text(data: dict[str, Any]) -> Any:
         )
 
     notes = Text("signals: " + " · ".join(f"{k} {v}" for k, v in data["signals"].items()))
-    for key, label in (
-        ("only_in_baseline", "only in baseline"),
-        ("only_in_candidate", "only in candidate"),
-        ("missing_reference", "missing reference"),
-    ):
+    for key, label in LEFT_OUT:
         if data[key]:
-            notes.append(f"\n{label} ({len(data[key])}): {_listing(data[key], 8)}")
+            notes.append(f"\n{label.lower()} ({len(data[key])}): {_listing(data[key], 8)}")
 
     top = Table(title=f"the {len(data['top'])} most-moved outputs", title_justify="left", box=None)
     for column, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
@@ -353,8 +352,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     )
     left_out = "".join(
         f"<p>{label} ({len(data[key])}): {_h(_listing(data[key]))}</p>"
-        for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
-                           ("missing_reference", "Missing reference"))
+        for key, label in LEFT_OUT
         if data[key]
     )
     warnings = "".join(f'<p class="warn">{_h(w)}</p>' for w in data["warnings"])
@@ -384,7 +382,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             top,
             "</table>",
         ]
-    said = [(rank, row) for rank, row in enumerate(data["top"], 1) if row["new_sentences"] or row["new_figures"]]
+    said = _said(data)
     if said and not examples:  # (an export shows them in each example's text)
         parts.append("<h3>What the candidate says that its reference, source and baseline do not</h3><ul>")
         for rank, row in said:

@@ -104,7 +104,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
         build = read_build(suite, entry)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
-    usable = set(references.texts).difference(references.empty)
+    usable = references.usable
     ids = [i for i in build.ids if i in usable]
     if not ids:
         return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")

@@ -253,7 +253,7 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     after stripping) go to missing_reference; of the others, ids in one build only go to
     only_in_baseline / only_in_candidate, but for those missing from some runs of the other
     (its ``partial``: left out, and said so apart)."""
-    usable = set(references.texts).difference(references.empty)
+    usable = references.usable
     base, cand = set(baseline.ids), set(candidate.ids)
     missing = (base | cand) - usable
     base_only = base - cand - missing - set(candidate.partial)
@@ -343,7 +343,7 @@ def compute(
     # The candidate's ids come in the baseline's order; no reader of an entry minds (its
     # stats are sums exactly rounded, its F looked up by id).
     shown_candidate = history.BuildScores(cand_stats.name, cand_stats.runs, cand_stats, dict(zip(ids, cand_mean[:, 2].tolist())))
-    usable = set(texts.references.texts).difference(texts.references.empty)
+    usable = texts.references.usable
     for build, shown in ((texts.baseline, shown_baseline), (texts.candidate, shown_candidate)):
         if sum(i in usable for i in build.ids) == len(ids):  # (not when the other build lacks some)
             history.remember(suite, build, texts.references, settings, caches, shown)

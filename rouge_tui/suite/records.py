@@ -60,6 +60,11 @@ class References:
     digest: str  # sha256 of the file's bytes (`files.file_digest`)
 
     @cached_property
+    def usable(self) -> frozenset[str]:
+        """The ids with a reference that is not blank: the ones a build is scored on."""
+        return frozenset(self.texts).difference(self.empty)
+
+    @cached_property
     def fingerprint(self) -> str:
         """`reference_fingerprint` of texts, made when first asked for (`score` never asks:
         2,000 references of ~500 words, 20 ms of its 0.24 s)."""

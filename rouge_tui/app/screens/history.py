@@ -60,7 +60,6 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         self.pair = (figures.baseline.name, figures.candidate.name)
         self.picked: list[str] = []
         self.builds: list[BuildScores] | None = builds
-        self.with_band = True  # the band column: not at under 78 columns (`fill`)
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
@@ -135,7 +134,6 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         # The build column gets what the figures (57 columns) and a scrollbar leave: 19 at 80;
         # under 78 columns the band goes (the base of the verdict is the comparison's anyway),
         # so that a line is never wrapped in two.
-        self.with_band = self.size.width >= 78
         width = max(12, min(40, self.size.width - (61 if self.with_band else 43)))
         names = shorten_names([b.name for b in self.suite.builds], width)
         builds = self.query_one(OptionList)
@@ -159,6 +157,11 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         band = f" {'band':<17}" if self.with_band else ""
         columns = f"   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6}{band} {'paired Δ':<9} {'marks':>5}"
         self.query_one("#history-columns", Static).update(Text(columns, no_wrap=True, overflow="ellipsis"))
+
+    @property
+    def with_band(self) -> bool:
+        """The band column: not under 78 columns."""
+        return self.size.width >= 78
 
     def pair_picked(self) -> list[str]:
         """The picked builds in the history's order: baseline first."""

@@ -41,6 +41,7 @@ from rouge_tui.diff import (
     ExampleDiff,
     Piece,
     annotate,
+    empty_output,
     fold,
     grounding_tags,
     word_diff,
@@ -183,8 +184,8 @@ class DiffModel:
             sides = []
             for role, name, side in (("baseline", base_name, diff.baseline), ("candidate", cand_name, diff.candidate)):
                 body = styled(annotate(side.pieces(), self.tags(role)), self.query)
-                if not side.text.strip():  # said, where a blank pane could be a drawing fault
-                    body = [("(empty output)" if not side.text else "(only whitespace)", STYLES["fold"])]
+                if empty := empty_output(side.text):
+                    body = [(empty, STYLES["fold"])]
                 sides.append(([(f" {role} · {name} ", STYLES["title"])], body, [(side.arithmetic(), STYLES["arithmetic"])]))
             ref = diff.reference
             label = " reference" + (f" {ref.index + 1} of {ref.count}" if ref.count > 1 else "") + " "

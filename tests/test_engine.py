@@ -54,6 +54,28 @@ def test_ties_between_references_go_to_the_first_listed() -> None:
         assert tuple(row) == tuple(expected(("whitespace", False), refs, "a y z w")["rouge1"])
 
 
+# Words a spelling of the whitespace tokenizer's words in [a-z0-9] could confuse: "z" and its
+# doubles, an escape next to letters and digits, every ASCII mark, bytes beyond ASCII.
+CONFUSABLE = ["z", "zz", "zzz", "z.", ".z", "z0", "za", "z1a", "z0a", "zy", "y", ".", "..", ",",
+              "a.b", "a,b", "ab", "a-b", "é", "e\u0301", "ü", "ﬁ", "中", "文", "中文", "zé",
+              "Z", "ZZ", "İ", "σ", "ς", *[c for c in map(chr, range(33, 127)) if not c.isalnum()]]
+
+
+def test_the_whitespace_tokenizer_keeps_every_word_apart() -> None:
+    """Every pair of one-word texts scores 1 when the words are equal lowered, else 0 (the
+    spelling handed to rouge-score-rs is one to one), and a text of them all, with line
+    breaks, scores rougeLsum as rouge-score does."""
+    refs = [(a,) for a in CONFUSABLE for _ in CONFUSABLE]
+    outs = [b for _ in CONFUSABLE for b in CONFUSABLE]
+    got = engine.score(refs, outs, "rouge1", "whitespace")
+    want = [1.0 if a.lower() == b.lower() else 0.0 for (a,), b in zip(refs, outs)]
+    assert got[:, 2].tolist() == want
+    text = " ".join(CONFUSABLE) + "\n" + "z. zz\n\u2028 é,z"
+    assert engine.score([(text,)] * 3, [text, "z zz", "zz z"], "rougeLsum", "whitespace").tolist() == [
+        list(expected(("whitespace", False), (text,), out)["rougeLsum"]) for out in (text, "z zz", "zz z")
+    ]
+
+
 def test_long_texts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine, "CHUNK", 7)
     rng = random.Random(5)

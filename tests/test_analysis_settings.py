@@ -131,8 +131,18 @@ def test_the_scoring_key_and_the_signature_name_what_a_score_depends_on() -> Non
     assert others[3].signature == "rougeL|tok:rouge-score|stem:yes|v:0.1.0"
 
 
-def test_switching_keeps_stemming_only_where_the_new_tokenizer_stems() -> None:
+def test_switching_stems_where_the_new_tokenizer_stems_and_stemming_was_asked_for() -> None:
     stemmed = resolve(NONE, NOBODY, tokenizer="rouge-score", stem=True)
     assert stemmed.switched(tokenizer="whitespace").stem is False
     assert stemmed.switched(metric="rouge2") == Settings("rouge2", "rouge-score", True)
-    assert stemmed.switched(tokenizer="whitespace").switched(tokenizer="rouge-score").stem is False
+    # The app's `t` cycle comes back to the tokenizer that stems: so does the stemming the
+    # flag or the suite asked for (the screen agrees with `report` again); never unasked.
+    cycle = stemmed
+    for tokenizer in ("whitespace", "unicode", "character", "rouge-score"):
+        cycle = cycle.switched(tokenizer=tokenizer)
+        assert cycle.stem is (tokenizer == "rouge-score")
+    suite = SuiteSettings(tokenizer="rouge-score", stem=True)
+    assert resolve(suite, NOBODY, tokenizer="whitespace").switched(tokenizer="rouge-score").stem is True
+    unstemmed = resolve(SuiteSettings(tokenizer="rouge-score"), NOBODY)
+    assert unstemmed.switched(tokenizer="whitespace").switched(tokenizer="rouge-score").stem is False
+    assert resolve(suite, NOBODY, stem=False).switched(tokenizer="whitespace").switched(tokenizer="rouge-score").stem is False

@@ -4,7 +4,7 @@ config.toml over the defaults, checked against the registries."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from rouge_tui import __version__
 from rouge_tui.rouge import METRICS, TOKENIZERS
@@ -28,6 +28,9 @@ class Settings:
     band_source: str = "auto"
     min_delta: float = 0.0
     min_support: float = 0.5
+    # Stemming as the flags or suite.toml asked for it, whatever the tokenizer: the app's `t`
+    # cycle turns it back on at a tokenizer that stems. Not part of what a score depends on.
+    stem_asked: bool = field(default=False, compare=False, repr=False)
 
     @property
     def signature(self) -> str:
@@ -45,13 +48,13 @@ class Settings:
 
     def switched(self, *, metric: str | None = None, tokenizer: str | None = None) -> Settings:
         """The same settings with another metric or tokenizer (the app's ``m`` and ``t``);
-        stemming stays only where the new tokenizer stems."""
+        stemming, as asked for, where the new tokenizer stems."""
         tokenizer = tokenizer or self.tokenizer
         return replace(
             self,
             metric=metric or self.metric,
             tokenizer=tokenizer,
-            stem=self.stem and TOKENIZERS[tokenizer].stems,
+            stem=(self.stem or self.stem_asked) and TOKENIZERS[tokenizer].stems,
         )
 
 
@@ -77,8 +80,9 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
     stems = TOKENIZERS[tokenizer].stems
     if stem and (why := cannot_stem(tokenizer)):
         raise UsageError(why)
+    asked = bool(suite.stem) if stem is None else stem
     if stem is None:
-        stem = bool(suite.stem) and stems
+        stem = asked and stems
     k = _first(k, suite.k, user.k, defaults.k)
     if not (math.isfinite(k) and 0 < k <= MAX_K):
         raise UsageError(f"band k must be {K_RANGE}, got {k!r}")
@@ -90,6 +94,7 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
         band_source=_first(suite.band_source, defaults.band_source),
         min_delta=float(_first(suite.min_delta, defaults.min_delta)),
         min_support=float(_first(suite.min_support, defaults.min_support)),
+        stem_asked=asked,
     )
 
 

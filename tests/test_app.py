@@ -151,6 +151,30 @@ async def test_the_diff_header_shows_the_comparison_now_shown_after_a_metric_swi
         assert f"Δ {float(figures.delta[index]):+.4f}" in title
 
 
+async def test_a_diff_asked_for_while_a_switch_scores_opens_on_the_switched_comparison() -> None:
+    """`m` `enter` in one burst (a newcomer's keys): the diff waits for the new metric's
+    scores and shows them, not the numbers of the comparison being replaced; a second `m`
+    typed before the first's scores are in steps on from the first (rougeL -> rougeLsum ->
+    rouge1), and `w` waits as `enter` does."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        assert screen.analysis.settings.metric == "rougeL"
+        await burst(pilot, "m", "enter")
+        figures = screen.analysis.figures
+        assert figures.settings.metric == "rougeLsum"
+        assert isinstance(app.screen, DiffScreen) and app.screen.review.analysis is screen.analysis
+        summary = app.screen.summary().plain
+        assert f"Δ {figures.delta_mean:+.4f}" in summary and "rougeLsum|" in summary
+        assert f"Δ {float(figures.delta[app.screen.index]):+.4f}" in app.screen.title_text(98).plain
+        await press(pilot, "escape")
+        await burst(pilot, "m", "m", "w")
+        assert screen.analysis.settings.metric == "rouge2"
+        assert isinstance(app.screen, DiffScreen) and app.screen.walk
+        assert "rouge2|" in app.screen.summary().plain
+
+
 async def test_the_diff_made_ahead_is_the_cursors_row_of_the_comparison_shown(monkeypatch) -> None:
     """The row the cursor rests on has its diff made ahead, and enter shows that one; after
     a metric switch, what is shown is made from the new comparison, not the one before."""

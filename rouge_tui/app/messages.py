@@ -45,6 +45,7 @@ class WorkFailed(Message):
     text: str
     fatal: bool = False
     severity: str = "error"  # or "warning": said, and the work goes on
+    asked: bool = False  # the comparison asked for (m, t, a pair in h) will not come
 
 
 @dataclass

@@ -96,6 +96,9 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.matched_as = ""
         self.progress = ""
         self.waiting: tuple[Callable[[], None], str] | None = None  # an action waiting for the texts
+        # The comparison asked for and not yet shown (m, t, a pair picked in h): its settings,
+        # which the next m or t steps from, and what it is, for a diff that waits for it.
+        self.asked: tuple[Settings, str] | None = None
         self.caches = Caches.none() if option(options, "no_cache") else Caches.default()
         self.export_path: Path | None = None
         self._marks_seen: float | None = None
@@ -208,7 +211,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         except InterruptedError:
             return
         except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed(common.describe(exc)))
+            self.post_message(WorkFailed(common.describe(exc), asked=True))
 
     @work(thread=True, exclusive=True, group="trend")
     def load_trend(self, analysis: Analysis, texts: Texts) -> None:
@@ -245,6 +248,7 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def on_analysis_ready(self, message: AnalysisReady) -> None:
         first = self.analysis is None
+        self.asked = None
         self.analysis = message.analysis
         self.suite = message.analysis.suite
         self.progress = ""
@@ -297,6 +301,9 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.progress = ""
+        if message.asked:  # nor will the diff waiting for it open
+            self.asked = None
+            self.waiting = None
         if message.fatal and self.analysis is None:
             if self.standalone:  # said by the command line once the screen is gone, unwrapped
                 self.app.fatal = message.text
@@ -440,6 +447,15 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.waiting = (action, then)
         self.notify(f"reading the texts… {then} when they are in", markup=False, timeout=3)
 
+    def with_asked(self, action: Callable[[], None], then: str) -> None:
+        """`with_texts`, but after the comparison asked for, when one is on its way: a diff
+        opened now would show the numbers of the one it replaces."""
+        if self.asked is None:
+            self.with_texts(action, then)
+            return
+        self.waiting = (action, then)
+        self.notify(f"{self.asked[1]}… {then} when it is done", markup=False, timeout=3)
+
     # ------------------------------------------------------------------ actions
 
     def diff_query(self) -> str:
@@ -512,12 +528,14 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.table.cursor = row
             self.push_diff(self.table.view, row, walk=False)
 
-        self.with_texts(open_it, "the diff opens")
+        self.with_asked(open_it, "the diff opens")
 
     def action_walk(self) -> None:
-        assert self.analysis is not None
-        ten = np.arange(min(TEN, self.analysis.figures.paired), dtype=np.int64)
-        self.with_texts(lambda: self.push_diff(ten, 0, walk=True), "the walk starts")
+        def walk() -> None:
+            assert self.analysis is not None
+            self.push_diff(np.arange(min(TEN, self.analysis.figures.paired), dtype=np.int64), 0, walk=True)
+
+        self.with_asked(walk, "the walk starts")
 
     def action_mark(self, word: str) -> None:
         example_id = self.current_id()
@@ -581,21 +599,31 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def _switch(self, *, metric: str | None = None, tokenizer: str | None = None) -> None:
         assert self.analysis is not None
-        settings = self.analysis.settings.switched(metric=metric, tokenizer=tokenizer)
-        self.notify(f"scoring {settings.metric} ({settings.tokenizer})…", markup=False, timeout=2)
+        settings = self.settings_asked().switched(metric=metric, tokenizer=tokenizer)
+        what = f"scoring {settings.metric} ({settings.tokenizer})"
+        self.notify(f"{what}…", markup=False, timeout=2)
+        self.asked = (settings, what)
         self.rescore(settings)
 
-    def action_metric(self) -> None:
+    def settings_asked(self) -> Settings:
+        """The settings of the comparison asked for last: a second m pressed before the first
+        one's scores are in steps on from the first's metric, not the one shown."""
         assert self.analysis is not None
-        names = list(METRICS)
-        current = self.analysis.settings.metric
-        self.with_texts(lambda: self._switch(metric=names[(names.index(current) + 1) % len(names)]), "the metric switches")
+        return self.analysis.settings if self.asked is None else self.asked[0]
+
+    def action_metric(self) -> None:
+        def step() -> None:
+            names = list(METRICS)
+            self._switch(metric=names[(names.index(self.settings_asked().metric) + 1) % len(names)])
+
+        self.with_texts(step, "the metric switches")
 
     def action_tokenizer(self) -> None:
-        assert self.analysis is not None
-        names = list(TOKENIZERS)
-        current = self.analysis.settings.tokenizer
-        self.with_texts(lambda: self._switch(tokenizer=names[(names.index(current) + 1) % len(names)]), "the tokenizer switches")
+        def step() -> None:
+            names = list(TOKENIZERS)
+            self._switch(tokenizer=names[(names.index(self.settings_asked().tokenizer) + 1) % len(names)])
+
+        self.with_texts(step, "the tokenizer switches")
 
     def action_history(self) -> None:
         self.with_texts(self._history, "the history opens")
@@ -607,7 +635,9 @@ class ReviewScreen(common.Answers, Screen[None]):
 
         def chosen(pair: tuple[str, str] | None) -> None:
             if pair and self.analysis and pair != (self.analysis.figures.baseline.name, self.analysis.figures.candidate.name):
-                self.rescore(self.analysis.settings, pair)
+                settings = self.settings_asked()
+                self.asked = (settings, f"comparing {one_line(pair[0], 30)} → {one_line(pair[1], 30)}")
+                self.rescore(settings, pair)
 
         # The builds the overview's history line was made from, when they are this comparison's:
         # the view shows them at once, not scored again (30 builds of 10,000, tmux at 80x24:

@@ -211,7 +211,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     references = read_references_file(Path(args.references), Fields()).texts
     outputs = read_run(Path(args.outputs), Fields()).outputs
     ids = [i for i in outputs if i in references]
-    scores = engine.rows([references[i] for i in ids], [outputs[i] for i in ids], names, args.tokenizer, args.stem)
+    scores = engine.rows([references[i] for i in ids], [outputs[i] for i in ids], names, args.tokenizer, args.stem, ids=ids)
     lines = []
     for example_id, row in zip(ids, scores):
         entry = {m: {"precision": p, "recall": r, "fmeasure": f} for m, (p, r, f) in zip(names, row)}

@@ -1645,3 +1645,30 @@ async def test_side_by_side_each_column_has_its_title_and_arithmetic_over_it() -
     sums = next(line for line in lines if line.startswith("LCS 16"))
     left, right = sums.split("│")
     assert "F 0.31" in left and "LCS 46" in right and "F 0.81" in right
+
+
+async def test_a_metric_its_engine_refuses_is_said_and_m_steps_past_it(tmp_path, monkeypatch) -> None:
+    """rougeLsum past its table (`engine.MOST_LSUM_CELLS`) on one example: `m` says which
+    example and why, the comparison shown stays, nothing waits for it, and the next `m`
+    goes on to rouge1 instead of asking for rougeLsum again."""
+    from rouge_tui.rouge import engine
+
+    monkeypatch.setattr(engine, "MOST_LSUM_CELLS", 50 * 50)
+    long_line = " ".join(f"w{i % 5}" for i in range(60))
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": "the cat sat"}, {"id": "long", "reference": long_line}),
+                       {"1-old.jsonl": jsonl({"id": "a", "output": "the cat"}, {"id": "long", "output": long_line}),
+                        "2-new.jsonl": jsonl({"id": "a", "output": "a cat sat"}, {"id": "long", "output": long_line + " w9"})})
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        shown = screen.analysis
+        await burst(pilot, "m", "enter")
+        assert screen.analysis is shown and shown.settings.metric == "rougeL"
+        said = [n.message for n in app._notifications if "rougeLsum cannot score" in n.message]
+        assert said and "example 'long'" in said[0] and "rougeL can" in said[0]
+        assert not isinstance(app.screen, DiffScreen)  # the diff that waited is not opened on rougeL
+        await press(pilot, "m")
+        await settle(pilot)
+        assert screen.analysis.settings.metric == "rouge1"
+        assert app.return_code is None

@@ -617,3 +617,21 @@ def test_top_defaults_to_the_ten(capsys: pytest.CaptureFixture[str]) -> None:
 
     main(["report", str(INCIDENTS), "--format", "json"])
     assert len(json.loads(capsys.readouterr().out)["top"]) == TEN
+
+
+def test_rougelsum_past_its_table_is_one_line_and_exit_2_not_an_abort(tmp_path: Path):
+    """7,100 words on one line a side: rouge-score-rs's rougeLsum table would be 7,101 x 7,101
+    four-byte cells (past engine.MOST_LSUM_CELLS; 110,000 words aborted the process)."""
+    line = " ".join(f"w{i % 13}" for i in range(7100))
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": "the cat"}, {"id": "long", "reference": line}),
+                       {"1-old.jsonl": jsonl({"id": "a", "output": "the cat"}, {"id": "long", "output": line}),
+                        "2-new.jsonl": jsonl({"id": "a", "output": "a cat"}, {"id": "long", "output": line})})
+    for args in (("report", str(suite), "--metric", "rougeLsum"),
+                 ("score", str(suite / "references.jsonl"), str(suite / "builds" / "2-new.jsonl"), "--metrics", "rougeL,rougeLsum")):
+        done = run(*args)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.splitlines() == [
+            ("rouge-tui: error: example 'long': rougeLsum cannot score a line of 7,100 tokens against a "
+             "reference line of 7,100 (its table would take 0.2 GB); rougeL can"),
+        ]
+    assert run("report", str(suite), "--metric", "rougeL").returncode in (0, 1)

@@ -89,6 +89,38 @@ def test_long_texts_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert seen == [(7, 30), (14, 30), (21, 30), (28, 30), (30, 30)]
 
 
+def test_rougelsum_refuses_a_pair_of_lines_past_its_table_and_names_the_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rouge-score-rs fills (n + 1) x (m + 1) cells per pair of lines: past MOST_LSUM_CELLS a
+    pair is a ValueError naming its example (110,000 words a side aborted the process); a
+    pair just inside the limit, or as long but cut into lines, scores as rouge-score does."""
+    long_line = " ".join(f"w{i % 7}" for i in range(100))
+    short_line = " ".join(f"w{i % 7}" for i in range(98))
+    lines = "\n".join([long_line[:150], long_line[150:]])
+    for tokenizer, stem in CONFIGS:
+        n = len(ORACLES[(tokenizer, stem)]._tokenizer.tokenize(long_line))  # 100 words, 200 characters
+        monkeypatch.setattr(engine, "MOST_LSUM_CELLS", (n + 1) * (n + 1) - 1)
+        with pytest.raises(ValueError, match=rf"example 'x\\x1b': rougeLsum cannot score a line of {n} tokens against a reference line of {n} "):
+            engine.score([("a",), (long_line,)], ["a", long_line], "rougeLsum", tokenizer, stem, ids=["ok", "x\x1b"])
+        with pytest.raises(ValueError, match="pair 1: "):
+            engine.score([("a", long_line)], [long_line], ["rouge1", "rougeLsum"], tokenizer, stem)
+        assert engine.score([(long_line,)], [long_line], "rougeL", tokenizer, stem).tolist() == [[1.0, 1.0, 1.0]]
+        for ref, out in ((long_line, short_line), (long_line, lines)):
+            got = engine.score([(ref,)], [out], "rougeLsum", tokenizer, stem)
+            assert tuple(got[0]) == tuple(expected((tokenizer, stem), (ref,), out)["rougeLsum"])
+
+
+def test_most_per_character_bounds_every_code_points_tokens() -> None:
+    """The guard's bound: no code point makes more tokens than its tokenizer's
+    ``most_per_character``, and the bound is met (so it is the least that holds)."""
+    from rouge_tui.rouge import TOKENIZERS
+
+    every = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    for entry in TOKENIZERS.values():
+        native = entry.native()
+        most = max(map(len, map(native.tokenize, entry.spell(every))))
+        assert most == entry.most_per_character, entry.name
+
+
 def test_stemming_without_a_stemmer_is_refused() -> None:
     with pytest.raises(ValueError, match="stemming"):
         engine.score([("a",)], ["a"], "rougeL", "whitespace", stem=True)

@@ -258,3 +258,26 @@ def test_with_fewer_than_three_builds_the_report_says_which_band_it_used(
     assert said[0].endswith("the analytic band is used")
     cli.main(["report", str(suite)])
     assert said[0] in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_build_the_engine_refuses_is_listed_with_its_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """rougeLsum past its table (`engine.MOST_LSUM_CELLS`) in one older build only: the trend
+    lists that build with the engine's reason, as it lists a build with a bad line, and the
+    others with their figures."""
+    from rouge_tui.rouge import engine
+
+    monkeypatch.setattr(engine, "MOST_LSUM_CELLS", 30 * 30)
+    line = " ".join(f"w{i % 5}" for i in range(40))
+    refs = jsonl({"id": "a", "reference": "the cat sat"}, {"id": "b", "reference": line})
+    root = make_suite(tmp_path / "s", refs, {
+        "1.jsonl": jsonl({"id": "a", "output": "the cat"}, {"id": "b", "output": line}),
+        "2.jsonl": jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": "w1 w2"}),
+        "3.jsonl": jsonl({"id": "a", "output": "a cat sat"}, {"id": "b", "output": "w1"}),
+    })
+    suite = open_suite(root)
+    got = trend(suite, read_references(suite), Settings(metric="rougeLsum"), Caches.none())
+    assert [b.name for b in got] == ["1", "2", "3"]
+    assert got[0].stats is None and "example 'b': rougeLsum cannot score a line of 40 tokens" in got[0].problem
+    assert got[1].stats.n == got[2].stats.n == 2
+    # a: LCS 2 of 3 and 3 (F 2/3); b: 1 of 1 and 40 (F 2 * 1/40 / (1 + 1/40) = 2/41)
+    assert got[2].stats.mean == pytest.approx((2 / 3 + 2 / 41) / 2, abs=1e-15)

@@ -108,7 +108,10 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     ids = [i for i in build.ids if i in usable]
     if not ids:
         return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
-    scores = scorer.score(build, ids)
+    try:
+        scores = scorer.score(build, ids)
+    except ValueError as exc:  # the engine refuses an example (rougeLsum past its table)
+        return BuildScores(entry.name, len(build.runs), None, {}, str(exc))
     f = scores[:, :, 2]
     result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, run_mean(f).tolist())))
     if key is not None:

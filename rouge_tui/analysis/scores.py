@@ -99,7 +99,7 @@ class Scorer:
             s = self.settings
             scored = engine.score(
                 [self.references[ids[k]] for k in todo], [outputs[k] for k in todo],
-                s.metric, s.tokenizer, s.stem, told,
+                s.metric, s.tokenizer, s.stem, told, [ids[k] for k in todo],
             )
             values[todo] = scored
             if self.cache is not None:

@@ -18,6 +18,7 @@ import rouge_score_rs
 from rouge_score_rs import rouge_scorer
 
 from rouge_tui.rouge import metrics, tokenizers
+from rouge_tui.safetext import one_line
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,6 +33,12 @@ ENGINE = f"rouge-score-rs {rouge_score_rs.__version__}"
 
 Progress = Callable[[int, int], None]  # (pairs scored, pairs in all)
 
+# rouge-score-rs's rougeLsum fills a table of (n + 1) x (m + 1) four-byte cells for each
+# pair of lines of n and m tokens (one a reference's, one an output's): 110,000 tokens a
+# side asked for 48 GB and aborted the process. Past this many cells (200 MB, about a
+# second) a pair is refused with its example's name instead.
+MOST_LSUM_CELLS = 50_000_000
+
 
 def rows(
     references: Sequence[Sequence[str]],
@@ -40,17 +47,21 @@ def rows(
     tokenizer: str,
     stem: bool = False,
     progress: Progress | None = None,
+    ids: Sequence[str] | None = None,
 ) -> Iterator[tuple[tuple[float, float, float], ...]]:
     """Per example, in order, the precision, recall and F of each of ``metrics_`` against the
     example's references (``references[i]``: one or more texts). Without numpy (but for the
     whitespace tokenizer's spelling), so that `score` the command starts as quickly as a
-    script on rouge-score-rs would."""
+    script on rouge-score-rs would. A ValueError names (by ``ids``, else by number) an
+    example whose lines are too long for rougeLsum (`MOST_LSUM_CELLS`), before any scoring."""
     names = list(metrics_)
     for name in names:
         metrics.get(name)
     entry = tokenizers.get(tokenizer)
     if stem and (why := tokenizers.cannot_stem(tokenizer, "stemming")):
         raise ValueError(why)
+    if "rougeLsum" in names:
+        _check_lines(references, outputs, entry, stem, ids)
     scorer = rouge_scorer.RougeScorer(names, tokenizer=entry.native(stem))
     counts = [len(texts) for texts in references]
     targets = [text for texts in references for text in texts]
@@ -80,6 +91,32 @@ def rows(
     )
 
 
+def _check_lines(references: Sequence[Sequence[str]], outputs: Sequence[str], entry: tokenizers.Tokenizer,
+                 stem: bool, ids: Sequence[str] | None) -> None:
+    """Refuse the first example with a pair of lines past `MOST_LSUM_CELLS` for rougeLsum.
+    Lengths bound tokens (`most_per_character`), so only pairs of long texts are tokenized."""
+    bound = entry.most_per_character
+    longest = max((len(text) for texts in references for text in texts), default=0)
+    if (longest * bound + 1) * (max(map(len, outputs), default=0) * bound + 1) <= MOST_LSUM_CELLS:
+        return  # the usual case: no pair of texts is long enough
+
+    def tokens(text: str) -> int:  # of the text's longest line, as rougeLsum cuts lines
+        return max(map(len, map(native.tokenize, entry.spell([text])[0].split("\n"))), default=0)
+
+    native = entry.native(stem)
+    for example, (texts, output) in enumerate(zip(references, outputs)):
+        for text in texts:
+            if (len(text) * bound + 1) * (len(output) * bound + 1) <= MOST_LSUM_CELLS:
+                continue
+            a, b = tokens(text), tokens(output)
+            if (a + 1) * (b + 1) > MOST_LSUM_CELLS:
+                name = f"example '{one_line(ids[example], 40)}'" if ids is not None else f"pair {example + 1}"
+                raise ValueError(
+                    f"{name}: rougeLsum cannot score a line of {b:,} tokens against a reference line "
+                    f"of {a:,} (its table would take {4 * (a + 1) * (b + 1) / 1e9:.1f} GB); rougeL can"
+                )
+
+
 def score(
     references: Sequence[Sequence[str]],
     outputs: Sequence[str],
@@ -87,13 +124,14 @@ def score(
     tokenizer: str,
     stem: bool = False,
     progress: Progress | None = None,
+    ids: Sequence[str] | None = None,
 ) -> np.ndarray:
     """`rows` as an array: (n, 3) float64 for one metric, (n, len(metric), 3) for a list of
     metrics (scored in one pass)."""
     import numpy as np
 
     names = [metric] if isinstance(metric, str) else list(metric)
-    found = rows(references, outputs, names, tokenizer, stem, progress)
+    found = rows(references, outputs, names, tokenizer, stem, progress, ids)
     flat = np.fromiter(chain.from_iterable(chain.from_iterable(found)), np.float64, count=len(references) * len(names) * 3)
     pairs = flat.reshape(len(references), len(names), 3)
     return pairs[:, 0, :] if isinstance(metric, str) else pairs

@@ -41,6 +41,9 @@ class Tokenizer:
     summary: str = ""
     # The zero-token guard may name it as the one to try for text outside another's alphabet.
     for_other_scripts: bool = True
+    # The most tokens one written character makes (NFKC writes U+FDFA as 18 characters):
+    # bounds a line's tokens by its length, for the engine's rougeLsum guard.
+    most_per_character: int = 1
 
     def native(self, stem: bool = False) -> rs_tokenizers.Tokenizer:
         """The rouge-score-rs tokenizer that counts this one's tokens in `spell`'s texts."""
@@ -254,6 +257,7 @@ class Unicode(_Profile):
     name = "unicode"
     label = "unicode-v1"
     summary = "rouge-score-rs's unicode-v1: Unicode words with a letter or number, any script"
+    most_per_character = 4  # U+337F, "㍿" (tests/test_tokenizers.py reads every code point)
 
 
 class Character(_Profile):
@@ -261,6 +265,7 @@ class Character(_Profile):
     name = "character"
     label = "character-v1"
     summary = "rouge-score-rs's character-v1: one token per letter or digit (Chinese, Japanese)"
+    most_per_character = 15  # U+FDFA
 
 
 TOKENIZERS: dict[str, Tokenizer] = {

@@ -99,6 +99,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         # The comparison asked for and not yet shown (m, t, a pair picked in h): its settings,
         # which the next m or t steps from, and what it is, for a diff that waits for it.
         self.asked: tuple[Settings, str] | None = None
+        self.refused: Settings | None = None  # asked for and failed: the next m or t steps on from it
         self.caches = Caches.none() if option(options, "no_cache") else Caches.default()
         self.export_path: Path | None = None
         self._marks_seen: float | None = None
@@ -248,7 +249,7 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def on_analysis_ready(self, message: AnalysisReady) -> None:
         first = self.analysis is None
-        self.asked = None
+        self.asked = self.refused = None
         self.analysis = message.analysis
         self.suite = message.analysis.suite
         self.progress = ""
@@ -302,8 +303,8 @@ class ReviewScreen(common.Answers, Screen[None]):
     def on_work_failed(self, message: WorkFailed) -> None:
         self.progress = ""
         if message.asked:  # nor will the diff waiting for it open
-            self.asked = None
-            self.waiting = None
+            self.refused = None if self.asked is None else self.asked[0]
+            self.asked = self.waiting = None
         if message.fatal and self.analysis is None:
             if self.standalone:  # said by the command line once the screen is gone, unwrapped
                 self.app.fatal = message.text
@@ -599,29 +600,36 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def _switch(self, *, metric: str | None = None, tokenizer: str | None = None) -> None:
         assert self.analysis is not None
-        settings = self.settings_asked().switched(metric=metric, tokenizer=tokenizer)
+        settings = self.stepped_from().switched(metric=metric, tokenizer=tokenizer)
         what = f"scoring {settings.metric} ({settings.tokenizer})"
         self.notify(f"{what}…", markup=False, timeout=2)
-        self.asked = (settings, what)
+        self.asked, self.refused = (settings, what), None
         self.rescore(settings)
 
     def settings_asked(self) -> Settings:
-        """The settings of the comparison asked for last: a second m pressed before the first
-        one's scores are in steps on from the first's metric, not the one shown."""
+        """The settings of the comparison on its way, else of the one shown."""
         assert self.analysis is not None
         return self.analysis.settings if self.asked is None else self.asked[0]
+
+    def stepped_from(self) -> Settings:
+        """What the next m or t steps on from: the settings asked for last, still scoring (a
+        second m typed before the first one's scores are in) or refused (rougeLsum past its
+        limit: m goes on to rouge1, not back to it), else the ones shown."""
+        return self.refused or self.settings_asked()
 
     def action_metric(self) -> None:
         def step() -> None:
             names = list(METRICS)
-            self._switch(metric=names[(names.index(self.settings_asked().metric) + 1) % len(names)])
+            now = self.stepped_from().metric
+            self._switch(metric=names[(names.index(now) + 1) % len(names)])
 
         self.with_texts(step, "the metric switches")
 
     def action_tokenizer(self) -> None:
         def step() -> None:
             names = list(TOKENIZERS)
-            self._switch(tokenizer=names[(names.index(self.settings_asked().tokenizer) + 1) % len(names)])
+            now = self.stepped_from().tokenizer
+            self._switch(tokenizer=names[(names.index(now) + 1) % len(names)])
 
         self.with_texts(step, "the tokenizer switches")
 

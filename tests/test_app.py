@@ -1672,3 +1672,29 @@ async def test_a_metric_its_engine_refuses_is_said_and_m_steps_past_it(tmp_path,
         await settle(pilot)
         assert screen.analysis.settings.metric == "rouge1"
         assert app.return_code is None
+
+
+async def test_the_note_editor_shows_control_characters_escaped_and_adds_at_the_end() -> None:
+    """A note with an escape sequence, a bell and a bidi override (a marks file written by
+    hand or another tool) opens with each as its visible escape, never sent to the terminal;
+    saved untouched it stays as it was; typing adds after the note, not before it."""
+    hostile = "NOTE \x1b[2J\x1b]0;TITLE\x07 \u202eRTL\u202c\nsecond line\tend"
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        review = review_screen(app).review
+        example = current_id(app)
+        review.set_mark(example, "fine", hostile)
+        await press(pilot, "c")
+        area = app.screen.query_one("#note-text")
+        assert area.text == "NOTE \\x1b[2J\\x1b]0;TITLE\\x07 \\u202eRTL\\u202c\nsecond line\tend"
+        assert area.cursor_location == (1, len("second line\tend"))
+        assert not app.screen.typed
+        await press(pilot, "ctrl+s")
+        assert review.get(example).note == hostile
+        await press(pilot, "c")
+        await type_text(pilot, " more")
+        typed = app.screen.query_one("#note-text").text
+        await press(pilot, "ctrl+s")
+        assert review.get(example).note == typed == (
+            "NOTE \\x1b[2J\\x1b]0;TITLE\\x07 \\u202eRTL\\u202c\nsecond line\tend more")

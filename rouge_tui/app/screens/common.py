@@ -13,7 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TextArea
 
 from rouge_tui.review import Review
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import one_line, visible
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it.
 APP_BINDINGS: list[BindingType] = [
@@ -149,32 +149,41 @@ class NoteScreen(Answers, ModalScreen[str | None]):
         super().__init__()
         self.example_id = example_id
         self.note = note
+        # What the editor shows: a control character (an escape sequence in a marks file
+        # written by hand or by another tool) as its visible escape, never to the terminal.
+        self.shown = visible(note)
         self.keep = keep  # saves a note at once, for `keep_typed`
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box"):
             yield Static(f"note for {one_line(self.example_id, 60)}", id="note-title", markup=False)
-            yield TextArea(self.note, id="note-text", soft_wrap=True)
+            yield TextArea(self.shown, id="note-text", soft_wrap=True)
             yield Static("ctrl+s save · escape cancel (asks first if you typed)", id="note-help", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        area = self.query_one(TextArea)
+        area.move_cursor(area.document.end)  # what is typed adds to the note
+        area.focus()
 
     @property
     def typed(self) -> bool:
         """Whether the note differs from the one it opened with (quitting asks first then);
         not before the editor is there."""
         areas = self.query(TextArea)
-        return bool(areas) and areas.first().text != self.note
+        return bool(areas) and areas.first().text != self.shown
 
     def keep_typed(self) -> None:
         """Save what is typed as the note, at once and without the event loop: the terminal
         went away (a dropped SSH session is no decision to throw the note away)."""
         if self.keep is not None and self.typed:
-            self.keep(self.query_one(TextArea).text)
+            self.keep(self.text())
+
+    def text(self) -> str:
+        """The note as it stands: the one it opened with while nothing was typed."""
+        return self.note if not self.typed else self.query_one(TextArea).text
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        self.dismiss(self.text())
 
     def action_cancel(self) -> None:
         if not self.typed:

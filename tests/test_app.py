@@ -1698,3 +1698,26 @@ async def test_the_note_editor_shows_control_characters_escaped_and_adds_at_the_
         await press(pilot, "ctrl+s")
         assert review.get(example).note == typed == (
             "NOTE \\x1b[2J\\x1b]0;TITLE\\x07 \\u202eRTL\\u202c\nsecond line\tend more")
+
+
+async def test_a_note_cut_in_the_diff_header_says_so() -> None:
+    """A note longer than the line ends with an ellipsis and how to read it all, so a cut
+    note never reads as the whole note (a newcomer's 'must NOT ship this' lost its NOT
+    half at 60 columns); a note that fits is shown whole."""
+    note = ("The candidate drops the webhook retry detail entirely and invents a 70% figure; "
+            "the on-call must NOT ship this build, page the model owner")
+    for width in (60, 80, 120):
+        app = app_for()
+        async with app.run_test(size=(width, 24)) as pilot:
+            await settle(pilot)
+            review_screen(app).review.set_mark(current_id(app), "regression", note)
+            await press(pilot, "enter")
+            line = next(line for line in screen_text(app).splitlines() if " note The candidate" in line)
+            assert line.rstrip().endswith("… c: the whole note"), (width, line)
+            assert len(line.rstrip()) <= width
+    app = app_for()
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        review_screen(app).review.set_mark(current_id(app), "fine", "short and whole")
+        await press(pilot, "enter")
+        assert any(line.rstrip().endswith("note short and whole") for line in screen_text(app).splitlines())

@@ -255,13 +255,14 @@ class DiffScreen(common.Answers, Screen[str]):
         text.append(" · " + rest)
         return text
 
-    def mark_line(self) -> Text | None:
+    def mark_line(self, width: int) -> Text | None:
         """A carried mark's origin and a mark's note, on a line of their own (None: no line):
-        what the user wrote is on screen with the mark it belongs to."""
+        what the user wrote is on screen with the mark it belongs to; cut to ``width`` cells,
+        it says so and how to read the rest."""
         shown = self.review.get(self.example_id)
         if shown is None or not (shown.note or shown.carried_from):
             return None
-        text = Text(no_wrap=True, overflow="ellipsis")
+        text = Text(no_wrap=True)
         if shown.carried_from:
             baseline, candidate = (one_line(name, 30) for name in shown.carried_from)
             text.append(f"{shown.word} carried from ", style="bold")  # the same two outputs there
@@ -269,13 +270,17 @@ class DiffScreen(common.Answers, Screen[str]):
         if shown.note:
             text.append("note ", style="bold")
             text.append(one_line(shown.note, 300))
+        if text.cell_len > width:
+            more = " c: the whole note" if shown.note else ""
+            text.truncate(max(width - len(more), 1), overflow="ellipsis")
+            text.append(more, style="dim")
         return text
 
     def update_headers(self) -> None:
         width = max(self.size.width - 2, 20)
         self.query_one("#diff-summary", Static).update(self.summary())
         self.query_one("#diff-title", Static).update(self.title_text(width))
-        line = self.mark_line()
+        line = self.mark_line(width)
         holder = self.query_one("#diff-mark", Static)
         holder.display = line is not None
         if line is not None:

@@ -1721,3 +1721,23 @@ async def test_a_note_cut_in_the_diff_header_says_so() -> None:
         review_screen(app).review.set_mark(current_id(app), "fine", "short and whole")
         await press(pilot, "enter")
         assert any(line.rstrip().endswith("note short and whole") for line in screen_text(app).splitlines())
+
+
+async def test_the_diff_title_counts_a_wide_id_in_cells(tmp_path: Path) -> None:
+    """An id of 25 CJK characters is 50 cells: cut to the title's room in cells, so the
+    rank, Δ and scores after it stay on screen at 80 columns (counted as 25, it pushed them
+    off)."""
+    from rich.cells import cell_len
+
+    wide = "漢字テスト" * 5
+    suite = make_suite(tmp_path / "s", jsonl({"id": wide, "reference": "the cat sat on the mat"}, {"id": "b", "reference": "a dog ran"}),
+                       {"1-old.jsonl": jsonl({"id": wide, "output": "the cat sat on the mat"}, {"id": "b", "output": "a dog ran"}),
+                        "2-new.jsonl": jsonl({"id": wide, "output": "a cat"}, {"id": "b", "output": "a dog ran"})})
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == wide
+        title = app.screen.title_text(78).plain
+        assert cell_len(title) <= 78 and "漢字テ…" in title
+        assert "#1 · Δ-0.750 · 1.00→0.25" in title, title

@@ -16,6 +16,7 @@ from collections import OrderedDict
 from typing import ClassVar
 
 import numpy as np
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -224,8 +225,10 @@ class DiffScreen(common.Answers, Screen[str]):
             now = "→".join(f"{found[min(self.run, len(found) - 1)]:.2f}" for found in self.run_scores if found)
             run = f"run {self.run + 1}/{self.runs}"  # which run, kept before any field is dropped
             parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"{run} F {now}", run))
-        name_room = max(10, min(40, width - 40))
-        example = one_line(self.example_id, name_room)
+        name_room = max(10, min(40, width - 40))  # terminal cells: a CJK character takes two
+        example = one_line(self.example_id)
+        if cell_len(example) > name_room:
+            example = set_cell_size(example, name_room - 1).rstrip() + "…"
         # Every field in its longest form, then one form shorter at a time, from the last field
         # to the first (a mark does not shorten the figures before it), then the last ones
         # dropped, but for the run's number, which r changes (it goes last, with the rank).
@@ -243,7 +246,7 @@ class DiffScreen(common.Answers, Screen[str]):
         for head in (f" {step} ", f" {k}/{total} "):
             for fields in tries:
                 line = " · ".join(f for f in fields if f)
-                if len(head) + 1 + len(example) + 3 + len(line) <= width:
+                if len(head) + 1 + cell_len(example) + 3 + cell_len(line) <= width:
                     return self._title(head, example, line)
         return self._title(f" {k}/{total} ", example, " · ".join([short[0], *run]))
 

@@ -177,6 +177,17 @@ def test_not_utf8_a_directory_and_invalid_toml(tmp_path: Path) -> None:
     assert str(error_of(read_suite_settings, path)) == f"{path}: is a directory, expected a file"
 
 
+def test_a_byte_order_mark_is_read_past(tmp_path: Path) -> None:
+    """Some editors start a UTF-8 file with a BOM: it was 'invalid TOML: Invalid statement'
+    on line 1 (the JSON Lines files already read past one)."""
+    path = tmp_path / "suite.toml"
+    path.write_bytes(b'\xef\xbb\xbfname = "x"\nmetric = "rouge2"\n')
+    got = read_suite_settings(path)
+    assert (got.name, got.metric) == ("x", "rouge2")
+    path.write_bytes(b'\xef\xbb\xbfname = "x"\nmetric = "rouge9"\n')
+    assert str(error_of(read_suite_settings, path)).startswith(f"{path}:2: ")
+
+
 def test_a_broken_link_is_an_error_not_missing(tmp_path: Path) -> None:
     (tmp_path / "suite.toml").symlink_to(tmp_path / "elsewhere.toml")
     assert str(error_of(read_suite_settings, tmp_path / "suite.toml")) == (

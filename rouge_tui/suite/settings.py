@@ -152,7 +152,7 @@ def _parse(path: Path) -> _Table | None:
     except FileNotFoundError:
         return None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a BOM, as some editors write it
     except UnicodeDecodeError as exc:
         raise SuiteError("not valid UTF-8", path, raw.count(b"\n", 0, exc.start) + 1) from None
     try:

@@ -906,6 +906,9 @@ def test_names_are_cut_from_the_middle_keeping_what_differs() -> None:
     a, b = shorten_names(["run-2026-11-20-night", "run-2026-11-21-night"], 10)
     assert a != b and "0" in a and "1" in b
     assert shorten_names(["short"], 10) == ["short"]
+    # Two nights: the middle cut read 2026-11…_aa3f5f and 2026-11…_9f03aa (which nights?).
+    assert shorten_names(["2026-11-26_aa3f5f", "2026-11-27_9f03aa"], 15) == ["…-11-26_aa3f5f", "…-11-27_9f03aa"]
+    assert shorten_names(["2026-11-26_aa3f5f", "2025-01-02_aa3f5f"], 15) == ["2026-11…_aa3f5f", "2025-01…_aa3f5f"]
 
 
 async def test_a_mark_in_the_diff_title_does_not_shorten_the_figures_before_it() -> None:

@@ -51,23 +51,25 @@ def _first_difference(a: str, b: str) -> int:
 
 
 def shorten_names(names: Sequence[str], width: int) -> list[str]:
-    """Each name in at most ``width`` characters, cut from the middle; where that would make
-    two of them look alike, each of those is cut around the first place it differs."""
+    """Each name in at most ``width`` characters, cut from the middle; where that would hide
+    the first place it differs from another (two nights' 2026-11-26_aa3f5f and
+    2026-11-27_9f03aa read 2026-11…_aa3f5f and 2026-11…_9f03aa), cut around that place."""
     shown = [one_line(name) for name in names]
+    head = (width - 1) // 2
 
     def middle(name: str) -> str:
         if len(name) <= width:
             return name
-        head = (width - 1) // 2
         return name[:head] + "…" + name[len(name) - (width - 1 - head):]
 
-    cut = [middle(name) for name in shown]
-    out = list(cut)
+    out = [middle(name) for name in shown]
     for i, name in enumerate(shown):
-        alike = [other for j, other in enumerate(shown) if j != i and cut[j] == cut[i] and other != name]
-        if not alike or len(name) <= width:
+        others = [other for other in shown if other != name]
+        if not others or len(name) <= width:
             continue
-        at = min(_first_difference(name, other) for other in alike)
+        at = min(_first_difference(name, other) for other in others)
+        if at < head or at >= len(name) - (width - 1 - head) + 3:
+            continue  # the middle cut keeps it (with some of what comes before it)
         start = max(0, min(at - (width - 2) // 2, len(name) - width))
         piece = name[start : start + width]
         if start:

@@ -133,8 +133,8 @@ def test_dotted_keys_and_inline_tables(tmp_path: Path) -> None:
         ),
         (  # no tokenizer: the default does not stem (it was silently "stem:no")
             'name = "x"\nstem = true\n',
-            "2: stem = true needs a tokenizer that stems (rouge-score), not 'whitespace' (the "
-            'default); set tokenizer = "rouge-score" beside it',
+            ("2: stem = true needs a tokenizer that stems (rouge-score), not 'whitespace' (the "
+             'default); set tokenizer = "rouge-score" beside it'),
         ),
         (
             '[fields]\nid = "x"\noutput = "x"\n',

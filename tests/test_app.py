@@ -1744,3 +1744,25 @@ async def test_the_diff_title_counts_a_wide_id_in_cells(tmp_path: Path) -> None:
         title = app.screen.title_text(78).plain
         assert cell_len(title) <= 78 and "漢字テ…" in title
         assert "#1 · Δ-0.750 · 1.00→0.25" in title, title
+
+
+async def test_the_tables_keys_pressed_in_a_diff_say_where_they_work() -> None:
+    """m, t, s, /, w and h did nothing at all in a diff (a newcomer tried each): now each
+    says it works in the review table, and changes nothing; the help lists none of them
+    as a key of the diff."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        shown = screen.analysis
+        await press(pilot, "enter")
+        diff = app.screen
+        for key, said in (("m", "m switches the metric"), ("t", "t the tokenizer"), ("s", "s sorts"),
+                          ("slash", "/ filters"), ("w", "w walks the ten"), ("h", "h shows the history")):
+            await press(pilot, key)
+            assert app.screen is diff and screen.analysis is shown
+            assert any(n.message == f"{said} in the review table: escape goes back to it" for n in app._notifications), key
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        help_text = app.screen.text().plain
+        assert "switches the metric" not in help_text and "walks the ten" not in help_text

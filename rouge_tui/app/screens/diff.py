@@ -135,6 +135,10 @@ class DiffScreen(common.Answers, Screen[str]):
         Binding("f", "fold", "fold", id="fold"),
         Binding("r", "run", "run", id="run"),
         *common.LATER_BINDINGS,
+        # The review table's own keys, said to be there rather than doing nothing here.
+        *(Binding(key, f"table_only('{what}')", what, show=False)
+          for key, what in (("m", "m switches the metric"), ("t", "t the tokenizer"), ("s", "s sorts"),
+                            ("slash", "/ filters"), ("w", "w walks the ten"), ("h", "h shows the history"))),
     ]
 
     def __init__(self, review: Review, sequence: np.ndarray, position: int, *, walk: bool, query: str = "",
@@ -407,6 +411,9 @@ class DiffScreen(common.Answers, Screen[str]):
 
     def action_mark(self, word: str) -> None:
         common.mark(self, self.review, self.example_id, word, self.marks_changed)
+
+    def action_table_only(self, what: str) -> None:
+        self.notify(f"{what} in the review table: escape goes back to it", markup=False, timeout=3)
 
     def action_note(self) -> None:
         common.edit_note(self, self.review, self.example_id, self.marks_changed)

@@ -42,8 +42,9 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         text.append("Keys here\n", style="bold underline")
         seen = set()
         for binding in getattr(type(self.source), "BINDINGS", []):
-            if not hasattr(binding, "action") or binding.action in seen or binding.action in ("down", "up"):
-                continue  # (j and k are on the line about moving)
+            if (not hasattr(binding, "action") or binding.action in seen or binding.action in ("down", "up")
+                    or binding.action.startswith("table_only")):
+                continue  # (j and k are on the line about moving; the table's keys are its own)
             seen.add(binding.action)
             key = self.app.get_key_display(binding)
             text.append(f"  {key:<8}", style="bold")

@@ -1749,7 +1749,7 @@ async def test_the_diff_title_counts_a_wide_id_in_cells(tmp_path: Path) -> None:
 async def test_the_tables_keys_pressed_in_a_diff_say_where_they_work() -> None:
     """m, t, s, /, w and h did nothing at all in a diff (a newcomer tried each): now each
     says it works in the review table, and changes nothing; the help lists none of them
-    as a key of the diff."""
+    as a key of the diff, and says what ▼ ▲ ● mean."""
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -1766,3 +1766,4 @@ async def test_the_tables_keys_pressed_in_a_diff_say_where_they_work() -> None:
         assert isinstance(app.screen, HelpScreen)
         help_text = app.screen.text().plain
         assert "switches the metric" not in help_text and "walks the ten" not in help_text
+        assert "▼ drift-down, ▲ drift-up, ● within band" in help_text

@@ -14,6 +14,7 @@ from textual.widgets import Static
 from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens import common
+from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
 MOVING = ("↑ ↓ j k", "move; page up / page down, home / end (the last row)")
@@ -77,6 +78,9 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for signal in SIGNALS:
             text.append(f"  {signal.short:<6}", style="bold")
             text.append(f" {signal.name}: {signal.summary}\n")
+        text.append("\nVerdicts: ", style="bold")
+        text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
+        text.append(" (the candidate's mean against the baseline's band)\n")
         text.append("\nMarks: ", style="bold")
         text.append("fine, regression, unsure; ↻ carried from another build pair, ? stale, + has a note\n")
         text.append("\nescape, q or ? closes this", style="italic")

@@ -275,6 +275,15 @@ def render_text(data: dict[str, Any]) -> Any:
             said.add_row(str(rank), Text(one_line(row["id"], 24)),
                          Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
     parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
+    written = Table.grid(padding=(0, 1))  # the reviewers' notes on these rows, whole
+    written.add_column(justify="right", min_width=3)
+    written.add_column()
+    written.add_column(overflow="fold")
+    for rank, row in enumerate(data["top"], 1):
+        if note := data["marks"].get(row["id"], {}).get("note"):
+            written.add_row(str(rank), Text(one_line(row["id"], 24)), Text(one_line(note, 1000)))
+    if written.row_count:
+        parts += [Text("\nnotes:"), written]
     if said.row_count:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     if data.get("history"):

@@ -198,6 +198,22 @@ def test_marks_in_the_json_with_stale_and_carried_from(
 # ---------------------------------------------------------------------- Markdown and text
 
 
+def test_the_text_report_shows_the_notes_of_its_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Markdown and HTML had each row's note; the text report had none (a newcomer's note
+    about a regression was nowhere in the CI log). Shown whole, one line, escaped."""
+    suite = make_suite(tmp_path / "s")
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    note = "the output is gone \x1b[31m see b; " + "the rest of a long note " * 6 + "END"
+    Review(analysis, analysis.texts.result()).set_mark("b", "regression", note)
+    rank = [row["id"] for row in report_json(suite, capsys)["top"]].index("b") + 1
+    text = rendered(suite, "text", capsys)
+    lines = text.splitlines()
+    at = lines.index("notes:")
+    body = " ".join(line.strip() for line in lines[at + 1:at + 6])
+    assert body.startswith(f"{rank} b the output is gone \\x1b[31m see b;")
+    assert "END" in body and "\x1b" not in text
+
+
 def test_markdown_carries_the_verdicts_reason_warnings_and_notes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

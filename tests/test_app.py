@@ -1767,3 +1767,36 @@ async def test_the_tables_keys_pressed_in_a_diff_say_where_they_work() -> None:
         help_text = app.screen.text().plain
         assert "switches the metric" not in help_text and "walks the ten" not in help_text
         assert "▼ drift-down, ▲ drift-up, ● within band" in help_text
+
+
+async def test_a_build_that_cannot_be_read_stays_on_its_line_and_cannot_be_picked(tmp_path: Path) -> None:
+    """A build directory with no run files: its error wrapped out of the history's table
+    to column 0 at 80 columns, and picking it only failed later. Its line is now cut to
+    the screen, and space or enter on it says the whole error and picks nothing."""
+    import shutil
+
+    from rich.cells import cell_len
+
+    suite = tmp_path / "s"
+    shutil.copytree(INCIDENT, suite)
+    (suite / "builds" / "2026-11-25z_empty").mkdir()
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = review_screen(app).analysis
+        await press(pilot, "h")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        broken = [i for i, line in enumerate(lines) if "2026-11-25z_empty" in line]
+        assert len(broken) == 1 and lines[broken[0]].rstrip().endswith("…")
+        assert "2026-11-26" in lines[broken[0] + 1] and all(cell_len(line.rstrip()) <= 80 for line in lines)
+        history = app.screen
+        names = [b.name for b in history.suite.builds]
+        history.query_one(OptionList).highlighted = names.index("2026-11-25z_empty")
+        for key in ("space", "enter"):
+            await press(pilot, key)
+            assert app.screen is history and history.picked == []
+            said = [n.message for n in app._notifications if n.message.startswith("2026-11-25z_empty cannot be compared:")]
+            assert said and said[-1].endswith("build directory holds no run files (*.jsonl, *.jsonl.gz or *.csv)")
+        await press(pilot, "escape")
+        assert review_screen(app).analysis is shown

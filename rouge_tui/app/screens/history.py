@@ -101,8 +101,10 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if scored is None:
             line.append(f" {len(entry.run_files):>4}  …")
             return line
-        if scored.stats is None:
-            line.append(f" ✗ {one_line(scored.problem or '', 300)}", style="bold red")
+        if scored.stats is None:  # its error cut to the line (space or enter says it whole),
+            problem = (scored.problem or "").removeprefix(f"{self.suite.path}/")  # from builds/
+            line.append(f" ✗ {one_line(problem, 300)}", style="bold red")
+            line.truncate(max(self.size.width - 2, 20), overflow="ellipsis")
             return line
         stats = scored.stats
         band = f" [{stats.band[0]:.4f}, {stats.band[1]:.4f}]".ljust(18) if self.with_band else ""
@@ -174,9 +176,19 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             return None
         return self.suite.builds[builds.highlighted].name
 
+    def refused(self, *names: str) -> bool:
+        """Say so when one of ``names`` cannot be read or scored: it cannot be compared."""
+        for name in names:
+            scored = next((b for b in self.builds or () if b.name == name), None)
+            if scored is not None and scored.stats is None:
+                self.notify(f"{one_line(name, 40)} cannot be compared: {one_line(scored.problem or '', 400)}",
+                            severity="error", markup=False, timeout=10)
+                return True
+        return False
+
     def action_pick(self) -> None:
         name = self._current()
-        if name is None:
+        if name is None or (name not in self.picked and self.refused(name)):
             return
         if name in self.picked:
             self.picked.remove(name)
@@ -194,7 +206,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if name is None or names.index(name) == 0:
             self.notify("pick two builds with space, or stand on a build with one before it", markup=False, timeout=4)
             return
-        self.dismiss((names[names.index(name) - 1], name))
+        if not self.refused(names[names.index(name) - 1], name):
+            self.dismiss((names[names.index(name) - 1], name))
 
     def on_option_list_option_selected(self) -> None:
         self.action_compare()  # enter on the list

@@ -1364,6 +1364,15 @@ async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) ->
         assert "incident-summaries-with-a-long-folder-name" in text
         assert "drift-down" in text and "within band" in text
         assert "broken" in text and "✗" in text
+    # Each suite by its suite.toml name (SPEC "Interfaces": name, builds, latest verdict),
+    # then the folder it is in.
+    app = RougeApp(sorted(p for p in folder.iterdir()), argparse.Namespace())
+    async with app.run_test(size=(160, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        line = next(line for line in lines if "Incident summaries" in line)
+        assert "8 builds · ▼ drift-down" in line and line.rstrip().endswith("in incident-summaries-with-a-long-folder-name")
+        assert any(line.lstrip(" ▶").startswith("Support answers") for line in lines)
 
 
 async def test_the_list_of_suites_gives_the_verdict_the_opened_suite_shows_config_and_flags_too(

@@ -39,6 +39,7 @@ class SuitesScreen(Screen[None]):
         self.paths = paths
         self.options = options
         self.summaries: dict[int, str] = {}
+        self.names: dict[int, str] = {}  # each suite's name (suite.toml's), once read
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"{len(self.paths)} suites · enter opens one", no_wrap=True), id="suites-title")
@@ -56,8 +57,11 @@ class SuitesScreen(Screen[None]):
         suites.clear_options()
         for number, path in enumerate(self.paths):
             line = Text(no_wrap=True, overflow="ellipsis")
-            line.append(one_line(path.name), style="bold")
+            name = self.names.get(number, path.name)
+            line.append(one_line(name, 60), style="bold")
             line.append("  " + self.summaries.get(number, "…"))
+            if name != path.name:  # and the folder, what a person finds on disk
+                line.append(f"  in {one_line(path.name, 60)}", style="dim")
             suites.add_option(Option(line))
         suites.highlighted = highlighted if highlighted is not None else 0
 
@@ -73,6 +77,7 @@ class SuitesScreen(Screen[None]):
         for number, path in enumerate(self.paths):
             try:
                 suite = open_suite(path)
+                self.names[number] = suite.name
                 summary = f"{len(suite.builds)} builds"
                 figures = open_analysis(
                     suite, for_suite(suite.settings, self.options), getattr(self.options, "baseline", None),

@@ -618,20 +618,18 @@ class ReviewScreen(common.Answers, Screen[None]):
         return self.refused or self.settings_asked()
 
     def action_metric(self) -> None:
-        def step() -> None:
-            names = list(METRICS)
-            now = self.stepped_from().metric
-            self._switch(metric=names[(names.index(now) + 1) % len(names)])
-
-        self.with_texts(step, "the metric switches")
+        self._cycle("metric", list(METRICS), "the metric switches")
 
     def action_tokenizer(self) -> None:
-        def step() -> None:
-            names = list(TOKENIZERS)
-            now = self.stepped_from().tokenizer
-            self._switch(tokenizer=names[(names.index(now) + 1) % len(names)])
+        self._cycle("tokenizer", list(TOKENIZERS), "the tokenizer switches")
 
-        self.with_texts(step, "the tokenizer switches")
+    def _cycle(self, setting: str, names: list[str], then: str) -> None:
+        """The next of ``names`` for ``setting`` (m, t), once the texts are read."""
+        def step() -> None:
+            now = getattr(self.stepped_from(), setting)
+            self._switch(**{setting: names[(names.index(now) + 1) % len(names)]})
+
+        self.with_texts(step, then)
 
     def action_history(self) -> None:
         self.with_texts(self._history, "the history opens")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["is_safe", "one_line", "visible"]
+__all__ = ["editable", "is_safe", "one_line", "visible"]
 
 # Invisible though not in category Cf: Hangul fillers, the combining grapheme joiner,
 # variation selectors (incl. the supplementary ones), Mongolian free variation selectors,
@@ -76,6 +76,18 @@ def visible(text: str, *, keep_newlines: bool = True) -> str:
     if pattern.search(text) is None:
         return text
     return pattern.sub(_escape, text)
+
+
+# What a terminal acts on or that reorders a line: C0 but tab and line ends, DEL, C1, the bidi
+# embeddings, overrides and isolates, lone surrogates. Not the joiners, variation selectors
+# and marks that people type (the ZWJ of an emoji, the ZWNJ of Persian, the VS16 of ⚠️).
+_ACTS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def editable(text: str) -> str:
+    """``text`` for an editor a person types in (a note): only what a terminal would act on
+    escaped, so what they typed comes back as they typed it."""
+    return _ACTS.sub(_escape, text) if _ACTS.search(text) else text
 
 
 def one_line(text: str, limit: int | None = None) -> str:

@@ -1689,7 +1689,8 @@ async def test_a_metric_its_engine_refuses_is_said_and_m_steps_past_it(tmp_path,
 async def test_the_note_editor_shows_control_characters_escaped_and_adds_at_the_end() -> None:
     """A note with an escape sequence, a bell and a bidi override (a marks file written by
     hand or another tool) opens with each as its visible escape, never sent to the terminal;
-    saved untouched it stays as it was; typing adds after the note, not before it."""
+    what people type (an emoji's VS16 and ZWJ, Persian's ZWNJ) as it is; saved untouched it
+    stays as it was; typing adds after the note, not before it, and keeps the rest."""
     hostile = "NOTE \x1b[2J\x1b]0;TITLE\x07 \u202eRTL\u202c\nsecond line\tend"
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -1706,10 +1707,16 @@ async def test_the_note_editor_shows_control_characters_escaped_and_adds_at_the_
         assert review.get(example).note == hostile
         await press(pilot, "c")
         await type_text(pilot, " more")
-        typed = app.screen.query_one("#note-text").text
+        assert app.screen.query_one("#note-text").text.endswith("second line\tend more")
         await press(pilot, "ctrl+s")
-        assert review.get(example).note == typed == (
-            "NOTE \\x1b[2J\\x1b]0;TITLE\\x07 \\u202eRTL\\u202c\nsecond line\tend more")
+        assert review.get(example).note == hostile + " more"
+        typed_by_people = "⚠\ufe0f regression 👩\u200d💻 می\u200cخواهم"
+        review.set_mark(example, "regression", typed_by_people)
+        await press(pilot, "c")
+        assert app.screen.query_one("#note-text").text == typed_by_people
+        await type_text(pilot, " ok")
+        await press(pilot, "ctrl+s")
+        assert review.get(example).note == typed_by_people + " ok"
 
 
 async def test_a_note_cut_in_the_diff_header_says_so() -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rouge_tui.safetext import is_safe, one_line, visible
+from rouge_tui.safetext import editable, is_safe, one_line, visible
 
 
 def test_escape_sequences_become_visible():
@@ -67,3 +67,16 @@ def test_result_is_always_safe(text):
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp", "Mn", "Me", "Lo"))))
 def test_plain_text_unchanged(text):
     assert visible(text) == text
+
+
+def test_editable_escapes_what_a_terminal_acts_on_and_nothing_people_type() -> None:
+    """For the note editor: every control character but tab and line ends (Cc), the bidi
+    embeddings, overrides and isolates, and lone surrogates become escapes; joiners,
+    variation selectors, marks and every other character stay as typed."""
+    bidi = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    for code in range(0x110000):
+        char = chr(code)
+        acts = (unicodedata.category(char) == "Cc" and char not in "\t\n\r") or char in bidi or 0xD800 <= code < 0xE000
+        assert (editable(char) != char) is acts, hex(code)
+        if acts:
+            assert editable(char).startswith("\\") and editable(char).isascii()

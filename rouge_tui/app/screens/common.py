@@ -13,7 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TextArea
 
 from rouge_tui.review import Review
-from rouge_tui.safetext import one_line, visible
+from rouge_tui.safetext import editable, one_line
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it.
 APP_BINDINGS: list[BindingType] = [
@@ -150,8 +150,9 @@ class NoteScreen(Answers, ModalScreen[str | None]):
         self.example_id = example_id
         self.note = note
         # What the editor shows: a control character (an escape sequence in a marks file
-        # written by hand or by another tool) as its visible escape, never to the terminal.
-        self.shown = visible(note)
+        # written by hand or by another tool) as its visible escape, never to the terminal;
+        # what people type (emoji joiners, Persian's ZWNJ) as it is.
+        self.shown = editable(note)
         self.keep = keep  # saves a note at once, for `keep_typed`
 
     def compose(self) -> ComposeResult:
@@ -179,8 +180,12 @@ class NoteScreen(Answers, ModalScreen[str | None]):
             self.keep(self.text())
 
     def text(self) -> str:
-        """The note as it stands: the one it opened with while nothing was typed."""
-        return self.note if not self.typed else self.query_one(TextArea).text
+        """The note as it stands: the one it opened with while nothing was typed, and with
+        what was added at its end (an escape shown in it stays the character it stands for)."""
+        typed = self.query_one(TextArea).text if self.typed else self.shown
+        if typed.startswith(self.shown):
+            return self.note + typed[len(self.shown):]
+        return typed
 
     def action_save(self) -> None:
         self.dismiss(self.text())

@@ -909,6 +909,12 @@ def test_names_are_cut_from_the_middle_keeping_what_differs() -> None:
     # Two nights: the middle cut read 2026-11…_aa3f5f and 2026-11…_9f03aa (which nights?).
     assert shorten_names(["2026-11-26_aa3f5f", "2026-11-27_9f03aa"], 15) == ["…-11-26_aa3f5f", "…-11-27_9f03aa"]
     assert shorten_names(["2026-11-26_aa3f5f", "2025-01-02_aa3f5f"], 15) == ["2026-11…_aa3f5f", "2025-01…_aa3f5f"]
+    # A third name that differs early does not hide how the other two differ.
+    for names, width in ((["2026-10-30_bbbbbb", "2026-11-26_aa3f5f", "2026-11-27_aa3f5f"], 15),
+                         (["base", "run-2026-11-26-night", "run-2026-11-27-night"], 10)):
+        cut = shorten_names(names, width)
+        assert len(set(cut)) == 3 and all(len(c) <= width for c in cut), cut
+        assert "26" in cut[1] and "27" in cut[2], cut
 
 
 async def test_a_mark_in_the_diff_title_does_not_shorten_the_figures_before_it() -> None:

@@ -439,7 +439,7 @@ async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_mark
         shown = app.screen.example_id
         index = app.screen.index
         assert shown == before.figures.ids[index]
-        screen.rescore(before.settings.switched(metric="rougeLsum"))  # the switch lands now
+        screen.ask(before.settings.switched(metric="rougeLsum"), None, "scoring rougeLsum")  # the switch lands now
         await settle(pilot)
         assert screen.analysis is not before and screen.analysis.figures.ids[index] != shown
         assert app.screen.example_id == shown and shown in app.screen.title_text(98).plain
@@ -1690,6 +1690,43 @@ async def test_a_metric_its_engine_refuses_is_said_and_m_steps_past_it(tmp_path,
         await settle(pilot)
         assert screen.analysis.settings.metric == "rouge1"
         assert app.return_code is None
+        # Refused again (rouge1 -> rouge2 -> rougeL -> rougeLsum): t then steps the tokenizer
+        # of the comparison shown, rougeL's, not the refused rougeLsum's.
+        await press(pilot, "m", "m")
+        assert screen.analysis.settings.metric == "rougeL"
+        await press(pilot, "m")
+        assert screen.analysis.settings.metric == "rougeL" and screen.refused == ("metric", "rougeLsum")
+        await press(pilot, "t")
+        assert (screen.analysis.settings.metric, screen.analysis.settings.tokenizer) == ("rougeL", "rouge-score")
+
+
+async def test_only_the_request_asked_for_last_moves_the_screen() -> None:
+    """The comparison and the failure of a request superseded by a later one (a worker
+    cancelled too late to stop it) neither show nor end the wait for the later one: a diff
+    waiting for it stays waiting, and opens on it."""
+    from rouge_tui.app.messages import AnalysisReady, WorkFailed
+    from rouge_tui.app.screens.review import Asked
+
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        old = screen.analysis
+        screen.requests = 1  # as if request 1 had been made and superseded
+        screen.asked = None
+        await burst(pilot, "m", "enter")  # request 2 (rougeLsum), and a diff waiting for it
+        assert screen.analysis.settings.metric == "rougeLsum" and isinstance(app.screen, DiffScreen)
+        await press(pilot, "escape")
+        screen.asked = Asked(3, old.settings, None, "scoring rougeL", ("metric", "rougeL"))
+        screen.waiting = [(lambda: None, "the diff opens")]
+        screen.post_message(AnalysisReady(old, "now rougeL", request=2))  # request 2's, late
+        screen.post_message(WorkFailed("request 2 failed", request=2))
+        await settle(pilot)
+        assert screen.analysis.settings.metric == "rougeLsum"  # not moved back by request 2
+        assert screen.asked is not None and screen.asked.number == 3 and len(screen.waiting) == 1
+        screen.post_message(WorkFailed("request 3 failed", request=3))
+        await settle(pilot)
+        assert screen.asked is None and screen.waiting == [] and screen.refused == ("metric", "rougeL")
 
 
 async def test_the_note_editor_shows_control_characters_escaped_and_adds_at_the_end() -> None:

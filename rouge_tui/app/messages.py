@@ -28,6 +28,7 @@ class AnalysisReady(Message):
     analysis: Analysis
     reason: str = ""
     notice: str | None = None  # for the overview's first line (the references changed)
+    request: int | None = None  # the number of the request (m, t, h) it answers
 
 
 @dataclass
@@ -45,7 +46,7 @@ class WorkFailed(Message):
     text: str
     fatal: bool = False
     severity: str = "error"  # or "warning": said, and the work goes on
-    asked: bool = False  # the comparison asked for (m, t, a pair in h) will not come
+    request: int | None = None  # the request (m, t, h) whose comparison will not come
 
 
 @dataclass

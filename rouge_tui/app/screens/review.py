@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -62,6 +63,18 @@ def option(options: argparse.Namespace | None, name: str) -> object:
     return getattr(options, name, None) if options is not None else None
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A comparison asked for and not yet shown (m, t, a pair picked in h): its results, and
+    its failure, carry its number, so an earlier request's are not taken for its own."""
+
+    number: int
+    settings: Settings
+    pair: tuple[str, str] | None  # None: the pair shown
+    what: str  # for a diff that waits for it
+    step: tuple[str, str] | None  # (setting, value) of an m or t
+
+
 class ReviewScreen(common.Answers, Screen[None]):
     """Overview and movers table of one suite: where a review starts."""
 
@@ -95,11 +108,12 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.matches: np.ndarray | None = None
         self.matched_as = ""
         self.progress = ""
-        self.waiting: tuple[Callable[[], None], str] | None = None  # an action waiting for the texts
-        # The comparison asked for and not yet shown (m, t, a pair picked in h): its settings,
-        # which the next m or t steps from, and what it is, for a diff that waits for it.
-        self.asked: tuple[Settings, str] | None = None
-        self.refused: Settings | None = None  # asked for and failed: the next m or t steps on from it
+        self.waiting: list[tuple[Callable[[], None], str]] = []  # actions waiting for the texts, in order
+        self.asked: Asked | None = None  # the comparison asked for and not yet shown
+        self.requests = 0  # requests made (m, t, a pair picked in h), the last one's number
+        # The m or t step refused last (setting, value): the next press of that key steps on
+        # from it (rougeLsum past its limit: m goes on to rouge1, not back to it).
+        self.refused: tuple[str, str] | None = None
         self.caches = Caches.none() if option(options, "no_cache") else Caches.default()
         self.export_path: Path | None = None
         self._marks_seen: float | None = None
@@ -193,8 +207,16 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.post_message(AnalysisReady(analysis, "the files changed since their figures were cached: computed again"))
         self.post_message(TextsReady(analysis, texts))
 
+    def ask(self, settings: Settings, pair: tuple[str, str] | None, what: str, step: tuple[str, str] | None = None) -> None:
+        """Compare again under ``settings`` (and the build ``pair``, None: the pair shown):
+        the request the screen now waits for; any before it is superseded."""
+        self.requests += 1
+        self.asked = Asked(self.requests, settings, pair, what, step)
+        self.refused = None
+        self.rescore(settings, pair, self.requests)
+
     @work(thread=True, exclusive=True, group="analysis")
-    def rescore(self, settings: Settings, pair: tuple[str, str] | None = None) -> None:
+    def rescore(self, settings: Settings, pair: tuple[str, str] | None, request: int) -> None:
         """Score again under other settings (same texts) or another build pair."""
         assert self.analysis is not None
         suite = self.analysis.suite
@@ -202,17 +224,17 @@ class ReviewScreen(common.Answers, Screen[None]):
         try:
             if pair is None and self.texts is not None:
                 analysis = analyse(suite, settings, self.texts, caches=self.caches, progress=self._progress())
-                self.post_message(AnalysisReady(analysis, f"now {label}"))
+                self.post_message(AnalysisReady(analysis, f"now {label}", request=request))
                 self.post_message(TextsReady(analysis, self.texts))
             else:
                 base, cand = pair if pair else (None, None)
                 analysis = open_analysis(suite, settings, base, cand, caches=self.caches, progress=self._progress())
-                self.post_message(AnalysisReady(analysis, f"now {one_line(analysis.figures.baseline.name, 30)} → {one_line(analysis.figures.candidate.name, 30)}"))
+                self.post_message(AnalysisReady(analysis, f"now {one_line(analysis.figures.baseline.name, 30)} → {one_line(analysis.figures.candidate.name, 30)}", request=request))
                 self._texts_of(analysis)
         except InterruptedError:
             return
         except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed(common.describe(exc), asked=True))
+            self.post_message(WorkFailed(common.describe(exc), request=request))
 
     @work(thread=True, exclusive=True, group="trend")
     def load_trend(self, analysis: Analysis, texts: Texts) -> None:
@@ -248,8 +270,11 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.update_status()
 
     def on_analysis_ready(self, message: AnalysisReady) -> None:
+        if message.request is not None:
+            if self.asked is None or message.request != self.asked.number:
+                return  # a request superseded by a later one: not the comparison asked for now
+            self.asked = None
         first = self.analysis is None
-        self.asked = self.refused = None
         self.analysis = message.analysis
         self.suite = message.analysis.suite
         self.progress = ""
@@ -289,10 +314,13 @@ class ReviewScreen(common.Answers, Screen[None]):
         if self.filter_text.strip():
             self.apply_filter(self.filter_text)
         self.update_status()
-        waiting, self.waiting = self.waiting, None
-        if waiting is not None:
-            waiting[0]()
-        else:
+        waiting, self.waiting = self.waiting, []
+        for action, then in waiting:
+            if self.app.screen is self:
+                action()
+            else:  # a screen opened since (the help, the history): not behind its back
+                self.notify(f"{then}: not done, another screen was open", markup=False, timeout=4)
+        if not waiting:
             self.on_movers_table_moved()
 
     def on_trend_ready(self, message: TrendReady) -> None:
@@ -302,9 +330,9 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.progress = ""
-        if message.asked:  # nor will the diff waiting for it open
-            self.refused = None if self.asked is None else self.asked[0]
-            self.asked = self.waiting = None
+        if self.asked is not None and message.request == self.asked.number:
+            # What was asked for will not come, nor will what waits for it happen.
+            self.refused, self.asked, self.waiting = self.asked.step, None, []
         if message.fatal and self.analysis is None:
             if self.standalone:  # said by the command line once the screen is gone, unwrapped
                 self.app.fatal = message.text
@@ -445,17 +473,19 @@ class ReviewScreen(common.Answers, Screen[None]):
         if self.review is not None:
             action()
             return
-        self.waiting = (action, then)
+        self.waiting.append((action, then))
         self.notify(f"reading the texts… {then} when they are in", markup=False, timeout=3)
 
     def with_asked(self, action: Callable[[], None], then: str) -> None:
-        """`with_texts`, but after the comparison asked for, when one is on its way: a diff
-        opened now would show the numbers of the one it replaces."""
-        if self.asked is None:
+        """`with_texts`, but after the comparison asked for, when one is on its way (or an
+        m or t still waits for the texts): a diff opened now would show the numbers of the
+        one it replaces."""
+        if self.asked is None and not self.waiting:
             self.with_texts(action, then)
             return
-        self.waiting = (action, then)
-        self.notify(f"{self.asked[1]}… {then} when it is done", markup=False, timeout=3)
+        self.waiting.append((lambda: self.with_asked(action, then), then))
+        what = self.asked.what if self.asked is not None else "reading the texts"
+        self.notify(f"{what}… {then} when it is done", markup=False, timeout=3)
 
     # ------------------------------------------------------------------ actions
 
@@ -598,24 +628,10 @@ class ReviewScreen(common.Answers, Screen[None]):
         if not self.standalone:
             self.dismiss(None)
 
-    def _switch(self, *, metric: str | None = None, tokenizer: str | None = None) -> None:
-        assert self.analysis is not None
-        settings = self.stepped_from().switched(metric=metric, tokenizer=tokenizer)
-        what = f"scoring {settings.metric} ({settings.tokenizer})"
-        self.notify(f"{what}…", markup=False, timeout=2)
-        self.asked, self.refused = (settings, what), None
-        self.rescore(settings)
-
     def settings_asked(self) -> Settings:
         """The settings of the comparison on its way, else of the one shown."""
         assert self.analysis is not None
-        return self.analysis.settings if self.asked is None else self.asked[0]
-
-    def stepped_from(self) -> Settings:
-        """What the next m or t steps on from: the settings asked for last, still scoring (a
-        second m typed before the first one's scores are in) or refused (rougeLsum past its
-        limit: m goes on to rouge1, not back to it), else the ones shown."""
-        return self.refused or self.settings_asked()
+        return self.analysis.settings if self.asked is None else self.asked.settings
 
     def action_metric(self) -> None:
         self._cycle("metric", list(METRICS), "the metric switches")
@@ -624,10 +640,17 @@ class ReviewScreen(common.Answers, Screen[None]):
         self._cycle("tokenizer", list(TOKENIZERS), "the tokenizer switches")
 
     def _cycle(self, setting: str, names: list[str], then: str) -> None:
-        """The next of ``names`` for ``setting`` (m, t), once the texts are read."""
+        """The next of ``names`` for ``setting`` (m, t), once the texts are read: after the
+        one asked for last (a second m typed before the first one's scores are in steps on
+        from the first) or refused, else the one shown; the build pair asked for stays."""
         def step() -> None:
-            now = getattr(self.stepped_from(), setting)
-            self._switch(**{setting: names[(names.index(now) + 1) % len(names)]})
+            base = self.settings_asked()
+            now = self.refused[1] if self.refused and self.refused[0] == setting else getattr(base, setting)
+            value = names[(names.index(now) + 1) % len(names)]
+            settings = base.switched(**{setting: value})
+            what = f"scoring {settings.metric} ({settings.tokenizer})"
+            self.notify(f"{what}…", markup=False, timeout=2)
+            self.ask(settings, self.asked.pair if self.asked else None, what, (setting, value))
 
         self.with_texts(step, then)
 
@@ -640,10 +663,9 @@ class ReviewScreen(common.Answers, Screen[None]):
         assert self.review is not None and self.analysis is not None
 
         def chosen(pair: tuple[str, str] | None) -> None:
-            if pair and self.analysis and pair != (self.analysis.figures.baseline.name, self.analysis.figures.candidate.name):
-                settings = self.settings_asked()
-                self.asked = (settings, f"comparing {one_line(pair[0], 30)} → {one_line(pair[1], 30)}")
-                self.rescore(settings, pair)
+            shown = None if self.analysis is None else (self.analysis.figures.baseline.name, self.analysis.figures.candidate.name)
+            if pair and shown and pair != (self.asked.pair if self.asked and self.asked.pair else shown):
+                self.ask(self.settings_asked(), pair, f"comparing {one_line(pair[0], 30)} → {one_line(pair[1], 30)}")
 
         # The builds the overview's history line was made from, when they are this comparison's:
         # the view shows them at once, not scored again (30 builds of 10,000, tmux at 80x24:

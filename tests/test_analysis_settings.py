@@ -96,6 +96,22 @@ def test_a_suites_stem_does_not_apply_once_a_flag_picks_whitespace() -> None:
         assert "stem:no" in got.signature
 
 
+def test_a_suites_stem_with_no_tokenizer_of_its_own_needs_one_that_stems() -> None:
+    """suite.toml's stem = true with no tokenizer key: the default (or config.toml's) does
+    not stem, and the report ran silently with stem:no; now a usage error saying what to
+    set, unless config.toml or a flag picks a tokenizer that stems (or a flag picks one that
+    does not: the suite's stem lapses, as with a tokenizer key)."""
+    suite = SuiteSettings(stem=True)
+    with pytest.raises(UsageError, match=r"suite.toml's stem = true needs a tokenizer that stems \(rouge-score\), not the default 'whitespace'"):
+        resolve(suite, NOBODY)
+    with pytest.raises(UsageError, match="not config.toml's 'unicode'"):
+        resolve(suite, UserDefaults(tokenizer="unicode"))
+    assert resolve(suite, UserDefaults(tokenizer="rouge-score")).stem is True
+    assert resolve(suite, NOBODY, tokenizer="rouge-score").stem is True
+    assert resolve(suite, NOBODY, tokenizer="whitespace").stem is False
+    assert resolve(suite, NOBODY, stem=False).stem is False
+
+
 @pytest.mark.parametrize("k", [0.0, -1.0, math.nan, math.inf, -math.inf, 100.5, 1e308])
 def test_a_bad_k_is_a_usage_error(k: float) -> None:
     with pytest.raises(UsageError, match="band k must be a positive number up to 100"):

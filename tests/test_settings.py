@@ -131,11 +131,6 @@ def test_dotted_keys_and_inline_tables(tmp_path: Path) -> None:
             'tokenizer = "unicode"\n\nstem = true\n',
             "3: stem = true needs a tokenizer that stems (rouge-score), not 'unicode'",
         ),
-        (  # no tokenizer: the default does not stem (it was silently "stem:no")
-            'name = "x"\nstem = true\n',
-            ("2: stem = true needs a tokenizer that stems (rouge-score), not 'whitespace' (the "
-             'default); set tokenizer = "rouge-score" beside it'),
-        ),
         (
             '[fields]\nid = "x"\noutput = "x"\n',
             "3: fields.id and fields.output name the same field 'x'",

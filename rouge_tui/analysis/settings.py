@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from rouge_tui import __version__
 from rouge_tui.rouge import METRICS, TOKENIZERS
-from rouge_tui.rouge.tokenizers import cannot_stem
+from rouge_tui.rouge.tokenizers import STEMMERS, cannot_stem
 from rouge_tui.suite.settings import K_RANGE, MAX_K
 
 __all__ = ["Settings", "UsageError", "for_suite", "resolve"]
@@ -69,6 +69,7 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
     Stemming asked for by a flag with a tokenizer that does not stem is an error; a suite's
     ``stem = true`` simply does not apply once a flag picks such a tokenizer."""
     defaults = Settings()
+    flags_tokenizer = tokenizer
     metric = _first(metric, suite.metric, user.metric, defaults.metric)
     tokenizer = _first(tokenizer, suite.tokenizer, user.tokenizer, defaults.tokenizer)
     if metric not in METRICS:
@@ -80,6 +81,14 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
     stems = TOKENIZERS[tokenizer].stems
     if stem and (why := cannot_stem(tokenizer)):
         raise UsageError(why)
+    if stem is None and suite.stem and suite.tokenizer is None and flags_tokenizer is None and not stems:
+        # suite.toml's stem = true, with the tokenizer left to config.toml or the default:
+        # silently unstemmed scores would not be the suite's.
+        where = "config.toml's" if user.tokenizer else "the default"
+        raise UsageError(
+            f"suite.toml's stem = true needs a tokenizer that stems ({STEMMERS}), not {where} "
+            f"'{tokenizer}': set tokenizer in suite.toml, or pass --tokenizer"
+        )
     asked = bool(suite.stem) if stem is None else stem
     if stem is None:
         stem = asked and stems

@@ -179,9 +179,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     stem = top.data.get("stem")
     if stem is not None and not isinstance(stem, bool):
         raise top.fail("stem", f"stem must be true or false, not {type_name(stem, 'table')}")
-    if stem and (why := cannot_stem(tokenizer or "whitespace", "stem = true")):
-        if tokenizer is None:  # the default would not stem, and a reader's config.toml must not decide
-            why += ' (the default); set tokenizer = "rouge-score" beside it'
+    if stem and tokenizer is not None and (why := cannot_stem(tokenizer, "stem = true")):
         raise top.fail("stem", why)
     band = top.table("band")
     band.only("k", "source", "min_delta")

@@ -109,6 +109,20 @@ def test_rougelsum_refuses_a_pair_of_lines_past_its_table_and_names_the_example(
             assert tuple(got[0]) == tuple(expected((tokenizer, stem), (ref,), out)["rougeLsum"])
 
 
+def test_rougelsum_refuses_an_example_whose_lines_together_take_too_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each pair of lines within MOST_LSUM_CELLS, but all of them past
+    MOST_LSUM_EXAMPLE_CELLS ((tokens + lines) a side, multiplied): refused, named; the
+    bound is the engine's TooLong, a ValueError."""
+    text = "\n".join(" ".join(f"w{(i + j) % 7}" for j in range(10)) for i in range(10))  # 100 in 10 lines
+    monkeypatch.setattr(engine, "MOST_LSUM_CELLS", 20 * 20)
+    monkeypatch.setattr(engine, "MOST_LSUM_EXAMPLE_CELLS", 110 * 110 - 1)
+    with pytest.raises(engine.TooLong, match=r"example 'e': rougeLsum cannot score 100 tokens in 10 lines against 100 in 10"):
+        engine.score([(text,)], [text], "rougeLsum", "whitespace", ids=["e"])
+    monkeypatch.setattr(engine, "MOST_LSUM_EXAMPLE_CELLS", 110 * 110)
+    assert engine.score([(text,)], [text], "rougeLsum", "whitespace").tolist() == [[1.0, 1.0, 1.0]]
+    assert issubclass(engine.TooLong, ValueError)
+
+
 def test_most_per_character_bounds_every_code_points_tokens() -> None:
     """The guard's bound: no code point makes more tokens than its tokenizer's
     ``most_per_character``, and the bound is met (so it is the least that holds)."""

@@ -26,6 +26,7 @@ from rouge_tui import __version__
 from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sample_sd
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
+from rouge_tui.rouge.engine import TooLong
 from rouge_tui.suite import (
     Build,
     BuildEntry,
@@ -110,7 +111,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
         return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
     try:
         scores = scorer.score(build, ids)
-    except ValueError as exc:  # the engine refuses an example (rougeLsum past its table)
+    except TooLong as exc:  # the engine refuses an example
         return BuildScores(entry.name, len(build.runs), None, {}, str(exc))
     f = scores[:, :, 2]
     result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, run_mean(f).tolist())))

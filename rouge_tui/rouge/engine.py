@@ -23,7 +23,7 @@ from rouge_tui.safetext import one_line
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["CHUNK", "ENGINE", "rows", "score"]
+__all__ = ["CHUNK", "ENGINE", "TooLong", "rows", "score"]
 
 # Pairs handed to rouge-score-rs at a time (their spelled texts and results are what the
 # scoring holds in memory beyond the suite's texts).
@@ -35,9 +35,15 @@ Progress = Callable[[int, int], None]  # (pairs scored, pairs in all)
 
 # rouge-score-rs's rougeLsum fills a table of (n + 1) x (m + 1) four-byte cells for each
 # pair of lines of n and m tokens (one a reference's, one an output's): 110,000 tokens a
-# side asked for 48 GB and aborted the process. Past this many cells (200 MB, about a
-# second) a pair is refused with its example's name instead.
+# side asked for 48 GB and aborted the process; 60,000 took 65 s. Past this many cells for
+# one pair of lines (200 MB, about a second), or for all of an example's (about 20 s), the
+# example is refused with its name instead.
 MOST_LSUM_CELLS = 50_000_000
+MOST_LSUM_EXAMPLE_CELLS = 1_000_000_000
+
+
+class TooLong(ValueError):
+    """An example rougeLsum cannot score within `MOST_LSUM_CELLS`."""
 
 
 def rows(
@@ -100,20 +106,25 @@ def _check_lines(references: Sequence[Sequence[str]], outputs: Sequence[str], en
     if (longest * bound + 1) * (max(map(len, outputs), default=0) * bound + 1) <= MOST_LSUM_CELLS:
         return  # the usual case: no pair of texts is long enough
 
-    def tokens(text: str) -> int:  # of the text's longest line, as rougeLsum cuts lines
-        return max(map(len, map(native.tokenize, entry.spell([text])[0].split("\n"))), default=0)
+    def lines(text: str) -> list[int]:  # tokens per line, as rougeLsum cuts (and drops empty) lines
+        return [len(native.tokenize(line)) for line in entry.spell([text])[0].split("\n") if line] or [0]
 
     native = entry.native(stem)
     for example, (texts, output) in enumerate(zip(references, outputs)):
         for text in texts:
             if (len(text) * bound + 1) * (len(output) * bound + 1) <= MOST_LSUM_CELLS:
                 continue
-            a, b = tokens(text), tokens(output)
-            if (a + 1) * (b + 1) > MOST_LSUM_CELLS:
-                name = f"example '{one_line(ids[example], 40)}'" if ids is not None else f"pair {example + 1}"
-                raise ValueError(
-                    f"{name}: rougeLsum cannot score a line of {b:,} tokens against a reference line "
-                    f"of {a:,} (its table would take {4 * (a + 1) * (b + 1) / 1e9:.1f} GB); rougeL can"
+            a, b = lines(text), lines(output)
+            name = f"example '{one_line(ids[example], 40)}'" if ids is not None else f"pair {example + 1}"
+            if (max(a) + 1) * (max(b) + 1) > MOST_LSUM_CELLS:
+                raise TooLong(
+                    f"{name}: rougeLsum cannot score a line of {max(b):,} tokens against a reference line "
+                    f"of {max(a):,} (its table would take {4 * (max(a) + 1) * (max(b) + 1) / 1e9:.1f} GB); rougeL can"
+                )
+            if (sum(a) + len(a)) * (sum(b) + len(b)) > MOST_LSUM_EXAMPLE_CELLS:
+                raise TooLong(
+                    f"{name}: rougeLsum cannot score {sum(b):,} tokens in {len(b):,} lines against "
+                    f"{sum(a):,} in {len(a):,} in reasonable time; rougeL can"
                 )
 
 

@@ -102,7 +102,7 @@ def trees(against: Sequence[Path] | None) -> list[tuple[str, Path]]:
 def compiled(tree: Path) -> None:
     """Byte-compile a tree's ``rouge_tui`` as ``pip install`` does for its users, so that no
     timed process compiles it (with PYTHONDONTWRITEBYTECODE set, as on some machines here,
-    every process would: about 35 ms of each start)."""
+    every process would: about 30 ms of a report on the sample)."""
     import compileall
 
     compileall.compile_dir(tree / "rouge_tui", quiet=1)

@@ -230,7 +230,7 @@ class DiffScreen(common.Answers, Screen[str]):
             run = f"run {self.run + 1}/{self.runs}"  # which run, kept before any field is dropped
             parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"{run} F {now}", run))
         name_room = max(10, min(40, width - 40))  # terminal cells: a CJK character takes two
-        example = one_line(self.example_id)
+        example = one_line(self.example_id, 3 * name_room)  # (a 1 MB id: not all escaped)
         if cell_len(example) > name_room:
             example = set_cell_size(example, name_room - 1).rstrip() + "…"
         # Every field in its longest form, then one form shorter at a time, from the last field
@@ -276,7 +276,7 @@ class DiffScreen(common.Answers, Screen[str]):
             text.append(f"{baseline} → {candidate}" + (" · " if shown.note else ""))
         if shown.note:
             text.append("note ", style="bold")
-            text.append(one_line(shown.note, 300))
+            text.append(one_line(shown.note, width + 1))  # one more than fits: the cut below says so
         if text.cell_len > width:
             more = " c: the whole note" if shown.note else ""
             text.truncate(max(width - len(more), 1), overflow="ellipsis")

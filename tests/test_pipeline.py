@@ -478,3 +478,17 @@ def test_a_comparison_given_up_while_it_scores_does_not_wait_for_its_grounding(
     finally:
         release.set()
         worker.join()
+
+
+def test_the_figures_bytes_do_not_hang_on_how_stemming_was_asked_for(tmp_path: Path) -> None:
+    """Settings.stem_asked (what the app's t cycle turns back on) is not part of what a
+    comparison computed: the same comparison asked for with and without it is the same
+    bytes, so the figures cache holds one thing for it."""
+    from dataclasses import replace
+
+    path = make_suite(tmp_path / "s")
+    settings = Settings(tokenizer="rouge-score")
+    one = open_analysis(open_suite(path), settings, caches=Caches.none()).figures
+    other = open_analysis(open_suite(path), replace(settings, stem_asked=True), caches=Caches.none()).figures
+    assert one.to_bytes() == other.to_bytes()
+    assert type(one).from_bytes(one.to_bytes()).settings == settings

@@ -125,7 +125,7 @@ class Figures:
             for name, value in self.__dict__.items()
             if name not in dict(self._ARRAYS) and name not in ("settings", "baseline", "candidate")
         }
-        head["settings"] = asdict(self.settings)
+        head["settings"] = {k: v for k, v in asdict(self.settings).items() if k != "stem_asked"}  # not the figures'
         head["baseline"] = asdict(self.baseline)
         head["candidate"] = asdict(self.candidate)
         text = json.dumps(head, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")

@@ -1816,7 +1816,7 @@ async def test_the_tables_keys_pressed_in_a_diff_say_where_they_work() -> None:
         shown = screen.analysis
         await press(pilot, "enter")
         diff = app.screen
-        for key, said in (("m", "m switches the metric"), ("t", "t the tokenizer"), ("s", "s sorts"),
+        for key, said in (("m", "m switches the metric"), ("t", "t switches the tokenizer"), ("s", "s sorts"),
                           ("slash", "/ filters"), ("w", "w walks the ten"), ("h", "h shows the history")):
             await press(pilot, key)
             assert app.screen is diff and screen.analysis is shown
@@ -1859,3 +1859,31 @@ async def test_a_build_that_cannot_be_read_stays_on_its_line_and_cannot_be_picke
             assert said and said[-1].endswith("build directory holds no run files (*.jsonl, *.jsonl.gz or *.csv)")
         await press(pilot, "escape")
         assert review_screen(app).analysis is shown
+
+
+async def test_enter_while_another_build_pair_scores_opens_that_pairs_top_row() -> None:
+    """Enter typed while a pair picked in h is scored opened the example the cursor had
+    been on, deep in the new pair's ranking (a newcomer's 'row 27/11490'); a new pair's
+    diff opens where its table starts, its most-moved example. While the suite is still
+    loading, enter and w say so instead of nothing."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "j", "j", "j")
+        names = [b.name for b in screen.analysis.suite.builds]
+        screen.ask(screen.analysis.settings, (names[3], names[5]), "comparing")
+        await burst(pilot, "enter")
+        figures = screen.analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[3], names[5])
+        assert isinstance(app.screen, DiffScreen) and app.screen.index == 0
+        assert app.screen.example_id == figures.ids[0]
+        await press(pilot, "escape")
+        screen.analysis = None  # as before the first figures
+        screen.action_open_diff()
+        screen.action_walk()
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert "the suite is still loading: enter opens a diff once the table shows" in said
+        assert "the suite is still loading: w walks the ten once the table shows" in said
+        assert not isinstance(app.screen, DiffScreen)

@@ -137,7 +137,7 @@ class DiffScreen(common.Answers, Screen[str]):
         *common.LATER_BINDINGS,
         # The review table's own keys, said to be there rather than doing nothing here.
         *(Binding(key, f"table_only('{what}')", what, show=False)
-          for key, what in (("m", "m switches the metric"), ("t", "t the tokenizer"), ("s", "s sorts"),
+          for key, what in (("m", "m switches the metric"), ("t", "t switches the tokenizer"), ("s", "s sorts"),
                             ("slash", "/ filters"), ("w", "w walks the ten"), ("h", "h shows the history"))),
     ]
 

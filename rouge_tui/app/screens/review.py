@@ -540,17 +540,28 @@ class ReviewScreen(common.Answers, Screen[None]):
         assert self.review is not None
         self.app.push_screen(DiffScreen(self.review, sequence, position, walk=walk, query=self.diff_query(), prepared=self.prepared), back)
 
+    def pair_shown(self) -> tuple[str, str] | None:
+        figures = None if self.analysis is None else self.analysis.figures
+        return None if figures is None else (figures.baseline.name, figures.candidate.name)
+
     def action_open_diff(self) -> None:
-        if self.table.current is None or self.analysis is None:
+        if self.analysis is None:
+            self.notify("the suite is still loading: enter opens a diff once the table shows", markup=False, timeout=3)
             return
-        analysis, view, cursor = self.analysis, self.table.view, self.table.cursor
+        if self.table.current is None:
+            return
+        analysis, view, cursor, pair = self.analysis, self.table.view, self.table.cursor, self.pair_shown()
         example_id = analysis.figures.ids[self.table.current]
 
         def open_it() -> None:
             if self.analysis is analysis:
                 self.push_diff(view, cursor, walk=False)
                 return
-            # Computed again while the texts were read (a file changed): the same example,
+            if self.pair_shown() != pair:  # another build pair: its own rows, from where the cursor is now
+                if self.table.current is not None:
+                    self.push_diff(self.table.view, self.table.cursor, walk=False)
+                return
+            # The same pair computed again (another metric, a file changed): the same example,
             # in the ranking shown now.
             row = self.row_of_id(example_id)
             if row is None:
@@ -562,6 +573,10 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.with_asked(open_it, "the diff opens")
 
     def action_walk(self) -> None:
+        if self.analysis is None:
+            self.notify("the suite is still loading: w walks the ten once the table shows", markup=False, timeout=3)
+            return
+
         def walk() -> None:
             assert self.analysis is not None
             self.push_diff(np.arange(min(TEN, self.analysis.figures.paired), dtype=np.int64), 0, walk=True)

@@ -1887,3 +1887,21 @@ async def test_enter_while_another_build_pair_scores_opens_that_pairs_top_row() 
         assert "the suite is still loading: enter opens a diff once the table shows" in said
         assert "the suite is still loading: w walks the ten once the table shows" in said
         assert not isinstance(app.screen, DiffScreen)
+
+
+async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Path) -> None:
+    """x on a mark made on this pair, where another pair's mark carries: the row reads the
+    carried mark again, and the message says so (it said only 'cleared'); x on the carried
+    mark says it is carried and what replaces it."""
+    suite = carried_mark_suite(tmp_path)
+    app = app_for(suite)  # 3-base -> 4-cand; t1 carries a regression from 1-base -> 2-cand
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        screen.table.cursor = screen.table.row_of(screen.analysis.figures.ids.index("t1"))
+        await press(pilot, "x")
+        assert any("the regression mark shown is carried from another pair" in n.message for n in app._notifications)
+        await press(pilot, "g", "x", "y")
+        said = [n.message for n in app._notifications if n.message.startswith("t1: the fine mark cleared")]
+        assert said == ["t1: the fine mark cleared; the regression mark carried from 1-base → 2-cand shows again"]
+        assert screen.review.get("t1").carried_from == ("1-base", "2-cand")

@@ -92,7 +92,8 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
     """``x``: clear this pair's mark and note, after a yes (nothing typed is lost to one key)."""
     shown = review.get(example_id)
     if shown is None or shown.carried_from is not None:
-        screen.notify("no mark made on this pair to clear", markup=False, timeout=3)
+        carried = "" if shown is None else f" (the {shown.word} mark shown is carried from another pair; marking replaces it here)"
+        screen.notify(f"no mark made on this pair to clear{carried}", markup=False, timeout=5)
         return
     what = f"the {shown.word} mark" + (" and its note" if shown.note else "")
 
@@ -105,7 +106,10 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
         except OSError as exc:
             screen.notify(f"could not save clearing the mark: {describe(exc)}", severity="error", markup=False)
         after()
-        screen.notify(f"{one_line(example_id, 40)}: {what} cleared", markup=False, timeout=3)
+        now = review.get(example_id)
+        carried = "" if now is None or now.carried_from is None else (
+            f"; the {now.word} mark carried from {one_line(now.carried_from[0], 30)} → {one_line(now.carried_from[1], 30)} shows again")
+        screen.notify(f"{one_line(example_id, 40)}: {what} cleared{carried}", markup=False, timeout=5 if carried else 3)
 
     screen.app.push_screen(ConfirmScreen(f"Clear {what} on {one_line(example_id, 60)}?"), answer)
 

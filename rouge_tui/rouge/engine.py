@@ -43,7 +43,7 @@ MOST_LSUM_EXAMPLE_CELLS = 1_000_000_000
 
 
 class TooLong(ValueError):
-    """An example rougeLsum cannot score within `MOST_LSUM_CELLS`."""
+    """An example rougeLsum cannot score within `MOST_LSUM_CELLS` / `MOST_LSUM_EXAMPLE_CELLS`."""
 
 
 def rows(
@@ -58,8 +58,8 @@ def rows(
     """Per example, in order, the precision, recall and F of each of ``metrics_`` against the
     example's references (``references[i]``: one or more texts). Without numpy (but for the
     whitespace tokenizer's spelling), so that `score` the command starts as quickly as a
-    script on rouge-score-rs would. A ValueError names (by ``ids``, else by number) an
-    example whose lines are too long for rougeLsum (`MOST_LSUM_CELLS`), before any scoring."""
+    script on rouge-score-rs would. `TooLong` names (by ``ids``, else by number) an example
+    whose lines are too long for rougeLsum (`_check_lines`), before any scoring."""
     names = list(metrics_)
     for name in names:
         metrics.get(name)
@@ -99,8 +99,9 @@ def rows(
 
 def _check_lines(references: Sequence[Sequence[str]], outputs: Sequence[str], entry: tokenizers.Tokenizer,
                  stem: bool, ids: Sequence[str] | None) -> None:
-    """Refuse the first example with a pair of lines past `MOST_LSUM_CELLS` for rougeLsum.
-    Lengths bound tokens (`most_per_character`), so only pairs of long texts are tokenized."""
+    """Refuse the first example with a pair of lines past `MOST_LSUM_CELLS`, or lines past
+    `MOST_LSUM_EXAMPLE_CELLS` together, for rougeLsum. Lengths bound tokens
+    (`most_per_character`), so only pairs of long texts are tokenized."""
     bound = entry.most_per_character
     longest = max((len(text) for texts in references for text in texts), default=0)
     if (longest * bound + 1) * (max(map(len, outputs), default=0) * bound + 1) <= MOST_LSUM_CELLS:
@@ -116,10 +117,11 @@ def _check_lines(references: Sequence[Sequence[str]], outputs: Sequence[str], en
                 continue
             a, b = lines(text), lines(output)
             name = f"example '{one_line(ids[example], 40)}'" if ids is not None else f"pair {example + 1}"
-            if (max(a) + 1) * (max(b) + 1) > MOST_LSUM_CELLS:
+            cells = (max(a) + 1) * (max(b) + 1)
+            if cells > MOST_LSUM_CELLS:
                 raise TooLong(
                     f"{name}: rougeLsum cannot score a line of {max(b):,} tokens against a reference line "
-                    f"of {max(a):,} (its table would take {4 * (max(a) + 1) * (max(b) + 1) / 1e9:.1f} GB); rougeL can"
+                    f"of {max(a):,} (its table would take {4 * cells / 1e9:.1f} GB); rougeL can"
                 )
             if (sum(a) + len(a)) * (sum(b) + len(b)) > MOST_LSUM_EXAMPLE_CELLS:
                 raise TooLong(

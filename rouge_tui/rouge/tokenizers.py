@@ -41,7 +41,8 @@ class Tokenizer:
     summary: str = ""
     # The zero-token guard may name it as the one to try for text outside another's alphabet.
     for_other_scripts: bool = True
-    # The most tokens one written character makes (NFKC writes U+FDFA as 18 characters):
+    # The most tokens one written character makes (NFKC writes U+FDFA as 18 characters, 15 of
+    # them letters):
     # bounds a line's tokens by its length, for the engine's rougeLsum guard.
     most_per_character: int = 1
 
@@ -257,7 +258,7 @@ class Unicode(_Profile):
     name = "unicode"
     label = "unicode-v1"
     summary = "rouge-score-rs's unicode-v1: Unicode words with a letter or number, any script"
-    most_per_character = 4  # U+337F, "㍿" (tests/test_tokenizers.py reads every code point)
+    most_per_character = 4  # U+337F, "㍿" (tests/test_engine.py reads every code point)
 
 
 class Character(_Profile):

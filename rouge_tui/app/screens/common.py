@@ -34,6 +34,11 @@ LATER_BINDINGS: list[BindingType] = [
 ]
 
 
+def pair_text(pair: tuple[str, str]) -> str:
+    """A build pair for a message: ``baseline → candidate``, each name escaped and cut."""
+    return f"{one_line(pair[0], 30)} → {one_line(pair[1], 30)}"
+
+
 def describe(exc: BaseException) -> str:
     """One line for a person: the message, without a Python class name where the message
     speaks for itself (a suite's error names its file and line)."""
@@ -108,7 +113,7 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
         after()
         now = review.get(example_id)
         carried = "" if now is None or now.carried_from is None else (
-            f"; the {now.word} mark carried from {one_line(now.carried_from[0], 30)} → {one_line(now.carried_from[1], 30)} shows again")
+            f"; the {now.word} mark carried from {pair_text(now.carried_from)} shows again")
         screen.notify(f"{one_line(example_id, 40)}: {what} cleared{carried}", markup=False, timeout=5 if carried else 3)
 
     screen.app.push_screen(ConfirmScreen(f"Clear {what} on {one_line(example_id, 60)}?"), answer)

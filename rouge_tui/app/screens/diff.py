@@ -271,9 +271,8 @@ class DiffScreen(common.Answers, Screen[str]):
             return None
         text = Text(no_wrap=True)
         if shown.carried_from:
-            baseline, candidate = (one_line(name, 30) for name in shown.carried_from)
             text.append(f"{shown.word} carried from ", style="bold")  # the same two outputs there
-            text.append(f"{baseline} → {candidate}" + (" · " if shown.note else ""))
+            text.append(common.pair_text(shown.carried_from) + (" · " if shown.note else ""))
         if shown.note:
             text.append("note ", style="bold")
             text.append(one_line(shown.note, width + 1))  # one more than fits: the cut below says so

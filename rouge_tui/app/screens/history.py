@@ -176,7 +176,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             return None
         return self.suite.builds[builds.highlighted].name
 
-    def refused(self, *names: str) -> bool:
+    def cannot_compare(self, *names: str) -> bool:
         """Say so when one of ``names`` cannot be read or scored: it cannot be compared."""
         for name in names:
             scored = next((b for b in self.builds or () if b.name == name), None)
@@ -188,7 +188,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
 
     def action_pick(self) -> None:
         name = self._current()
-        if name is None or (name not in self.picked and self.refused(name)):
+        if name is None or (name not in self.picked and self.cannot_compare(name)):
             return
         if name in self.picked:
             self.picked.remove(name)
@@ -206,7 +206,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if name is None or names.index(name) == 0:
             self.notify("pick two builds with space, or stand on a build with one before it", markup=False, timeout=4)
             return
-        if not self.refused(names[names.index(name) - 1], name):
+        if not self.cannot_compare(names[names.index(name) - 1], name):
             self.dismiss((names[names.index(name) - 1], name))
 
     def on_option_list_option_selected(self) -> None:

@@ -229,7 +229,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             else:
                 base, cand = pair if pair else (None, None)
                 analysis = open_analysis(suite, settings, base, cand, caches=self.caches, progress=self._progress())
-                self.post_message(AnalysisReady(analysis, f"now {one_line(analysis.figures.baseline.name, 30)} → {one_line(analysis.figures.candidate.name, 30)}", request=request))
+                self.post_message(AnalysisReady(analysis, f"now {common.pair_text((analysis.figures.baseline.name, analysis.figures.candidate.name))}", request=request))
                 self._texts_of(analysis)
         except InterruptedError:
             return
@@ -678,9 +678,9 @@ class ReviewScreen(common.Answers, Screen[None]):
         assert self.review is not None and self.analysis is not None
 
         def chosen(pair: tuple[str, str] | None) -> None:
-            shown = None if self.analysis is None else (self.analysis.figures.baseline.name, self.analysis.figures.candidate.name)
+            shown = self.pair_shown()
             if pair and shown and pair != (self.asked.pair if self.asked and self.asked.pair else shown):
-                self.ask(self.settings_asked(), pair, f"comparing {one_line(pair[0], 30)} → {one_line(pair[1], 30)}")
+                self.ask(self.settings_asked(), pair, f"comparing {common.pair_text(pair)}")
 
         # The builds the overview's history line was made from, when they are this comparison's:
         # the view shows them at once, not scored again (30 builds of 10,000, tmux at 80x24:

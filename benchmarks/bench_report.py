@@ -20,7 +20,11 @@ into $TMPDIR/rouge-tui-bench once and reused. For each suite and each tree, in t
 
 For CNN/DM the anchor is `ANCHOR`, the 20-line script a user could write on rouge-score-rs:
 read the references and both builds (gzip JSON Lines), score rougeLsum with stemming, print
-the two means; they must equal the report's. Figures are medians of --runs runs with their
+the two means; they must equal the report's. For the synthetic suites it is `PLAIN_ANCHOR`,
+the same script on plain JSON Lines with rougeL and rouge-score-rs's own tokenizer (it has
+no whitespace tokenizer: the least work an exact scorer of these builds can do, with no
+grounding, signals or checks); its means must equal a report's with
+``--tokenizer rouge-score``. Figures are medians of --runs runs with their
 range; CPU is user + sys of the process and what it waited for; RSS the largest process's
 peak. The budgets (SPEC "Budgets") are printed beside each figure.
 """
@@ -84,6 +88,24 @@ for name in sys.argv[2:]:
     means.append(statistics.fmean(s["rougeLsum"].fmeasure for s in scores))
 print(json.dumps(means))
 """
+PLAIN_ANCHOR = r"""
+import json, statistics, sys
+from pathlib import Path
+from rouge_score_rs import rouge_scorer
+root = Path(sys.argv[1])
+def read(path, field):
+    with open(path, encoding="utf-8") as handle:
+        return {(r := json.loads(line))["id"]: r[field] for line in handle}
+refs = read(root / "references.jsonl", "reference")
+scorer = rouge_scorer.RougeScorer(["rougeL"])
+means = []
+for name in sys.argv[2:]:
+    outs = read(root / "builds" / f"{name}.jsonl", "output")
+    ids = [i for i in outs if i in refs]
+    scores = scorer.score_batch([refs[i] for i in ids], [outs[i] for i in ids])
+    means.append(statistics.fmean(s["rougeL"].fmeasure for s in scores))
+print(json.dumps(means))
+"""
 
 
 @dataclass
@@ -97,7 +119,8 @@ class Case:
     new: Callable[[Path], None]  # writes the 5%-changed build into a view's builds/
     budget_s: float
     budget_mb: float | None
-    anchor: list[str] | None = None  # the anchor's argv (CNN/DM)
+    anchor: list[str] | None = None  # the anchor's argv
+    anchor_flags: list[str] = field(default_factory=list)  # of the report its means must equal
     rows: list[list[str]] = field(default_factory=list)
 
 
@@ -147,8 +170,11 @@ def cases(args: argparse.Namespace) -> list[Case]:
         def link_new(builds: Path, root: Path = root, new: str = new) -> None:
             os.symlink(root / "builds" / new, builds / new)
 
+        names = [n.split(".")[0] for n in (first, second)]
         out.append(Case(key, f"{examples:,} x ~{words} words, 2 builds, rougeL", root, [first, second],
-                        link_new, budget_s, budget_mb))
+                        link_new, budget_s, budget_mb,
+                        anchor=[sys.executable, "-c", PLAIN_ANCHOR, str(root), *names],
+                        anchor_flags=["--baseline", names[0], "--candidate", names[1], "--tokenizer", "rouge-score"]))
     return [c for c in out if not args.only or args.only in c.key]
 
 
@@ -215,7 +241,7 @@ def check_anchor(case: Case, tree: Path) -> str:
     """The anchor's two means against the report's, exactly."""
     done = subprocess_out(case.anchor)
     means = json.loads(done)
-    argv, env = report_argv(tree, case.root, "--no-cache")
+    argv, env = report_argv(tree, case.root, "--no-cache", *case.anchor_flags)
     home = fresh_home()
     data = json.loads(subprocess_out(argv, {**env, **state_env(home)}))
     drop(home)
@@ -254,7 +280,7 @@ def measure(case: Case, sources: list[tuple[str, Path]], runs: int) -> None:
     rows = []
     if case.anchor:
         anchor = got[("anchor", "")]
-        rows.append(["rouge-score-rs 20-line script", "cold", seconds(anchor), seconds(anchor, "cpu"),
+        rows.append(["rouge-score-rs script", "cold", seconds(anchor), seconds(anchor, "cpu"),
                      megabytes(anchor), "1.00x anchor", "", check_anchor(case, sources[0][1])])
     for label, _ in sources:
         samples = got[("cold", label)]

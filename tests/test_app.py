@@ -425,6 +425,59 @@ async def test_enter_before_the_texts_opens_that_example_when_the_files_changed_
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == "a"
 
 
+async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_reads_again(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The figures come from the cache; the candidate's file gets a bad line before the texts
+    are read. The figures stay, the waiting enter is said not done with the file and line,
+    and once the file is whole again the next enter reads the texts and opens the diff (the
+    keys used to wait for texts that never came)."""
+    import time
+
+    from rouge_tui import cli
+    from rouge_tui.analysis import pipeline
+
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    good = outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "abc")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abc"}), "2.jsonl": good},
+    )
+    assert cli.main(["report", str(suite)]) == 1  # the figures cached
+    real, calls = pipeline.read_texts, []
+
+    def breaking(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.3)  # enter comes first
+            (suite / "builds" / "2.jsonl").write_text(good + "{not json\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "read_texts", breaking)
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        while review_screen(app).analysis is None:
+            await pilot.pause(0.02)
+        screen = review_screen(app)
+        await press(pilot, "enter")
+        for _ in range(100):
+            if any("2.jsonl" in n.message for n in app._notifications):
+                break
+            await pilot.pause(0.02)
+        said = [n.message for n in app._notifications if n.message.startswith("could not read the texts")]
+        assert said and "2.jsonl" in said[-1] and ":4" in said[-1] and "not done: the diff opens" in said[-1], said
+        assert app.is_running and screen.analysis.figures.ids[0] == "a" and not isinstance(app.screen, DiffScreen)
+        (suite / "builds" / "2.jsonl").write_text(good)
+        await press(pilot, "enter")
+        for _ in range(100):
+            if isinstance(app.screen, DiffScreen):
+                break
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == "a"
+        assert len(calls) == 2
+
+
 async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_marks_it() -> None:
     """The diff keeps the comparison it was opened on: after the switch lands its header,
     body and marks are still its example's, and escape puts the cursor on that example in

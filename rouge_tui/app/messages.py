@@ -40,6 +40,15 @@ class TextsReady(Message):
 
 
 @dataclass
+class TextsFailed(Message):
+    """The texts of the comparison shown (``analysis``) could not be read; ``text`` says why
+    in one line."""
+
+    analysis: Analysis
+    text: str
+
+
+@dataclass
 class WorkFailed(Message):
     """A worker could not do its job; ``text`` is one line for a person."""
 

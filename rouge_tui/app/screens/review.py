@@ -35,6 +35,7 @@ from rouge_tui.app.messages import (
     AnalysisReady,
     FilterDone,
     Progress,
+    TextsFailed,
     TextsReady,
     TrendReady,
     WorkFailed,
@@ -109,6 +110,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.matched_as = ""
         self.progress = ""
         self.waiting: list[tuple[Callable[[], None], str]] = []  # actions waiting for the texts, in order
+        self.texts_failed: str | None = None  # why the shown comparison's texts could not be read
         self.asked: Asked | None = None  # the comparison asked for and not yet shown
         self.requests = 0  # requests made (m, t, a pair picked in h), the last one's number
         # The m or t step refused last (setting, value): the next press of that key steps on
@@ -199,12 +201,21 @@ class ReviewScreen(common.Answers, Screen[None]):
         return f"refs changed since {change.since[:10]}" if change else None
 
     def _texts_of(self, analysis: Analysis) -> None:
+        """The texts of ``analysis``, whose figures are on screen (or on their way): a file
+        that cannot be read now (changed or removed since the figures were cached) leaves
+        those figures shown and says why (`on_texts_failed`)."""
         if not analysis.texts.done():
             self.post_message(Progress("reading the texts"))
-        texts = analysis.texts.result()
-        if not analysis.fresh(texts):
-            analysis = analyse(analysis.suite, analysis.settings, texts, caches=self.caches, progress=self._progress())
-            self.post_message(AnalysisReady(analysis, "the files changed since their figures were cached: computed again"))
+        try:
+            texts = analysis.texts.result()
+            if not analysis.fresh(texts):
+                analysis = analyse(analysis.suite, analysis.settings, texts, caches=self.caches, progress=self._progress())
+                self.post_message(AnalysisReady(analysis, "the files changed since their figures were cached: computed again"))
+        except InterruptedError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one line, and the figures stay
+            self.post_message(TextsFailed(analysis, common.describe(exc)))
+            return
         self.post_message(TextsReady(analysis, texts))
 
     def ask(self, settings: Settings, pair: tuple[str, str] | None, what: str, step: tuple[str, str] | None = None) -> None:
@@ -297,9 +308,24 @@ class ReviewScreen(common.Answers, Screen[None]):
         if first:
             self.table.focus()
 
+    def on_texts_failed(self, message: TextsFailed) -> None:
+        """What waits for the texts will not happen; the next key that needs them reads
+        them again (`with_texts`)."""
+        if message.analysis is not self.analysis:
+            return
+        self.texts_failed = message.text
+        self.progress = ""
+        waiting, self.waiting = self.waiting, []
+        undone = "; ".join(dict.fromkeys(then for _, then in waiting))
+        self.notify(one_line(f"could not read the texts: {message.text}" + (f" (not done: {undone})" if undone else "")
+                             + "; a key that needs them reads them again", 400),
+                    severity="error", markup=False, timeout=15)
+        self.update_status()
+
     def on_texts_ready(self, message: TextsReady) -> None:
         if message.analysis is not self.analysis:
             return  # another comparison came since
+        self.texts_failed = None
         self.texts = message.texts
         if self.review is None:
             self.review = Review(message.analysis, message.texts)
@@ -333,6 +359,8 @@ class ReviewScreen(common.Answers, Screen[None]):
         if self.asked is not None and message.request == self.asked.number:
             # What was asked for will not come, nor will what waits for it happen.
             self.refused, self.asked, self.waiting = self.asked.step, None, []
+            if self.review is None and self.analysis is not None:  # the texts' second reading failed
+                self.texts_failed = message.text
         if message.fatal and self.analysis is None:
             if self.standalone:  # said by the command line once the screen is gone, unwrapped
                 self.app.fatal = message.text
@@ -398,6 +426,8 @@ class ReviewScreen(common.Answers, Screen[None]):
             here = len(self.review.shown()) - outside
             parts["marks"] = [f"{here} marked, {outside} not in this comparison", f"{here} marked +{outside}"
                               ] if outside else [f"{here} marked"]
+        elif self.texts_failed is not None:
+            parts["marks"] = ["texts unreadable", "no texts"]
         elif self.texts is None:
             parts["marks"] = ["reading texts"]
         left = [(len(f.only_in_baseline), "base only", "base"), (len(f.only_in_candidate), "cand only", "cand"),
@@ -473,6 +503,10 @@ class ReviewScreen(common.Answers, Screen[None]):
         if self.review is not None:
             action()
             return
+        if self.texts_failed is not None and self.analysis is not None and self.asked is None:
+            self.texts_failed = None  # read them again: the file may be whole again
+            figures = self.analysis.figures
+            self.ask(self.analysis.settings, (figures.baseline.name, figures.candidate.name), "reading the texts again")
         self.waiting.append((action, then))
         self.notify(f"reading the texts… {then} when they are in", markup=False, timeout=3)
 

@@ -122,6 +122,16 @@ def test_whitespace_spelling_keeps_words_apart_and_equal_words_alike(texts: list
         assert [len(line) for line in lines] == [len(line) for line in spelled_lines]
 
 
+def test_whitespace_spelling_splits_at_every_space_python_knows() -> None:
+    """Every code point str.split() splits at (all of Unicode searched, not a list) parts two
+    words in the spelled text, as in the text."""
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    texts = [f"a{space}b" for space in spaces]
+    spelled = get("whitespace").spell(texts)
+    assert [len(t.split()) for t in texts] == [2] * len(spaces)
+    assert [len(t.split()) for t in spelled] == [2] * len(spaces)
+
+
 def test_rouge_score_drops_most_letters_of_a_russian_text() -> None:
     entry = get("rouge-score")
     assert entry.dropped_share("Правительство объявило меры 2026") == pytest.approx(25 / 29)

@@ -138,7 +138,7 @@ def cmd_report(args: argparse.Namespace) -> int:
              "band": list(h.stats.band) if h.stats else None,
              "band_source": h.stats.band_source if h.stats else None,
              **({"error": h.problem} if h.problem else {})}
-            for h in trend(suite, texts.references, settings, caches)
+            for h in trend(suite, texts.references, settings, caches, read=(texts.baseline, texts.candidate))
         ]
     details = None
     if args.top > len(figures.details):  # beyond the ranks the figures keep: from the texts

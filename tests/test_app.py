@@ -478,6 +478,38 @@ async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_re
         assert len(calls) == 2
 
 
+async def test_the_history_line_beside_a_comparison_keeps_its_builds_as_read_and_says_the_file_changed(
+    tmp_path: Path
+) -> None:
+    """The candidate's file changes while the app is open; m scores the texts as read again.
+    The history line's candidate mean is the comparison's (it read the file as it is now: a
+    mean the overview did not show), and the change is said."""
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "abc")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abc"}),
+         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})},
+    )
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        (suite / "builds" / "2.jsonl").write_text(outputs({i: "a dog" for i in "abc"}))
+        await press(pilot, "m")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if screen.trend is not None and screen.trend[0] is screen.analysis and screen.asked is None:
+                break
+        figures = screen.analysis.figures
+        assert figures.settings.metric != "rougeL"
+        means = {b.name: b.stats.mean for b in screen.trend[1]}
+        assert means == {"1": figures.baseline.mean, "2": figures.candidate.mean} and figures.candidate.mean > 0
+        await settle(pilot)
+        said = [n.message for n in app._notifications if "changed on disk" in n.message]
+        assert said and said[-1].startswith("2 changed on disk since it was read"), said
+
+
 async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_marks_it() -> None:
     """The diff keeps the comparison it was opened on: after the switch lands its header,
     body and marks are still its example's, and escape puts the cursor on that example in
@@ -1059,6 +1091,34 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
         await press(pilot, "h", "home", "down", "enter")
         await settle(pilot)
         assert any("2.jsonl:3" in n.message for n in app._notifications), [n.message for n in app._notifications]
+
+
+async def test_history_reads_again_a_build_mended_since_it_was_listed_unreadable(tmp_path: Path) -> None:
+    """Build 2 has a bad line when the overview scores the history; it is mended; h reads it
+    again, and it can be compared (it used to stay listed unreadable and refused)."""
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
+    (suite / "references.jsonl").write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
+    (suite / "builds" / "1.jsonl").write_text(rows("output", {"a": "the cat", "b": "a dog"}))
+    good = rows("output", {"a": "the cat sat", "b": "a dog ran"})
+    (suite / "builds" / "2.jsonl").write_text(good + "{broken\n")
+    (suite / "builds" / "3.jsonl").write_text(rows("output", {"a": "cat", "b": "dog ran"}))
+    app = app_for(suite, baseline="1", candidate="3")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        assert screen.trend is not None and screen.trend[1][1].stats is None  # listed unreadable
+        (suite / "builds" / "2.jsonl").write_text(good)
+        await press(pilot, "h")
+        await settle(pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        assert app.screen.builds[1].stats is not None and app.screen.builds[1].stats.mean == 1.0
+        assert "2.jsonl:3" not in screen_text(app)
+        await press(pilot, "home", "down", "enter")  # 2 against 1
+        await settle(pilot)
+        figures = screen.analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "2")
 
 
 async def test_a_cold_open_with_earlier_builds_computes_once_and_says_nothing_changed(tmp_path: Path) -> None:

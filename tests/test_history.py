@@ -139,6 +139,28 @@ def test_a_comparison_keeps_its_builds_history_entries_so_the_trend_reads_neithe
         assert list(build.stats.band) == pytest.approx(figures[2], abs=1e-15), name
 
 
+@pytest.mark.parametrize("caches", [Caches.none, Caches.default], ids=["no cache", "cache"])
+def test_the_trend_beside_a_comparison_scores_its_builds_as_they_were_read(tmp_path: Path, caches) -> None:
+    """The candidate's file changes after the comparison read it: the trend given the two
+    builds read shows them as read (the history line beside that comparison), without them
+    the files as they are now; `changed_since_read` names the changed one."""
+    from rouge_tui.analysis.history import changed_since_read
+    from rouge_tui.suite import read_build
+
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
+                            {"1.jsonl": outs(e1=FULL, e2=TWO), "2.jsonl": outs(e1=THREE, e2=ONE)})
+    suite = open_suite(suite_path)
+    base, cand = (read_build(suite, entry) for entry in suite.builds)
+    assert changed_since_read([base, cand]) == []
+    (suite_path / "builds" / "2.jsonl").write_text(outs(e1=NONE, e2=NONE))
+    assert changed_since_read([base, cand]) == ["2"]
+    references = read_references(suite)
+    as_read = trend(suite, references, Settings(), caches(), read=(base, cand))
+    as_now = trend(suite, references, Settings(), caches())
+    assert [b.stats.mean for b in as_read] == [statistics.fmean([F[FULL], F[TWO]]), statistics.fmean([F[THREE], F[ONE]])]
+    assert [b.stats.mean for b in as_now] == [statistics.fmean([F[FULL], F[TWO]]), 0.0]
+
+
 def test_report_history_json_has_specs_fields_for_every_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -37,7 +37,8 @@ from rouge_tui.suite import (
     read_build,
 )
 
-__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "history_band", "remember", "trend", "volatile"]
+__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "history_band", "remember",
+           "trend", "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
@@ -84,14 +85,15 @@ def _decode(data: bytes) -> BuildScores:
 
 
 def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings, caches,
-                 scorer: Scorer) -> BuildScores:
+                 scorer: Scorer, build: Build | None = None) -> BuildScores:
     """One build's figures over its own ids with a usable reference (through ``caches``, and
-    ``scorer``: the one the builds around it are scored with)."""
-    if entry.problem is not None:
+    ``scorer``: the one the builds around it are scored with); ``build``: the build as
+    already read, scored instead of its files as they are now."""
+    if build is None and entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
     try:
-        key = None if caches.builds is None else _key(
-            settings, references, suite, entry.name, [file_digest(path) for path in entry.run_files])
+        digests = [run.digest for run in build.runs] if build is not None else [file_digest(p) for p in entry.run_files]
+        key = None if caches.builds is None else _key(settings, references, suite, entry.name, digests)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
     if key is not None:
@@ -102,7 +104,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
             except (ValueError, KeyError, TypeError, IndexError):
                 pass
     try:
-        build = read_build(suite, entry)
+        build = build or read_build(suite, entry)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
     usable = references.usable
@@ -130,15 +132,34 @@ def remember(suite: Suite, build: Build, references: References, settings: Setti
         caches.builds.put(key, _encode(scores))
 
 
-def trend(suite: Suite, references: References, settings: Settings, caches, progress: Callable[[str, float], None] | None = None) -> list[BuildScores]:
-    """Every build of the suite, in name order."""
+def trend(suite: Suite, references: References, settings: Settings, caches,
+          progress: Callable[[str, float], None] | None = None, read: Sequence[Build] = ()) -> list[BuildScores]:
+    """Every build of the suite, in name order; those in ``read`` (a comparison's two) as
+    they were read, so that the history beside a comparison shows that comparison's
+    builds even where a file has changed since."""
+    known = {build.name: build for build in read}
     out = []
     with Scorer(references.texts, settings, caches.scores) as scorer:
         for number, entry in enumerate(suite.builds):
             if progress is not None:
                 progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
-            out.append(build_scores(suite, entry, references, settings, caches, scorer))
+            out.append(build_scores(suite, entry, references, settings, caches, scorer, known.get(entry.name)))
     return out
+
+
+def changed_since_read(read: Sequence[Build]) -> list[str]:
+    """The names of the builds in ``read`` whose files are no longer the bytes read."""
+    changed = []
+    for build in read:
+        for run in build.runs:
+            try:
+                same = file_digest(run.path) == run.digest
+            except SuiteError:
+                same = False
+            if not same:
+                changed.append(build.name)
+                break
+    return changed
 
 
 def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildEntry]:

@@ -73,14 +73,15 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         builds = self.query_one(OptionList)
         builds.highlighted = names.index(self.pair[1]) if self.pair[1] in names else 0
         builds.focus()
-        if self.builds is None:
-            self.score()
+        if self.builds is None or any(b.stats is None for b in self.builds):
+            self.score()  # (again where a build could not be read: it may have been mended since)
 
     @work(thread=True, exclusive=True, group="history")
     def score(self) -> None:
         analysis = self.review.analysis
-        scored = trend(self.suite, self.review.texts.references, analysis.settings, self.caches,
-                       lambda stage, f: self.app.call_from_thread(self.say, stage))
+        texts = self.review.texts
+        scored = trend(self.suite, texts.references, analysis.settings, self.caches,
+                       lambda stage, f: self.app.call_from_thread(self.say, stage), read=(texts.baseline, texts.candidate))
         self.app.call_from_thread(self.scored, scored)
 
     def say(self, stage: str) -> None:

@@ -249,16 +249,26 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     @work(thread=True, exclusive=True, group="trend")
     def load_trend(self, analysis: Analysis, texts: Texts) -> None:
-        """Every build scored (through the caches) for the overview's history line."""
-        from rouge_tui.analysis.history import trend
+        """Every build scored (through the caches) for the overview's history line, the two
+        compared as they were read; a compared file changed since is said."""
+        from rouge_tui.analysis.history import changed_since_read, trend
 
+        read = (texts.baseline, texts.candidate)
         try:
-            builds = trend(analysis.suite, texts.references, analysis.settings, self.caches)
+            builds = trend(analysis.suite, texts.references, analysis.settings, self.caches, read=read)
+            changed = changed_since_read(read)
         except Exception as exc:  # noqa: BLE001 - the history line says it could not
             self.post_message(WorkFailed(f"could not score the history: {common.describe(exc)}"))
             return
-        if not get_current_worker().is_cancelled:
-            self.post_message(TrendReady(analysis, builds))
+        if get_current_worker().is_cancelled:
+            return
+        self.post_message(TrendReady(analysis, builds))
+        if changed:
+            names = " and ".join(one_line(name, 40) for name in changed)
+            self.post_message(WorkFailed(
+                f"{names} changed on disk since {'they were' if len(changed) > 1 else 'it was'} read: the figures "
+                "shown are of the files as read; pick the pair again in h to compare them as they are now",
+                severity="warning"))
 
     @work(thread=True, exclusive=True, group="filter")
     def apply_filter(self, query: str) -> None:

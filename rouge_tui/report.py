@@ -289,13 +289,17 @@ def render_text(data: dict[str, Any]) -> Any:
     if data.get("history"):
         trend = Table(title="history", title_justify="left", box=None, caption=HISTORY_BASIS, caption_justify="left")
         for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
-            trend.add_column(column, justify=justify, overflow="fold")  # an error's path and line whole
+            trend.add_column(column, justify=justify, overflow="fold")
+        # Why a build has no figures goes under the table, a line each: folded in the band's
+        # column, "…0da610.jsonl:24" ended one line and "0: invalid JSON" began the next.
+        unread = []
         for h in data["history"]:
             if h["mean"] is None:
-                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", Text("✗ " + one_line(h.get("error", ""), 100)))
+                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", "✗ (below)")
+                unread.append(Text(f"✗ {one_line(h['name'], 40)}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
             else:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", f"[{h['band'][0]:.4f}, {h['band'][1]:.4f}]")
-        parts += [Text(""), trend]
+        parts += [Text(""), trend, *unread]
     return Group(*parts)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from pathlib import Path
 
@@ -181,8 +182,10 @@ def test_report_history_json_has_specs_fields_for_every_build(
         assert entry["band_source"] == source
 
 
-def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cli.main(["report", str(trend_suite(tmp_path / "s")), "--history"])
+def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a relative path of 58 characters in the errors, as a user's
+    cli.main(["report", str(trend_suite(Path("suite-with-a-long-name-for-the-nightly-job"))), "--history"])
     lines = capsys.readouterr().out.splitlines()
     table = lines[[line.strip() for line in lines].index("history") + 1 :]
     assert table[0].split() == ["build", "runs", "n", "mean", "band"]
@@ -193,7 +196,11 @@ def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytes
         cells = rows[name].split()
         if figures is None:
             assert cells[1:3] == [str(runs), "✗"]
-            assert "builds/2" in "".join(line.strip() for line in table)  # its error, wrapped
+            # Its error under the table, the file and line on one line (folded in the band's
+            # column, "2.jsonl:" ended one line and its line number began the next).
+            said = [line for line in table if line.startswith(f"✗ {name}: ")]
+            assert len(said) == 1 and re.search(r" suite-with-a-long-name-for-the-nightly-job/builds/2[.]jsonl:[0-9]+: ",
+                                                 said[0]), table
             continue
         n, mean, (low, high) = figures
         assert cells[1:] == [str(runs), str(n), f"{mean:.4f}", f"[{low:.4f},", f"{high:.4f}]"], name

@@ -425,13 +425,25 @@ def test_a_bad_line_in_a_build_not_compared_stops_nothing(tmp_path: Path) -> Non
     verdict = "drift-down" if cand_mean < mean - half else "drift-up" if cand_mean > mean + half else "within-band"
     assert json.loads(result.stdout)["verdict"] == verdict, result.stderr
     assert result.returncode == (0 if verdict == "within-band" else 1)
-    hint = "(--baseline / --candidate compare other builds)"
+    hint = "(--baseline A --candidate B compares the two newest other builds)"  # C is the broken one
     for args in (["--candidate", "C"], ["--baseline", "C", "--candidate", "B"], []):
         broken = cli("report", str(suite), *args, home=home)  # [] picks C, the newest
         assert broken.returncode == 2, args
         assert_one_line_error(broken.stdout, broken.stderr, "C.jsonl:2: invalid JSON")
         # the way on, for a reader who did not pick the pair (who did, knows it)
         assert (hint in broken.stderr) == (args == []), (args, broken.stderr)
+
+
+def test_the_way_on_from_a_broken_newest_build_is_flags_to_type_quoted(tmp_path: Path) -> None:
+    """The two newest other builds, quoted for a shell: the baseline of the default pair broken
+    this time, so the candidate is one of them."""
+    refs = {"a": "the cat sat on the mat"}
+    suite = write_suite(tmp_path / "s", refs, {"night 1": refs, "night 2": refs, "night 3": refs})
+    (suite / "builds" / "night 2.jsonl").write_text("{broken\n")
+    broken = cli("report", str(suite), home=tmp_path / "xdg")
+    assert broken.returncode == 2
+    assert_one_line_error(broken.stdout, broken.stderr, "night 2.jsonl:1: invalid JSON")
+    assert "(--baseline 'night 1' --candidate 'night 3' compares the two newest other builds)" in broken.stderr
 
 
 def test_a_bad_k_from_the_command_line_is_exit_2(tmp_path: Path) -> None:
@@ -533,7 +545,8 @@ def test_a_400_mb_build_of_newlines_is_exit_2_in_seconds(tmp_path: Path) -> None
     proc = run("report", str(suite), "--no-cache")
     assert time.monotonic() - start < 6  # 10 s before
     assert proc.returncode == 2
-    assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) (--baseline / --candidate compare other builds)\n"
+    way = "--baseline 1-old --candidate 2-new compares the two newest other builds"
+    assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) ({way})\n"
 
 
 def test_cached_figures_follow_an_edit_to_an_earlier_build(tmp_path: Path) -> None:

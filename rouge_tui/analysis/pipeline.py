@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import shlex
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -205,8 +206,13 @@ def open_analysis(
     except SuiteError as exc:
         if baseline is not None or candidate is not None or exc.path not in (*base.run_files, *cand.run_files):
             raise
-        # The newest pair, which the reader did not pick, cannot be read: the way on.
-        raise SuiteError(f"{exc.message} (--baseline / --candidate compare other builds)", exc.path, exc.line) from None
+        # The newest pair, which the reader did not pick, cannot be read: the way on, as flags
+        # to type (the night's build is often the broken one: the two newest others).
+        broken = base if exc.path in base.run_files else cand
+        others = [entry.name for entry in suite.builds if entry is not broken][-2:]
+        way = (f"--baseline {shlex.quote(others[0])} --candidate {shlex.quote(others[1])} compares the two newest "
+               "other builds" if len(others) == 2 else "--baseline / --candidate compare other builds")
+        raise SuiteError(f"{exc.message} ({way})", exc.path, exc.line) from None
     return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier)
 
 

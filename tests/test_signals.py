@@ -9,9 +9,10 @@ from rouge_tui.analysis.signals import SIGNALS, Pairs, counts, find, labels, nam
 
 
 def flags(base: str, cand: str) -> list[str]:
-    """The signals of one pair whose candidate is its own reference (so that nothing it says
-    lacks a counterpart: these tests are about the shape of the outputs)."""
-    return names(int(find(Pairs(["x"], [base], [cand], [(cand,)]))[0]))
+    """The signals of one pair whose reference is its candidate and one sentence more (so that
+    nothing it says lacks a counterpart, and it copies no reference: these tests are about the
+    shape of the outputs)."""
+    return names(int(find(Pairs(["x"], [base], [cand], [(cand + "\nAnd one more.",)]))[0]))
 
 
 def test_the_registry_is_the_one_list_with_unique_names_and_labels() -> None:
@@ -53,12 +54,12 @@ def test_length_shift_needs_a_quarter_and_thirty_characters() -> None:
 
 
 def test_bits_counts_and_labels() -> None:
-    pairs = Pairs(["a", "b", "c"], ["one", "x" * 100, "same"], ["", "x" * 40, "same"], [("one",), ("x" * 40,), ("same",)])
+    pairs = Pairs(["a", "b", "c"], ["one", "x" * 100, "same"], ["", "x" * 40, "same"], [("one",), ("x" * 40 + " y",), ("same",)])
     found = find(pairs)
     assert names(int(found[0])) == ["empty"]
     assert labels(int(found[1])) == "trunc len-"
     assert counts(found) == {"empty": 1, "truncated": 1, "duplicated": 0, "longer": 0, "shorter": 1,
-                             "new-sentence": 0, "new-figure": 0, "volatile": 0}
+                             "new-sentence": 0, "new-figure": 0, "volatile": 0, "reference-copy": 0}
     assert found.dtype == np.uint32
 
 
@@ -88,3 +89,24 @@ def test_new_sentence_and_new_figure_through_the_registry() -> None:
     pairs = Pairs(["inc-0042"], [CHAPTER_A], [cand], [(CHAPTER_REFERENCE,)], [source])
     assert names(int(find(pairs)[0])) == ["longer", "new-sentence", "new-figure"]
     assert pairs.grounded[0].tolist() == [1] and pairs.grounded[1].tolist() == [1]  # 45, not 02:31
+
+
+def test_reference_copy_fires_where_the_candidate_became_a_reference_as_written() -> None:
+    """A job that writes the reference where the output goes, or a reference leaked into the
+    prompt: F 1, which overlap reads as the best of improvements."""
+    ref = "The outage began at 02:14 UTC.\nA configuration push removed the replica."
+    other = "Payments failed for 41 minutes."
+    cases = [  # (baseline, candidate, references, fires)
+        ("The outage began at 02:14.", ref, (ref,), True),
+        ("The outage began at 02:14.", "\n  " + ref + "\n", (ref,), True),  # surrounding whitespace aside
+        ("The outage began at 02:14.", ref, (other, ref), True),  # any of its references
+        ("The outage began at 02:14.", ref.replace("\n", " "), (ref,), False),  # as written: a line break is not a space
+        ("The outage began at 02:14.", ref.lower(), (ref,), False),
+        (ref + " ", ref, (ref,), False),  # the baseline was a copy already: no change
+        ("something", "", ("",), False),  # an empty output is not a copy of an empty reference
+    ]
+    pairs = Pairs([str(k) for k in range(len(cases))], [b for b, *_ in cases], [c for _, c, *_ in cases],
+                  [r for *_, r, _ in cases])
+    bit = [s.name for s in SIGNALS].index("reference-copy")
+    assert [bool(f >> bit & 1) for f in find(pairs).tolist()] == [fires for *_, fires in cases]
+    assert labels(1 << bit) == "=ref"

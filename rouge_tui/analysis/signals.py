@@ -24,7 +24,8 @@ import numpy as np
 
 from rouge_tui.analysis import grounding, history
 
-__all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "labels", "names", "shown_order", "versions"]
+__all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "is_a_reference", "labels", "names", "shown_order",
+           "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
 SHIFT_SHARE = 0.25
@@ -126,6 +127,25 @@ def _shift(pairs: Pairs) -> np.ndarray:
     return np.where(shifted, np.sign(cand - base), 0)
 
 
+def is_a_reference(output: str, references: Sequence[str]) -> bool:
+    """Whether ``output`` is one of ``references`` as written (surrounding whitespace aside,
+    and not empty)."""
+    text = output.strip()
+    return bool(text) and any(reference.strip() == text for reference in references)
+
+
+def _reference_copy(pairs: Pairs) -> np.ndarray:
+    """A score of 1 that overlap reads as the best of improvements, and that is more often a
+    reference leaked into the prompt or a job that wrote the reference where the output goes."""
+    out = np.zeros(len(pairs.ids), dtype=bool)
+    if not pairs.references:
+        return out
+    for i in np.flatnonzero(pairs.changed).tolist():
+        references = pairs.references[i]
+        out[i] = is_a_reference(pairs.candidate[i], references) and not is_a_reference(pairs.baseline[i], references)
+    return out
+
+
 SIGNALS: tuple[Signal, ...] = (
     Signal("empty", "empty", "the candidate output is empty where the baseline's was not", 1, _empty),
     Signal("truncated", "trunc",
@@ -144,6 +164,9 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("volatile", "vol",
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
            2, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),  # 2: five pairs whatever the band
+    Signal("reference-copy", "=ref",
+           "the candidate is one of its references, as written, where the baseline was not: how did it get there?",
+           1, _reference_copy, read_first=True),
 )
 
 

@@ -18,13 +18,12 @@ into $TMPDIR/rouge-tui-bench once and reused. For each suite and each tree, in t
   ``--no-cache`` report of the same suite beside it: the ratio is first / no-cache of the
   same run, and the two must print the same bytes.
 
-For CNN/DM the anchor is `ANCHOR`, the 20-line script a user could write on rouge-score-rs:
-read the references and both builds (gzip JSON Lines), score rougeLsum with stemming, print
-the two means; they must equal the report's. For the synthetic suites it is `PLAIN_ANCHOR`,
-the same script on plain JSON Lines with rougeL and rouge-score-rs's own tokenizer (it has
-no whitespace tokenizer: the least work an exact scorer of these builds can do, with no
-grounding, signals or checks); its means must equal a report's with
-``--tokenizer rouge-score``. Figures are medians of --runs runs with their
+The anchor is `ANCHOR`, the 20-line script a user could write on rouge-score-rs: read the
+references and both builds, score them, print the two means. For CNN/DM (gzip JSON Lines)
+rougeLsum with stemming, and its means must equal the report's; for the synthetic suites
+rougeL with rouge-score-rs's own tokenizer (it has no whitespace tokenizer: the least work an
+exact scorer of these builds can do, with no grounding, signals or checks), and its means
+must equal a report's with ``--tokenizer rouge-score``. Figures are medians of --runs runs with their
 range; CPU is user + sys of the process and what it waited for; RSS the largest process's
 peak. The budgets (SPEC "Budgets") are printed beside each figure.
 """
@@ -70,40 +69,24 @@ from make_suite import build_names
 CNNDM = Path("/work/shared/data/cnndm-pointer-gen")
 CHANGED = 0.05
 
+# The anchor (argv: suite, metric, "stem" or "-", build names): plain or gzip JSON Lines.
 ANCHOR = r"""
 import gzip, json, statistics, sys
 from pathlib import Path
 from rouge_score_rs import rouge_scorer
-root = Path(sys.argv[1])
-def read(path, field):
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
+root, metric, stem, *names = Path(sys.argv[1]), *sys.argv[2:]
+def read(stem_path, field):
+    path = next(stem_path.parent.glob(stem_path.name + ".jsonl*"))
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rt", encoding="utf-8") as handle:
         return {(r := json.loads(line))["id"]: r[field] for line in handle}
-refs = read(root / "references.jsonl.gz", "reference")
-scorer = rouge_scorer.RougeScorer(["rougeLsum"], use_stemmer=True)
+refs = read(root / "references", "reference")
+scorer = rouge_scorer.RougeScorer([metric], use_stemmer=stem == "stem")
 means = []
-for name in sys.argv[2:]:
-    outs = read(root / "builds" / f"{name}.jsonl.gz", "output")
+for name in names:
+    outs = read(root / "builds" / name, "output")
     ids = [i for i in outs if i in refs]
     scores = scorer.score_batch([refs[i] for i in ids], [outs[i] for i in ids])
-    means.append(statistics.fmean(s["rougeLsum"].fmeasure for s in scores))
-print(json.dumps(means))
-"""
-PLAIN_ANCHOR = r"""
-import json, statistics, sys
-from pathlib import Path
-from rouge_score_rs import rouge_scorer
-root = Path(sys.argv[1])
-def read(path, field):
-    with open(path, encoding="utf-8") as handle:
-        return {(r := json.loads(line))["id"]: r[field] for line in handle}
-refs = read(root / "references.jsonl", "reference")
-scorer = rouge_scorer.RougeScorer(["rougeL"])
-means = []
-for name in sys.argv[2:]:
-    outs = read(root / "builds" / f"{name}.jsonl", "output")
-    ids = [i for i in outs if i in refs]
-    scores = scorer.score_batch([refs[i] for i in ids], [outs[i] for i in ids])
-    means.append(statistics.fmean(s["rougeL"].fmeasure for s in scores))
+    means.append(statistics.fmean(s[metric].fmeasure for s in scores))
 print(json.dumps(means))
 """
 
@@ -154,7 +137,7 @@ def cases(args: argparse.Namespace) -> list[Case]:
         out.append(Case(
             "cnndm", "CNN/DM, 11,490 x 2 builds, rougeLsum, stemming", args.cnndm, names,
             cnndm_new_build(args.cnndm), 1.0, 300.0,
-            anchor=[sys.executable, "-c", ANCHOR, str(args.cnndm), "2-pointer-gen", "3-pointer-gen-cov"],
+            anchor=[sys.executable, "-c", ANCHOR, str(args.cnndm), "rougeLsum", "stem", "2-pointer-gen", "3-pointer-gen-cov"],
         ))
     else:
         print(f"({args.cnndm}: not found, CNN/DM skipped)", file=sys.stderr)
@@ -173,7 +156,7 @@ def cases(args: argparse.Namespace) -> list[Case]:
         names = [n.split(".")[0] for n in (first, second)]
         out.append(Case(key, f"{examples:,} x ~{words} words, 2 builds, rougeL", root, [first, second],
                         link_new, budget_s, budget_mb,
-                        anchor=[sys.executable, "-c", PLAIN_ANCHOR, str(root), *names],
+                        anchor=[sys.executable, "-c", ANCHOR, str(root), "rougeL", "-", *names],
                         anchor_flags=["--baseline", names[0], "--candidate", names[1], "--tokenizer", "rouge-score"]))
     return [c for c in out if not args.only or args.only in c.key]
 

@@ -384,6 +384,31 @@ async def test_ctrl_q_in_the_note_editor_asks_before_the_typed_note_is_lost() ->
     assert app.return_code == 0
 
 
+def change_under_the_reader(monkeypatch: pytest.MonkeyPatch, path: Path, text: str) -> list[int]:
+    """The first reading of the texts waits (a key comes first), then writes ``text`` to
+    ``path`` and reads; the list returned grows by one a reading."""
+    import time
+
+    from rouge_tui.analysis import pipeline
+
+    real, calls = pipeline.read_texts, []
+
+    def changing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.3)
+            path.write_text(text)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "read_texts", changing)
+    return calls
+
+
+async def figures_shown(pilot, app: RougeApp) -> None:
+    while review_screen(app).analysis is None:
+        await pilot.pause(0.02)
+
+
 async def test_enter_before_the_texts_opens_that_example_when_the_files_changed_meanwhile(
     tmp_path: Path, monkeypatch
 ) -> None:
@@ -391,10 +416,7 @@ async def test_enter_before_the_texts_opens_that_example_when_the_files_changed_
     file changes under the reader, so the comparison is computed again and ranks another
     example first. The diff opens the example that was under the cursor (it used to open the
     new ranking's row, another example)."""
-    import time
-
     from rouge_tui import cli
-    from rouge_tui.analysis import pipeline
 
     outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
     suite = make_suite(
@@ -404,19 +426,11 @@ async def test_enter_before_the_texts_opens_that_example_when_the_files_changed_
          "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})},
     )
     assert cli.main(["report", str(suite)]) == 1  # the figures cached: "a" moved most
-    real = pipeline.read_texts
-
-    def changing(*args, **kwargs):
-        time.sleep(0.3)  # enter comes first
-        (suite / "builds" / "2.jsonl").write_text(
-            outputs({"a": "the cat sat on the mat", "b": "the cat sat on a mat", "c": "a dog"}))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "read_texts", changing)
+    change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl",
+                            outputs({"a": "the cat sat on the mat", "b": "the cat sat on a mat", "c": "a dog"}))
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
-        while review_screen(app).analysis is None:
-            await pilot.pause(0.02)
+        await figures_shown(pilot, app)
         screen = review_screen(app)
         assert screen.review is None and current_id(app) == "a"
         await press(pilot, "enter")
@@ -432,10 +446,7 @@ async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_re
     are read. The figures stay, the waiting enter is said not done with the file and line,
     and once the file is whole again the next enter reads the texts and opens the diff (the
     keys used to wait for texts that never came)."""
-    import time
-
     from rouge_tui import cli
-    from rouge_tui.analysis import pipeline
 
     outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
     good = outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})
@@ -445,20 +456,10 @@ async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_re
         {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abc"}), "2.jsonl": good},
     )
     assert cli.main(["report", str(suite)]) == 1  # the figures cached
-    real, calls = pipeline.read_texts, []
-
-    def breaking(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 1:
-            time.sleep(0.3)  # enter comes first
-            (suite / "builds" / "2.jsonl").write_text(good + "{not json\n")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "read_texts", breaking)
+    calls = change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
-        while review_screen(app).analysis is None:
-            await pilot.pause(0.02)
+        await figures_shown(pilot, app)
         screen = review_screen(app)
         await press(pilot, "enter")
         for _ in range(100):

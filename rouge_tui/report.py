@@ -280,8 +280,11 @@ def render_text(data: dict[str, Any]) -> Any:
     written.add_column()
     written.add_column(overflow="fold")
     for rank, row in enumerate(data["top"], 1):
-        if note := data["marks"].get(row["id"], {}).get("note"):
-            written.add_row(str(rank), Text(one_line(row["id"], 24)), Text(one_line(note, 1000)))
+        entry = data["marks"].get(row["id"], {})
+        if note := entry.get("note"):
+            carried = entry.get("carried_from")  # written on another pair: say which
+            where = f"(carried from {carried['baseline']} → {carried['candidate']}) " if carried else ""
+            written.add_row(str(rank), Text(one_line(row["id"], 24)), Text(one_line(where + note, 1100)))
     if written.row_count:
         parts += [Text("\nnotes:"), written]
     if said.row_count:

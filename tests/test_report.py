@@ -34,8 +34,8 @@ def report_json(suite: Path, capsys: pytest.CaptureFixture[str], *extra: str) ->
     return json.loads(capsys.readouterr().out)
 
 
-def rendered(suite: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> str:
-    cli.main(["report", str(suite), "--format", fmt])
+def rendered(suite: Path, fmt: str, capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+    cli.main(["report", str(suite), "--format", fmt, *flags])
     return capsys.readouterr().out
 
 
@@ -193,6 +193,9 @@ def test_marks_in_the_json_with_stale_and_carried_from(
         "x05": {"mark": "regression", "note": "", "stale": False},
     }  # fmt: skip
     assert all(type(entry["stale"]) is bool for entry in data["marks"].values())
+    # The text report's notes say where a carried one was written.
+    notes = rendered(suite, "text", capsys, "--baseline", "3", "--candidate", "4", "--top", "12").split("notes:")[1]
+    assert "x03 (carried from 1 → 2) as intended" in " ".join(notes.split())
 
 
 # ---------------------------------------------------------------------- Markdown and text

@@ -446,6 +446,26 @@ def test_the_way_on_from_a_broken_newest_build_is_flags_to_type_quoted(tmp_path:
     assert "(--baseline 'night 1' --candidate 'night 3' compares the two newest other builds)" in broken.stderr
 
 
+def test_the_way_on_leaves_out_builds_known_broken_and_guards_a_leading_dash(tmp_path: Path) -> None:
+    """Names argparse would read as flags take the --flag=value form; a build the suite
+    already lists as unreadable is not offered; with no other pair, it says so."""
+    refs = {"a": "the cat sat on the mat"}
+    suite = write_suite(tmp_path / "s", refs, {"-v": refs, "-w": refs, "-x": refs, "-y": refs})
+    (suite / "builds" / "-w.jsonl").unlink()
+    (suite / "builds" / "-w").mkdir()  # a run folder with no runs: listed unreadable at open
+    (suite / "builds" / "-y.jsonl").write_text("{broken\n")
+    broken = cli("report", str(suite), "--baseline=-x", "--candidate=-y", home=tmp_path / "xdg")
+    assert broken.returncode == 2 and "(--baseline" not in broken.stderr  # picked: no way on
+    broken = cli("report", str(suite), home=tmp_path / "xdg")
+    assert broken.returncode == 2, broken.stderr
+    assert "(--baseline=-v --candidate=-x compares the two newest other builds)" in broken.stderr, broken.stderr
+    assert cli("report", str(suite), "--baseline=-v", "--candidate=-x", home=tmp_path / "xdg").returncode in (0, 1)
+    two = write_suite(tmp_path / "t", refs, {"1": refs, "2": refs})
+    (two / "builds" / "2.jsonl").write_text("{broken\n")
+    broken = cli("report", str(two), home=tmp_path / "xdg")
+    assert "(the suite has no other pair of builds to compare)" in broken.stderr, broken.stderr
+
+
 def test_a_bad_k_from_the_command_line_is_exit_2(tmp_path: Path) -> None:
     for value in ("nan", "0", "-1", "inf"):
         result = cli("report", str(INCIDENTS), "-k", value, home=tmp_path / "xdg")

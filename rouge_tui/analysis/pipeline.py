@@ -204,16 +204,24 @@ def open_analysis(
     try:
         texts = read_texts(suite, base, cand, progress)
     except SuiteError as exc:
-        if baseline is not None or candidate is not None or exc.path not in (*base.run_files, *cand.run_files):
+        mine = [entry for entry in (base, cand) if exc.path in (entry.path, *entry.run_files)]
+        if baseline is not None or candidate is not None or not mine:
             raise
         # The newest pair, which the reader did not pick, cannot be read: the way on, as flags
         # to type (the night's build is often the broken one: the two newest others).
-        broken = base if exc.path in base.run_files else cand
-        others = [entry.name for entry in suite.builds if entry is not broken][-2:]
-        way = (f"--baseline {shlex.quote(others[0])} --candidate {shlex.quote(others[1])} compares the two newest "
-               "other builds" if len(others) == 2 else "--baseline / --candidate compare other builds")
+        broken = mine[0]
+        others = [entry.name for entry in suite.builds if entry is not broken and entry.problem is None][-2:]
+        way = (f"{_flag('baseline', others[0])} {_flag('candidate', others[1])} compares the two newest other "
+               "builds" if len(others) == 2 else "the suite has no other pair of builds to compare")
         raise SuiteError(f"{exc.message} ({way})", exc.path, exc.line) from None
     return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier)
+
+
+def _flag(name: str, build: str) -> str:
+    """``--name build`` as a shell takes it (``--name=-x`` where argparse would take ``-x``
+    for a flag)."""
+    value = shlex.quote(build)
+    return f"--{name}={value}" if value.startswith("-") else f"--{name} {value}"
 
 
 def analyse(

@@ -94,7 +94,8 @@ def test_new_sentence_and_new_figure_through_the_registry() -> None:
 def test_reference_copy_fires_where_the_candidate_became_a_reference_as_written() -> None:
     """A job that writes the reference where the output goes, or a reference leaked into the
     prompt: F 1, which overlap reads as the best of improvements."""
-    ref = "The outage began at 02:14 UTC.\nA configuration push removed the replica."
+    ref = ("The outage began at 02:14 UTC when a configuration push removed the primary replica.\n"
+           "Payments failed for 41 minutes until the on-call engineer rolled it back.")  # 27 words
     other = "Payments failed for 41 minutes."
     cases = [  # (baseline, candidate, references, fires)
         ("The outage began at 02:14.", ref, (ref,), True),
@@ -104,6 +105,9 @@ def test_reference_copy_fires_where_the_candidate_became_a_reference_as_written(
         ("The outage began at 02:14.", ref.lower(), (ref,), False),
         (ref + " ", ref, (ref,), False),  # the baseline was a copy already: no change
         ("something", "", ("",), False),  # an empty output is not a copy of an empty reference
+        ("Berlin", "Paris", ("Paris",), False),  # a short answer may well match its reference
+        ("x", " ".join(["word"] * 20), (" ".join(["word"] * 20),), True),  # 20 words: a copy
+        ("x", " ".join(["word"] * 19), (" ".join(["word"] * 19),), False),
     ]
     pairs = Pairs([str(k) for k in range(len(cases))], [b for b, *_ in cases], [c for _, c, *_ in cases],
                   [r for *_, r, _ in cases])

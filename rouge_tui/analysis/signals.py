@@ -32,6 +32,8 @@ SHIFT_SHARE = 0.25
 SHIFT_CHARS = 30
 # "Much shorter", for truncation: at most this share of the baseline's characters kept.
 TRUNCATED_SHARE = 0.5
+# A copy of the reference: one of this many words or more (a summary, not a short answer).
+COPY_WORDS = 20
 
 
 @dataclass
@@ -128,10 +130,10 @@ def _shift(pairs: Pairs) -> np.ndarray:
 
 
 def is_a_reference(output: str, references: Sequence[str]) -> bool:
-    """Whether ``output`` is one of ``references`` as written (surrounding whitespace aside,
-    and not empty)."""
+    """Whether ``output`` is one of ``references`` as written (surrounding whitespace aside)
+    of `COPY_WORDS` words or more: a short answer may well match its reference."""
     text = output.strip()
-    return bool(text) and any(reference.strip() == text for reference in references)
+    return any(reference.strip() == text for reference in references) and len(text.split()) >= COPY_WORDS
 
 
 def _reference_copy(pairs: Pairs) -> np.ndarray:
@@ -165,7 +167,8 @@ SIGNALS: tuple[Signal, ...] = (
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
            2, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),  # 2: five pairs whatever the band
     Signal("reference-copy", "=ref",
-           "the candidate is one of its references, as written, where the baseline was not: how did it get there?",
+           "the candidate is one of its references (20 words or more) as written, where the baseline was not: "
+           "how did it get there?",
            1, _reference_copy, read_first=True),
 )
 

@@ -479,6 +479,43 @@ async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_re
         assert len(calls) == 2
 
 
+async def test_texts_unreadable_twice_keep_the_way_open_and_the_cursor_on_its_example(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The file is still broken when a key reads the texts again: said, with what was not
+    done, and the next key tries again; once mended, the comparison read again keeps the
+    cursor on the example it was on, and the mark goes there."""
+    from rouge_tui import cli
+
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    good = outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "abc")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abc"}), "2.jsonl": good},
+    )
+    assert cli.main(["report", str(suite)]) == 1  # the figures cached
+    change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await figures_shown(pilot, app)
+        screen = review_screen(app)
+        await press(pilot, "down")
+        on = current_id(app)
+        await settle(pilot)
+        failed = lambda: [n.message for n in app._notifications if n.message.startswith("could not read the texts")]
+        assert len(failed()) == 1 and "history needs the texts" in screen_text(app)
+        await press(pilot, "g")  # reads them again: still broken
+        await settle(pilot)
+        assert len(failed()) == 2 and "not done: the mark is set" in failed()[-1], failed()
+        (suite / "builds" / "2.jsonl").write_text(good)
+        await press(pilot, "g")
+        await settle(pilot)
+        assert screen.review is not None and screen.review.get(on).word == "fine"
+        assert current_id(app) == on
+        assert [n.message for n in app._notifications if "read again" in n.message] == ["1 → 2 read again"]
+
+
 async def test_the_history_line_beside_a_comparison_keeps_its_builds_as_read_and_says_the_file_changed(
     tmp_path: Path
 ) -> None:
@@ -509,6 +546,19 @@ async def test_the_history_line_beside_a_comparison_keeps_its_builds_as_read_and
         await settle(pilot)
         said = [n.message for n in app._notifications if "changed on disk" in n.message]
         assert said and said[-1].startswith("2 changed on disk since it was read"), said
+        await press(pilot, "t")  # the texts as read scored again: said once, not again
+        await settle(pilot)
+        assert len([n for n in app._notifications if "changed on disk" in n.message]) == len(said)
+        # h says which builds are listed as read; enter on the pair shown reads it again.
+        await press(pilot, "h")
+        await settle(pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        assert screen_text(app).splitlines()[0].strip().startswith("2: as read, changed on disk since")
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, HistoryScreen)
+        assert screen.analysis.figures.candidate.mean == 0.0  # "a dog" everywhere now
+        assert screen.changed_on_disk == set()
 
 
 async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_marks_it() -> None:

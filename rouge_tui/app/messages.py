@@ -74,3 +74,4 @@ class TrendReady(Message):
 
     analysis: Analysis
     trend: list  # rouge_tui.analysis.history.BuildScores, in name order
+    changed: tuple[str, ...] = ()  # compared builds whose files changed since they were read

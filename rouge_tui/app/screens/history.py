@@ -50,8 +50,11 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         Binding("k", "up", "up", show=False),
     ]
 
-    def __init__(self, review: Review, caches, builds: list[BuildScores] | None = None) -> None:
-        """``builds``: the suite's history already scored for this comparison, if it is."""
+    def __init__(self, review: Review, caches, builds: list[BuildScores] | None = None,
+                 changed: frozenset[str] = frozenset()) -> None:
+        """``builds``: the suite's history already scored for this comparison, if it is;
+        ``changed``: the compared builds whose files changed since they were read (listed as
+        read, as the comparison shows them)."""
         super().__init__()
         self.review = review
         self.suite = review.analysis.suite
@@ -60,6 +63,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         self.pair = (figures.baseline.name, figures.candidate.name)
         self.picked: list[str] = []
         self.builds: list[BuildScores] | None = builds
+        self.changed = changed
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
@@ -151,6 +155,9 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
+        if self.changed:  # said first: the rows of those builds and the Δ beside them are of the files as read
+            names = " and ".join(one_line(name, 30) for name in sorted(self.changed))
+            header = f"{names}: as read, changed on disk since (enter on the pair reads it again) · {header}"
         if cell_len(header) + 24 <= self.size.width:  # where it fits (the column says "paired Δ")
             header += " · Δ vs the build before"
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))

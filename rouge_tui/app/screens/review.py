@@ -111,6 +111,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.progress = ""
         self.waiting: list[tuple[Callable[[], None], str]] = []  # actions waiting for the texts, in order
         self.texts_failed: str | None = None  # why the shown comparison's texts could not be read
+        self.changed_on_disk: set[str] = set()  # compared builds whose files changed since read
         self.asked: Asked | None = None  # the comparison asked for and not yet shown
         self.requests = 0  # requests made (m, t, a pair picked in h), the last one's number
         # The m or t step refused last (setting, value): the next press of that key steps on
@@ -239,8 +240,11 @@ class ReviewScreen(common.Answers, Screen[None]):
                 self.post_message(TextsReady(analysis, self.texts))
             else:
                 base, cand = pair if pair else (None, None)
+                shown = self.pair_shown()
                 analysis = open_analysis(suite, settings, base, cand, caches=self.caches, progress=self._progress())
-                self.post_message(AnalysisReady(analysis, f"now {common.pair_text((analysis.figures.baseline.name, analysis.figures.candidate.name))}", request=request))
+                now = (analysis.figures.baseline.name, analysis.figures.candidate.name)
+                said = f"{common.pair_text(now)} read again" if now == shown else f"now {common.pair_text(now)}"
+                self.post_message(AnalysisReady(analysis, said, request=request))
                 self._texts_of(analysis)
         except InterruptedError:
             return
@@ -262,13 +266,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             return
         if get_current_worker().is_cancelled:
             return
-        self.post_message(TrendReady(analysis, builds))
-        if changed:
-            names = " and ".join(one_line(name, 40) for name in changed)
-            self.post_message(WorkFailed(
-                f"{names} changed on disk since {'they were' if len(changed) > 1 else 'it was'} read: the figures "
-                "shown are of the files as read; pick the pair again in h to compare them as they are now",
-                severity="warning"))
+        self.post_message(TrendReady(analysis, builds, changed))
 
     @work(thread=True, exclusive=True, group="filter")
     def apply_filter(self, query: str) -> None:
@@ -295,7 +293,12 @@ class ReviewScreen(common.Answers, Screen[None]):
             if self.asked is None or message.request != self.asked.number:
                 return  # a request superseded by a later one: not the comparison asked for now
             self.asked = None
-        first = self.analysis is None
+        first, before = self.analysis is None, self.analysis
+        # The same comparison again (its texts read again, or computed again from changed
+        # files): the cursor stays on its example, and what it warns of was said already.
+        again = before is not None and before.settings == message.analysis.settings and self.pair_shown() == (
+            message.analysis.figures.baseline.name, message.analysis.figures.candidate.name)
+        keep = before.figures.ids[self.table.current] if again and self.table.current is not None else None
         self.analysis = message.analysis
         self.suite = message.analysis.suite
         self.progress = ""
@@ -308,8 +311,11 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.matches = None
         self.overview.show(message.analysis.figures, message.notice or self.overview.notice)
         self.show_rows()
+        if keep is not None and (row := self.row_of_id(keep)) is not None:
+            self.table.cursor = row
         for warning in message.analysis.figures.warnings:
-            self.notify(one_line(warning, 300), severity="warning", markup=False, timeout=10)
+            if not again or warning not in before.figures.warnings:
+                self.notify(one_line(warning, 300), severity="warning", markup=False, timeout=10)
         if message.reason:
             self.notify(message.reason, markup=False, timeout=4)
         if self.filter_text.strip() and self.review is not None:
@@ -321,15 +327,20 @@ class ReviewScreen(common.Answers, Screen[None]):
     def on_texts_failed(self, message: TextsFailed) -> None:
         """What waits for the texts will not happen; the next key that needs them reads
         them again (`with_texts`)."""
-        if message.analysis is not self.analysis:
-            return
-        self.texts_failed = message.text
+        if message.analysis is self.analysis:
+            self._texts_unread(message.text, self.waiting)
+
+    def _texts_unread(self, text: str, waiting: list[tuple[Callable[[], None], str]]) -> None:
+        """The texts of the comparison shown could not be read (``text``: why); ``waiting``
+        will not happen."""
+        self.texts_failed = text
         self.progress = ""
-        waiting, self.waiting = self.waiting, []
+        self.waiting = []
         undone = "; ".join(dict.fromkeys(then for _, then in waiting))
-        self.notify(one_line(f"could not read the texts: {message.text}" + (f" (not done: {undone})" if undone else "")
+        self.notify(one_line(f"could not read the texts: {text}" + (f" (not done: {undone})" if undone else "")
                              + "; a key that needs them reads them again", 400),
                     severity="error", markup=False, timeout=15)
+        self.overview.show_trend(None, waiting="needs the texts")
         self.update_status()
 
     def on_texts_ready(self, message: TextsReady) -> None:
@@ -360,17 +371,26 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.on_movers_table_moved()
 
     def on_trend_ready(self, message: TrendReady) -> None:
-        if message.analysis is self.analysis:
-            self.trend = (message.analysis, message.trend)
-            self.overview.show_trend(message.trend)
+        if message.analysis is not self.analysis:
+            return
+        self.trend = (message.analysis, message.trend)
+        self.overview.show_trend(message.trend)
+        said, self.changed_on_disk = self.changed_on_disk, set(message.changed)
+        if self.changed_on_disk and self.changed_on_disk != said:  # (m and t score the texts as read: once)
+            names = " and ".join(one_line(name, 40) for name in message.changed)
+            self.notify(
+                f"{names} changed on disk since {'they were' if len(message.changed) > 1 else 'it was'} read: the "
+                "figures shown are of the files as read; enter on the pair in h reads them again",
+                severity="warning", markup=False, timeout=15)
 
     def on_work_failed(self, message: WorkFailed) -> None:
         self.progress = ""
         if self.asked is not None and message.request == self.asked.number:
             # What was asked for will not come, nor will what waits for it happen.
-            self.refused, self.asked, self.waiting = self.asked.step, None, []
-            if self.review is None and self.analysis is not None:  # the texts' second reading failed
-                self.texts_failed = message.text
+            waiting, self.refused, self.asked, self.waiting = self.waiting, self.asked.step, None, []
+            if self.review is None and self.analysis is not None:  # the texts' reading again failed
+                self._texts_unread(message.text, waiting)
+                return
         if message.fatal and self.analysis is None:
             if self.standalone:  # said by the command line once the screen is gone, unwrapped
                 self.app.fatal = message.text
@@ -725,9 +745,13 @@ class ReviewScreen(common.Answers, Screen[None]):
             shown = self.pair_shown()
             if pair and shown and pair != (self.asked.pair if self.asked and self.asked.pair else shown):
                 self.ask(self.settings_asked(), pair, f"comparing {common.pair_text(pair)}")
+            elif pair and pair == shown and self.asked is None and self.changed_on_disk & set(pair):
+                self.ask(self.settings_asked(), pair, f"reading {common.pair_text(pair)} again")
+            elif pair and pair == shown:
+                self.notify(f"{common.pair_text(pair)} is the comparison shown", markup=False, timeout=3)
 
         # The builds the overview's history line was made from, when they are this comparison's:
         # the view shows them at once, not scored again (30 builds of 10,000, tmux at 80x24:
         # the figures on screen by 0.46 s before, by 0.22 s now, capture-pane 0.11 s apart).
         known = self.trend[1] if self.trend is not None and self.trend[0] is self.analysis else None
-        self.app.push_screen(HistoryScreen(self.review, self.caches, known), chosen)
+        self.app.push_screen(HistoryScreen(self.review, self.caches, known, frozenset(self.changed_on_disk)), chosen)

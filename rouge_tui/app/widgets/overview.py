@@ -25,6 +25,7 @@ from rouge_tui.safetext import one_line
 __all__ = ["Overview", "histogram", "shorten_names", "sparkline"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
+SCORING = "scoring every build…"  # the history line until its builds are scored
 
 
 def histogram(delta: np.ndarray, bins: int) -> tuple[float, list[int]]:
@@ -103,17 +104,20 @@ class Overview(Widget):
         self.loading_text = "loading…"
         self.notice: str | None = None  # e.g. the references changed since an earlier review
         self.trend: list | None = None  # the history's BuildScores, once scored
+        self.trend_waiting = SCORING  # what the history line says until then
 
     def show(self, figures: Figures | None, notice: str | None = None) -> None:
         """A comparison's figures; its history line says "scoring every build…" until
         `show_trend` (the history of the comparison before is not this one's)."""
         self.figures = figures
         self.notice = notice
-        self.trend = None
+        self.trend, self.trend_waiting = None, SCORING
         self.refresh()
 
-    def show_trend(self, trend: list | None) -> None:
+    def show_trend(self, trend: list | None, waiting: str = SCORING) -> None:
+        """The history line's builds; None while there are none, ``waiting`` saying why."""
         self.trend = trend
+        self.trend_waiting = waiting
         self.refresh()
 
     def _style(self, name: str) -> Style:
@@ -206,7 +210,7 @@ class Overview(Widget):
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("history ", style=label)
         if self.trend is None:
-            line.append("scoring every build…", style=self._style("dim"))
+            line.append(self.trend_waiting, style=self._style("dim"))
             return [line]
         scored = [b for b in self.trend if b.stats is not None]
         pair = (f.baseline.name, f.candidate.name)

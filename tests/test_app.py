@@ -439,13 +439,8 @@ async def test_enter_before_the_texts_opens_that_example_when_the_files_changed_
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == "a"
 
 
-async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_reads_again(
-    tmp_path: Path, monkeypatch
-) -> None:
-    """The figures come from the cache; the candidate's file gets a bad line before the texts
-    are read. The figures stay, the waiting enter is said not done with the file and line,
-    and once the file is whole again the next enter reads the texts and opens the diff (the
-    keys used to wait for texts that never came)."""
+def cached_pair(tmp_path: Path) -> tuple[Path, str]:
+    """Builds 1 and 2 of three examples, their figures cached by a report; and 2's text."""
     from rouge_tui import cli
 
     outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
@@ -456,6 +451,17 @@ async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_re
         {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abc"}), "2.jsonl": good},
     )
     assert cli.main(["report", str(suite)]) == 1  # the figures cached
+    return suite, good
+
+
+async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_reads_again(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The figures come from the cache; the candidate's file gets a bad line before the texts
+    are read. The figures stay, the waiting enter is said not done with the file and line,
+    and once the file is whole again the next enter reads the texts and opens the diff (the
+    keys used to wait for texts that never came)."""
+    suite, good = cached_pair(tmp_path)
     calls = change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -485,16 +491,7 @@ async def test_texts_unreadable_twice_keep_the_way_open_and_the_cursor_on_its_ex
     """The file is still broken when a key reads the texts again: said, with what was not
     done, and the next key tries again; once mended, the comparison read again keeps the
     cursor on the example it was on, and the mark goes there."""
-    from rouge_tui import cli
-
-    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
-    good = outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})
-    suite = make_suite(
-        tmp_path / "s",
-        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "abc")),
-        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abc"}), "2.jsonl": good},
-    )
-    assert cli.main(["report", str(suite)]) == 1  # the figures cached
+    suite, good = cached_pair(tmp_path)
     change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -31,6 +31,7 @@ from rouge_tui.suite import (
     Build,
     BuildEntry,
     References,
+    Run,
     Suite,
     SuiteError,
     file_digest,
@@ -104,7 +105,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
             except (ValueError, KeyError, TypeError, IndexError):
                 pass
     try:
-        build = build or read_build(suite, entry)
+        build = build if build is not None else read_build(suite, entry)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
     usable = references.usable
@@ -149,17 +150,13 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
 
 def changed_since_read(read: Sequence[Build]) -> list[str]:
     """The names of the builds in ``read`` whose files are no longer the bytes read."""
-    changed = []
-    for build in read:
-        for run in build.runs:
-            try:
-                same = file_digest(run.path) == run.digest
-            except SuiteError:
-                same = False
-            if not same:
-                changed.append(build.name)
-                break
-    return changed
+    def same(run: Run) -> bool:
+        try:
+            return file_digest(run.path) == run.digest
+        except SuiteError:  # gone, or unreadable: not the bytes read
+            return False
+
+    return [build.name for build in read if not all(map(same, build.runs))]
 
 
 def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildEntry]:

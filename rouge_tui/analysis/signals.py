@@ -24,8 +24,7 @@ import numpy as np
 
 from rouge_tui.analysis import grounding, history
 
-__all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "is_a_reference", "labels", "names", "shown_order",
-           "versions"]
+__all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "labels", "names", "shown_order", "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
 SHIFT_SHARE = 0.25
@@ -129,7 +128,7 @@ def _shift(pairs: Pairs) -> np.ndarray:
     return np.where(shifted, np.sign(cand - base), 0)
 
 
-def is_a_reference(output: str, references: Sequence[str]) -> bool:
+def _is_a_reference(output: str, references: Sequence[str]) -> bool:
     """Whether ``output`` is one of ``references`` as written (surrounding whitespace aside)
     of `COPY_WORDS` words or more: a short answer may well match its reference."""
     text = output.strip()
@@ -144,7 +143,7 @@ def _reference_copy(pairs: Pairs) -> np.ndarray:
         return out
     for i in np.flatnonzero(pairs.changed).tolist():
         references = pairs.references[i]
-        out[i] = is_a_reference(pairs.candidate[i], references) and not is_a_reference(pairs.baseline[i], references)
+        out[i] = _is_a_reference(pairs.candidate[i], references) and not _is_a_reference(pairs.baseline[i], references)
     return out
 
 

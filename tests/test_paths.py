@@ -120,6 +120,19 @@ def test_a_read_only_folder_keeps_the_previous_file(tmp_path: Path) -> None:
         assert sorted(p.name for p in folder.iterdir()) == ["f.json"]
 
 
+def test_what_the_user_wrote_is_fsynced_and_a_cache_entry_is_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    atomic_write(tmp_path / "marks.json", b"precious")
+    assert len(synced) == 2  # the file, then its folder, before the write returns
+    synced.clear()
+    atomic_write(tmp_path / "entry.bin", b"rebuilt on any doubt", durable=False)
+    assert synced == []
+    assert (tmp_path / "entry.bin").read_bytes() == b"rebuilt on any doubt"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.bin", "marks.json"]
+
+
 def test_state_is_private_unless_a_mode_is_given(tmp_path: Path) -> None:
     atomic_write(tmp_path / "state.json", b"x")
     atomic_write(tmp_path / "export.md", b"x", 0o644)

@@ -127,7 +127,7 @@ class BlobCache:
     def put(self, key: str, payload: bytes) -> None:
         path = self._path(key)
         with contextlib.suppress(OSError):
-            atomic_write(path, _seal(self.MAGIC, key.encode(), payload))
+            atomic_write(path, _seal(self.MAGIC, key.encode(), payload), durable=False)
             prune(self.root, keep=path)
 
 
@@ -212,5 +212,5 @@ class ScoreCache:
             both = np.concatenate([old, np.asarray(values, dtype=np.float64)])
             order = np.argsort(merged[:, 0], kind="stable")
             payload = merged[order].astype("<u8").tobytes() + both[order].astype("<f8").tobytes()
-            atomic_write(path, _seal(self.MAGIC, scoring.encode(), payload))
+            atomic_write(path, _seal(self.MAGIC, scoring.encode(), payload), durable=False)
             prune(self.root, keep=path)

@@ -5,8 +5,9 @@
 - cache dir: scored results, rebuilt whenever an entry does not check out.
 
 All three come from platformdirs, so ``XDG_*_HOME`` move them. Every write is atomic (a
-temporary file beside the target, flushed and fsynced, then renamed over it), so a crash or a
-full disk leaves the previous file whole. The suite directory is never written.
+temporary file beside the target, flushed, then renamed over it), so a crash or a full disk
+leaves the previous file whole; what the user wrote is also fsynced before the rename, so a
+power cut cannot lose it. The suite directory is never written.
 """
 
 from __future__ import annotations
@@ -59,18 +60,21 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir(APP, appauthor=False))
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool = True) -> None:
     """Replace ``path`` with ``data``: readers see the old file or the new one, never half.
 
     ``mode`` None keeps the private default of a temporary file (0600: state and cache);
-    an export passes the permissions the user's umask gives a new file."""
+    an export passes the permissions the user's umask gives a new file. ``durable`` fsyncs
+    the file and its folder, so the write survives a power cut: what the user wrote needs
+    it; a cache entry does not, since it is checked when read and rebuilt on any doubt."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -78,6 +82,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    if not durable:
+        return
     with contextlib.suppress(OSError):
         folder = os.open(path.parent, os.O_RDONLY)
         try:

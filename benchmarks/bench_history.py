@@ -11,7 +11,10 @@ the last night. In a fresh state directory, each run times, whole process:
 - ``report SUITE --history --format json`` with an empty cache (every build scored);
 - the last build added, the same command again with the cache warm;
 - beside them, ``report SUITE --format json`` with an empty cache (no ``--history``: the
-  two compared builds, and the five before the baseline the volatile signal looks at).
+  two compared builds, and the five before the baseline the volatile signal looks at);
+- ``report SUITE --history`` again, in a cache that holds only another suite's scores
+  (--other examples, two builds, the same scoring setting): every build of this suite is
+  scored, and each one reads and rewrites the scores file the other suite filled.
 
 Then the app (tmux, --size): opened on the suite before the last night in a fresh state
 directory, settled, ``h`` pressed: the time from the key to the end of the first frame
@@ -80,7 +83,7 @@ def history_line(data: dict) -> str:
     return f"{last['runs']:>4} {last['n']:>7} {last['mean']:.4f} ["
 
 
-def reports(tree: Path, root: Path, names: list[str], home: Path) -> dict[str, object]:
+def reports(tree: Path, root: Path, names: list[str], home: Path, other_suite: Path) -> dict[str, object]:
     prefix, env = rouge_tui(tree)
     env.update(state_env(home))
     suite = view(root, names[:-1], home / "suite")
@@ -91,7 +94,12 @@ def reports(tree: Path, root: Path, names: list[str], home: Path) -> dict[str, o
     other = fresh_home()
     plain = run_once([*prefix, "report", str(suite), "--format", "json"], {**env, **state_env(other)}, OK)
     drop(other)
-    return {"cold": cold, "added": added, "plain": plain}
+    os.unlink(suite / "builds" / names[-1])
+    other = fresh_home()
+    run_once([*prefix, "report", str(other_suite), "--format", "json"], {**env, **state_env(other)}, OK)
+    full = run_once(argv, {**env, **state_env(other)}, OK)
+    drop(other)
+    return {"cold": cold, "added": added, "plain": plain, "other": full}
 
 
 def trend_line(builds: int) -> str:
@@ -141,6 +149,7 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=10_000)
     parser.add_argument("--words", type=int, default=40)
     parser.add_argument("--builds", type=int, default=30, help="builds before the one added")
+    parser.add_argument("--other", type=int, default=100_000, help="examples of the suite whose scores fill the cache first")
     parser.add_argument("--size", default="80x24", help="the app's terminal size (WxH)")
     parser.add_argument("--no-app", action="store_true", help="only the report figures")
     parser.add_argument("--against", type=Path, action="append", help="another rouge-tui source tree (repeatable)")
@@ -151,6 +160,7 @@ def main() -> None:
             print(f"({label}: its report has no --history; skipped)", file=sys.stderr)
     size = tuple(int(x) for x in args.size.lower().split("x"))
     root = synthetic(args.examples, args.words, builds=args.builds + 1)
+    other_suite = synthetic(args.other, args.words)
     names = [f"{n}.jsonl" for n in build_names(args.builds + 1)]
     print(f"machine: {machine_note()}; {args.builds} builds of {args.examples:,} x ~{args.words} words, then one more; "
           f"medians of {args.runs} runs, trees in turn")
@@ -160,7 +170,7 @@ def main() -> None:
         for label, tree in sources:
             home = fresh_home()
             try:
-                for kind, sample in reports(tree, root, names, home).items():
+                for kind, sample in reports(tree, root, names, home, other_suite).items():
                     got.setdefault((label, kind), []).append(sample)
             finally:
                 drop(home)
@@ -178,7 +188,8 @@ def main() -> None:
     for label, _ in sources:
         for kind, what in (("cold", f"report --history, {args.builds} builds, empty cache"),
                            ("added", f"report --history, build {args.builds + 1} added, cache warm"),
-                           ("plain", "report (no --history), empty cache")):
+                           ("plain", "report (no --history), empty cache"),
+                           ("other", f"report --history, {args.builds} builds, another suite's cache")):
             samples = got[(label, kind)]
             rows.append([label, what, seconds(samples), seconds(samples, "cpu"), f"{statistics.median(s.rss_mb for s in samples):.0f} MB", ""])
         if not args.no_app:

@@ -71,6 +71,26 @@ def test_a_second_put_adds_to_the_first(tmp_path: Path) -> None:
     ]
 
 
+def test_a_store_that_read_its_file_sees_what_another_wrote_since(tmp_path: Path) -> None:
+    reader, writer = ScoreCache(tmp_path), ScoreCache(tmp_path)
+    writer.put(SCORING, keys_of("a"), values((0.1, 0.2, 0.3)))
+    assert reader.get(SCORING, keys_of("a")).tolist() == [[0.1, 0.2, 0.3]]
+    writer.put(SCORING, keys_of("b"), values((0.4, 0.5, 0.6)))  # a new file in its place
+    assert reader.get(SCORING, keys_of("a", "b")).tolist() == [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]
+    # Rewritten in place, same size, its times set back: still read again, and rejected.
+    path = scores_file(tmp_path)
+    before = path.stat()
+    raw = path.read_bytes()
+    with open(path, "r+b") as handle:
+        handle.seek(len(raw) - 1)
+        handle.write(bytes([raw[-1] ^ 1]))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert np.isnan(reader.get(SCORING, keys_of("a", "b"))).all()
+    assert reader.rejected == 1
+    path.unlink()
+    assert np.isnan(reader.get(SCORING, keys_of("a"))).all()  # removed: nothing remembered
+
+
 def test_keys_tell_apart_what_a_score_depends_on() -> None:
     ref = references_key(SCORING, ("a b", "c"))
     assert len(example_key(ref, "x")) == 16

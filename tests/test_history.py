@@ -162,6 +162,35 @@ def test_the_trend_beside_a_comparison_scores_its_builds_as_they_were_read(tmp_p
     assert [b.stats.mean for b in as_now] == [statistics.fmean([F[FULL], F[TWO]]), 0.0]
 
 
+def test_a_build_rewritten_while_it_is_read_is_cached_under_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A nightly job replaces a build between the trend's look at its bytes (for the cache
+    key) and its reading: the figures kept are the read file's, under that file's key, so
+    when the first file comes back its own figures are shown, not the other's."""
+    from rouge_tui.analysis import history
+
+    first, second = outs(e1=FULL, e2=TWO), outs(e1=NONE, e2=NONE)
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
+                            {"1.jsonl": first})
+    build_file = suite_path / "builds" / "1.jsonl"
+    suite = open_suite(suite_path)
+    references = read_references(suite)
+    real = history.read_build
+
+    def replaced_meanwhile(suite, entry):
+        build_file.write_text(second)
+        return real(suite, entry)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(history, "read_build", replaced_meanwhile)
+        (raced,) = trend(suite, references, Settings(), Caches.default())
+    assert raced.stats.mean == 0.0  # the file as read
+    build_file.write_text(first)
+    (back,) = trend(suite, references, Settings(), Caches.default())
+    assert back.stats.mean == statistics.fmean([F[FULL], F[TWO]])
+
+
 def test_report_history_json_has_specs_fields_for_every_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -522,6 +522,32 @@ def test_two_unnamed_suites_in_folders_called_suite_never_warn_about_each_other(
     assert json.loads(cli("report", str(one), "--format", "json", home=home).stdout)["warnings"] == []
 
 
+def test_a_named_suites_edited_copy_never_makes_the_original_warn(tmp_path: Path) -> None:
+    """A newcomer copied the sample, edited a reference in the copy, and from then on every
+    report of the untouched original said its references had changed (the log follows the
+    suite.toml name), alternating with the copy's on every run."""
+    original, copy = tmp_path / "original", tmp_path / "copy"
+    shutil.copytree(INCIDENTS, original)
+    shutil.copytree(INCIDENTS, copy)
+    _edit_first_reference(copy)
+    home = tmp_path / "xdg"
+
+    def changed(suite: Path) -> bool:
+        data = json.loads(cli("report", str(suite), "--format", "json", home=home).stdout)
+        said = any(w.startswith("references changed since ") for w in data["warnings"])
+        assert said == (data["references_changed"] is not None)
+        return said
+
+    assert not changed(original)
+    assert changed(copy)  # first seen here: the same name was reviewed with other references
+    for _ in range(2):
+        assert not changed(original)
+        assert not changed(copy)
+    _edit_first_reference(original)  # a real change, in the original's own folder
+    assert changed(original)
+    assert not changed(copy)
+
+
 def test_an_unexpected_error_is_exit_2_never_1_which_means_drift(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -88,6 +88,18 @@ def test_suites_of_other_identities_keep_other_logs() -> None:
     assert two.entries() == [] and two.reference_change("z", ("b1", "b2")) is None
 
 
+def test_a_suite_in_a_new_folder_is_compared_with_its_reviews_anywhere_then_its_own() -> None:
+    first = ReviewLog("suite", "/a/suite")
+    first.record(entry("a", place="/a/suite"))
+    moved = ReviewLog("suite", "/b/suite")
+    assert moved.reference_change("a", ("b1", "b2")) is None  # moved, references the same
+    assert moved.reference_change("z", ("b1", "b2")).previous == "a"  # moved and changed
+    moved.record(entry("z", place="/b/suite"))
+    assert moved.reference_change("z", ("b1", "b2")) is None  # its own reviews now
+    assert first.reference_change("a", ("b1", "b2")) is None  # and /a/suite keeps its own
+    assert ReviewLog("suite").reference_change("a", ("b5", "b6")).previous == "z"  # no place: all
+
+
 CORRUPT = {
     "broken": b"[1, 2",
     "empty": b"",

@@ -3,7 +3,11 @@ kept in the data dir so that a later report can say the frozen references moved.
 
 A suite's log is found by its identity: its ``suite.toml`` name when it has one, else its
 folder's name and place, so two unnamed suites in folders that share a name never share a
-log (and never warn about each other's references).
+log (and never warn about each other's references). Each entry also names the folder it was
+made in: a named suite's copy in another folder (its references edited, say) is compared
+with its own reviews there, so neither copy warns on every run about the other; a suite seen
+in a folder for the first time (moved, cloned again) is compared with the newest reviews of
+its name anywhere.
 """
 
 from __future__ import annotations
@@ -48,10 +52,12 @@ class ReviewLog:
     def of(cls, suite) -> ReviewLog:
         """The log of a suite (rouge_tui.suite.Suite): its name when suite.toml names it,
         else its folder's name and place."""
-        return cls(suite.settings.name or f"{suite.name} at {suite.path.resolve()}")
+        place = str(suite.path.resolve())
+        return cls(suite.settings.name or f"{suite.name} at {place}", place)
 
-    def __init__(self, identity: str) -> None:
+    def __init__(self, identity: str, place: str | None = None) -> None:
         self.path = data_dir() / "log" / f"{safe_name(identity, 40)}.json"
+        self.place = place  # the suite's folder, recorded with each review
         self.warning: str | None = None
 
     def entries(self) -> list[dict[str, Any]]:
@@ -70,6 +76,8 @@ class ReviewLog:
         """How the references moved, if they did: the newest recorded review used other
         references, or one of ``builds`` was ever scored against other references."""
         entries = self.entries()
+        here = [entry for entry in entries if self.place is not None and entry.get("place") == self.place]
+        entries = here or entries
         for entry in reversed(entries):
             if entry["fingerprint"] == fingerprint:
                 continue
@@ -86,6 +94,7 @@ class ReviewLog:
             "fingerprint": figures.reference_fingerprint, "signature": figures.signature,
             "baseline": pair[0], "candidate": pair[1], "baseline_mean": figures.baseline.mean,
             "candidate_mean": figures.candidate.mean, "verdict": figures.verdict,
+            **({"place": self.place} if self.place is not None else {}),
         })
         return change
 

@@ -1141,6 +1141,32 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
         assert any("2.jsonl:3" in n.message for n in app._notifications), [n.message for n in app._notifications]
 
 
+async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_path: Path) -> None:
+    """A newcomer's suite: the night's build has a bad line and the one before is empty; the
+    app refused to open at all (a bad build is the likely reason for the alert). Now it
+    shows the two newest builds that read, says why, and h lists the broken ones."""
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
+    (suite / "references.jsonl").write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
+    (suite / "builds" / "1.jsonl").write_text(rows("output", {"a": "the cat", "b": "a dog"}))
+    (suite / "builds" / "2.jsonl").write_text(rows("output", {"a": "cat", "b": "dog ran"}))
+    (suite / "builds" / "3.jsonl").write_text("")
+    (suite / "builds" / "4.jsonl").write_text(rows("output", {"a": "the cat sat"}) + "{broken\n")
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.return_code is None and isinstance(app.screen, ReviewScreen)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "2")
+        said = [n.message for n in app._notifications if n.severity == "warning"]
+        assert any("3.jsonl: empty file (no records)" in m and "showing 1 → 2" in m for m in said), said
+        await press(pilot, "h")
+        assert isinstance(app.screen, HistoryScreen)
+        text = screen_text(app)
+        assert "4.jsonl:2" in text and "3.jsonl" in text
+
+
 async def test_history_reads_again_a_build_mended_since_it_was_listed_unreadable(tmp_path: Path) -> None:
     """Build 2 has a bad line when the overview scores the history; it is mended; h reads it
     again, and it can be compared (it used to stay listed unreadable and refused)."""

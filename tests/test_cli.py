@@ -425,7 +425,7 @@ def test_a_bad_line_in_a_build_not_compared_stops_nothing(tmp_path: Path) -> Non
     verdict = "drift-down" if cand_mean < mean - half else "drift-up" if cand_mean > mean + half else "within-band"
     assert json.loads(result.stdout)["verdict"] == verdict, result.stderr
     assert result.returncode == (0 if verdict == "within-band" else 1)
-    hint = "(--baseline A --candidate B compares the two newest other builds)"  # C is the broken one
+    hint = "(--baseline A --candidate B compares the two newest builds that can be read)"  # C is the broken one
     for args in (["--candidate", "C"], ["--baseline", "C", "--candidate", "B"], []):
         broken = cli("report", str(suite), *args, home=home)  # [] picks C, the newest
         assert broken.returncode == 2, args
@@ -443,7 +443,7 @@ def test_the_way_on_from_a_broken_newest_build_is_flags_to_type_quoted(tmp_path:
     broken = cli("report", str(suite), home=tmp_path / "xdg")
     assert broken.returncode == 2
     assert_one_line_error(broken.stdout, broken.stderr, "night 2.jsonl:1: invalid JSON")
-    assert "(--baseline 'night 1' --candidate 'night 3' compares the two newest other builds)" in broken.stderr
+    assert "(--baseline 'night 1' --candidate 'night 3' compares the two newest builds that can be read)" in broken.stderr
 
 
 def test_the_way_on_leaves_out_builds_known_broken_and_guards_a_leading_dash(tmp_path: Path) -> None:
@@ -458,12 +458,28 @@ def test_the_way_on_leaves_out_builds_known_broken_and_guards_a_leading_dash(tmp
     assert broken.returncode == 2 and "(--baseline" not in broken.stderr  # picked: no way on
     broken = cli("report", str(suite), home=tmp_path / "xdg")
     assert broken.returncode == 2, broken.stderr
-    assert "(--baseline=-v --candidate=-x compares the two newest other builds)" in broken.stderr, broken.stderr
+    assert "(--baseline=-v --candidate=-x compares the two newest builds that can be read)" in broken.stderr, broken.stderr
     assert cli("report", str(suite), "--baseline=-v", "--candidate=-x", home=tmp_path / "xdg").returncode in (0, 1)
     two = write_suite(tmp_path / "t", refs, {"1": refs, "2": refs})
     (two / "builds" / "2.jsonl").write_text("{broken\n")
     broken = cli("report", str(two), home=tmp_path / "xdg")
-    assert "(the suite has no other pair of builds to compare)" in broken.stderr, broken.stderr
+    assert "(no other two builds of the suite can be read)" in broken.stderr, broken.stderr
+
+
+def test_the_way_on_names_only_builds_that_can_be_read(tmp_path: Path) -> None:
+    """A newcomer's suite: the newest build has a bad line, the one before is empty (read
+    first, as the baseline); the way on named the one with the bad line, which failed in its
+    turn. Only builds read whole are offered."""
+    refs = {"a": "the cat sat on the mat"}
+    suite = write_suite(tmp_path / "s", refs, {"1": refs, "2": refs, "3": refs, "4": refs, "5": refs})
+    (suite / "builds" / "5.jsonl").write_text('{"id": "a", "output": "x"}\n{broken\n')
+    (suite / "builds" / "4.jsonl").write_text("")
+    (suite / "builds" / "2.jsonl").write_text('{"id": "a"}\n')  # no output field
+    broken = cli("report", str(suite), home=tmp_path / "xdg")
+    assert broken.returncode == 2
+    assert_one_line_error(broken.stdout, broken.stderr, "4.jsonl: empty file (no records)")
+    assert "(--baseline 1 --candidate 3 compares the two newest builds that can be read)" in broken.stderr
+    assert cli("report", str(suite), "--baseline", "1", "--candidate", "3", home=tmp_path / "xdg").returncode in (0, 1)
 
 
 def test_a_bad_k_from_the_command_line_is_exit_2(tmp_path: Path) -> None:
@@ -591,7 +607,7 @@ def test_a_400_mb_build_of_newlines_is_exit_2_in_seconds(tmp_path: Path) -> None
     proc = run("report", str(suite), "--no-cache")
     assert time.monotonic() - start < 6  # 10 s before
     assert proc.returncode == 2
-    way = "--baseline 1-old --candidate 2-new compares the two newest other builds"
+    way = "--baseline 1-old --candidate 2-new compares the two newest builds that can be read"
     assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) ({way})\n"
 
 

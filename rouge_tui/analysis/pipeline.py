@@ -39,7 +39,7 @@ from rouge_tui.suite import (
     read_references,
 )
 
-__all__ = ["Analysis", "Caches", "Texts", "compute", "open_analysis", "read_texts"]
+__all__ = ["Analysis", "Caches", "NewestUnreadable", "Texts", "compute", "open_analysis", "read_texts"]
 
 Progress = Callable[[str, float], None]  # what is being done, and how far (0..1)
 
@@ -207,14 +207,38 @@ def open_analysis(
         mine = [entry for entry in (base, cand) if exc.path in (entry.path, *entry.run_files)]
         if baseline is not None or candidate is not None or not mine:
             raise
-        # The newest pair, which the reader did not pick, cannot be read: the way on, as flags
-        # to type (the night's build is often the broken one: the two newest others).
-        broken = mine[0]
-        others = [entry.name for entry in suite.builds if entry is not broken and entry.problem is None][-2:]
-        way = (f"{_flag('baseline', others[0])} {_flag('candidate', others[1])} compares the two newest other "
-               "builds" if len(others) == 2 else "the suite has no other pair of builds to compare")
-        raise SuiteError(f"{exc.message} ({way})", exc.path, exc.line) from None
+        raise NewestUnreadable(exc, readable_pair(suite, mine[0])) from None
     return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier)
+
+
+class NewestUnreadable(SuiteError):
+    """The newest pair, which the reader did not pick, cannot be read (the night's build is
+    often the broken one): ``instead``, the two newest builds that can be (None: no two),
+    the way on, which the message gives as flags to type; ``reason``, what went wrong."""
+
+    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None) -> None:
+        way = (f"{_flag('baseline', instead[0])} {_flag('candidate', instead[1])} compares the two newest "
+               "builds that can be read" if instead else "no other two builds of the suite can be read")
+        super().__init__(f"{exc.message} ({way})", exc.path, exc.line)
+        self.reason = str(exc)
+        self.instead = instead
+
+
+def readable_pair(suite: Suite, broken: BuildEntry) -> tuple[str, str] | None:
+    """The two newest builds but ``broken`` that read without error, older first: each is
+    read whole to know (only when the newest pair cannot be)."""
+    found: list[str] = []
+    for entry in reversed(suite.builds):
+        if entry is broken or entry.problem is not None:
+            continue
+        try:
+            read_build(suite, entry)
+        except SuiteError:
+            continue
+        found.append(entry.name)
+        if len(found) == 2:
+            return found[1], found[0]
+    return None
 
 
 def _flag(name: str, build: str) -> str:

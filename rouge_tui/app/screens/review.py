@@ -29,7 +29,14 @@ from textual.worker import get_current_worker
 
 from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import RANKING, SORTS
-from rouge_tui.analysis.pipeline import Analysis, Caches, Texts, analyse, open_analysis
+from rouge_tui.analysis.pipeline import (
+    Analysis,
+    Caches,
+    NewestUnreadable,
+    Texts,
+    analyse,
+    open_analysis,
+)
 from rouge_tui.analysis.settings import Settings, for_suite
 from rouge_tui.app.messages import (
     AnalysisReady,
@@ -178,10 +185,18 @@ class ReviewScreen(common.Answers, Screen[None]):
         try:
             suite = open_suite(self.path)
             settings = for_suite(suite.settings, self.options)
-            analysis = open_analysis(
-                suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
-                caches=self.caches, progress=self._progress(),
-            )
+            try:
+                analysis = open_analysis(
+                    suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
+                    caches=self.caches, progress=self._progress(),
+                )
+            except NewestUnreadable as exc:  # open on the newest pair that reads, and say why
+                if exc.instead is None:
+                    raise
+                analysis = open_analysis(suite, settings, *exc.instead, caches=self.caches, progress=self._progress())
+                self.post_message(WorkFailed(
+                    f"{exc.reason}; showing {common.pair_text(exc.instead)}, the two newest builds that can be "
+                    "read (h lists every build)", fatal=False, severity="warning"))
             self.post_message(AnalysisReady(analysis, notice=self._logged(analysis)))
             self._texts_of(analysis)
         except InterruptedError:

@@ -311,8 +311,10 @@ def render_text(data: dict[str, Any]) -> Any:
 _PAGE_STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1d1d1f; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; }
-table { border-collapse: collapse; margin: .5rem 0; } td, th { overflow-wrap: anywhere; padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
+table { border-collapse: collapse; margin: .5rem 0; } .wide { overflow-x: auto; }
+td, th { white-space: nowrap; padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.prose { white-space: normal; overflow-wrap: anywhere; min-width: 12rem; }
 .verdict { font-weight: bold; padding: .1rem .4rem; } .drift-down { background: #fdd; } .drift-up { background: #ffc; } .within-band { background: #dfd; }
 .warn { background: #fff4ce; padding: .3rem .6rem; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, monospace; font-size: 13px; background: #f7f7f7; padding: .5rem; border-radius: 4px; }
@@ -363,7 +365,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
         f"<td class=n>{row['candidate']:.4f}</td><td class=n>{row['delta']:+.4f}</td>"
         f"<td>{_h(' '.join(row['signals']))}</td><td>{_h(_mark_word(data, row['id']))}</td>"
-        f"<td>{_h(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
+        f"<td class=prose>{_h(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
         for rank, row in enumerate(data["top"], 1)
     )
     left_out = "".join(
@@ -385,18 +387,18 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
          f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
          f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {percent(data['top_share'])} of |Δ|</p>"),
-        "<table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
+        "<div class=wide><table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
         rows,
-        "</table>",
+        "</table></div>",
         f"<p>Change signals: {counts}</p>",
         left_out,
     ]
     if data["top"]:
         parts += [
             f"<h2>The {len(data['top'])} most-moved outputs</h2>",
-            "<table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th><th>note</th></tr>",
+            "<div class=wide><table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th><th>note</th></tr>",
             top,
-            "</table>",
+            "</table></div>",
         ]
     said = _said(data)
     if said and not examples:  # (an export shows them in each example's text)
@@ -422,13 +424,13 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
     if data.get("history"):
         parts.append(f"<h2>History</h2><p class=legend>{HISTORY_BASIS}</p>")
-        parts.append("<table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th></tr>")
+        parts.append("<div class=wide><table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th></tr>")
         for h in data["history"]:
             if h["mean"] is None:
-                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td>✗ {_h(h.get('error', ''))}</td></tr>")
+                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td class=prose>✗ {_h(h.get('error', ''))}</td></tr>")
             else:
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td class=n>{h['n']}</td>"
                              f"<td class=n>{h['mean']:.4f}</td><td class=n>[{h['band'][0]:.4f}, {h['band'][1]:.4f}]</td></tr>")
-        parts.append("</table>")
+        parts.append("</table></div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

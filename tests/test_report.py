@@ -413,6 +413,34 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path, capsys: pytes
     assert "<h2>History</h2>" not in capsys.readouterr().out
 
 
+def _css_rules(page: str) -> dict[str, str]:
+    """The page's style sheet: each selector and the declarations of every rule naming it."""
+    sheet = page[page.index("<style>") + len("<style>") : page.index("</style>")]
+    rules: dict[str, str] = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", sheet):
+        for selector in selectors.split(","):
+            rules[selector.strip()] = rules.get(selector.strip(), "") + body
+    return rules
+
+
+def test_html_numbers_and_headers_never_break_inside_a_token(capsys: pytest.CaptureFixture[str]) -> None:
+    """In Chromium at 1000 px a long note squeezed the other columns and `overflow-wrap:
+    anywhere` on every cell split them: `+0.768`/`4`, `baselin`/`e`, `regressio`/`n`. Now no
+    cell wraps but a note's or an error's, and a table too wide scrolls in its own box."""
+    cli.main(["report", str(INCIDENTS), "--format", "html", "--history"])
+    page = capsys.readouterr().out
+    rules = _css_rules(page)
+    for selector in ("td", "th"):
+        assert "white-space: nowrap" in rules[selector] and "anywhere" not in rules[selector], selector
+    assert "white-space" not in rules["td.n"] and "anywhere" not in rules["td.n"]
+    assert "overflow-x: auto" in rules[".wide"]
+    assert page.count("<table>") == page.count("<div class=wide><table>") == 3
+    cells = re.findall(r"<td(?: class=(\w+))?>([^<]*)</td>", page)
+    figures = [kind for kind, text in cells if re.fullmatch(r"[-+\[\]\d., ]+", text)]
+    assert len(figures) > 50 and set(figures) == {"n"}  # every figure in a cell of class n
+    assert "<td class=prose>" in page and "white-space: nowrap" not in rules["td.prose"]
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_the_history_says_why_its_n_and_mean_differ_from_the_comparisons(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
     """The baseline read n 237, mean 0.4226 above and n 238, mean 0.4239 in the history, with

@@ -296,6 +296,36 @@ def test_untrusted_text_is_escaped_in_html(tmp_path: Path, capsys: pytest.Captur
     assert page.count("<script") == 0 and "Content-Security-Policy" in page
 
 
+def test_html_shows_control_characters_in_one_line_fields_as_visible_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An id "tab\\there\\nnewline" went into <h3> and <td> raw, so a browser showed "tab here
+    newline", like an id with spaces; build and suite names too. Every one-line field shows
+    `one_line`'s escapes, as the text and Markdown reports do; a note keeps its line breaks
+    and escapes the rest."""
+    tabbed, esc = "tab\there\nnewline", "esc\x1b[31mred"
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl({"id": tabbed, "reference": "the cat sat on the mat"}, {"id": esc, "reference": "a dog ran"}),
+        {"1\tbase.jsonl": jsonl({"id": tabbed, "output": "the cat"}, {"id": esc, "output": "a dog ran"}),
+         "2\x1bnew.jsonl": jsonl({"id": tabbed, "output": "the cat sat on the mat"}, {"id": esc, "output": "dog"})},
+        toml='name = "suite\\there\\u001b[1m"\n',
+    )
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    Review(analysis, analysis.texts.result()).set_mark(tabbed, "regression", "first line\nsecond \x1b[2J line")
+    page = rendered(suite, "html", capsys)
+    assert "\t" not in page and "\x1b" not in page and tabbed not in page
+    assert "<td>tab\\there\\nnewline</td>" in page and "<td>esc\\x1b[31mred</td>" in page
+    assert re.search(r"<h3>\d\. tab\\there\\nnewline: <span", page)
+    assert "<td>1\\tbase</td>" in page and "<b>candidate · 2\\x1bnew</b>" in page
+    assert "<title>ROUGE drift review: suite\\there\\x1b[1m</title>" in page
+    assert "<h1>ROUGE drift review: suite\\there\\x1b[1m</h1>" in page
+    for tag, attributes, body in re.findall(r"<(title|h1|h3|td|b)\b([^>]*)>(.*?)</\1>", page, re.DOTALL):
+        assert "\n" not in body or attributes == " class=prose", (tag, body)
+    assert '<blockquote class="text">first line\nsecond \\x1b[2J line</blockquote>' in page
+    assert "<td class=prose>first line\nsecond \\x1b[2J line</td>" in page
+
+
 def _chromium() -> str:
     import shutil
 

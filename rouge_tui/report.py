@@ -1,12 +1,13 @@
-"""Renderings of a comparison: JSON (the contract other tools read), text and Markdown.
+"""Renderings of a comparison: JSON (the contract other tools read), text, Markdown and HTML.
 
 Suite text (ids, build and suite names, outputs) is untrusted: in text it goes through
 ``safetext.one_line`` into Rich ``Text`` (never markup), JSON is ASCII-escaped, Markdown
-escapes its own punctuation.
+escapes its own punctuation, HTML shows ``one_line`` (running texts ``visible``) as entities.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.figures import Figures, percent
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import one_line, visible
 
 __all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_symbol", "verdict_words"]
 
@@ -311,8 +312,10 @@ def render_text(data: dict[str, Any]) -> Any:
 _PAGE_STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1d1d1f; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; }
-table { border-collapse: collapse; margin: .5rem 0; } td, th { overflow-wrap: anywhere; padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
+table { border-collapse: collapse; margin: .5rem 0; } .wide { overflow-x: auto; }
+td, th { white-space: nowrap; padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
+td.prose { white-space: pre-line; overflow-wrap: anywhere; min-width: 12rem; }
 .verdict { font-weight: bold; padding: .1rem .4rem; } .drift-down { background: #fdd; } .drift-up { background: #ffc; } .within-band { background: #dfd; }
 .warn { background: #fff4ce; padding: .3rem .6rem; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, monospace; font-size: 13px; background: #f7f7f7; padding: .5rem; border-radius: 4px; }
@@ -326,11 +329,13 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 
 
 def _h(text: str) -> str:
-    """Untrusted text for HTML: visible escapes for control characters, then entities."""
-    import html
+    """A one-line field (id, name, label) for HTML: as ``one_line`` shows it, then entities."""
+    return html.escape(one_line(text), quote=True)
 
-    from rouge_tui.safetext import visible
 
+def _h_text(text: str) -> str:
+    """A running text (output, reference, note) for HTML: its newlines kept, every other
+    control character a visible escape, then entities."""
     return html.escape(visible(text), quote=True)
 
 
@@ -342,7 +347,7 @@ def html_pieces(pieces: list) -> str:
     out = []
     for piece in pieces:
         opening, closing = BRACKETS.get(piece.kind, ("", ""))
-        body = _h(piece.text)
+        body = _h_text(piece.text)
         out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in PLAIN_TEXT else body)
     return "".join(out)
 
@@ -363,7 +368,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
         f"<td class=n>{row['candidate']:.4f}</td><td class=n>{row['delta']:+.4f}</td>"
         f"<td>{_h(' '.join(row['signals']))}</td><td>{_h(_mark_word(data, row['id']))}</td>"
-        f"<td>{_h(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
+        f"<td class=prose>{_h_text(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
         for rank, row in enumerate(data["top"], 1)
     )
     left_out = "".join(
@@ -385,18 +390,18 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
          f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
          f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {percent(data['top_share'])} of |Δ|</p>"),
-        "<table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
+        "<div class=wide><table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
         rows,
-        "</table>",
+        "</table></div>",
         f"<p>Change signals: {counts}</p>",
         left_out,
     ]
     if data["top"]:
         parts += [
             f"<h2>The {len(data['top'])} most-moved outputs</h2>",
-            "<table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th><th>note</th></tr>",
+            "<div class=wide><table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th><th>note</th></tr>",
             top,
-            "</table>",
+            "</table></div>",
         ]
     said = _said(data)
     if said and not examples:  # (an export shows them in each example's text)
@@ -412,7 +417,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         word = mark.split(" ")[0]
         parts.append(f'<h3>{example["rank"]}. {_h(example["id"])}: <span class="mark-{_h(word)}">{_h(mark)}</span></h3>')
         if example.get("note"):
-            parts.append(f'<blockquote class="text">{_h(example["note"])}</blockquote>')
+            parts.append(f'<blockquote class="text">{_h_text(example["note"])}</blockquote>')
         for title, pieces, arithmetic in example["sides"]:
             parts.append(f"<p><b>{_h(title)}</b> <span class=arith>{_h(arithmetic)}</span></p><div class=text>{pieces}</div>")
         parts.append(f"<p><b>reference</b></p><div class=text>{example['reference']}</div>")
@@ -422,13 +427,13 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
     if data.get("history"):
         parts.append(f"<h2>History</h2><p class=legend>{HISTORY_BASIS}</p>")
-        parts.append("<table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th></tr>")
+        parts.append("<div class=wide><table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th></tr>")
         for h in data["history"]:
             if h["mean"] is None:
-                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td>✗ {_h(h.get('error', ''))}</td></tr>")
+                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td class=prose>✗ {_h(h.get('error', ''))}</td></tr>")
             else:
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td class=n>{h['n']}</td>"
                              f"<td class=n>{h['mean']:.4f}</td><td class=n>[{h['band'][0]:.4f}, {h['band'][1]:.4f}]</td></tr>")
-        parts.append("</table>")
+        parts.append("</table></div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -296,6 +296,36 @@ def test_untrusted_text_is_escaped_in_html(tmp_path: Path, capsys: pytest.Captur
     assert page.count("<script") == 0 and "Content-Security-Policy" in page
 
 
+def test_html_shows_control_characters_in_one_line_fields_as_visible_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An id "tab\\there\\nnewline" went into <h3> and <td> raw, so a browser showed "tab here
+    newline", like an id with spaces; build and suite names too. Every one-line field shows
+    `one_line`'s escapes, as the text and Markdown reports do; a note keeps its line breaks
+    and escapes the rest."""
+    tabbed, esc = "tab\there\nnewline", "esc\x1b[31mred"
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl({"id": tabbed, "reference": "the cat sat on the mat"}, {"id": esc, "reference": "a dog ran"}),
+        {"1\tbase.jsonl": jsonl({"id": tabbed, "output": "the cat"}, {"id": esc, "output": "a dog ran"}),
+         "2\x1bnew.jsonl": jsonl({"id": tabbed, "output": "the cat sat on the mat"}, {"id": esc, "output": "dog"})},
+        toml='name = "suite\\there\\u001b[1m"\n',
+    )
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    Review(analysis, analysis.texts.result()).set_mark(tabbed, "regression", "first line\nsecond \x1b[2J line")
+    page = rendered(suite, "html", capsys)
+    assert "\t" not in page and "\x1b" not in page and tabbed not in page
+    assert "<td>tab\\there\\nnewline</td>" in page and "<td>esc\\x1b[31mred</td>" in page
+    assert re.search(r"<h3>\d\. tab\\there\\nnewline: <span", page)
+    assert "<td>1\\tbase</td>" in page and "<b>candidate · 2\\x1bnew</b>" in page
+    assert "<title>ROUGE drift review: suite\\there\\x1b[1m</title>" in page
+    assert "<h1>ROUGE drift review: suite\\there\\x1b[1m</h1>" in page
+    for tag, attributes, body in re.findall(r"<(title|h1|h3|td|b)\b([^>]*)>(.*?)</\1>", page, re.DOTALL):
+        assert "\n" not in body or attributes == " class=prose", (tag, body)
+    assert '<blockquote class="text">first line\nsecond \\x1b[2J line</blockquote>' in page
+    assert "<td class=prose>first line\nsecond \\x1b[2J line</td>" in page
+
+
 def _chromium() -> str:
     import shutil
 
@@ -411,6 +441,34 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path, capsys: pytes
     assert '<span class="fold">(empty output)</span>' in section.split("<h3>")[0]
     cli.main(["report", str(INCIDENTS), "--format", "html"])
     assert "<h2>History</h2>" not in capsys.readouterr().out
+
+
+def _css_rules(page: str) -> dict[str, str]:
+    """The page's style sheet: each selector and the declarations of every rule naming it."""
+    sheet = page[page.index("<style>") + len("<style>") : page.index("</style>")]
+    rules: dict[str, str] = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", sheet):
+        for selector in selectors.split(","):
+            rules[selector.strip()] = rules.get(selector.strip(), "") + body
+    return rules
+
+
+def test_html_numbers_and_headers_never_break_inside_a_token(capsys: pytest.CaptureFixture[str]) -> None:
+    """In Chromium at 1000 px a long note squeezed the other columns and `overflow-wrap:
+    anywhere` on every cell split them: `+0.768`/`4`, `baselin`/`e`, `regressio`/`n`. Now no
+    cell wraps but a note's or an error's, and a table too wide scrolls in its own box."""
+    cli.main(["report", str(INCIDENTS), "--format", "html", "--history"])
+    page = capsys.readouterr().out
+    rules = _css_rules(page)
+    for selector in ("td", "th"):
+        assert "white-space: nowrap" in rules[selector] and "anywhere" not in rules[selector], selector
+    assert "white-space" not in rules["td.n"] and "anywhere" not in rules["td.n"]
+    assert "overflow-x: auto" in rules[".wide"]
+    assert page.count("<table>") == page.count("<div class=wide><table>") == 3
+    cells = re.findall(r"<td(?: class=(\w+))?>([^<]*)</td>", page)
+    figures = [kind for kind, text in cells if re.fullmatch(r"[-+\[\]\d., ]+", text)]
+    assert len(figures) > 50 and set(figures) == {"n"}  # every figure in a cell of class n
+    assert "<td class=prose>" in page and "white-space: nowrap" not in rules["td.prose"]
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])

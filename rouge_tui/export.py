@@ -25,7 +25,7 @@ from rouge_tui.diff import (
     word_diff,
 )
 from rouge_tui.review import Review
-from rouge_tui.safetext import visible
+from rouge_tui.safetext import one_line, visible
 from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
 
 __all__ = ["examples", "export_review", "plain", "review_markdown"]
@@ -101,9 +101,9 @@ def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) 
         base, cand, delta = entry["scores"]
         diff = entry["diff"]
         block = "\n".join([
-            f"baseline ({visible(diff.baseline.build)}): {diff.baseline.arithmetic()}",
+            f"baseline ({one_line(diff.baseline.build)}): {diff.baseline.arithmetic()}",
             plain(entry["sides"][0]), "",
-            f"candidate ({visible(diff.candidate.build)}): {diff.candidate.arithmetic()}",
+            f"candidate ({one_line(diff.candidate.build)}): {diff.candidate.arithmetic()}",
             plain(entry["sides"][1]), "",
             "reference ([both] <baseline only> {candidate only}); [?] no counterpart in the reference or source — read it; «N» a figure in no other text:",
             plain(diff.reference.pieces()), "",

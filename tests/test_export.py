@@ -139,6 +139,20 @@ def test_the_export_escapes_untrusted_text(tmp_path: Path) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+def test_a_build_name_with_a_tab_or_newline_is_one_escaped_line_in_the_markdown(tmp_path: Path) -> None:
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+        {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in BASE.items())),
+         "2\tnight\nof.jsonl": jsonl(*({"id": k, "output": v} for k, v in CAND.items()))},
+    )  # fmt: skip
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    markdown = export_review(Review(analysis, analysis.texts.result()), NOW)[0].read_text(encoding="utf-8")
+    headers = [line for line in markdown.splitlines() if line.startswith("candidate (")]
+    assert len(headers) == 10 and all(line.startswith("candidate (2\\tnight\\nof): ") for line in headers), headers[:2]
+    assert "\t" not in markdown
+
+
 def test_a_carried_mark_is_exported_as_carried_with_the_pair_it_came_from(tmp_path: Path) -> None:
     """Builds 3 and 4 repeat 1 and 2 byte for byte: a mark made on (1, 2) is carried to
     (3, 4), and the export of (3, 4) says so, with its note, never as a mark made there."""

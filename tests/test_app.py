@@ -1207,6 +1207,25 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
         assert any("2.jsonl:3" in n.message for n in app._notifications), [n.message for n in app._notifications]
 
 
+async def test_the_history_cursor_stops_at_the_first_and_the_last_build() -> None:
+    """Up on the first build went to the last (the list wrapped round): up and k now stop
+    at the first build, down and j at the last, as in the review table."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        builds = app.screen.query_one(OptionList)
+        last = len(app.screen.suite.builds) - 1
+        assert builds.highlighted == last  # the candidate, the last build of the sample
+        await press(pilot, "down", "j")
+        assert builds.highlighted == last
+        await press(pilot, "home", "up", "k")
+        assert builds.highlighted == 0
+        await press(pilot, "down")
+        assert builds.highlighted == 1
+
+
 async def test_history_reads_again_a_build_mended_since_it_was_listed_unreadable(tmp_path: Path) -> None:
     """Build 2 has a bad line when the overview scores the history; it is mended; h reads it
     again, and it can be compared (it used to stay listed unreadable and refused)."""

@@ -81,17 +81,21 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
+        # Most important first: the footer shows as many as fit (at 80 columns, up to the
+        # filter), the help all of them, in this order.
         Binding("enter", "open_diff", "diff", id="diff"),
         Binding("w", "walk", "walk", id="walk"),
         *common.MARK_BINDINGS,
+        Binding("h", "history", "history", id="history"),
+        common.EXPORT,
         # A priority binding runs as the app reads the key, before it hands the next key of
         # a burst (`/trunc` pasted or sent by tmux) to the widget focused then.
         Binding("slash", "filter", "filter", id="filter", priority=True),
+        common.NOTE,
         Binding("s", "sort", "sort", id="sort"),
         Binding("m", "metric", "metric", id="metric"),
         Binding("t", "tokenizer", "tokenizer", id="tokenizer"),
-        Binding("h", "history", "history", id="history"),
-        *common.LATER_BINDINGS,
+        common.CLEAR,
         Binding("escape", "back", "back", id="back", show=False),
     ]
 

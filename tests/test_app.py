@@ -29,6 +29,7 @@ from test_app_helpers import (
 )
 from textual.widgets import OptionList, Static
 
+from rouge_tui.analysis.figures import SORTS
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen
 from rouge_tui.app.screens.counterparts import CounterpartsScreen
@@ -212,19 +213,84 @@ async def test_the_diff_made_ahead_is_the_cursors_row_of_the_comparison_shown(mo
         assert f"F {float(figures.baseline_f[index]):.2f}" in shown
 
 
-async def test_after_a_sort_or_a_switch_the_cursor_is_on_the_first_row_of_the_new_order() -> None:
+async def test_after_a_switch_the_cursor_is_on_the_first_row_of_the_new_order() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         table = app.screen.query_one(MoversTable)
-        await press(pilot, "end")
-        await press(pilot, "s")  # regressions first
-        assert table.cursor == 0
+        await press(pilot, "s", "home")  # regressions first
         deltas = incident_deltas()
         assert current_id(app) == min(deltas, key=lambda i: (deltas[i], ranked_ids().index(i)))
         await press(pilot, "end", "t")
         await settle(pilot)
         assert table.cursor == 0
+
+
+async def test_a_sort_keeps_the_example_under_the_cursor_on_its_new_row_in_view() -> None:
+    """On row 3 (inc-0200), s put the cursor on the top row: the reader lost the example.
+    Through every sort it now stays under the cursor, on its row of the new order (worked
+    out here from the oracle's deltas for regressions first) and drawn on screen; from the
+    last row too, which another order puts far from where the view was."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = review_screen(app).table
+        drawn = lambda example_id: any(line.startswith("▶") and f" {example_id} " in line for line in table_lines(table))
+        await press(pilot, "down", "down")
+        assert current_id(app) == "inc-0200" and drawn("inc-0200")
+        deltas, ranked = incident_deltas(), ranked_ids()
+        await press(pilot, "s")  # regressions first
+        assert table.cursor == sorted(deltas, key=lambda i: (deltas[i], ranked.index(i))).index("inc-0200")
+        for _ in SORTS:  # and on round to regressions first again
+            assert current_id(app) == "inc-0200" and drawn("inc-0200"), review_screen(app).sort
+            await press(pilot, "s")
+        await press(pilot, "end")  # regressions first: the last row is the biggest rise
+        assert current_id(app) == max(deltas, key=deltas.get)
+        await press(pilot, "s")  # improvements first: now the first row
+        assert table.cursor == 0 and current_id(app) == max(deltas, key=deltas.get) and drawn(current_id(app))
+
+
+async def test_the_comparison_read_again_under_a_filter_keeps_the_example_under_the_cursor(
+    tmp_path: Path
+) -> None:
+    """The candidate's file changes; h, enter on the pair reads it again (it ranks another
+    way now). The cursor stayed on its example over every row, but the filter, applied again
+    to the comparison read again, put it on the top row: it stays there under the filter."""
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "abcd")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abcd"}),
+         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a dog", "c": "the cat sat on the dog mat",
+                             "d": "the cat sat on the mat"})},
+    )
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "slash")
+        await type_text(pilot, '"dog"')
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert [screen.analysis.figures.ids[i] for i in screen.table.view] == ["a", "b", "c"]
+        await press(pilot, "down")
+        assert current_id(app) == "b"
+        (suite / "builds" / "2.jsonl").write_text(outputs({"a": "the cat sat on the dog mat", "b": "the cat sat on a dog",
+                                                           "c": "a dog", "d": "a bird"}))
+        await press(pilot, "m")  # (scores the texts as read; the history then finds the file changed)
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if screen.changed_on_disk and screen.asked is None:
+                break
+        await press(pilot, "down")
+        assert current_id(app) == "b" and screen.changed_on_disk == {"2"}
+        await press(pilot, "h")
+        await settle(pilot)
+        await press(pilot, "enter")  # the pair shown, read again
+        await settle(pilot)
+        assert not isinstance(app.screen, HistoryScreen) and screen.changed_on_disk == set()
+        assert [screen.analysis.figures.ids[i] for i in screen.table.view] == ["c", "b", "a"]
+        assert current_id(app) == "b"
 
 
 async def test_every_changed_run_has_its_marker_on_every_line_it_spans() -> None:
@@ -739,7 +805,9 @@ async def test_help_closes_on_q_without_quitting() -> None:
 
 async def test_the_status_line_and_footer_at_80_columns() -> None:
     """Issue 11, 7: the left-out counts are all there, and the footer shows ? and the keys
-    that matter most."""
+    that matter most. A newcomer at 80 columns found neither the history nor the export
+    (the footer stopped at m): h and e are there now, before the filter; the note, sort,
+    metric, tokenizer and clear are in ? (and in the footer of a wider terminal)."""
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -747,8 +815,10 @@ async def test_the_status_line_and_footer_at_80_columns() -> None:
         assert "1 base only, 1 cand only, 1 no ref" in text
         footer = text.splitlines()[-1]
         assert footer.lstrip().startswith("? help")
-        for key in ("q quit", "⏎ diff", "w walk", "g b u mark", "c note", "/ filter"):
-            assert key in footer
+        shown = ("q quit", "⏎ diff", "w walk", "g b u mark", "h history", "e export", "/ filter")
+        assert [footer.index(key) for key in shown] == sorted(footer.index(key) for key in shown), footer
+        await press(pilot, "question_mark")
+        assert all(f"  {key:<8} " in app.screen.text().plain for key in "csmtx")  # the rest, in ?
 
 
 @pytest.mark.parametrize(("width", "filtered"), [(80, True), (60, False), (60, True)])
@@ -1165,6 +1235,25 @@ async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_pat
         assert isinstance(app.screen, HistoryScreen)
         text = screen_text(app)
         assert "4.jsonl:2" in text and "3.jsonl" in text
+
+
+async def test_the_history_cursor_stops_at_the_first_and_the_last_build() -> None:
+    """Up on the first build went to the last (the list wrapped round): up and k now stop
+    at the first build, down and j at the last, as in the review table."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        builds = app.screen.query_one(OptionList)
+        last = len(app.screen.suite.builds) - 1
+        assert builds.highlighted == last  # the candidate, the last build of the sample
+        await press(pilot, "down", "j")
+        assert builds.highlighted == last
+        await press(pilot, "home", "up", "k")
+        assert builds.highlighted == 0
+        await press(pilot, "down")
+        assert builds.highlighted == 1
 
 
 async def test_history_reads_again_a_build_mended_since_it_was_listed_unreadable(tmp_path: Path) -> None:

@@ -26,12 +26,11 @@ MARK_BINDINGS: list[BindingType] = [
     Binding("g", "mark('fine')", "mark fine", id="mark-fine", group=MARKING),
     Binding("b", "mark('regression')", "mark regression", id="mark-regression", group=MARKING),
     Binding("u", "mark('unsure')", "mark unsure", id="mark-unsure", group=MARKING),
-    Binding("c", "note", "note", id="note"),
 ]
-LATER_BINDINGS: list[BindingType] = [
-    Binding("e", "export", "export", id="export"),
-    Binding("x", "clear_mark", "clear", id="clear-mark"),
-]
+# Each screen puts these where they rank among its own keys (the footer's order).
+NOTE = Binding("c", "note", "note", id="note")
+EXPORT = Binding("e", "export", "export", id="export")
+CLEAR = Binding("x", "clear_mark", "clear", id="clear-mark")
 
 
 def pair_text(pair: tuple[str, str]) -> str:

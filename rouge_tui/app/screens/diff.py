@@ -130,11 +130,13 @@ class DiffScreen(common.Answers, Screen[str]):
                 group=Binding.Group("change")),
         Binding("d", "mode", "mode", id="mode"),
         *common.MARK_BINDINGS,
+        common.NOTE,
         Binding("o", "counterparts", "counterparts", id="counterparts"),
         Binding("tab", "pane", "pane", id="pane"),
         Binding("f", "fold", "fold", id="fold"),
         Binding("r", "run", "run", id="run"),
-        *common.LATER_BINDINGS,
+        common.EXPORT,
+        common.CLEAR,
         # The review table's own keys, said to be there rather than doing nothing here.
         *(Binding(key, f"table_only('{what}')", what, show=False)
           for key, what in (("m", "m switches the metric"), ("t", "t switches the tokenizer"), ("s", "s sorts"),

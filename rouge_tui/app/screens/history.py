@@ -35,6 +35,16 @@ class BuildList(OptionList):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "compare", id="compare")]
 
+    def action_cursor_up(self) -> None:
+        """Up stops at the first build, as in the review table (OptionList's wraps to the last)."""
+        if self.highlighted != 0:
+            super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        """Down stops at the last build."""
+        if self.highlighted != self.option_count - 1:
+            super().action_cursor_down()
+
 
 class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     """``space`` picks a build, two at most; ``enter`` compares the two picked (the earlier in

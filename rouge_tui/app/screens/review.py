@@ -88,17 +88,21 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
+        # Most important first: the footer shows as many as fit (at 80 columns, up to the
+        # filter), the help all of them, in this order.
         Binding("enter", "open_diff", "diff", id="diff"),
         Binding("w", "walk", "walk", id="walk"),
         *common.MARK_BINDINGS,
+        Binding("h", "history", "history", id="history"),
+        common.EXPORT,
         # A priority binding runs as the app reads the key, before it hands the next key of
         # a burst (`/trunc` pasted or sent by tmux) to the widget focused then.
         Binding("slash", "filter", "filter", id="filter", priority=True),
+        common.NOTE,
         Binding("s", "sort", "sort", id="sort"),
         Binding("m", "metric", "metric", id="metric"),
         Binding("t", "tokenizer", "tokenizer", id="tokenizer"),
-        Binding("h", "history", "history", id="history"),
-        *common.LATER_BINDINGS,
+        common.CLEAR,
         Binding("escape", "back", "back", id="back", show=False),
     ]
 
@@ -115,6 +119,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.filter_text = ""
         self.matches: np.ndarray | None = None
         self.matched_as = ""
+        self.matched_query = ""  # the filter whose matches are shown (applied again: the cursor stays)
         self.progress = ""
         self.waiting: list[tuple[Callable[[], None], str]] = []  # actions waiting for the texts, in order
         self.texts_failed: str | None = None  # why the shown comparison's texts could not be read
@@ -421,9 +426,10 @@ class ReviewScreen(common.Answers, Screen[None]):
     def on_filter_done(self, message: FilterDone) -> None:
         if message.query != self.filter_text or message.analysis is not self.analysis:
             return
+        again = message.query == self.matched_query  # to the comparison read again, or to its texts
         self.matches = message.rows  # type: ignore[assignment]
-        self.matched_as = message.what
-        self.show_rows()
+        self.matched_as, self.matched_query = message.what, message.query
+        self.show_rows(keep=again)
 
     @on(MoversTable.Chosen)
     def chosen(self) -> None:
@@ -431,19 +437,24 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     # ------------------------------------------------------------------ showing
 
-    def show_rows(self, cursor: int = 0) -> None:
-        """The table in the current sort and filter, the cursor on its first row (after a
-        sort, a switch or a new pair, the new order starts at the top)."""
+    def show_rows(self, *, keep: bool = False) -> None:
+        """The table in the current sort and filter. ``keep``: the example under the cursor
+        stays under it, on its new row (a sort, the filter cleared or applied again); else,
+        or once it is not shown, the cursor is on the first row (after a switch, a new pair
+        or a new filter, the new order starts at the top)."""
         if self.analysis is None:
             return
+        current = self.table.current if keep else None
         figures = self.analysis.figures
         view = figures.order(self.sort)
         if self.matches is not None:
-            keep = np.zeros(figures.paired, dtype=bool)
-            keep[self.matches] = True
-            view = view[keep[view]]
+            shown = np.zeros(figures.paired, dtype=bool)
+            shown[self.matches] = True
+            view = view[shown[view]]
+        rows = np.flatnonzero(view == current) if current is not None else ()
         self.table.empty_text = "no example matches the filter" if self.matches is not None else "no examples"
-        self.table.show(figures, view, rule=self.sort == RANKING and self.matches is None, cursor=cursor)
+        self.table.show(figures, view, rule=self.sort == RANKING and self.matches is None,
+                        cursor=int(rows[0]) if len(rows) else 0)
         self.update_status()
 
     def mark_cell(self, example_id: str) -> MarkCell | None:
@@ -683,26 +694,19 @@ class ReviewScreen(common.Answers, Screen[None]):
     def action_sort(self) -> None:
         sorts = list(SORTS)
         self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
-        self.show_rows()
+        self.show_rows(keep=True)
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.add_class("-shown")
         self.set_focus(box)  # now, not after the keys already read (as ``box.focus()`` does)
 
-    def show_all_rows(self) -> None:
-        """Every row again, once the filter is cleared: the example under the cursor stays."""
-        current = self.table.current
-        self.show_rows()
-        if current is not None and (row := self.table.row_of(current)) is not None:
-            self.table.cursor = row
-
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
         self.filter_text = event.value
         if not event.value.strip():
-            self.matches, self.matched_as = None, ""
-            self.show_all_rows()
+            self.matches, self.matched_as, self.matched_query = None, "", ""
+            self.show_rows(keep=True)
             return
         self.with_texts(lambda: self.apply_filter(self.filter_text), "the filter applies")
 
@@ -715,9 +719,9 @@ class ReviewScreen(common.Answers, Screen[None]):
         if box.has_class("-shown") or self.filter_text:
             box.value = ""
             box.remove_class("-shown")
-            self.filter_text, self.matches, self.matched_as = "", None, ""
+            self.filter_text, self.matches, self.matched_as, self.matched_query = "", None, "", ""
             self.table.focus()
-            self.show_all_rows()
+            self.show_rows(keep=True)
             return
         if not self.standalone:
             self.dismiss(None)

@@ -1211,6 +1211,22 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
         assert any("2.jsonl:3" in n.message for n in app._notifications), [n.message for n in app._notifications]
 
 
+@pytest.mark.parametrize(("suite", "lines"), [
+    (INCIDENT, [" baseline  2026-11-26_aa3f5f ", " candidate 2026-11-27_9f03aa "]),  # one run each
+    (SUPPORT, ["  runs 3", "  runs 3"]),  # replicate runs: said on both lines
+])
+async def test_the_build_lines_at_80_columns_give_the_names_room(suite: Path, lines: list[str]) -> None:
+    """A newcomer read "baseline  …-11-26_aa3f5f" and could not tell the year: "runs 1" on
+    both lines took the room. The runs are shown when a build has several."""
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = screen_text(app).splitlines()[1:3]
+        for line, part in zip(shown, lines):
+            assert part in line, shown
+        assert ("runs" in shown[0]) == (suite == SUPPORT), shown
+
+
 async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_path: Path) -> None:
     """A newcomer's suite: the night's build has a bad line and the one before is empty; the
     app refused to open at all (a bad build is the likely reason for the alert). Now it

@@ -149,13 +149,15 @@ class Overview(Widget):
         return [title]
 
     def build_lines(self, f: Figures, width: int) -> list[Text]:
-        # Role, name, mean, band, n and runs: the name gets what is left.
-        numbers = max(len(str(b.n)) + len(str(b.runs)) for b in (f.baseline, f.candidate))
-        name_width = max(8, min(28, width - 2 - 57 - numbers))
+        # Role, name, mean, band, n and runs (only when a build has several: the name, which
+        # tells the pair apart, needs the room more): the name gets what is left.
+        runs = f.baseline.runs > 1 or f.candidate.runs > 1
+        numbers = max(len(str(b.n)) + (len(str(b.runs)) + 7 if runs else 0) for b in (f.baseline, f.candidate))
+        name_width = max(8, min(28, width - 2 - 50 - numbers))
         names = shorten_names([f.baseline.name, f.candidate.name], name_width)
         return [
-            self.build_line("baseline ", f.baseline, names[0], name_width),
-            self.build_line("candidate", f.candidate, names[1], name_width),
+            self.build_line("baseline ", f.baseline, names[0], name_width, runs),
+            self.build_line("candidate", f.candidate, names[1], name_width, runs),
         ]
 
     def verdict_lines(self, f: Figures, width: int) -> list[Text]:
@@ -247,7 +249,7 @@ class Overview(Widget):
             line.append(f"  range {low:.3f}–{high:.3f}", style=label)
         return [line]
 
-    def build_line(self, role: str, stats: BuildStats, name: str, width: int) -> Text:
+    def build_line(self, role: str, stats: BuildStats, name: str, width: int, runs: bool) -> Text:
         label = self._style("label")
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append(role, style=label)
@@ -258,6 +260,7 @@ class Overview(Widget):
         line.append(f"[{stats.band[0]:.4f}, {stats.band[1]:.4f}]")
         line.append("  n ", style=label)
         line.append(str(stats.n))
-        line.append("  runs ", style=label)
-        line.append(str(stats.runs))
+        if runs:
+            line.append("  runs ", style=label)
+            line.append(str(stats.runs))
         return line

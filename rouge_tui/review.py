@@ -146,6 +146,18 @@ class Review:
             self._shown = None
         return before
 
+    def read_again(self, analysis: Analysis, texts: Texts) -> None:
+        """This pair's texts read again (a file changed on disk): marks are judged and made
+        against these outputs now. What could not be saved stays pending; with other
+        references, the marks are looked up under theirs (the pending ones keep theirs)."""
+        self.analysis, self.texts = analysis, texts
+        if texts.references.fingerprint != self.store.fingerprint:
+            store = store_for(analysis, texts.references.fingerprint)
+            store.pending = self.store.pending
+            self.store = store
+        self.reload()
+        self._rows = None
+
     def reload(self) -> None:
         """Read the marks again (another session may have written some)."""
         self.store.load()

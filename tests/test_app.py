@@ -293,6 +293,49 @@ async def test_the_comparison_read_again_under_a_filter_keeps_the_example_under_
         assert current_id(app) == "b"
 
 
+async def test_a_mark_after_the_pair_is_read_again_is_made_on_the_outputs_shown(tmp_path: Path) -> None:
+    """The candidate's file changes; h, enter reads the pair again: the table shows the new
+    figures, but the review kept the texts first read, so a mark hashed the old outputs and
+    showed stale in the next session (and diffs and the text filter read the old outputs)."""
+    from rouge_tui.analysis.pipeline import Caches, open_analysis
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.review import Review
+    from rouge_tui.store.marks import outputs_hash
+    from rouge_tui.suite import open_suite
+
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "ab")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "ab"}),
+         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat"})},
+    )
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        assert current_id(app) == "a"
+        (suite / "builds" / "2.jsonl").write_text(outputs({"a": "a bird flew", "b": "the cat sat on a mat"}))
+        await press(pilot, "m")  # (scores the texts as read; the history then finds the file changed)
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if screen.changed_on_disk and screen.asked is None:
+                break
+        assert screen.changed_on_disk == {"2"}
+        await press(pilot, "h")
+        await settle(pilot)
+        await press(pilot, "enter")  # the pair shown, read again
+        await settle(pilot)
+        assert screen.texts.candidate.runs[0].outputs["a"] == "a bird flew"
+        assert screen.review.outputs_hash("a") == outputs_hash("the cat sat on the mat", "a bird flew")
+        await press(pilot, "home", "b")
+        await settle(pilot)
+        assert current_id(app) == "a" and screen.review.get("a").word == "regression"
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    later = Review(analysis, analysis.texts.result()).get("a")
+    assert (later.word, later.stale) == ("regression", False)
+
+
 async def test_every_changed_run_has_its_marker_on_every_line_it_spans() -> None:
     """Issue 11, 2: a changed run that wraps onto the next line is still marked there."""
     app = app_for()

@@ -153,6 +153,39 @@ def test_marks_made_against_earlier_references_still_show_stale(
     }
 
 
+def test_read_again_after_the_references_moved_keeps_a_mark_that_could_not_be_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app reads the pair shown again (a file changed): the review now judges marks on
+    the texts read again; with other references its marks are theirs, and a mark whose
+    save failed before is still there, saved by the next save, as made against the earlier
+    references (what the user wrote is never lost)."""
+    import errno
+
+    path = write_suite(tmp_path / "s")
+    first = review(path)
+    old = first.texts.references.fingerprint
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", full)
+        with pytest.raises(OSError):
+            first.set_mark("t1", "regression", "cut at 02:14")
+    edit(path / "references.jsonl", ("sat on the mat", "sat on the rug"))
+    analysis = open_analysis(open_suite(path), Settings(), caches=Caches.default())
+    first.read_again(analysis, analysis.texts.result())
+    assert first.texts.references.fingerprint != old
+    reason = f"made against earlier references ({old[:12]})"
+    assert shown(first) == {"t1": ("regression", "cut at 02:14", True, reason, None)}
+    first.set_mark("o2", "fine")  # the next save writes both
+    assert shown(review(path)) == {
+        "t1": ("regression", "cut at 02:14", True, reason, None),
+        "o2": ("fine", "", False, "", None),
+    }
+
+
 def test_report_json_shows_marks_made_against_earlier_references(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -373,6 +373,8 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.app.reviews.append(self.review)
             if self.review.warning:
                 self.notify(one_line(self.review.warning, 300), severity="warning", markup=False, timeout=15)
+        elif self.review.texts is not message.texts:  # the pair shown, read again
+            self.review.read_again(message.analysis, message.texts)
         self._marks_seen = self._marks_time()
         self.progress = ""
         self.table.refresh()

@@ -146,10 +146,11 @@ class Review:
             self._shown = None
         return before
 
-    def read_again(self, analysis: Analysis, texts: Texts) -> None:
-        """This pair's texts read again (a file changed on disk): marks are judged and made
-        against these outputs now. What could not be saved stays pending; with other
-        references, the marks are looked up under theirs (the pending ones keep theirs)."""
+    def follow(self, analysis: Analysis, texts: Texts) -> None:
+        """This pair compared again: scored under other settings, or its texts read again (a
+        file changed on disk), when marks are judged and made against these outputs now.
+        What could not be saved stays pending; with other references, the marks are looked
+        up under theirs (the pending ones keep theirs)."""
         self.analysis, self.texts = analysis, texts
         if texts.references.fingerprint != self.store.fingerprint:
             store = store_for(analysis, texts.references.fingerprint)

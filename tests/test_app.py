@@ -336,6 +336,68 @@ async def test_a_mark_after_the_pair_is_read_again_is_made_on_the_outputs_shown(
     assert (later.word, later.stale) == ("regression", False)
 
 
+async def test_keys_pressed_before_the_texts_read_again_are_in_wait_for_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review found it: the new night's figures were cached (a cron report), so after h,
+    enter they came at once and the texts after. A mark made in between hashed the old
+    outputs (stale the next time), and the filter, applied again, read new ids in the old
+    texts and the app died (KeyError). Now both wait for the texts read again."""
+    import time
+
+    from rouge_tui.analysis import pipeline
+    from rouge_tui.analysis.pipeline import Caches, open_analysis
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.review import Review
+    from rouge_tui.suite import open_suite
+
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "abcde")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "abcde"}),
+         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a dog", "c": "the cat dog", "d": "the mat"})},
+    )
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "slash")
+        await type_text(pilot, '"dog"')
+        await press(pilot, "enter")
+        await settle(pilot)
+        (suite / "builds" / "2.jsonl").write_text(outputs(
+            {"a": "a bird flew", "b": "the cat sat on a dog", "c": "the cat dog", "d": "the mat", "e": "a dog e"}))
+        await press(pilot, "m")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if screen.changed_on_disk and screen.asked is None:
+                break
+        assert screen.changed_on_disk == {"2"}
+        open_analysis(open_suite(suite), screen.analysis.settings, caches=Caches.default())  # the cron's report
+        real = pipeline.read_texts
+        monkeypatch.setattr(pipeline, "read_texts", lambda *a, **k: (time.sleep(0.5), real(*a, **k))[1])
+        before = screen.analysis
+        await press(pilot, "h")
+        await settle(pilot)
+        await pilot.press("enter")
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if screen.analysis is not before:
+                break
+        assert screen.analysis is not before and not screen.texts_in()  # the figures first
+        row = screen.row_of_id("a")
+        screen.table.cursor = row
+        await pilot.press("b")  # in between: it waits for the texts
+        await settle(pilot)
+        assert app.return_code is None and screen.texts_in()
+        assert sorted(screen.analysis.figures.ids[i] for i in screen.table.view) == ["b", "c", "e"]  # "dog" now
+        assert screen.review.get("a").word == "regression"
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    later = Review(analysis, analysis.texts.result()).get("a")
+    assert (later.word, later.stale) == ("regression", False)
+
+
 async def test_every_changed_run_has_its_marker_on_every_line_it_spans() -> None:
     """Issue 11, 2: a changed run that wraps onto the next line is still marked there."""
     app = app_for()

@@ -153,7 +153,7 @@ def test_marks_made_against_earlier_references_still_show_stale(
     }
 
 
-def test_read_again_after_the_references_moved_keeps_a_mark_that_could_not_be_saved(
+def test_following_a_re_read_with_moved_references_keeps_a_mark_that_could_not_be_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The app reads the pair shown again (a file changed): the review now judges marks on
@@ -175,7 +175,7 @@ def test_read_again_after_the_references_moved_keeps_a_mark_that_could_not_be_sa
             first.set_mark("t1", "regression", "cut at 02:14")
     edit(path / "references.jsonl", ("sat on the mat", "sat on the rug"))
     analysis = open_analysis(open_suite(path), Settings(), caches=Caches.default())
-    first.read_again(analysis, analysis.texts.result())
+    first.follow(analysis, analysis.texts.result())
     assert first.texts.references.fingerprint != old
     reason = f"made against earlier references ({old[:12]})"
     assert shown(first) == {"t1": ("regression", "cut at 02:14", True, reason, None)}

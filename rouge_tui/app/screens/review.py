@@ -326,8 +326,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             message.analysis.figures.baseline.name, message.analysis.figures.candidate.name
         ):
             self.review = None
-        elif self.review is not None:
-            self.review.analysis = message.analysis
+        # The same pair: the review follows once this comparison's texts are in (`texts_in`).
         self.matches = None
         self.overview.show(message.analysis.figures, message.notice or self.overview.notice)
         self.show_rows()
@@ -338,7 +337,7 @@ class ReviewScreen(common.Answers, Screen[None]):
                 self.notify(one_line(warning, 300), severity="warning", markup=False, timeout=10)
         if message.reason:
             self.notify(message.reason, markup=False, timeout=4)
-        if self.filter_text.strip() and self.review is not None:
+        if self.filter_text.strip() and self.texts_in():
             self.apply_filter(self.filter_text)
         self.refresh_bindings()
         if first:
@@ -373,8 +372,8 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.app.reviews.append(self.review)
             if self.review.warning:
                 self.notify(one_line(self.review.warning, 300), severity="warning", markup=False, timeout=15)
-        elif self.review.texts is not message.texts:  # the pair shown, read again
-            self.review.read_again(message.analysis, message.texts)
+        elif self.review.analysis is not message.analysis:  # the pair shown, scored or read again
+            self.review.follow(message.analysis, message.texts)
         self._marks_seen = self._marks_time()
         self.progress = ""
         self.table.refresh()
@@ -556,9 +555,15 @@ class ReviewScreen(common.Answers, Screen[None]):
                 self.update_status()
                 self.notify("marks changed by another session: shown", markup=False, timeout=4)
 
+    def texts_in(self) -> bool:
+        """Whether the review is of the comparison shown, its texts read: until then marks,
+        notes, diffs and the text filter wait (after a pair is read again, the review holds
+        the texts first read until the new ones are in)."""
+        return self.review is not None and self.review.analysis is self.analysis
+
     def with_texts(self, action: Callable[[], None], then: str) -> None:
         """Run ``action`` now if the texts are read, else once they are."""
-        if self.review is not None:
+        if self.texts_in():
             action()
             return
         if self.texts_failed is not None and self.analysis is not None and self.asked is None:
@@ -593,7 +598,7 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def rested(self) -> None:
         index = self.table.current
-        if self.review is not None and index is not None and self.app.screen is self:
+        if self.texts_in() and index is not None and self.app.screen is self:
             self.make_ahead(self.review, self.review.analysis, index, self.diff_query(), self.size.width - 1)
 
     @work(thread=True, exclusive=True, group="ahead")

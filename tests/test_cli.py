@@ -482,6 +482,27 @@ def test_the_way_on_names_only_builds_that_can_be_read(tmp_path: Path) -> None:
     assert cli("report", str(suite), "--baseline", "1", "--candidate", "3", home=tmp_path / "xdg").returncode in (0, 1)
 
 
+@pytest.mark.parametrize("how", ["a dangling link", "a folder named as a file", "two builds of one name"])
+@pytest.mark.parametrize("cache", [True, False], ids=["cache", "no cache"])
+def test_a_newest_build_that_cannot_even_be_opened_gets_the_way_on_too(tmp_path: Path, how: str, cache: bool) -> None:
+    """A review found these went past the way on: with the cache, the bytes of the newest
+    files were hashed for the figures' key before the reading that gives it, and a build
+    the listing already knew was broken matched neither of the pair's paths."""
+    refs = {"a": "the cat sat on the mat"}
+    suite = write_suite(tmp_path / "s", refs, {"1": refs, "2": refs})
+    newest = suite / "builds" / "3.jsonl"
+    if how == "a dangling link":
+        newest.symlink_to(tmp_path / "nowhere.jsonl")
+    elif how == "a folder named as a file":
+        newest.mkdir()
+    else:
+        newest.write_text('{"id": "a", "output": "x"}\n')
+        (suite / "builds" / "3.csv").write_text("id,output\na,x\n")
+    broken = cli("report", str(suite), *([] if cache else ["--no-cache"]), home=tmp_path / "xdg")
+    assert broken.returncode == 2
+    assert_one_line_error(broken.stdout, broken.stderr, "(--baseline 1 --candidate 2 compares the two newest builds that can be read)")
+
+
 def test_a_bad_k_from_the_command_line_is_exit_2(tmp_path: Path) -> None:
     for value in ("nan", "0", "-1", "inf"):
         result = cli("report", str(INCIDENTS), "-k", value, home=tmp_path / "xdg")
@@ -593,7 +614,8 @@ def test_a_sparse_8gb_candidate_is_exit_2_in_seconds_naming_its_first_line(tmp_p
     assert time.monotonic() - start < 8  # hashing all 8 GB first took 16-20 s
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert proc.stderr == f"rouge-tui: error: {big}:1: line longer than 64 MiB\n"
+    way = "--baseline 1-old --candidate 2-new compares the two newest builds that can be read"
+    assert proc.stderr == f"rouge-tui: error: {big}:1: line longer than 64 MiB ({way})\n"
 
 
 def test_a_400_mb_build_of_newlines_is_exit_2_in_seconds(tmp_path: Path) -> None:

@@ -188,11 +188,14 @@ def open_analysis(
     caches = caches or Caches.none()
     base, cand = suite.pick(baseline, candidate)
     key, earlier = None, None
-    if caches.figures is not None:
+    if caches.figures is not None and base.problem is None and cand.problem is None:
         files = [suite.references_path, *base.run_files, *cand.run_files]
-        if base.problem is None and cand.problem is None:
-            earlier = _earlier_part(suite, settings, base.name)
+        earlier = _earlier_part(suite, settings, base.name)
+        try:
             key = _figures_key(suite, settings, (base.name, cand.name), [file_digest(f) for f in files], earlier)
+        except SuiteError:  # a file that cannot be read: said by reading it, below
+            key = None
+        if key is not None:
             found = caches.figures.get(key)
             if found is not None:
                 try:
@@ -204,7 +207,7 @@ def open_analysis(
     try:
         texts = read_texts(suite, base, cand, progress)
     except SuiteError as exc:
-        mine = [entry for entry in (base, cand) if exc.path in (entry.path, *entry.run_files)]
+        mine = [entry for entry in (base, cand) if exc is entry.problem or exc.path in (entry.path, *entry.run_files)]
         if baseline is not None or candidate is not None or not mine:
             raise
         raise NewestUnreadable(exc, readable_pair(suite, mine[0])) from None

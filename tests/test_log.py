@@ -100,6 +100,26 @@ def test_a_suite_in_a_new_folder_is_compared_with_its_reviews_anywhere_then_its_
     assert ReviewLog("suite").reference_change("a", ("b5", "b6")).previous == "z"  # no place: all
 
 
+def test_reviews_from_before_folders_were_recorded_count_as_this_folders() -> None:
+    """A review found the warning dropped after one run: b1 and b2 were scored against other
+    references in a review recorded before the log said where, and said no more."""
+    log = ReviewLog("suite", "/a/suite")
+    log.record(entry("old"))  # as an earlier version wrote it: no place
+    log.record(entry("new", place="/a/suite"))
+    again = log.reference_change("new", ("b1", "b2"))
+    assert again is not None and again.previous == "old"
+
+
+def test_a_busy_copy_elsewhere_never_pushes_out_a_folders_own_reviews(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(log_module, "LIMIT", 5)
+    original, copy = ReviewLog("suite", "/a/suite"), ReviewLog("suite", "/b/suite")
+    original.record(entry("a", place="/a/suite"))
+    for i in range(12):
+        copy.record(entry("b", candidate=f"c{i}", place="/b/suite"))
+    assert original.reference_change("a", ("b1", "b2")) is None  # its own review is still there
+    assert [e["candidate"] for e in copy.entries() if e.get("place") == "/b/suite"] == [f"c{i}" for i in range(7, 12)]
+
+
 CORRUPT = {
     "broken": b"[1, 2",
     "empty": b"",

@@ -29,7 +29,7 @@ from rouge_tui.store.paths import (
 
 __all__ = ["ReferenceChange", "ReviewLog"]
 
-LIMIT = 500  # entries kept per suite
+LIMIT = 500  # entries kept per suite and folder
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,19 @@ class ReferenceChange:
             f"references changed since {self.since}: fingerprint {self.previous[:12]} -> "
             f"{self.current[:12]}; deltas against earlier reviews are not comparable"
         )
+
+
+def _newest(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The newest `LIMIT` entries of each folder, in order (a busy copy of a suite elsewhere
+    must not push out the reviews a folder is compared with)."""
+    kept: list[dict[str, Any]] = []
+    counts: dict[object, int] = {}
+    for entry in reversed(entries):
+        place = entry.get("place")
+        if counts.get(place, 0) < LIMIT:
+            counts[place] = counts.get(place, 0) + 1
+            kept.append(entry)
+    return kept[::-1]
 
 
 class ReviewLog:
@@ -76,7 +89,8 @@ class ReviewLog:
         """How the references moved, if they did: the newest recorded review used other
         references, or one of ``builds`` was ever scored against other references."""
         entries = self.entries()
-        here = [entry for entry in entries if self.place is not None and entry.get("place") == self.place]
+        # Entries from before places were recorded count as this folder's.
+        here = [entry for entry in entries if self.place is not None and entry.get("place", self.place) == self.place]
         entries = here or entries
         for entry in reversed(entries):
             if entry["fingerprint"] == fingerprint:
@@ -106,7 +120,7 @@ class ReviewLog:
                 if entries and all(entries[-1].get(k) == v for k, v in entry.items()):
                     return  # the same review again
                 entries.append({"time": now_iso(), **entry})
-                payload = {"entries": entries[-LIMIT:]}
+                payload = {"entries": _newest(entries)}
                 # backslashreplace: a lone surrogate is written as its JSON escape (see marks)
                 atomic_write(self.path, (json.dumps(payload, ensure_ascii=False, indent=1) + "\n").encode("utf-8", "backslashreplace"))
         except OSError as exc:

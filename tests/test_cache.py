@@ -91,6 +91,26 @@ def test_a_store_that_read_its_file_sees_what_another_wrote_since(tmp_path: Path
     assert np.isnan(reader.get(SCORING, keys_of("a"))).all()  # removed: nothing remembered
 
 
+def test_a_scoring_pass_lets_go_of_the_file_it_kept(tmp_path: Path) -> None:
+    """The file a pass read stays in memory only for the pass (a full one is 320 MB, which
+    an app left open would hold for nothing)."""
+    from suite_helpers import make_suite
+
+    from rouge_tui.analysis.history import trend
+    from rouge_tui.analysis.pipeline import Caches
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.suite import open_suite, read_references
+
+    suite = open_suite(make_suite(tmp_path / "s"))
+    store = ScoreCache(tmp_path / "scores")
+    caches = Caches(store, BlobCache("figures", tmp_path / "figures"))
+    for _ in range(2):  # the second pass reads the file the first wrote, and keeps it
+        trend(suite, read_references(suite), Settings(), caches)
+        assert store._loaded is None
+    assert store.get(Settings().scoring, keys_of("a")).shape == (1, 3)  # and reads it again when asked
+    assert store._loaded is not None
+
+
 def test_keys_tell_apart_what_a_score_depends_on() -> None:
     ref = references_key(SCORING, ("a b", "c"))
     assert len(example_key(ref, "x")) == 16

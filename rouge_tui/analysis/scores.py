@@ -52,6 +52,8 @@ class Scorer:
 
     def __exit__(self, *exc: object) -> None:
         self.save()
+        if self.cache is not None:
+            self.cache.forget()  # what the pass read of the cache is not held after it
 
     def save(self) -> None:
         """Put what was scored into the cache, in one write (a write per build rewrote the

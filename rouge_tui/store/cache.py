@@ -165,9 +165,14 @@ class ScoreCache:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root if root is not None else cache_dir() / "scores"
         self.rejected = 0  # files that did not check out (tests read it)
-        # The last file checked, kept while it stays the same file (`_identity`): a history
-        # reads it once a build. bench_history, another suite's cache: 2.23 -> 1.54 s.
+        # The last file checked, kept while it stays the same file (`_identity`) until
+        # `forget`: a history reads it once a build. bench_history, another suite's cache:
+        # 2.23 -> 1.54 s.
         self._loaded: tuple[Path, tuple[int, ...], np.ndarray, np.ndarray] | None = None
+
+    def forget(self) -> None:
+        """Let go of the file kept (up to 320 MB for a full one) once a scoring pass ends."""
+        self._loaded = None
 
     def _path(self, scoring: str) -> Path:
         return self.root / f"{hashlib.sha256(scoring.encode()).hexdigest()[:32]}.bin"

@@ -48,6 +48,24 @@ def app_for(suite: Path = INCIDENT, **options: object) -> RougeApp:
     return RougeApp([suite], argparse.Namespace(**options))
 
 
+async def filter_by(pilot, query: str) -> None:
+    """Type a filter into the review table and wait for its rows."""
+    await press(pilot, "slash")
+    await type_text(pilot, query)
+    await press(pilot, "enter")
+    await settle(pilot)
+
+
+async def switch_and_notice_the_change(pilot, screen: ReviewScreen) -> None:
+    """m: the texts as read scored again; the history that follows finds a compared file
+    changed on disk since it was read (what lets h, enter read the pair again)."""
+    await press(pilot, "m")
+    for _ in range(100):
+        await pilot.pause(0.05)
+        if screen.changed_on_disk and screen.asked is None:
+            break
+
+
 def review_screen(app: RougeApp) -> ReviewScreen:
     return next(s for s in app.screen_stack if isinstance(s, ReviewScreen))
 
@@ -268,20 +286,13 @@ async def test_the_comparison_read_again_under_a_filter_keeps_the_example_under_
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = review_screen(app)
-        await press(pilot, "slash")
-        await type_text(pilot, '"dog"')
-        await press(pilot, "enter")
-        await settle(pilot)
+        await filter_by(pilot, '"dog"')
         assert [screen.analysis.figures.ids[i] for i in screen.table.view] == ["a", "b", "c"]
         await press(pilot, "down")
         assert current_id(app) == "b"
         (suite / "builds" / "2.jsonl").write_text(outputs({"a": "the cat sat on the dog mat", "b": "the cat sat on a dog",
                                                            "c": "a dog", "d": "a bird"}))
-        await press(pilot, "m")  # (scores the texts as read; the history then finds the file changed)
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if screen.changed_on_disk and screen.asked is None:
-                break
+        await switch_and_notice_the_change(pilot, screen)
         await press(pilot, "down")
         assert current_id(app) == "b" and screen.changed_on_disk == {"2"}
         await press(pilot, "h")
@@ -316,11 +327,7 @@ async def test_a_mark_after_the_pair_is_read_again_is_made_on_the_outputs_shown(
         screen = review_screen(app)
         assert current_id(app) == "a"
         (suite / "builds" / "2.jsonl").write_text(outputs({"a": "a bird flew", "b": "the cat sat on a mat"}))
-        await press(pilot, "m")  # (scores the texts as read; the history then finds the file changed)
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if screen.changed_on_disk and screen.asked is None:
-                break
+        await switch_and_notice_the_change(pilot, screen)
         assert screen.changed_on_disk == {"2"}
         await press(pilot, "h")
         await settle(pilot)
@@ -362,17 +369,10 @@ async def test_keys_pressed_before_the_texts_read_again_are_in_wait_for_them(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = review_screen(app)
-        await press(pilot, "slash")
-        await type_text(pilot, '"dog"')
-        await press(pilot, "enter")
-        await settle(pilot)
+        await filter_by(pilot, '"dog"')
         (suite / "builds" / "2.jsonl").write_text(outputs(
             {"a": "a bird flew", "b": "the cat sat on a dog", "c": "the cat dog", "d": "the mat", "e": "a dog e"}))
-        await press(pilot, "m")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if screen.changed_on_disk and screen.asked is None:
-                break
+        await switch_and_notice_the_change(pilot, screen)
         assert screen.changed_on_disk == {"2"}
         open_analysis(open_suite(suite), screen.analysis.settings, caches=Caches.default())  # the cron's report
         real = pipeline.read_texts

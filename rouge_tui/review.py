@@ -196,7 +196,8 @@ def find_rows(review: Review, query: str, cancelled=lambda: False) -> tuple[obje
         if key in ("fine", "regression", "unsure", "regr", "marked"):
             word = {"regr": "regression"}.get(key, key)
             ids = {i for i, s in shown.items() if word == "marked" or s.word == word}
-            return np.asarray([r for r, i in enumerate(figures.ids) if i in ids], dtype=np.int64), f"mark {word}"
+            what = "any mark" if word == "marked" else f"mark {word}"  # (not "mark marked")
+            return np.asarray([r for r, i in enumerate(figures.ids) if i in ids], dtype=np.int64), what
     needle = searched_text(query).casefold()
     base, cand = review.texts.baseline.runs[0].outputs, review.texts.candidate.runs[0].outputs
     rows = []

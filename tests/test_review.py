@@ -370,7 +370,7 @@ def test_find_rows_by_mark_word_and_marked(tmp_path: Path) -> None:
     assert ids_found(here, "regr") == ({"t1", "t2"}, "mark regression")
     assert ids_found(here, "fine") == ({"o2"}, "mark fine")
     assert ids_found(here, "unsure") == ({"e1"}, "mark unsure")
-    assert ids_found(here, "marked") == ({"t1", "t2", "o2", "e1"}, "mark marked")
+    assert ids_found(here, "marked") == ({"t1", "t2", "o2", "e1"}, "any mark")
 
 
 def test_a_quoted_query_is_text_even_when_it_is_a_mark_or_a_signal_word(tmp_path: Path) -> None:

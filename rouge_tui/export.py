@@ -41,6 +41,12 @@ def plain(pieces: list[Piece]) -> str:
     )
 
 
+def run_note(runs: int) -> str:
+    """Which run of a build with replicate runs an export shows (its first: the app's `r`
+    steps through the others)."""
+    return f", run 1 of {runs}" if runs > 1 else ""
+
+
 def fenced(text: str) -> str:
     """A Markdown code block no line of ``text`` can close early."""
     longest = max((len(ticks) for ticks in re.findall(r"`+", text)), default=0)
@@ -79,6 +85,7 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
                                      baseline, settings.min_support)
             tags = {"baseline": grounding_tags(found.baseline), "candidate": grounding_tags(found.candidate)}
             entry.update(
+                runs=(len(texts.baseline.runs), len(texts.candidate.runs)),
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
                 diff=diff,
                 sides=(annotate(diff.baseline.pieces(), tags["baseline"]), annotate(diff.candidate.pieces(), tags["candidate"])),
@@ -100,17 +107,19 @@ def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) 
             continue
         base, cand, delta = entry["scores"]
         diff = entry["diff"]
+        runs = [run_note(n) for n in entry["runs"]]
         block = "\n".join([
-            f"baseline ({one_line(diff.baseline.build)}): {diff.baseline.arithmetic()}",
+            f"baseline ({one_line(diff.baseline.build)}{runs[0]}): {diff.baseline.arithmetic()}",
             plain(entry["sides"][0]), "",
-            f"candidate ({one_line(diff.candidate.build)}): {diff.candidate.arithmetic()}",
+            f"candidate ({one_line(diff.candidate.build)}{runs[1]}): {diff.candidate.arithmetic()}",
             plain(entry["sides"][1]), "",
             "reference ([both] <baseline only> {candidate only}); [?] no counterpart in the reference or source — read it; «N» a figure in no other text:",
             plain(diff.reference.pieces()), "",
             "baseline → candidate ([-removed-] {+added+}):",
             plain(entry["words"]),
         ])
-        lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {delta:+.4f})", "", fenced(block), ""]
+        over = " (F: the mean over each build's runs; the texts below are run 1's)" if max(entry["runs"]) > 1 else ""
+        lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {delta:+.4f}){over}", "", fenced(block), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -123,9 +132,10 @@ def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
         diff = entry["diff"]
         out.append({
             "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"],
-            "sides": [(f"{role} · {side.build}", f'<span class="fold">{empty}</span>' if (empty := empty_output(side.text))
+            "sides": [(f"{role} · {side.build}{run_note(runs)}", f'<span class="fold">{empty}</span>' if (empty := empty_output(side.text))
                        else report.html_pieces(pieces), side.arithmetic())
-                      for role, side, pieces in (("baseline", diff.baseline, entry["sides"][0]), ("candidate", diff.candidate, entry["sides"][1]))],
+                      for role, side, pieces, runs in (("baseline", diff.baseline, entry["sides"][0], entry["runs"][0]),
+                                                        ("candidate", diff.candidate, entry["sides"][1], entry["runs"][1]))],
             "reference": report.html_pieces(diff.reference.pieces()),
             "words": report.html_pieces(entry["words"]),
         })

@@ -153,6 +153,21 @@ def test_a_build_name_with_a_tab_or_newline_is_one_escaped_line_in_the_markdown(
     assert "\t" not in markdown
 
 
+def test_with_replicate_runs_the_export_says_which_run_it_shows(tmp_path: Path) -> None:
+    """A newcomer read identical baseline and candidate texts beside a delta of -0.019 in the
+    export of the replicate-run sample, with no word of runs: the texts are run 1's, the
+    figures the mean over the runs. It says so now; a one-run suite says nothing of runs."""
+    support = Path(__file__).resolve().parent.parent / "sample_suites" / "support-answers"
+    analysis = open_analysis(open_suite(support), Settings(), caches=Caches.default())
+    markdown, page = (p.read_text(encoding="utf-8") for p in export_review(Review(analysis, analysis.texts.result()), NOW))
+    heads = [line for line in markdown.splitlines() if line.startswith(("baseline (", "candidate ("))]
+    assert len(heads) == 20 and all(", run 1 of 3): " in line for line in heads), heads[:2]
+    assert markdown.count("(F: the mean over each build's runs; the texts below are run 1's)") == 10
+    assert page.count(", run 1 of 3") == 20
+    one_run = export_review(review_of(tmp_path / "s"), NOW)[0].read_text(encoding="utf-8")
+    assert "run 1 of" not in one_run and "mean over each build's runs" not in one_run
+
+
 def test_a_carried_mark_is_exported_as_carried_with_the_pair_it_came_from(tmp_path: Path) -> None:
     """Builds 3 and 4 repeat 1 and 2 byte for byte: a mark made on (1, 2) is carried to
     (3, 4), and the export of (3, 4) says so, with its note, never as a mark made there."""

@@ -151,13 +151,15 @@ class Review:
         file changed on disk), when marks are judged and made against these outputs now.
         What could not be saved stays pending; with other references, the marks are looked
         up under theirs (the pending ones keep theirs)."""
-        self.analysis, self.texts = analysis, texts
+        self.analysis, self._rows = analysis, None
+        if texts is self.texts:  # scored again: the marks shown are the same
+            return
+        self.texts, self._shown = texts, None
         if texts.references.fingerprint != self.store.fingerprint:
             store = store_for(analysis, texts.references.fingerprint)
             store.pending = self.store.pending
             self.store = store
-        self.reload()
-        self._rows = None
+            store.load()
 
     def reload(self) -> None:
         """Read the marks again (another session may have written some)."""

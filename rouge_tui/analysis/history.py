@@ -108,8 +108,9 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
         build = build if build is not None else read_build(suite, entry)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
-    if key is not None and [run.digest for run in build.runs] != digests:  # replaced meanwhile
-        key = _key(settings, references, suite, entry.name, [run.digest for run in build.runs])
+    read = [run.digest for run in build.runs]
+    if key is not None and read != digests:  # replaced meanwhile
+        key = _key(settings, references, suite, entry.name, read)
     usable = references.usable
     ids = [i for i in build.ids if i in usable]
     if not ids:

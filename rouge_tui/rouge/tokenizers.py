@@ -16,6 +16,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import NamedTuple
 
 from rouge_score_rs import tokenizers as rs_tokenizers
@@ -69,15 +70,16 @@ class Tokenizer:
 
 # Every byte of a word's UTF-8 becomes two characters of [a-z0-9] (36 x 36 > 256: one
 # spelling per byte value, so equal words are spelled alike and different words differently);
-# whitespace becomes spaces, and a newline two newlines (rougeLsum's sentences stay the same,
-# with empty ones between that rouge-score drops).
+# an ASCII capital is spelled as its small letter (the lowering of ASCII text); whitespace
+# becomes spaces, and a newline two newlines (rougeLsum's sentences stay the same, with empty
+# ones between that rouge-score drops).
 _DIGITS = b"0123456789abcdefghijklmnopqrstuvwxyz"
 _ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
 
 
 def _spelling(digit: int) -> bytes:
     """The byte table for one of a word byte's two characters (``digit`` 0: high, 1: low)."""
-    table = bytearray(_DIGITS[divmod(b, 36)[digit]] for b in range(256))
+    table = bytearray(_DIGITS[divmod(b | 32 if 65 <= b <= 90 else b, 36)[digit]] for b in range(256))
     for b in _ASCII_SPACE:
         table[b] = 32
     table[10] = 10
@@ -115,21 +117,15 @@ class Whitespace(Tokenizer):
             return []
         joined = "".join(texts)
         if joined.isascii():
-            data = joined.encode("ascii").lower()
-            sizes = list(map(len, texts))
+            data = joined.encode("ascii")
+            ends = list(accumulate(map(len, texts)))
         else:
             parts = [t.lower().translate(_WIDE_SPACE).encode("utf-8", "surrogatepass") for t in texts]
             data = b"".join(parts)
-            sizes = list(map(len, parts))
-        spelled = np.empty(2 * len(data), dtype=np.uint8)
-        spelled[0::2] = np.frombuffer(data.translate(_SPELL_HIGH), dtype=np.uint8)
-        spelled[1::2] = np.frombuffer(data.translate(_SPELL_LOW), dtype=np.uint8)
-        whole = spelled.tobytes().decode("latin-1")  # ASCII by construction; latin-1 is quicker
-        out, start = [], 0
-        for size in sizes:
-            out.append(whole[start : start + 2 * size])
-            start += 2 * size
-        return out
+            ends = list(accumulate(map(len, parts)))
+        high, low = (np.frombuffer(data.translate(table), dtype=np.uint8) for table in (_SPELL_HIGH, _SPELL_LOW))
+        spelled = memoryview(np.stack((high, low), axis=1).reshape(-1))  # each byte as two characters
+        return [str(spelled[2 * start : 2 * end], "ascii") for start, end in zip([0, *ends], ends)]
 
 
 # --------------------------------------------------------------------------- rouge-score

@@ -113,16 +113,13 @@ class Whitespace(Tokenizer):
     def spell(self, texts: Sequence[str]) -> list[str]:
         import numpy as np
 
-        if not texts:
-            return []
         joined = "".join(texts)
         if joined.isascii():
-            data = joined.encode("ascii")
-            ends = list(accumulate(map(len, texts)))
+            data, parts = joined.encode("ascii"), texts
         else:
             parts = [t.lower().translate(_WIDE_SPACE).encode("utf-8", "surrogatepass") for t in texts]
             data = b"".join(parts)
-            ends = list(accumulate(map(len, parts)))
+        ends = list(accumulate(map(len, parts)))
         high, low = (np.frombuffer(data.translate(table), dtype=np.uint8) for table in (_SPELL_HIGH, _SPELL_LOW))
         spelled = memoryview(np.stack((high, low), axis=1).reshape(-1))  # each byte as two characters
         return [str(spelled[2 * start : 2 * end], "ascii") for start, end in zip([0, *ends], ends)]

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 READER = """
 import resource, sys, time
 start = time.perf_counter()
-from rouge_tui.suite import open_suite, read_build, read_references
+from rouge_tui.suite.suite import open_suite, read_build, read_references
 suite = open_suite(sys.argv[1])
 references = read_references(suite)
 builds = [read_build(suite, entry) for entry in suite.builds[-2:]]

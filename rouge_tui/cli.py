@@ -102,7 +102,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from rouge_tui.analysis.settings import for_suite
     from rouge_tui.review import Review, store_for
     from rouge_tui.store.log import ReviewLog
-    from rouge_tui.suite import open_suite
+    from rouge_tui.suite.suite import open_suite
 
     if args.top < 0:
         raise CliError("--top must be 0 or more")
@@ -200,7 +200,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     from rouge_tui.rouge import METRICS, engine
     from rouge_tui.rouge.tokenizers import cannot_stem
-    from rouge_tui.suite import Fields, read_references_file, read_run
+    from rouge_tui.suite.records import Fields, read_references_file, read_run
 
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     unknown = [m for m in names if m not in METRICS]
@@ -221,7 +221,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from rouge_tui.suite import find_suites, is_suite
+    from rouge_tui.suite.suite import find_suites, is_suite
 
     target = Path(args.suite) if args.suite else bundled_suite()
     if not target.is_dir():
@@ -278,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     args = build_parser().parse_args(_normalise(argv))
     from rouge_tui.analysis.settings import UsageError
-    from rouge_tui.suite import SuiteError
+    from rouge_tui.suite.errors import SuiteError
 
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
     if args.command != "open":

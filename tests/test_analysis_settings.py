@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from rouge_tui.analysis.settings import Settings, UsageError, resolve
-from rouge_tui.suite import SuiteSettings, UserDefaults, read_suite_settings, read_user_defaults
+from rouge_tui.suite.settings import (
+    SuiteSettings,
+    UserDefaults,
+    read_suite_settings,
+    read_user_defaults,
+)
 
 NONE = SuiteSettings()
 NOBODY = UserDefaults()

@@ -312,7 +312,7 @@ async def test_a_mark_after_the_pair_is_read_again_is_made_on_the_outputs_shown(
     from rouge_tui.analysis.settings import Settings
     from rouge_tui.review import Review
     from rouge_tui.store.marks import outputs_hash
-    from rouge_tui.suite import open_suite
+    from rouge_tui.suite.suite import open_suite
 
     outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
     suite = make_suite(
@@ -356,7 +356,7 @@ async def test_keys_pressed_before_the_texts_read_again_are_in_wait_for_them(
     from rouge_tui.analysis.pipeline import Caches, open_analysis
     from rouge_tui.analysis.settings import Settings
     from rouge_tui.review import Review
-    from rouge_tui.suite import open_suite
+    from rouge_tui.suite.suite import open_suite
 
     outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
     suite = make_suite(
@@ -1449,7 +1449,7 @@ async def test_history_counts_the_marks_made_on_any_pair_with_that_candidate(tmp
     from rouge_tui.analysis.pipeline import Caches, open_analysis
     from rouge_tui.analysis.settings import Settings
     from rouge_tui.review import Review
-    from rouge_tui.suite import open_suite
+    from rouge_tui.suite.suite import open_suite
 
     suite = history_suite(tmp_path / "s")
     analysis = open_analysis(open_suite(suite), Settings(), "1", "3", caches=Caches.default())

@@ -99,7 +99,7 @@ def test_a_scoring_pass_lets_go_of_the_file_it_kept(tmp_path: Path) -> None:
     from rouge_tui.analysis.history import trend
     from rouge_tui.analysis.pipeline import Caches
     from rouge_tui.analysis.settings import Settings
-    from rouge_tui.suite import open_suite, read_references
+    from rouge_tui.suite.suite import open_suite, read_references
 
     suite = open_suite(make_suite(tmp_path / "s"))
     store = ScoreCache(tmp_path / "scores")

@@ -20,7 +20,7 @@ from rouge_tui.analysis.settings import Settings
 from rouge_tui.export import export_review
 from rouge_tui.review import Review
 from rouge_tui.store.paths import data_dir
-from rouge_tui.suite import open_suite
+from rouge_tui.suite.suite import open_suite
 
 NOW = datetime(2026, 12, 1, 3, 14, 15, tzinfo=UTC)
 # Twelve examples, moved by different amounts: x00 moves most, x11 least.

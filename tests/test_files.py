@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of, in_child, within
 
-from rouge_tui.suite import SuiteError, file_digest, read_small
 from rouge_tui.suite import files as files_module
-from rouge_tui.suite.files import MAX_LINE, LineBlocks
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.files import MAX_LINE, LineBlocks, file_digest, read_small
 
 
 def lines_of(path: Path) -> list[tuple[int, list[bytes]]]:
@@ -183,7 +183,7 @@ def test_a_sparse_8gb_file_without_newlines_fails_fast_and_small(tmp_path: Path)
     with open(path, "wb") as handle:
         handle.truncate(8 << 30)  # `truncate -s 8G`: NUL bytes, no newline, no disk used
     code = (
-        "import time; from pathlib import Path; from rouge_tui.suite import read_run\n"
+        "import time; from pathlib import Path; from rouge_tui.suite.records import read_run\n"
         f"start = time.monotonic()\ntry: read_run(Path({str(path)!r}))\n"
         "except Exception as e: print(type(e).__name__, e)\nprint(time.monotonic() - start)"
     )
@@ -202,7 +202,7 @@ def test_the_digest_stops_at_a_line_over_the_limit_and_names_it(tmp_path: Path) 
         handle.write(b'{"id": "a", "output": "x"}\n\n')  # lines 1 and 2; line 3 is the long one
         handle.truncate(8 << 30)
     message, seconds = in_child(
-        "import time; from pathlib import Path; from rouge_tui.suite import file_digest\n"
+        "import time; from pathlib import Path; from rouge_tui.suite.files import file_digest\n"
         f"start = time.monotonic()\ntry: file_digest(Path({str(path)!r}))\n"
         "except Exception as e: print(type(e).__name__, e)\nprint(time.monotonic() - start)",
         timeout=60, memory=1 << 30,
@@ -236,7 +236,7 @@ def test_a_gzip_bomb_fails_in_seconds_with_little_memory(tmp_path: Path, piece: 
     _gzip_stream(path, piece, 200 << 20)
     assert path.stat().st_size < 1 << 20  # about 200 KB that would unpack to 200 MB
     code = (
-        "import time; from pathlib import Path; from rouge_tui.suite import read_run\n"
+        "import time; from pathlib import Path; from rouge_tui.suite.records import read_run\n"
         f"start = time.monotonic()\ntry: read_run(Path({str(path)!r}))\n"
         "except Exception as e: print(type(e).__name__, e)\nprint(time.monotonic() - start)"
     )

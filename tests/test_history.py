@@ -28,7 +28,7 @@ from rouge_tui.analysis.history import trend
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.analysis.signals import names
-from rouge_tui.suite import open_suite, read_references
+from rouge_tui.suite.suite import open_suite, read_references
 
 REF = "a b c d"
 FULL, THREE, TWO, ONE, NONE = "a b c d", "a b c", "a b", "a", "x"
@@ -146,7 +146,7 @@ def test_the_trend_beside_a_comparison_scores_its_builds_as_they_were_read(tmp_p
     builds read shows them as read (the history line beside that comparison), without them
     the files as they are now; `changed_since_read` names the changed one."""
     from rouge_tui.analysis.history import changed_since_read
-    from rouge_tui.suite import read_build
+    from rouge_tui.suite.suite import read_build
 
     suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
                             {"1.jsonl": outs(e1=FULL, e2=TWO), "2.jsonl": outs(e1=THREE, e2=ONE)})

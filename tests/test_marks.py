@@ -28,7 +28,7 @@ from rouge_tui import cli
 from rouge_tui.store import marks as marks_module
 from rouge_tui.store import paths
 from rouge_tui.store.marks import MarkStore, outputs_hash
-from rouge_tui.suite import SuiteError
+from rouge_tui.suite.errors import SuiteError
 
 PAIR = ("base", "cand")
 

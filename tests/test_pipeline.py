@@ -23,7 +23,8 @@ from rouge_tui.analysis.pipeline import Caches, open_analysis, read_texts
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings, resolve
 from rouge_tui.store.cache import BlobCache, ScoreCache
-from rouge_tui.suite import UserDefaults, open_suite
+from rouge_tui.suite.settings import UserDefaults
+from rouge_tui.suite.suite import open_suite
 
 
 def refs(**texts: str | list[str]) -> str:

@@ -28,7 +28,7 @@ from rouge_tui.analysis.settings import Settings
 from rouge_tui.export import export_review
 from rouge_tui.review import Review
 from rouge_tui.store.paths import cache_dir, config_dir, data_dir
-from rouge_tui.suite import open_suite
+from rouge_tui.suite.suite import open_suite
 
 # ---------------------------------------------------------------------- an audit of writes
 

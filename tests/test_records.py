@@ -18,14 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from suite_helpers import error_of, jsonl, within
 
-from rouge_tui.suite import (
-    Fields,
-    SuiteError,
-    read_references_file,
-    read_run,
-    reference_fingerprint,
-)
 from rouge_tui.suite import files as files_module
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.records import Fields, read_references_file, read_run, reference_fingerprint
 
 DEFAULT = Fields()
 

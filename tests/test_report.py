@@ -22,7 +22,7 @@ from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.review import Review
-from rouge_tui.suite import open_suite
+from rouge_tui.suite.suite import open_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 INCIDENTS = ROOT / "sample_suites" / "incident-summaries"

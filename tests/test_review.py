@@ -22,7 +22,7 @@ from rouge_tui import cli
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.review import Review, find_rows
-from rouge_tui.suite import open_suite
+from rouge_tui.suite.suite import open_suite
 
 REFERENCES = {
     "t1": "the outage began at 02:14 UTC when a push removed the replica",
@@ -290,7 +290,7 @@ import sys
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.review import Review
-from rouge_tui.suite import open_suite
+from rouge_tui.suite.suite import open_suite
 path, baseline, candidate, *marks = sys.argv[1:]
 analysis = open_analysis(open_suite(path), Settings(), baseline, candidate, caches=Caches.default())
 review = Review(analysis, analysis.texts.result())

@@ -20,7 +20,8 @@ from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import engine
 from rouge_tui.store.cache import ScoreCache, example_key, references_key
-from rouge_tui.suite import Build, Run, open_suite, read_build, read_references
+from rouge_tui.suite.records import Run
+from rouge_tui.suite.suite import Build, open_suite, read_build, read_references
 
 REFERENCES = {"a": "the cat sat on the mat", "b": "a dog ran in the park", "c": "rain is expected later"}
 

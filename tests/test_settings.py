@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of, within
 
-from rouge_tui.suite import (
-    Fields,
-    SuiteError,
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.records import Fields
+from rouge_tui.suite.settings import (
     SuiteSettings,
     UserDefaults,
     read_suite_settings,

@@ -11,18 +11,17 @@ from pathlib import Path
 import pytest
 from suite_helpers import ROOT, error_of, jsonl, make_suite
 
-from rouge_tui.suite import (
+from rouge_tui.suite.files import file_digest
+from rouge_tui.suite.records import Fields, reference_fingerprint
+from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.suite import (
     BuildEntry,
-    Fields,
     Suite,
-    SuiteSettings,
-    file_digest,
     find_suites,
     is_suite,
     open_suite,
     read_build,
     read_references,
-    reference_fingerprint,
 )
 
 

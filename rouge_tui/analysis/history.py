@@ -27,16 +27,10 @@ from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sample
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge.engine import TooLong
-from rouge_tui.suite import (
-    Build,
-    BuildEntry,
-    References,
-    Run,
-    Suite,
-    SuiteError,
-    file_digest,
-    read_build,
-)
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.files import file_digest
+from rouge_tui.suite.records import References, Run
+from rouge_tui.suite.suite import Build, BuildEntry, Suite, read_build
 
 __all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "history_band", "remember",
            "trend", "volatile"]

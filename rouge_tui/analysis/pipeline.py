@@ -28,16 +28,10 @@ from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import TOKENIZERS, engine
 from rouge_tui.store.cache import BlobCache, ScoreCache
-from rouge_tui.suite import (
-    Build,
-    BuildEntry,
-    References,
-    Suite,
-    SuiteError,
-    file_digest,
-    read_build,
-    read_references,
-)
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.files import file_digest
+from rouge_tui.suite.records import References
+from rouge_tui.suite.suite import Build, BuildEntry, Suite, read_build, read_references
 
 __all__ = ["Analysis", "Caches", "NewestUnreadable", "Texts", "compute", "open_analysis", "read_texts"]
 

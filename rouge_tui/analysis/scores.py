@@ -20,7 +20,7 @@ import numpy as np
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import engine
 from rouge_tui.store.cache import ScoreCache, example_key, references_key
-from rouge_tui.suite import Build
+from rouge_tui.suite.suite import Build
 
 __all__ = ["Scorer"]
 

@@ -113,7 +113,7 @@ def for_suite(suite, flags: object = None) -> Settings:
     and the list of suites settle a suite's settings. A bad config.toml is a SuiteError
     naming its line."""
     from rouge_tui.store.paths import config_dir
-    from rouge_tui.suite import read_user_defaults
+    from rouge_tui.suite.settings import read_user_defaults
 
     user = read_user_defaults(config_dir() / "config.toml")
     given = {name: getattr(flags, name, None) for name in ("metric", "tokenizer", "stem", "k")}

@@ -26,7 +26,8 @@ from rouge_tui.app.screens.suites import SuitesScreen
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
 from rouge_tui.store.paths import config_dir
-from rouge_tui.suite import SuiteError, read_user_defaults
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.settings import read_user_defaults
 
 # After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
 TERM_GRACE = 3.0

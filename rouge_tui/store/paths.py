@@ -27,7 +27,8 @@ from typing import Any
 
 import platformdirs
 
-from rouge_tui.suite import SuiteError, read_small
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.files import read_small
 
 __all__ = [
     "Unreadable",

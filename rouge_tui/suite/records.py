@@ -36,9 +36,20 @@ import orjson
 
 from rouge_tui.suite.errors import SuiteError, quoted, quoted_list, type_name
 from rouge_tui.suite.files import MAX_LINE, LineBlocks
-from rouge_tui.suite.settings import Fields
 
-__all__ = ["References", "Run", "read_references_file", "read_run", "reference_fingerprint"]
+__all__ = ["Fields", "References", "Run", "read_references_file", "read_run", "reference_fingerprint"]
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Which record field (JSON key or CSV column) holds each part of an example."""
+
+    id: str = "id"
+    reference: str = "reference"
+    references: str = "references"
+    output: str = "output"
+    source: str = "source"
+
 
 _BOM = b"\xef\xbb\xbf"
 _FIELDS = Fields()  # frozen, so one shared default is safe

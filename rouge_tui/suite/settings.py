@@ -3,18 +3,17 @@ read as data with tomllib and checked against the registries; a bad value names 
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
-import tomllib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.rouge.tokenizers import cannot_stem
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.files import read_small
+from rouge_tui.suite.records import Fields
 
 # The band's k, in standard errors or deviations: beyond this, the band holds any mean and
 # its edges print as hundreds of digits (k = 1e308 once did).
@@ -22,22 +21,11 @@ MAX_K = 100.0
 K_RANGE = f"a positive number up to {MAX_K:g}"
 BAND_SOURCES = ("auto", "history")  # [band] source: replicate runs, else analytic; or history
 
-__all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "Fields", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
+__all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
 
 _TOML_LIMIT = 1 << 20
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
 _HEADER = re.compile(r"""\s*\[\s*["']?([^\]"']+)["']?\s*\]""")
-
-
-@dataclass(frozen=True)
-class Fields:
-    """Which record field (JSON key or CSV column) holds each part of an example."""
-
-    id: str = "id"
-    reference: str = "reference"
-    references: str = "references"
-    output: str = "output"
-    source: str = "source"
 
 
 @dataclass(frozen=True)
@@ -52,7 +40,7 @@ class SuiteSettings:
     band_source: str | None = None
     min_delta: float | None = None
     min_support: float | None = None
-    fields: Fields = Fields()
+    fields: Fields = field(default_factory=Fields)
 
 
 @dataclass(frozen=True)
@@ -123,6 +111,8 @@ class _Table:
         if not value.strip():
             raise self.fail(key, f"{self.label(key)} must not be empty")
         if choices is not None and value not in choices:
+            import difflib  # a typo's only: not imported by a suite without one
+
             close = difflib.get_close_matches(value, choices, n=1)  # a typo's likely fix first
             hint = f" (did you mean {quoted(close[0])}?)" if close else ""
             raise self.fail(
@@ -155,6 +145,8 @@ def _parse(path: Path) -> _Table | None:
         text = raw.decode("utf-8").removeprefix("\ufeff")  # a BOM, as some editors write it
     except UnicodeDecodeError as exc:
         raise SuiteError("not valid UTF-8", path, raw.count(b"\n", 0, exc.start) + 1) from None
+    import tomllib  # only where there is a file: not for `score`, nor a suite without one
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

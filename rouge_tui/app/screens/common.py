@@ -41,7 +41,7 @@ def pair_text(pair: tuple[str, str]) -> str:
 def describe(exc: BaseException) -> str:
     """One line for a person: the message, without a Python class name where the message
     speaks for itself (a suite's error names its file and line)."""
-    from rouge_tui.suite import SuiteError
+    from rouge_tui.suite.errors import SuiteError
 
     text = str(exc) or type(exc).__name__
     if not isinstance(exc, (SuiteError, ValueError, OSError)):

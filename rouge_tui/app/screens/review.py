@@ -54,7 +54,7 @@ from rouge_tui.app.widgets.overview import Overview
 from rouge_tui.review import Review, find_rows, searched_text
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.safetext import one_line
-from rouge_tui.suite import Suite, open_suite
+from rouge_tui.suite.suite import Suite, open_suite
 
 if TYPE_CHECKING:
     from rouge_tui.app.screens.diff import Prepared

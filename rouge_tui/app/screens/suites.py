@@ -72,7 +72,7 @@ class SuitesScreen(Screen[None]):
         from rouge_tui.analysis.pipeline import Caches, open_analysis
         from rouge_tui.analysis.settings import for_suite
         from rouge_tui.report import verdict_symbol, verdict_words
-        from rouge_tui.suite import open_suite
+        from rouge_tui.suite.suite import open_suite
 
         for number, path in enumerate(self.paths):
             try:

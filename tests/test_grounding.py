@@ -499,6 +499,28 @@ def test_the_bulk_path_equals_the_reference_one_across_chunks_and_hash_clashes(s
         check_bulk(suite, 0.5)
 
 
+@given(suites)
+@settings(max_examples=100, deadline=None)
+def test_the_bulk_path_leaves_examples_with_too_many_distinct_words(suite):
+    """A sentence's words become characters, one code point per distinct word of the
+    candidate: a candidate with more distinct words than code points takes the reference path
+    (here the limit is lowered to 3 words)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grounding, "_MAX_CODE", 3)
+        check_bulk(suite, 0.5)
+
+
+def test_the_bulk_path_counts_words_whose_codes_pass_the_surrogates():
+    """60,000 distinct words: their codes run past U+D800-U+DFFF (and past one byte). Half of
+    them in order are a counterpart (support 0.5); one fewer is not."""
+    vocabulary = [f"w{k}" for k in range(60_000)]
+    candidate = " ".join(vocabulary)
+    half = " ".join(vocabulary[30_000:])
+    counts = new_counts([candidate, candidate, "a b"], ["x", "x", "y"],
+                        [(half,), (" ".join(vocabulary[30_001:]),), ("a",)])
+    assert counts[0].tolist() == [0, 1, 0]
+
+
 def test_the_bulk_path_on_the_chapter_pair():
     counts = new_counts([SUMMARY_B, SUMMARY_A, SUMMARY_B], [SUMMARY_A, SUMMARY_B, SUMMARY_B],
                         [(REFERENCE,), (REFERENCE,), REFERENCE], [SOURCE, SOURCE, None])

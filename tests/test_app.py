@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,42 @@ async def test_start_highlights_the_most_moved_example_and_enter_opens_its_diff(
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == ranked_ids()[0]
         text = screen_text(app)
         assert "row 1/" in text and "LCS" in text
+
+
+async def test_the_table_shows_before_the_new_sentences_are_found_and_says_they_are_pending(monkeypatch) -> None:
+    """A cold open of a big suite: the scores are in while what overlap cannot see is still
+    being found. The table and the overview show then, the grounded signals' counts as "…"
+    and the signals column headed "signals…"; enter waits and opens the diff of the example
+    under the cursor once they are in, when the counts show."""
+    import threading
+
+    from rouge_tui.analysis import signals
+
+    go = threading.Event()
+    count_new = signals.Pairs.count_new
+    monkeypatch.setattr(signals.Pairs, "count_new", lambda self: go.wait(30) and count_new(self))
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(400):
+            await pilot.pause(0.02)
+            screen = review_screen(app)
+            if screen.analysis is not None:
+                break
+        assert screen.analysis is not None and screen.analysis.figures.pending == ("new-sentence", "new-figure")
+        text = screen_text(app)
+        assert "+sent …" in text and "+fig …" in text and "signals…" in text
+        assert current_id(app) == ranked_ids()[0]
+        await pilot.press("down", "enter")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, DiffScreen)  # not before the texts and signals are in
+        go.set()
+        await settle(pilot)
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == ranked_ids()[1]
+        await press(pilot, "escape")
+        text = screen_text(app)
+        assert review_screen(app).analysis.figures.pending == ()
+        assert "+sent …" not in text and "signals…" not in text
+        assert re.search(r"\+sent \d+", text) and "signals " in text
 
 
 async def test_the_first_frame_of_a_diff_shows_it_and_the_next_is_made_for_its_width(monkeypatch) -> None:

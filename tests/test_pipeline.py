@@ -7,6 +7,7 @@ the ids the test wrote, and a run without any cache for everything cached.
 from __future__ import annotations
 
 import json
+import threading
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import rouge_score
 from rouge_score import tokenize
-from suite_helpers import jsonl, make_suite
+from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
 
 from rouge_tui.analysis import pipeline
 from rouge_tui.analysis.compare import VERDICTS
@@ -512,3 +513,88 @@ def test_the_figures_bytes_do_not_hang_on_how_stemming_was_asked_for(tmp_path: P
     other = open_analysis(open_suite(path), replace(settings, stem_asked=True), caches=Caches.none()).figures
     assert one.to_bytes() == other.to_bytes()
     assert type(one).from_bytes(one.to_bytes()).settings == settings
+
+
+def _with_grounding_held(monkeypatch) -> threading.Event:
+    """What overlap cannot see is found only once the returned event is set (as on a big
+    suite, where it is still being found when the scores are in)."""
+    from rouge_tui.analysis import signals
+
+    go = threading.Event()
+    count_new = signals.Pairs.count_new
+
+    def held(self):
+        assert go.wait(30)
+        return count_new(self)
+
+    monkeypatch.setattr(signals.Pairs, "count_new", held)
+    return go
+
+
+def test_the_first_figures_come_before_the_grounded_signals_and_the_rest_is_final(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The app's first frame on a cold suite: ``early`` is given the comparison with the
+    signals that read what overlap cannot see pending (none of their bits set, no copied
+    spans yet) and every other figure already final; the figures returned after are those
+    of a comparison made without ``early``. The copy suite's candidate a says "A dog sat
+    there now": 2 of its 5 words at most in any sentence of its reference, source or
+    baseline, a new sentence; b's "Size fell to one today" has 4 of 5 in its source."""
+    from rouge_tui.analysis.signals import SIGNALS, names
+
+    path = copy_suite(tmp_path / "s")
+    without = open_analysis(open_suite(path), Settings()).figures
+    go = _with_grounding_held(monkeypatch)
+    shown: list[pipeline.Analysis] = []
+
+    def early(analysis: pipeline.Analysis) -> None:
+        shown.append(analysis)
+        go.set()
+
+    final = open_analysis(open_suite(path), Settings(), early=early).figures
+    assert len(shown) == 1
+    first = shown[0].figures
+    assert first.pending == ("new-sentence", "new-figure") and final.pending == ()
+    assert shown[0].texts.done() and shown[0].key is None
+    flags = dict(zip(final.ids, map(names, final.signals.tolist())))
+    assert "new-sentence" in flags["a"] and "new-sentence" not in flags["b"]
+    grounded = sum(1 << bit for bit, s in enumerate(SIGNALS) if s.grounded)
+    assert not np.any(first.signals & grounded)
+    assert np.array_equal(first.signals, final.signals & ~np.uint32(grounded))
+    assert first.copied == {} and final.copied == {
+        role: pytest.approx(list(means), abs=1e-15) for role, means in COPY_MEANS.items()}
+    for name in ("ids", "baseline_f", "candidate_f", "delta", "signals"):
+        assert np.array_equal(getattr(final, name), getattr(without, name))
+    assert (final.verdict, final.baseline, final.candidate, final.details, final.copied) == (
+        without.verdict, without.baseline, without.candidate, without.details, without.copied)
+    assert (first.verdict, first.baseline, first.candidate, first.details) == (
+        final.verdict, final.baseline, final.candidate, final.details)
+    with pytest.raises(ValueError, match="not cached"):
+        first.to_bytes()
+
+
+def test_figures_with_pending_signals_are_never_cached_nor_read_back(tmp_path: Path, monkeypatch) -> None:
+    """What the cache keeps is the final figures, whatever came early; and an entry that
+    says some signals are pending (written by hand: `to_bytes` refuses) is not trusted."""
+    path = copy_suite(tmp_path / "s")
+    go = _with_grounding_held(monkeypatch)
+    store = caches(tmp_path / "cache")
+    open_analysis(open_suite(path), Settings(), caches=store, early=lambda analysis: go.set())
+    again = open_analysis(open_suite(path), Settings(), caches=store)
+    assert again.key is not None and again.figures.pending == ()
+    assert again.figures.copied  # the final figures, with the copied spans
+    data = again.figures.to_bytes()
+    size = int.from_bytes(data[:8], "little")
+    head = json.loads(data[8 : 8 + size])
+    head["pending"] = ["new-sentence"]
+    text = json.dumps(head).encode()
+    with pytest.raises(ValueError, match="pending"):
+        Figures.from_bytes(len(text).to_bytes(8, "little") + text + data[8 + size :])
+
+
+def test_a_report_waits_for_every_signal_and_is_given_nothing_early(tmp_path: Path, monkeypatch) -> None:
+    """Without ``early`` (the report), the figures come once, with the grounded signals."""
+    go = _with_grounding_held(monkeypatch)
+    threading.Timer(0.2, go.set).start()
+    figures = open_analysis(open_suite(copy_suite(tmp_path / "s")), Settings()).figures
+    assert figures.pending == () and figures.copied

@@ -72,6 +72,10 @@ class Figures:
     details: list[dict] = field(default_factory=list)
     # With sources: each build's mean coverage and density of copied spans, by role.
     copied: dict[str, list[float]] = field(default_factory=dict)
+    # The change signals still being found (the app's first frame on a cold suite, drawn
+    # before what overlap cannot see is in): their bits are not set yet, nor ``copied``.
+    # Figures with any are shown, never cached nor reported.
+    pending: tuple[str, ...] = ()
 
     @property
     def paired(self) -> int:
@@ -120,10 +124,12 @@ class Figures:
     _ARRAYS = (("baseline_f", "<f8"), ("candidate_f", "<f8"), ("delta", "<f8"), ("signals", "<u4"))
 
     def to_bytes(self) -> bytes:
+        if self.pending:
+            raise ValueError(f"figures still finding {', '.join(self.pending)} are not cached")
         head = {
             name: value
             for name, value in self.__dict__.items()
-            if name not in dict(self._ARRAYS) and name not in ("settings", "baseline", "candidate")
+            if name not in dict(self._ARRAYS) and name not in ("settings", "baseline", "candidate", "pending")
         }
         head["settings"] = {k: v for k, v in asdict(self.settings).items() if k != "stem_asked"}  # not the figures'
         head["baseline"] = asdict(self.baseline)
@@ -187,6 +193,8 @@ class Figures:
             problems.append("figures")
         if len(set(self.ids)) != len(self.ids):
             problems.append("ids")
+        if self.pending:
+            problems.append("pending signals")
         if problems:
             raise ValueError(f"cached figures do not check out: {', '.join(problems)}")
 

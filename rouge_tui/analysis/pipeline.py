@@ -18,7 +18,7 @@ import shlex
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -174,12 +174,14 @@ def open_analysis(
     caches: Caches | None = None,
     progress: Progress | None = None,
     reader: ThreadPoolExecutor | None = None,
+    early: Callable[[Analysis], None] | None = None,
 ) -> Analysis:
     """The comparison of two builds (by name; the suite's default pair when None).
 
     With cached figures for these bytes, the figures come back at once and the texts are
     read by ``reader`` (a thread) when first asked for; otherwise everything is read and
-    scored before returning."""
+    scored before returning (and ``early``, if given, may have a comparison whose grounded
+    signals are still being found first: `analyse`)."""
     caches = caches or Caches.none()
     base, cand = suite.pick(baseline, candidate)
     key, earlier = None, None
@@ -206,7 +208,7 @@ def open_analysis(
         if baseline is not None or candidate is not None or not mine:
             raise
         raise NewestUnreadable(exc, readable_pair(suite, mine[0])) from None
-    return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier)
+    return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier, early=early)
 
 
 class NewestUnreadable(SuiteError):
@@ -254,11 +256,21 @@ def analyse(
     caches: Caches | None = None,
     progress: Progress | None = None,
     earlier: Sequence[str] | None = None,
+    early: Callable[[Analysis], None] | None = None,
 ) -> Analysis:
     """Score and compare texts already read (the app's metric and tokenizer switches);
-    ``earlier``: the key's `_earlier_part`, when `open_analysis` has just made it."""
+    ``earlier``: the key's `_earlier_part`, when `open_analysis` has just made it. ``early``
+    is given the comparison before its grounded signals are in, when they come last
+    (`compute`): its figures are shown, not cached."""
     caches = caches or Caches.none()
-    figures = compute(suite, settings, texts, caches, progress)
+    done: Future[Texts] = Future()
+    done.set_result(texts)
+
+    def shown_early(figures: Figures) -> None:
+        assert early is not None
+        early(Analysis(suite, settings, figures, done, None))
+
+    figures = compute(suite, settings, texts, caches, progress, shown_early if early else None)
     key = None
     if caches.figures is not None:
         names = (texts.baseline.name, texts.candidate.name)
@@ -266,8 +278,6 @@ def analyse(
             earlier = _earlier_part(suite, settings, names[0])
         key = _figures_key(suite, settings, names, texts.digests(), earlier)
         caches.figures.put(key, figures.to_bytes())
-    done: Future[Texts] = Future()
-    done.set_result(texts)
     return Analysis(suite, settings, figures, done, key, earlier=earlier or ())  # `fresh` needs both
 
 
@@ -349,8 +359,11 @@ def compute(
     texts: Texts,
     caches: Caches | None = None,
     progress: Progress | None = None,
+    early: Callable[[Figures], None] | None = None,
 ) -> Figures:
-    """Pair, score (through the caches), compare, rank and find the change signals."""
+    """Pair, score (through the caches), compare, rank and find the change signals. ``early``
+    is given the figures with their `Figures.pending` signals still being found, when what
+    overlap cannot see is not in by the time everything else is (the app draws them)."""
     caches = caches or Caches.none()
     tell = progress or (lambda stage, fraction: None)
     pairing = pair(texts.references, texts.baseline, texts.candidate)
@@ -377,7 +390,6 @@ def compute(
             for number, build in enumerate((texts.baseline, texts.candidate), 1)
         )
     tell("finding change signals", 0.0)
-    pairs.grounded, copied = grounded.result()  # the signals read them
     base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
     cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
     base_mean, cand_mean = compare.run_mean(base), compare.run_mean(cand)  # per example, over runs
@@ -398,7 +410,7 @@ def compute(
     if too_few:
         warnings.append(too_few)
     pairs.extra["history"] = [*before, shown_baseline]
-    flags = signals.find(pairs)
+    flags = signals.find(pairs, grounded=False)  # while what overlap cannot see is found
     delta_mean = compare.fmean(delta)
     moved = np.abs(delta)
     total = math.fsum(moved.tolist())
@@ -414,7 +426,7 @@ def compute(
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} {'id' if len(left) == 1 else 'ids'} missing from some runs, left out")
-    return Figures(
+    figures = Figures(
         suite=suite.name,
         settings=settings,
         reference_fingerprint=texts.references.fingerprint,
@@ -438,8 +450,14 @@ def compute(
         partial=partial,
         warnings=warnings,
         details=details(texts, [ids[i] for i in order[:DETAIL_ROWS].tolist()], settings.min_support),
-        copied=copied,
+        pending=tuple(s.name for s in signals.SIGNALS if s.grounded),
     )
+    if early is not None and not grounded.done():
+        early(figures)
+        tell("finding new sentences and figures", 0.0)
+    pairs.grounded, copied = grounded.result()  # the grounded signals read them
+    flags |= signals.find(pairs, grounded=True)
+    return replace(figures, signals=flags[order], copied=copied, pending=())
 
 
 def _ground(pairs: signals.Pairs) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, list[float]]]:

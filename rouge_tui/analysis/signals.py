@@ -94,6 +94,9 @@ class Signal:
     version: int
     rule: Rule
     read_first: bool = False  # shown before the others where room is short: text to read
+    # Reads what overlap cannot see (`Pairs.grounded`), which is found beside the scoring: the
+    # app's first frame on a cold suite may come before it (`Figures.pending`).
+    grounded: bool = False
 
 
 def _empty(pairs: Pairs) -> np.ndarray:
@@ -158,10 +161,10 @@ SIGNALS: tuple[Signal, ...] = (
            lambda pairs: _shift(pairs) < 0),
     Signal("new-sentence", "+sent",
            "a sentence with no counterpart in the references, the source or the baseline: read it",
-           1, lambda pairs: pairs.grounded[0] > 0, read_first=True),
+           1, lambda pairs: pairs.grounded[0] > 0, read_first=True, grounded=True),
     Signal("new-figure", "+fig",
            "a figure (41, 02:14, 3.5%) found in none of the references, the source and the baseline",
-           1, lambda pairs: pairs.grounded[1] > 0, read_first=True),
+           1, lambda pairs: pairs.grounded[1] > 0, read_first=True, grounded=True),
     Signal("volatile", "vol",
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
            2, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),  # 2: five pairs whatever the band
@@ -172,11 +175,14 @@ SIGNALS: tuple[Signal, ...] = (
 )
 
 
-def find(pairs: Pairs) -> np.ndarray:
-    """Every rule over every pair: bit i of an example's flags is ``SIGNALS[i]``."""
+def find(pairs: Pairs, grounded: bool | None = None) -> np.ndarray:
+    """Every rule over every pair: bit i of an example's flags is ``SIGNALS[i]``. With
+    ``grounded`` True or False, only the rules whose `Signal.grounded` is that (their bits
+    alone set)."""
     flags = np.zeros(len(pairs.ids), dtype=np.uint32)
     for bit, signal in enumerate(SIGNALS):
-        flags |= signal.rule(pairs).astype(np.uint32) << np.uint32(bit)
+        if grounded is None or signal.grounded == grounded:
+            flags |= signal.rule(pairs).astype(np.uint32) << np.uint32(bit)
     return flags
 
 

@@ -190,15 +190,20 @@ class ReviewScreen(common.Answers, Screen[None]):
         try:
             suite = open_suite(self.path)
             settings = for_suite(suite.settings, self.options)
+
+            def early(shown: Analysis) -> None:  # the table before the grounded signals are in
+                self.post_message(AnalysisReady(shown))
+
             try:
                 analysis = open_analysis(
                     suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
-                    caches=self.caches, progress=self._progress(),
+                    caches=self.caches, progress=self._progress(), early=early,
                 )
             except NewestUnreadable as exc:  # open on the newest pair that reads, and say why
                 if exc.instead is None:
                     raise
-                analysis = open_analysis(suite, settings, *exc.instead, caches=self.caches, progress=self._progress())
+                analysis = open_analysis(suite, settings, *exc.instead, caches=self.caches, progress=self._progress(),
+                                         early=early)
                 self.post_message(WorkFailed(
                     f"{exc.reason}; showing {common.pair_text(exc.instead)}, the two newest builds that can be "
                     "read (h lists every build)", fatal=False, severity="warning"))
@@ -571,7 +576,9 @@ class ReviewScreen(common.Answers, Screen[None]):
             figures = self.analysis.figures
             self.ask(self.analysis.settings, (figures.baseline.name, figures.candidate.name), "reading the texts again")
         self.waiting.append((action, then))
-        self.notify(f"reading the texts… {then} when they are in", markup=False, timeout=3)
+        pending = self.analysis is not None and self.analysis.figures.pending
+        doing = "finding new sentences and figures" if pending else "reading the texts"
+        self.notify(f"{doing}… {then} when {'done' if pending else 'they are in'}", markup=False, timeout=3)
 
     def with_asked(self, action: Callable[[], None], then: str) -> None:
         """`with_texts`, but after the comparison asked for, when one is on its way (or an

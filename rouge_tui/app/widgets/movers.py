@@ -237,7 +237,8 @@ class MoversTable(ScrollView, can_focus=True):
         text = Text(style=self._style("header"))
         text.append("  " + "#".rjust(cols.rank) + " " + "id".ljust(cols.id))
         text.append("base".rjust(7) + "cand".rjust(7) + "delta".rjust(8) + " ")
-        text.append("signals".ljust(cols.signals) + " " + "mark".ljust(cols.mark))
+        pending = self.figures is not None and self.figures.pending  # some still being found
+        text.append(("signals…" if pending else "signals").ljust(cols.signals) + " " + "mark".ljust(cols.mark))
         text.pad_right(max(width - text.cell_len, 0))
         return text
 

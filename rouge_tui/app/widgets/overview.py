@@ -200,7 +200,8 @@ class Overview(Widget):
         spark.append(sparkline(counts), style=self._style("spark"))
         spark.append(f" {span:+.2f}  ", style=dim)
         counted = signals.counts(f.signals)
-        fired = [f"{s.short} {counted[s.name]}" for _, s in signals.shown_order() if counted[s.name]]
+        fired = [f"{s.short} {'…' if s.name in f.pending else counted[s.name]}" for _, s in signals.shown_order()
+                 if counted[s.name] or s.name in f.pending]
         shown = signals.fit(fired, width - spark.cell_len, "  ", "  …") if fired else "no change signal fired"
         spark.append(shown, style="" if fired else label)
         return [spark]

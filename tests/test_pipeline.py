@@ -598,3 +598,31 @@ def test_a_report_waits_for_every_signal_and_is_given_nothing_early(tmp_path: Pa
     threading.Timer(0.2, go.set).start()
     figures = open_analysis(open_suite(copy_suite(tmp_path / "s")), Settings()).figures
     assert figures.pending == () and figures.copied
+
+
+def test_another_metric_on_the_same_texts_finds_what_overlap_cannot_see_once(tmp_path: Path, monkeypatch) -> None:
+    """The app's m and t score the texts already read again: what overlap cannot see
+    depends on neither, so it is found once for those texts (another min_support finds it
+    again), and the signals equal those of texts read afresh."""
+    from rouge_tui.analysis import signals
+
+    calls: list[float] = []
+    count_new = signals.Pairs.count_new
+
+    def counted(self):
+        calls.append(self.min_support)
+        return count_new(self)
+
+    path = copy_suite(tmp_path / "s")
+    suite = open_suite(path)
+    afresh = [pipeline.analyse(suite, Settings(metric=m), read_texts(suite, *suite.pick(None, None))).figures
+              for m in ("rougeL", "rouge1")]
+    monkeypatch.setattr(signals.Pairs, "count_new", counted)
+    texts = read_texts(suite, *suite.pick(None, None))
+    shown = [pipeline.analyse(suite, Settings(metric=m), texts).figures for m in ("rougeL", "rouge1", "rougeL")]
+    assert calls == [0.5]
+    for got, want in zip(shown, [*afresh, afresh[0]]):
+        assert got.ids == want.ids and np.array_equal(got.signals, want.signals) and got.copied == want.copied
+    assert "new-sentence" in signals.names(int(shown[1].signals[shown[1].ids.index("a")]))
+    pipeline.analyse(suite, Settings(min_support=0.3), texts)
+    assert calls == [0.5, 0.3]

@@ -64,9 +64,10 @@ class Texts:
     references: References
     baseline: Build
     candidate: Build
-    # What overlap cannot see in these texts, by (min_support, paired ids): it does not depend
-    # on the metric or the tokenizer, so the app's m and t find it here (`_grounding`).
-    found: dict[tuple, Future] = field(default_factory=dict, repr=False, compare=False)
+    # What overlap cannot see in these texts (their paired ids follow from them), by
+    # min_support: it does not depend on the metric or the tokenizer, so the app's m and t
+    # find it here (`_grounding`).
+    found: dict[float, Future] = field(default_factory=dict, repr=False, compare=False)
 
     def outputs(self, example_id: str, run: int = 0) -> tuple[str, str]:
         """The baseline's and the candidate's output for ``example_id`` (run ``run``, or the
@@ -467,12 +468,11 @@ _FOUND = threading.Lock()  # one grounding per texts and key, whichever thread a
 
 
 def _grounding(texts: Texts, pairs: signals.Pairs) -> Future:
-    """`_ground` of ``pairs`` (from ``texts``), begun beside the caller once for these texts."""
-    key = (pairs.min_support, tuple(pairs.ids))
+    """`_ground` of ``pairs`` (`pair` of ``texts``), begun beside the caller once for these texts."""
     with _FOUND:
-        if key not in texts.found:
-            texts.found[key] = _beside(lambda: _ground(pairs))
-        return texts.found[key]
+        if pairs.min_support not in texts.found:
+            texts.found[pairs.min_support] = _beside(lambda: _ground(pairs))
+        return texts.found[pairs.min_support]
 
 
 def _ground(pairs: signals.Pairs) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, list[float]]]:

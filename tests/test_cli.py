@@ -225,6 +225,27 @@ def test_score_matches_rouge_score(tmp_path: Path):
             assert (got["precision"], got["recall"], got["fmeasure"]) == tuple(score)
 
 
+def test_score_writes_each_line_as_json_dumps_would(tmp_path: Path):
+    """The lines are written out by hand: each must be the bytes json.dumps gives for its
+    own value (ASCII only, so no id's control or bidi character reaches a terminal raw)."""
+    ids = ['quote"back\\slash', "tab\tnew\nline\x1b[31m", "é中\u202edone", 7, "x" * 300]
+    outputs = ["a b c", "d e f", "a c", "a b c d", ""]
+    refs = tmp_path / "refs.jsonl"
+    outs = tmp_path / "outs.jsonl"
+    refs.write_text("".join(json.dumps({"id": i, "reference": "a b c"}) + "\n" for i in ids))
+    outs.write_text("".join(json.dumps({"id": i, "output": o}) + "\n" for i, o in zip(ids, outputs)))
+    proc = run("score", str(refs), str(outs), "--metrics", "rouge1,rougeL")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.isascii()
+    lines = proc.stdout.splitlines()
+    assert [json.loads(line)["id"] for line in lines] == [str(i) for i in ids]
+    for line in lines:
+        assert line == json.dumps(json.loads(line))
+    first = json.loads(lines[0])["scores"]["rouge1"]  # identical texts; and none in common
+    assert (first["precision"], first["recall"], first["fmeasure"]) == (1.0, 1.0, 1.0)
+    assert json.loads(lines[1])["scores"]["rougeL"]["fmeasure"] == 0.0
+
+
 def test_score_rejects_stem_with_whitespace(tmp_path: Path):
     refs = tmp_path / "r.jsonl"
     refs.write_text('{"id": "a", "reference": "x"}\n')

@@ -35,16 +35,13 @@ def bundled_suite() -> Path:
 
 
 def _scoring_options(parser: argparse.ArgumentParser) -> None:
-    from rouge_tui.analysis.settings import Settings
-    from rouge_tui.rouge import METRICS, TOKENIZERS
+    from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
     from rouge_tui.rouge.tokenizers import STEMMERS
-
-    defaults = Settings()
 
     parser.add_argument("--baseline", metavar="B", help="baseline build (default: the one before the candidate)")
     parser.add_argument("--candidate", metavar="C", help="candidate build (default: the newest)")
-    parser.add_argument("--metric", choices=list(METRICS), help=f"default: the suite's, else {defaults.metric}")
-    parser.add_argument("--tokenizer", choices=list(TOKENIZERS), help=f"default: the suite's, else {defaults.tokenizer}")
+    parser.add_argument("--metric", choices=list(METRICS), help=f"default: the suite's, else {metrics.DEFAULT}")
+    parser.add_argument("--tokenizer", choices=list(TOKENIZERS), help=f"default: the suite's, else {tokenizers.DEFAULT}")
     parser.add_argument("--stem", action=argparse.BooleanOptionalAction, default=None,
                         help=f"Porter stemming ({STEMMERS} tokenizer); --no-stem: none, whatever suite.toml says")
     parser.add_argument("-k", "--band-k", type=float, dest="k", metavar="K",
@@ -53,8 +50,8 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rouge_tui.analysis.settings import Settings
-    from rouge_tui.rouge import METRICS, TOKENIZERS
+    # The registries alone (not the settings, nor suite.toml's reader): `score` needs no more.
+    from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
     from rouge_tui.rouge.tokenizers import STEMMERS
 
     parser = argparse.ArgumentParser(
@@ -81,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     score = sub.add_parser("score", help="score one outputs file against references, as JSON Lines")
     score.add_argument("references")
     score.add_argument("outputs")
-    score.add_argument("--metrics", default=Settings.metric, help=f"comma-separated, of: {','.join(METRICS)}")
-    score.add_argument("--tokenizer", choices=list(TOKENIZERS), default=Settings.tokenizer)
+    score.add_argument("--metrics", default=metrics.DEFAULT, help=f"comma-separated, of: {','.join(METRICS)}")
+    score.add_argument("--tokenizer", choices=list(TOKENIZERS), default=tokenizers.DEFAULT)
     score.add_argument("--stem", action="store_true", help=f"Porter stemming ({STEMMERS} tokenizer)")
     return parser
 
@@ -281,7 +278,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"rouge-tui {__version__}\n")
         return 0
     args = build_parser().parse_args(_normalise(argv))
-    from rouge_tui.analysis.settings import UsageError
     from rouge_tui.suite.errors import SuiteError
 
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
@@ -293,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handlers[args.command](args)
         sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
         return code
-    except (CliError, SuiteError, UsageError, ValueError) as exc:
+    except (CliError, SuiteError, ValueError) as exc:  # a UsageError is a ValueError
         _say(f"error: {exc}")
         return 2
     except KeyboardInterrupt:

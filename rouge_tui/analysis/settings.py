@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from rouge_tui import __version__
-from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
 from rouge_tui.rouge.tokenizers import STEMMERS, cannot_stem
 from rouge_tui.suite.settings import K_RANGE, MAX_K
 
@@ -21,8 +21,8 @@ class UsageError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    metric: str = "rougeL"
-    tokenizer: str = "whitespace"
+    metric: str = metrics.DEFAULT
+    tokenizer: str = tokenizers.DEFAULT
     stem: bool = False
     k: float = 2.0
     band_source: str = "auto"

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from rouge_tui.rouge import align
 from rouge_tui.rouge.tokenizers import Token, Tokenizer
 
-__all__ = ["METRICS", "Metric", "Tokenized", "get", "tokenized"]
+__all__ = ["DEFAULT", "METRICS", "Metric", "Tokenized", "get", "tokenized"]
+
+DEFAULT = "rougeL"  # with no flag, suite.toml or config.toml naming one
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,9 @@ from typing import NamedTuple
 
 from rouge_score_rs import tokenizers as rs_tokenizers
 
-__all__ = ["TOKENIZERS", "Token", "Tokenizer", "get"]
+__all__ = ["DEFAULT", "TOKENIZERS", "Token", "Tokenizer", "get"]
+
+DEFAULT = "whitespace"  # the chapter's; with no flag, suite.toml or config.toml naming one
 
 
 class Token(NamedTuple):

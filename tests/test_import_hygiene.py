@@ -4,8 +4,10 @@ start-up cost, and a layering rule: data flows files -> analysis -> report | app
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -71,3 +73,22 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
     scores = [json.loads(line)["scores"]["rougeL"]["fmeasure"] for line in lines[:-1]]
     # a: LCS 2 of 2 and 4 tokens, F = 2 * 1 * 0.5 / 1.5; b: the second reference matches whole
     assert scores == [2 * 1.0 * 0.5 / 1.5, 1.0]
+
+
+def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
+    """The second report of the sample suite reads its figures from the cache and no text:
+    what overlap cannot see (the grounding module, rapidfuzz) is not loaded for it, though
+    the first report, which found it, loaded both."""
+    suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
+    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
+        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
+    code = (
+        "import contextlib, io, sys\n"
+        "from rouge_tui.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): code = main(['report', {str(suite)!r}])\n"
+        "print('|', code, *(name in sys.modules for name in ('rapidfuzz', 'rouge_tui.analysis.grounding')))\n"
+    )
+    first, second = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+                     for _ in range(2))
+    assert first.stdout.strip() == "| 1 True True", first.stdout + first.stderr  # the sample drifts: 1
+    assert second.stdout.strip() == "| 1 False False", second.stdout + second.stderr

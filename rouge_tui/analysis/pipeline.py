@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from rouge_tui import __version__
-from rouge_tui.analysis import compare, grounding, history, signals
+from rouge_tui.analysis import compare, history, signals
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
@@ -478,6 +478,8 @@ def _grounding(texts: Texts, pairs: signals.Pairs) -> Future:
 def _ground(pairs: signals.Pairs) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, list[float]]]:
     """Each candidate's new sentences and figures, and each build's mean coverage and density
     when the suite has sources."""
+    from rouge_tui.analysis import grounding  # not for cached figures (`Pairs.count_new`)
+
     counts = pairs.count_new()
     if all(source is None for source in pairs.sources):
         return counts, {}
@@ -505,6 +507,8 @@ DETAIL_ROWS = compare.TEN  # ranks whose grounding the figures keep: report's de
 
 def details(texts: Texts, ids: Sequence[str], min_support: float) -> list[dict]:
     """What overlap cannot see in each of ``ids``' candidate output, as the report lists it."""
+    from rouge_tui.analysis import grounding  # not for cached figures (`Pairs.count_new`)
+
     out = []
     for example_id in ids:
         baseline, candidate = texts.outputs(example_id)

@@ -2339,3 +2339,23 @@ async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Pat
         said = [n.message for n in app._notifications if n.message.startswith("t1: the fine mark cleared")]
         assert said == ["t1: the fine mark cleared; the regression mark carried from 1-base → 2-cand shows again"]
         assert screen.review.get("t1").carried_from == ("1-base", "2-cand")
+
+
+async def test_a_short_notification_covers_little_of_the_table_and_a_path_still_fits() -> None:
+    """At 80x24 a mark's "inc-0021: fine" took a 66-column box over the table's right half
+    (the mark column under it) for its timeout; it is now as wide as it says, and a long
+    message (an export's paths) still gets most of the screen."""
+    app = app_for()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        example = current_id(app)
+        await press(pilot, "g")
+        await pilot.pause(0.2)
+        toasts = list(app.screen.query("Toast"))
+        assert toasts and f"{example}: fine" in str(toasts[-1].render())
+        assert toasts[-1].region.width <= len(f"{example}: fine") + 6
+        path = "/home/someone/.local/share/rouge-tui/reviews/Incident_summaries-42420dc2c8-20261203.html"
+        app.notify(f"review written to {path}", markup=False)
+        await pilot.pause(0.2)
+        wide = [t for t in app.screen.query("Toast") if "review written" in str(t.render())]
+        assert wide and 60 <= wide[0].region.width <= 74

@@ -100,6 +100,28 @@ def test_a_suite_in_a_new_folder_is_compared_with_its_reviews_anywhere_then_its_
     assert ReviewLog("suite").reference_change("a", ("b5", "b6")).previous == "z"  # no place: all
 
 
+def test_a_change_seen_from_a_new_folder_says_which_folder_was_reviewed() -> None:
+    """A newcomer's first report of an edited copy said "references changed since" a time
+    that was another folder's review, and nothing said so: the warning now names it."""
+    ReviewLog("suite", "/a/suite").record(entry("a", place="/a/suite"))
+    copy = ReviewLog("suite", "/b/suite")
+    change = copy.reference_change("z", ("b1", "b2"))
+    assert change is not None and change.elsewhere == "/a/suite"
+    assert "(a review of this suite's name in /a/suite):" in change.message()
+    copy.record(entry("z", place="/b/suite"))
+    copy.record(entry("z", candidate="b3", place="/b/suite"))
+    own = copy.reference_change("y", ("b1", "b2"))  # its own reviews now: no folder named
+    assert own is not None and own.previous == "z" and own.elsewhere is None
+    assert "review of this suite's name" not in own.message()
+    # a folder name is shown on one line, its controls made visible
+    odd = ReviewLog("suite", "/c").reference_change("q")
+    assert odd is not None and odd.elsewhere == "/b/suite"
+    hostile = ReviewLog("other", "/d")
+    hostile.record(entry("a", place="/e/\x1b[31mred\nline"))
+    said = ReviewLog("other", "/f").reference_change("q").message()
+    assert "\x1b" not in said and "\n" not in said
+
+
 def test_reviews_from_before_folders_were_recorded_count_as_this_folders() -> None:
     """A review found the warning dropped after one run: b1 and b2 were scored against other
     references in a review recorded before the log said where, and said no more."""

@@ -7,7 +7,7 @@ log (and never warn about each other's references). Each entry also names the fo
 made in: a named suite's copy in another folder (its references edited, say) is compared
 with its own reviews there, so neither copy warns on every run about the other; a suite seen
 in a folder for the first time (moved, cloned again) is compared with the newest reviews of
-its name anywhere.
+its name anywhere, and a change then names the folder of the review it differs from.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from rouge_tui.safetext import one_line
 from rouge_tui.store.paths import (
     Unreadable,
     atomic_write,
@@ -39,10 +40,12 @@ class ReferenceChange:
     previous: str
     current: str
     since: str  # when the previous fingerprint was last seen
+    elsewhere: str | None = None  # the folder of that review, when it was not this suite's
 
     def message(self) -> str:
+        where = f" (a review of this suite's name in {one_line(self.elsewhere, 60)})" if self.elsewhere else ""
         return (
-            f"references changed since {self.since}: fingerprint {self.previous[:12]} -> "
+            f"references changed since {self.since}{where}: fingerprint {self.previous[:12]} -> "
             f"{self.current[:12]}; deltas against earlier reviews are not comparable"
         )
 
@@ -96,7 +99,10 @@ class ReviewLog:
             if entry["fingerprint"] == fingerprint:
                 continue
             if entry is entries[-1] or entry.get("baseline") in builds or entry.get("candidate") in builds:
-                return ReferenceChange(entry["fingerprint"], fingerprint, str(entry.get("time", "an earlier review")))
+                place = entry.get("place")  # first seen in this folder: say where the review was
+                elsewhere = str(place) if not here and place is not None and place != self.place else None
+                return ReferenceChange(entry["fingerprint"], fingerprint, str(entry.get("time", "an earlier review")),
+                                       elsewhere)
         return None
 
     def record_review(self, figures) -> ReferenceChange | None:

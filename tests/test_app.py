@@ -1389,6 +1389,15 @@ async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_pat
         assert (figures.baseline.name, figures.candidate.name) == ("1", "2")
         said = [n.message for n in app._notifications if n.severity == "warning"]
         assert any("3.jsonl: empty file (no records)" in m and "showing 1 → 2" in m for m in said), said
+        # The warning fades; the overview keeps saying it, so 1 → 2 never reads as the
+        # night's verdict (a newcomer read "within band" and went back to bed). Through m too.
+        app.clear_notifications()
+        await settle(pilot)
+        assert "! newest build unreadable: an older pair shown (h)" in screen_text(app).splitlines()[0]
+        await press(pilot, "m")
+        await settle(pilot)
+        assert review_screen(app).analysis.settings.metric != "rougeL"
+        assert "newest build unreadable" in screen_text(app).splitlines()[0]
         await press(pilot, "h")
         assert isinstance(app.screen, HistoryScreen)
         text = screen_text(app)

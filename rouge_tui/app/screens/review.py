@@ -65,6 +65,9 @@ STATUS_STEPS = ("out", "sort", "rows", "filter", "filter", "out", "sort")
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
 MARKS_CHECK = 2.0  # seconds between looks at the marks file (another session's marks)
 REST = 0.15  # seconds the cursor rests on a row before its diff is made ahead
+# The overview's notice while the newest build cannot be read: its warning fades, and the
+# older pair shown could read as the night's verdict.
+NEWEST_UNREADABLE = "newest build unreadable: an older pair shown (h)"
 
 
 def option(options: argparse.Namespace | None, name: str) -> object:
@@ -194,6 +197,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             def early(shown: Analysis) -> None:  # the table before the grounded signals are in
                 self.post_message(AnalysisReady(shown))
 
+            older = None  # what the overview says while the newest pair cannot be read
             try:
                 analysis = open_analysis(
                     suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
@@ -207,7 +211,9 @@ class ReviewScreen(common.Answers, Screen[None]):
                 self.post_message(WorkFailed(
                     f"{exc.reason}; showing {common.pair_text(exc.instead)}, the two newest builds that can be "
                     "read (h lists every build)", fatal=False, severity="warning"))
-            self.post_message(AnalysisReady(analysis, notice=self._logged(analysis)))
+                older = NEWEST_UNREADABLE
+            notices = [older, self._logged(analysis)]
+            self.post_message(AnalysisReady(analysis, notice="; ".join(filter(None, notices)) or None))
             self._texts_of(analysis)
         except InterruptedError:
             return

@@ -1404,6 +1404,37 @@ async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_pat
         assert "4.jsonl:2" in text and "3.jsonl" in text
 
 
+def pointed_rows(app) -> list[str]:
+    return [row for row in screen_text(app).splitlines() if row.startswith(" ▶ ")]
+
+
+async def test_the_history_and_suites_lists_point_at_the_cursors_row(tmp_path: Path) -> None:
+    """A newcomer could not tell which build space would pick: only colour marked the row
+    (nothing under NO_COLOR or in a plain capture). The row starts with ▶, as the review
+    table's does, alone, and follows the cursor."""
+    import shutil
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        names = [b.name for b in app.screen.suite.builds]
+        assert [row.split()[2] for row in pointed_rows(app)] == [names[-1]]  # "▶ C name"
+        await press(pilot, "k", "k", "space")
+        await settle(pilot)
+        assert [row.split()[2] for row in pointed_rows(app)] == [names[-3]]  # "▶ 1 name": picked
+    for name in ("one", "two", "three"):
+        shutil.copytree(INCIDENT, tmp_path / name)
+    app = RougeApp([tmp_path / n for n in ("one", "two", "three")], argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert len(pointed_rows(app)) == 1 and "in one" in pointed_rows(app)[0]
+        await press(pilot, "j", "j")
+        await settle(pilot)
+        assert len(pointed_rows(app)) == 1 and "in three" in pointed_rows(app)[0]
+
+
 async def test_the_history_cursor_stops_at_the_first_and_the_last_build() -> None:
     """Up on the first build went to the last (the list wrapped round): up and k now stop
     at the first build, down and j at the last, as in the review table."""
@@ -1609,7 +1640,7 @@ async def test_history_fits_80_columns_one_line_a_build_under_its_column_header(
             assert row.index(f"{app.screen.builds[names.index(name)].stats.mean:.4f}") == header.index("mean")
             assert max(map(len, rows)) <= size[0]
         candidate = rows[2 + len(names) - 1]
-        assert candidate.startswith(" C") and candidate.rstrip().endswith(" 1")
+        assert candidate.startswith(" ▶ C") and candidate.rstrip().endswith(" 1")  # the cursor's row
         assert len(candidate.rstrip()) == len(header.rstrip())  # the count under "marks"
         assert candidate.index("-0.0352 ▼") == header.index("paired Δ")
 

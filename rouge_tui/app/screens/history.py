@@ -15,19 +15,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from rouge_tui.analysis.compare import verdict
 from rouge_tui.analysis.history import BuildScores, baseline_stats, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
+from rouge_tui.app.widgets.pointed import POINTER, PointedList
 from rouge_tui.report import verdict_symbol
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
 
 
-class BuildList(OptionList):
+class BuildList(PointedList):
     """The builds; enter selects (then the screen compares) and says so in the footer, where
     the list's own hidden enter hid the screen's. Not a priority binding of the screen: that
     ran before the keys queued ahead of it had moved the cursor (up enter compared the old
@@ -82,11 +82,9 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.fill()
         names = [b.name for b in self.suite.builds]
-        builds = self.query_one(OptionList)
-        builds.highlighted = names.index(self.pair[1]) if self.pair[1] in names else 0
-        builds.focus()
+        self.fill(names.index(self.pair[1]) if self.pair[1] in names else 0)
+        self.query_one(OptionList).focus()
         if self.builds is None or any(b.stats is None for b in self.builds):
             self.score()  # (again where a build could not be read: it may have been mended since)
 
@@ -119,7 +117,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if scored.stats is None:  # its error cut to the line (space or enter says it whole),
             problem = (scored.problem or "").removeprefix(f"{self.suite.path}/")  # from builds/
             line.append(f" ✗ {one_line(problem, 300)}", style="bold red")
-            line.truncate(max(self.size.width - 2, 20), overflow="ellipsis")
+            line.truncate(max(self.size.width - 2 - len(POINTER), 20), overflow="ellipsis")
             return line
         stats = scored.stats
         band = f" [{stats.band[0]:.4f}, {stats.band[1]:.4f}]".ljust(18) if self.with_band else ""
@@ -147,19 +145,15 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     def on_resize(self) -> None:
         self.fill()
 
-    def fill(self) -> None:
-        # The build column gets what the figures (57 columns) and a scrollbar leave: 19 at 80;
+    def fill(self, highlighted: int | None = None) -> None:
+        # The build column gets what the pointer, the figures (57 columns) and a scrollbar
+        # leave: 17 at 80;
         # under 78 columns the band goes (the base of the verdict is the comparison's anyway),
         # so that a line is never wrapped in two.
-        width = max(12, min(40, self.size.width - (61 if self.with_band else 43)))
+        width = max(12, min(40, self.size.width - (63 if self.with_band else 45)))
         names = shorten_names([b.name for b in self.suite.builds], width)
-        builds = self.query_one(OptionList)
-        highlighted = builds.highlighted
-        builds.clear_options()
-        for number, name in enumerate(names):
-            builds.add_option(Option(self.line(number, name, width), id=f"build-{number}"))
-        if highlighted is not None:
-            builds.highlighted = highlighted
+        lines = [self.line(number, name, width) for number, name in enumerate(names)]
+        self.query_one(BuildList).show(lines, highlighted)
         # What was picked first: at 80 columns the end of this line is cut.
         picked = " → ".join(one_line(p, 30) for p in self.pair_picked())
         about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
@@ -175,7 +169,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         # have, so not the difference of the two means); marks made on any pair with it as
         # candidate.
         band = f" {'band':<17}" if self.with_band else ""
-        columns = f"   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6}{band} {'paired Δ':<9} {'marks':>5}"
+        columns = f"{' ' * len(POINTER)}   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6}{band} {'paired Δ':<9} {'marks':>5}"
         self.query_one("#history-columns", Static).update(Text(columns, no_wrap=True, overflow="ellipsis"))
 
     @property

@@ -12,14 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
+from rouge_tui.app.widgets.pointed import PointedList
 from rouge_tui.safetext import one_line
 
 
-class SuiteList(OptionList):
+class SuiteList(PointedList):
     """The suites; enter selects (then the screen opens it) and says so in the footer (as
     the history's `BuildList`)."""
 
@@ -52,9 +52,7 @@ class SuitesScreen(Screen[None]):
         self.summarise()
 
     def fill(self) -> None:
-        suites = self.query_one(OptionList)
-        highlighted = suites.highlighted
-        suites.clear_options()
+        lines = []
         for number, path in enumerate(self.paths):
             line = Text(no_wrap=True, overflow="ellipsis")
             name = self.names.get(number, path.name)
@@ -62,8 +60,8 @@ class SuitesScreen(Screen[None]):
             line.append("  " + self.summaries.get(number, "…"))
             if name != path.name:  # and the folder, what a person finds on disk
                 line.append(f"  in {one_line(path.name, 60)}", style="dim")
-            suites.add_option(Option(line))
-        suites.highlighted = highlighted if highlighted is not None else 0
+            lines.append(line)
+        self.query_one(SuiteList).show(lines)
 
     @work(thread=True, exclusive=True, group="summaries")
     def summarise(self) -> None:

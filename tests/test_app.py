@@ -31,6 +31,7 @@ from test_app_helpers import (
 from textual.widgets import OptionList, Static
 
 from rouge_tui.analysis.figures import SORTS
+from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen
 from rouge_tui.app.screens.counterparts import CounterpartsScreen
@@ -867,6 +868,32 @@ async def test_help_lists_only_the_keys_that_work_on_the_screen_it_was_opened_fr
             assert "filter" not in text, opening
             for key, what in (("m", "Metrics"), ("t", "Tokenizers"), ("s", "Sorts")):
                 assert f"{what} ({key} cycles them in the review table)\n" in text, opening
+
+
+async def test_help_explains_every_short_word_the_overview_shows(tmp_path: Path) -> None:
+    """A newcomer found `ten 33%`, `P`, `R` and `copied cov … dens …` in the overview and
+    none of them in help. Every label word the overview draws (read off the screen, a
+    suite with sources for the copied spans) now has a line under "The overview"."""
+    import shutil
+
+    suite = tmp_path / "s"
+    shutil.copytree(INCIDENT, suite)
+    app = app_for(suite)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        overview = screen_text(app).splitlines()[3:6]
+        assert review_screen(app).analysis.figures.copied, "the sample has sources"
+        shown = {word for line in overview for word in line.split() if word.isalpha() and word.islower()}
+        shown -= {"drift", "down", "up", "within", "band", "analytic", "builds", "all", "outputs"}
+        assert {"ten", "history", "copied", "cov", "dens"} <= shown, shown
+        await press(pilot, "question_mark")
+        text = app.screen.text().plain
+        part = text[text.index("The overview\n"):]
+        explained = part[: part.index("\n\n")]
+        signals = text[text.index("Change signals"):]
+        for word in shown | {"P", "R", "95%"}:  # a signal's label in its own section
+            section = signals if word in {s.short for s in SIGNALS} else explained
+            assert word in re.findall(r"[^\s(),;:]+", section), word
 
 
 async def test_help_says_which_of_the_diffs_keys_are_off_for_now() -> None:

@@ -18,6 +18,18 @@ from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
 MOVING = ("↑ ↓ j k", "move; page up / page down, home / end (the last row)")
+# What the overview's short words mean: a newcomer found none of them explained.
+OVERVIEW = (
+    ("Δ", "the mean paired delta of F, candidate minus baseline, over the ids both builds have"),
+    ("95%", "that delta's interval; band: where the baseline's band comes from, and its k"),
+    ("P  R", ("the mean paired delta of precision and of recall (recall falling while precision "
+              "holds: shorter outputs)")),
+    ("ten", "the ten most-moved outputs' share of the total |Δ|: a few outputs moved, or all of them"),
+    ("Δ -x ▁█ +x", "how many examples moved how far, from the largest fall to the largest rise"),
+    ("history", "each build's mean over all its own ids, oldest first; B and C: the pair compared"),
+    ("copied", ("with sources: each build's mean coverage (cov) and density (dens) of spans "
+                "copied from the source")),
+)
 FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"
 
 
@@ -78,6 +90,10 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for signal in SIGNALS:
             text.append(f"  {signal.short:<6}", style="bold")
             text.append(f" {signal.name}: {signal.summary}\n")
+        text.append("\nThe overview\n", style="bold underline")
+        for name, meaning in OVERVIEW:
+            text.append(f"  {name:<10}", style="bold")
+            text.append(f" {meaning}\n")
         text.append("\nVerdicts: ", style="bold")
         text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
         text.append(" (the candidate's mean against the baseline's band)\n")

@@ -1481,6 +1481,30 @@ async def test_the_history_cursor_stops_at_the_first_and_the_last_build() -> Non
         assert builds.highlighted == 1
 
 
+async def test_after_comparing_older_builds_the_history_says_the_way_back_and_it_works() -> None:
+    """A newcomer compared two older builds in h and found no way back to the pair the alert
+    was about (escape stays on the pair compared). The history's title now says it while
+    another pair is shown, and end then enter compares the newest two again."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        names = [b.name for b in review_screen(app).suite.builds]
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "end ⏎" not in screen_text(app).splitlines()[0]  # the newest pair is shown
+        await press(pilot, "home", "down", "space", "down", "space", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[1], names[2])
+        await press(pilot, "h")
+        await settle(pilot)
+        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two again")
+        await press(pilot, "end", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[-2], names[-1])
+
+
 async def test_history_reads_again_a_build_mended_since_it_was_listed_unreadable(tmp_path: Path) -> None:
     """Build 2 has a bad line when the overview scores the history; it is mended; h reads it
     again, and it can be compared (it used to stay listed unreadable and refused)."""

@@ -159,6 +159,9 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
+        newest = tuple(b.name for b in self.suite.builds[-2:])
+        if not picked and self.pair != newest:  # the way back to the pair an alert is about
+            header = f"end ⏎ compares the newest two again · {header}"
         if self.changed:  # said first: the rows of those builds and the Δ beside them are of the files as read
             names = " and ".join(one_line(name, 30) for name in sorted(self.changed))
             header = f"{names}: as read, changed on disk since (enter on the pair reads it again) · {header}"

@@ -1420,11 +1420,11 @@ async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_pat
         # night's verdict (a newcomer read "within band" and went back to bed). Through m too.
         app.clear_notifications()
         await settle(pilot)
-        assert "! newest build unreadable: an older pair shown (h)" in screen_text(app).splitlines()[0]
+        assert "! newest pair unreadable: 3 (h)" in screen_text(app).splitlines()[0]
         await press(pilot, "m")
         await settle(pilot)
         assert review_screen(app).analysis.settings.metric != "rougeL"
-        assert "newest build unreadable" in screen_text(app).splitlines()[0]
+        assert "newest pair unreadable: 3 (h)" in screen_text(app).splitlines()[0]
         await press(pilot, "h")
         assert isinstance(app.screen, HistoryScreen)
         text = screen_text(app)
@@ -1460,6 +1460,46 @@ async def test_the_history_and_suites_lists_point_at_the_cursors_row(tmp_path: P
         await press(pilot, "j", "j")
         await settle(pilot)
         assert len(pointed_rows(app)) == 1 and "in three" in pointed_rows(app)[0]
+
+
+async def test_the_unreadable_notice_names_the_build_and_belongs_to_the_pair_shown(tmp_path: Path) -> None:
+    """A review of the notice: it stayed on after another pair was compared in h (even a
+    mended one), said "an older pair" when the broken build was the baseline (1 → 3 shown),
+    and cut the references' notice beside it. It names the build, shows only on the pair
+    opened in its place, and both notices show whole."""
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
+    refs = suite / "references.jsonl"
+    refs.write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
+    for name, outputs in (("1", {"a": "the cat", "b": "a dog"}), ("3", {"a": "cat sat", "b": "dog"})):
+        (suite / "builds" / f"{name}.jsonl").write_text(rows("output", outputs))
+    (suite / "builds" / "2.jsonl").write_text("{broken\n")
+    app = app_for(suite)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "3")  # the newest build is in it
+        assert "! newest pair unreadable: 2 (h)" in screen_text(app).splitlines()[0]
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "✗" in screen_text(app) and "end ⏎" not in screen_text(app).splitlines()[0]  # no way to 2 → 3
+    refs.write_text(rows("reference", {"a": "the cat sat down", "b": "a dog ran"}))  # refs changed since
+    app = app_for(suite)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        title = screen_text(app).splitlines()[0]
+        assert "refs changed since" in title and "newest pair unreadable: 2 (h)" in title, title
+        (suite / "builds" / "2.jsonl").write_text(rows("output", {"a": "the cat sat", "b": "a dog"}))
+        await press(pilot, "h")
+        await settle(pilot)
+        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two ·")
+        await press(pilot, "end", "enter")  # 2 → 3, mended: the newest pair, read
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("2", "3")
+        title = screen_text(app).splitlines()[0]
+        assert "unreadable" not in title and "refs changed since" in title, title
 
 
 async def test_the_history_cursor_stops_at_the_first_and_the_last_build() -> None:
@@ -1498,7 +1538,7 @@ async def test_after_comparing_older_builds_the_history_says_the_way_back_and_it
         assert (figures.baseline.name, figures.candidate.name) == (names[1], names[2])
         await press(pilot, "h")
         await settle(pilot)
-        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two again")
+        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two ·")
         await press(pilot, "end", "enter")
         await settle(pilot)
         figures = review_screen(app).analysis.figures

@@ -211,21 +211,23 @@ def open_analysis(
         mine = [entry for entry in (base, cand) if exc is entry.problem or exc.path in (entry.path, *entry.run_files)]
         if baseline is not None or candidate is not None or not mine:
             raise
-        raise NewestUnreadable(exc, readable_pair(suite, mine[0])) from None
+        raise NewestUnreadable(exc, readable_pair(suite, mine[0]), mine[0].name) from None
     return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier, early=early)
 
 
 class NewestUnreadable(SuiteError):
     """The newest pair, which the reader did not pick, cannot be read (the night's build is
     often the broken one): ``instead``, the two newest builds that can be (None: no two),
-    the way on, which the message gives as flags to type; ``reason``, what went wrong."""
+    the way on, which the message gives as flags to type; ``reason``, what went wrong;
+    ``build``, the build that cannot be read."""
 
-    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None) -> None:
+    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None, build: str = "") -> None:
         way = (f"{_flag('baseline', instead[0])} {_flag('candidate', instead[1])} compares the two newest "
                "builds that can be read" if instead else "no other two builds of the suite can be read")
         super().__init__(f"{exc.message} ({way})", exc.path, exc.line)
         self.reason = str(exc)
         self.instead = instead
+        self.build = build
 
 
 def readable_pair(suite: Suite, broken: BuildEntry) -> tuple[str, str] | None:

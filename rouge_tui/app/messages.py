@@ -28,6 +28,7 @@ class AnalysisReady(Message):
     analysis: Analysis
     reason: str = ""
     notice: str | None = None  # for the overview's first line (the references changed)
+    unreadable: str | None = None  # one of the newest two builds, left out as it cannot be read
     request: int | None = None  # the number of the request (m, t, h) it answers
 
 

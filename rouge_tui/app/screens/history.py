@@ -159,9 +159,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
-        newest = tuple(b.name for b in self.suite.builds[-2:])
-        if not picked and self.pair != newest:  # the way back to the pair an alert is about
-            header = f"end ⏎ compares the newest two again · {header}"
+        if not picked and self.newest_readable() not in (None, self.pair):  # the pair an alert is about
+            header = f"end ⏎ compares the newest two · {header}"
         if self.changed:  # said first: the rows of those builds and the Δ beside them are of the files as read
             names = " and ".join(one_line(name, 30) for name in sorted(self.changed))
             header = f"{names}: as read, changed on disk since (enter on the pair reads it again) · {header}"
@@ -174,6 +173,14 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         band = f" {'band':<17}" if self.with_band else ""
         columns = f"{' ' * len(POINTER)}   {'build'.ljust(width)} {'runs':>4} {'n':>7} {'mean':<6}{band} {'paired Δ':<9} {'marks':>5}"
         self.query_one("#history-columns", Static).update(Text(columns, no_wrap=True, overflow="ellipsis"))
+
+    def newest_readable(self) -> tuple[str, str] | None:
+        """The newest two builds, when both can be read (as far as is known yet)."""
+        newest = self.suite.builds[-2:]
+        scored = self.builds[-2:] if self.builds else []
+        if len(newest) < 2 or any(b.problem is not None for b in newest) or any(b.stats is None for b in scored):
+            return None
+        return newest[0].name, newest[1].name
 
     @property
     def with_band(self) -> bool:

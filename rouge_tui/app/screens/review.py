@@ -65,9 +65,6 @@ STATUS_STEPS = ("out", "sort", "rows", "filter", "filter", "out", "sort")
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
 MARKS_CHECK = 2.0  # seconds between looks at the marks file (another session's marks)
 REST = 0.15  # seconds the cursor rests on a row before its diff is made ahead
-# The overview's notice while the newest build cannot be read: its warning fades, and the
-# older pair shown could read as the night's verdict.
-NEWEST_UNREADABLE = "newest build unreadable: an older pair shown (h)"
 
 
 def option(options: argparse.Namespace | None, name: str) -> object:
@@ -127,6 +124,11 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.waiting: list[tuple[Callable[[], None], str]] = []  # actions waiting for the texts, in order
         self.texts_failed: str | None = None  # why the shown comparison's texts could not be read
         self.changed_on_disk: set[str] = set()  # compared builds whose files changed since read
+        self.refs_notice: str | None = None  # the references changed since an earlier review
+        # One of the newest pair cannot be read, and the pair shown first was picked in its
+        # place: said while that pair is shown (its warning fades, and the pair's verdict
+        # could read as the night's).
+        self.unreadable: tuple[tuple[str, str] | None, str] | None = None
         self.asked: Asked | None = None  # the comparison asked for and not yet shown
         self.requests = 0  # requests made (m, t, a pair picked in h), the last one's number
         # The m or t step refused last (setting, value): the next press of that key steps on
@@ -197,7 +199,7 @@ class ReviewScreen(common.Answers, Screen[None]):
             def early(shown: Analysis) -> None:  # the table before the grounded signals are in
                 self.post_message(AnalysisReady(shown))
 
-            older = None  # what the overview says while the newest pair cannot be read
+            unreadable = None  # one of the newest pair, which the reader did not pick
             try:
                 analysis = open_analysis(
                     suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
@@ -211,9 +213,8 @@ class ReviewScreen(common.Answers, Screen[None]):
                 self.post_message(WorkFailed(
                     f"{exc.reason}; showing {common.pair_text(exc.instead)}, the two newest builds that can be "
                     "read (h lists every build)", fatal=False, severity="warning"))
-                older = NEWEST_UNREADABLE
-            notices = [older, self._logged(analysis)]
-            self.post_message(AnalysisReady(analysis, notice="; ".join(filter(None, notices)) or None))
+                unreadable = exc.build
+            self.post_message(AnalysisReady(analysis, notice=self._logged(analysis), unreadable=unreadable))
             self._texts_of(analysis)
         except InterruptedError:
             return
@@ -339,7 +340,10 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.review = None
         # The same pair: the review follows once this comparison's texts are in (`texts_in`).
         self.matches = None
-        self.overview.show(message.analysis.figures, message.notice or self.overview.notice)
+        self.refs_notice = message.notice or self.refs_notice
+        if message.unreadable is not None:
+            self.unreadable = (self.pair_shown(), message.unreadable)
+        self.overview.show(message.analysis.figures, self.notice())
         self.show_rows()
         if keep is not None and (row := self.row_of_id(keep)) is not None:
             self.table.cursor = row
@@ -649,6 +653,14 @@ class ReviewScreen(common.Answers, Screen[None]):
 
         assert self.review is not None
         self.app.push_screen(DiffScreen(self.review, sequence, position, walk=walk, query=self.diff_query(), prepared=self.prepared), back)
+
+    def notice(self) -> str | None:
+        """The overview's notice for the comparison shown."""
+        unreadable = self.unreadable
+        said = [self.refs_notice]
+        if unreadable is not None and unreadable[0] == self.pair_shown():
+            said.append(f"newest pair unreadable: {one_line(unreadable[1], 30)} (h)")
+        return "; ".join(filter(None, said)) or None
 
     def pair_shown(self) -> tuple[str, str] | None:
         figures = None if self.analysis is None else self.analysis.figures

@@ -140,8 +140,9 @@ class Overview(Widget):
         title = Text(no_wrap=True, overflow="ellipsis")
         title.append(one_line(f.suite, 40), style=self._style("title"))
         title.append("  ")
-        if self.notice:
-            title.append(f"! {one_line(self.notice, 60)}", style=self._style("warn"))
+        if self.notice:  # (what the suite's name leaves, the signature after it cut first)
+            room = max(60, width - title.cell_len - 4)
+            title.append(f"! {one_line(self.notice, room)}", style=self._style("warn"))
             title.append("  ")
         title.append(f.signature)
         title.append("  refs ", style=self._style("label"))

@@ -120,6 +120,10 @@ def test_a_change_seen_from_a_new_folder_says_which_folder_was_reviewed() -> Non
     hostile.record(entry("a", place="/e/\x1b[31mred\nline"))
     said = ReviewLog("other", "/f").reference_change("q").message()
     assert "\x1b" not in said and "\n" not in said
+    deep = "/" + "/".join(["very-long-folder-name"] * 5) + "/copy-b"  # a long path keeps its end
+    ReviewLog("deep", "/g").record(entry("a", place=deep))
+    said = ReviewLog("deep", "/h").reference_change("q").message()
+    assert "…" in said and "/copy-b)" in said and len(said) < len(deep) + 150
 
 
 def test_reviews_from_before_folders_were_recorded_count_as_this_folders() -> None:

@@ -43,7 +43,9 @@ class ReferenceChange:
     elsewhere: str | None = None  # the folder of that review, when it was not this suite's
 
     def message(self) -> str:
-        where = f" (a review of this suite's name in {one_line(self.elsewhere, 60)})" if self.elsewhere else ""
+        folder = one_line(self.elsewhere or "")
+        folder = folder if len(folder) <= 60 else "…" + folder[-59:]  # a path's end tells folders apart
+        where = f" (a review of this suite's name in {folder})" if self.elsewhere else ""
         return (
             f"references changed since {self.since}{where}: fingerprint {self.previous[:12]} -> "
             f"{self.current[:12]}; deltas against earlier reviews are not comparable"

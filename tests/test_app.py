@@ -477,6 +477,38 @@ async def test_brackets_step_through_the_changes_and_f_folds() -> None:
         assert shown.startswith("▶" + drawn[0]) and shown[2:] == drawn[2 : len(shown)]  # the mark kept
 
 
+async def test_the_diff_title_says_which_change_of_how_many_the_brackets_went_to() -> None:
+    """A newcomer stepping with ] could not tell where they were among the changes: the
+    title now says "change k of n" (short: "chg k/n"), k counting the steps taken, n the
+    last k before "no more changes that way"; a switch of mode clears it."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter", "d")
+        assert "change" not in screen_text(app).splitlines()[1]
+
+        def said() -> tuple[int, int]:
+            title = screen_text(app).splitlines()[1]
+            found = re.search(r"change (\d+) of (\d+)|chg (\d+)/(\d+)", title)
+            assert found, title
+            k, n = (int(g) for g in found.groups() if g is not None)
+            return k, n
+
+        seen = []
+        for _ in range(100):
+            await press(pilot, "right_square_bracket")
+            if any(n.message == "no more changes that way" for n in app._notifications):
+                break
+            seen.append(said())
+        total = len(seen)
+        assert total >= 3 and seen == [(k, total) for k in range(1, total + 1)]
+        assert said() == (total, total)  # a step past the last: still on it
+        await press(pilot, "left_square_bracket")
+        assert said() == (total - 1, total)
+        await press(pilot, "d")
+        assert "change" not in screen_text(app).splitlines()[1] and "chg" not in screen_text(app).splitlines()[1]
+
+
 async def test_fold_says_when_there_is_nothing_to_fold() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -225,6 +225,8 @@ class DiffScreen(common.Answers, Screen[str]):
             (f"marked {mark}" if mark else "", short_mark),
             (MODES[self.mode], SHORT_MODES[self.mode]),
         ]
+        if (at := self.view.change_at()) is not None:  # where ] and [ went: the k-th change of n
+            parts.insert(0, (f"change {at[0]} of {at[1]}", f"chg {at[0]}/{at[1]}"))
         if self.runs > 1:
             scores = ", ".join(f"{role} " + " ".join(f"{f:.2f}" for f in found)
                                for role, found in zip(("base", "cand"), self.run_scores) if found)
@@ -377,6 +379,7 @@ class DiffScreen(common.Answers, Screen[str]):
     def action_change(self, step: int) -> None:
         if not self.view.next_change(step):
             self.notify("no more changes that way" if self.view.changes else "no changes to step through", markup=False, timeout=2)
+        self.update_headers()  # the title says which change of how many
 
     def action_pane(self) -> None:
         self.view.next_pane()

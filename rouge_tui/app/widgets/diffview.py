@@ -464,6 +464,12 @@ class DiffView(ScrollView, can_focus=True):
         self.refresh()
         return True
 
+    def change_at(self) -> tuple[int, int] | None:
+        """Which change `]` / `[` went to, as (k, n): the k-th of n; None when on none."""
+        if self.current is None or self.current not in self.changes:
+            return None
+        return self.changes.index(self.current) + 1, len(self.changes)
+
     def next_change(self, step: int) -> bool:
         if self.changes:
             return self._go(self.changes, step, point=True)

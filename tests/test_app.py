@@ -505,8 +505,17 @@ async def test_the_diff_title_says_which_change_of_how_many_the_brackets_went_to
         assert said() == (total, total)  # a step past the last: still on it
         await press(pilot, "left_square_bracket")
         assert said() == (total - 1, total)
+
+        def none_said() -> bool:
+            title = screen_text(app).splitlines()[1]
+            return "change" not in title and "chg" not in title
+
+        await press(pilot, "tab")  # a pane's title is pointed at now
+        assert none_said()
+        await press(pilot, "right_square_bracket")
+        assert said()[1] == total
         await press(pilot, "d")
-        assert "change" not in screen_text(app).splitlines()[1] and "chg" not in screen_text(app).splitlines()[1]
+        assert none_said()
 
 
 async def test_fold_says_when_there_is_nothing_to_fold() -> None:

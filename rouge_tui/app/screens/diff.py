@@ -374,6 +374,7 @@ class DiffScreen(common.Answers, Screen[str]):
             self.notify(f"nothing to fold: no unchanged stretch is longer than {FOLD_WORDS} words", markup=False, timeout=3)
             return
         self.view.folded = not self.view.folded
+        self.update_headers()  # the rows moved: no change is pointed at
         self.notify("long unchanged stretches folded" if self.view.folded else "unfolded", markup=False, timeout=2)
 
     def action_change(self, step: int) -> None:
@@ -383,6 +384,7 @@ class DiffScreen(common.Answers, Screen[str]):
 
     def action_pane(self) -> None:
         self.view.next_pane()
+        self.update_headers()  # a pane's title is pointed at, not a change
 
     def action_counterparts(self) -> None:
         from rouge_tui.app.screens.counterparts import CounterpartsScreen

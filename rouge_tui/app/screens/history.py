@@ -147,9 +147,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
 
     def fill(self, highlighted: int | None = None) -> None:
         # The build column gets what the pointer, the figures (57 columns) and a scrollbar
-        # leave: 17 at 80;
-        # under 78 columns the band goes (the base of the verdict is the comparison's anyway),
-        # so that a line is never wrapped in two.
+        # leave: 17 at 80; under 78 columns the band goes (the base of the verdict is the
+        # comparison's anyway), so that a line is never wrapped in two.
         width = max(12, min(40, self.size.width - (63 if self.with_band else 45)))
         names = shorten_names([b.name for b in self.suite.builds], width)
         lines = [self.line(number, name, width) for number, name in enumerate(names)]

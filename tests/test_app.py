@@ -518,6 +518,16 @@ async def test_the_diff_title_says_which_change_of_how_many_the_brackets_went_to
         assert none_said()
 
 
+async def test_the_filters_placeholder_is_read_whole_at_80_columns() -> None:
+    """A newcomer read "enter keeps, escape    ": the placeholder was cut at 80 columns."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        line = next(row for row in screen_text(app).splitlines() if "filter:" in row)
+        assert "keeps, esc clears" in line, line
+
+
 async def test_fold_says_when_there_is_nothing_to_fold() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

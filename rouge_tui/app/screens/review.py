@@ -146,7 +146,7 @@ class ReviewScreen(common.Answers, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Overview(id="overview")
         yield MoversTable(id="movers")
-        yield Input(placeholder="filter: id or text, a signal (trunc), a mark (fine); enter keeps, escape clears", id="filter")
+        yield Input(placeholder="filter: id or text, a signal (trunc), a mark (fine) · ⏎ keeps, esc clears", id="filter")
         yield Static(id="status")
         yield KeyBar()
 

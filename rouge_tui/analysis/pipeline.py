@@ -221,7 +221,7 @@ class NewestUnreadable(SuiteError):
     the way on, which the message gives as flags to type; ``reason``, what went wrong;
     ``build``, the build that cannot be read."""
 
-    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None, build: str = "") -> None:
+    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None, build: str) -> None:
         way = (f"{_flag('baseline', instead[0])} {_flag('candidate', instead[1])} compares the two newest "
                "builds that can be read" if instead else "no other two builds of the suite can be read")
         super().__init__(f"{exc.message} ({way})", exc.path, exc.line)

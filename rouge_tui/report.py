@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from typing import Any
 
@@ -71,22 +72,9 @@ def to_json(
     """The report as one JSON object; the field names are SPEC's contract. ``details`` are
     the grounding fields of the first rows (what overlap cannot see), one dict per row."""
     f = figures
-    rows = []
-    for rank in range(min(top, f.paired)):
-        row = {
-            "id": f.ids[rank],
-            "baseline": float(f.baseline_f[rank]),
-            "candidate": float(f.candidate_f[rank]),
-            "delta": float(f.delta[rank]),
-            "signals": signals.names(int(f.signals[rank])),
-            "unsupported": [],
-            "new_sentences": [],
-            "new_figures": [],
-        }
-        shown = details if details is not None else f.details
-        if rank < len(shown):
-            row.update(shown[rank])
-        rows.append(row)
+    shown = details if details is not None else f.details
+    rows = [_row(f, rank, shown[rank] if rank < len(shown) else {}) for rank in range(min(top, f.paired))]
+    flagged = [_row(f, rank, found) for rank, found in zip(f.flagged, f.flagged_details)]
     data = {
         "suite": f.suite,
         "metric": f.settings.metric,
@@ -108,6 +96,10 @@ def to_json(
         "reference_fingerprint": f.reference_fingerprint,
         "k": f.settings.k,
         "top": rows,
+        "flagged": flagged,
+        "signal_drift": [rate.to_json() for rate in f.drifting],
+        "signal_rates": [{**rate.to_json(), "alarm": rate.alarm, **({"no_band": rate.reason} if rate.reason else {})}
+                         for rate in f.rates],
         "signals": signals.counts(f.signals),
         "warnings": list(f.warnings),
         "delta_precision": f.delta_precision,
@@ -117,6 +109,50 @@ def to_json(
     }
     data.update(extra or {})
     return data
+
+
+def _row(f: Figures, rank: int, found: dict[str, Any]) -> dict[str, Any]:
+    """One example as `top` and `flagged` list it (``found``: its grounding fields); with
+    replicate runs also each run's F, how many runs each signal fired in, and the run shown."""
+    row = {
+        "id": f.ids[rank],
+        "baseline": float(f.baseline_f[rank]),
+        "candidate": float(f.candidate_f[rank]),
+        "delta": float(f.delta[rank]),
+        "signals": signals.names(int(f.signals[rank])),
+        "unsupported": [],
+        "new_sentences": [],
+        "new_figures": [],
+    }
+    row.update(found)
+    if f.run_f:
+        row["runs"] = {role: [float(x) for x in values[:, rank]] for role, values in f.run_f.items()}
+        row["shown_run"] = f.run_moved(rank) + 1
+        if f.runs_fired is not None:
+            row["signal_runs"] = {s.name: int(f.runs_fired[bit, rank]) for bit, s in enumerate(signals.SIGNALS)
+                                  if f.signals[rank] >> bit & 1}
+    return row
+
+
+def signal_words(row: dict[str, Any], runs: int) -> str:
+    """A row's signals for a person: ``new-figure 1/3`` with replicate runs."""
+    fired = row.get("signal_runs")
+    return " ".join(f"{name} {fired[name]}/{runs}" if fired and name in fired else name for name in row["signals"])
+
+
+def alarm_lines(data: dict[str, Any]) -> list[str]:
+    """Each signal drift in words, with the top of its band in outputs at this pair's size
+    (``▲ new figures: 50 outputs (earlier pairs 0-3), band up to 9``)."""
+    from rouge_tui.analysis.triage import drift_words
+
+    return [f"{drift_words(d)}, band up to {math.floor(d['band'][1] * data['paired'] + 1e-9)}"
+            for d in data["signal_drift"]]
+
+
+def band_note(data: dict[str, Any]) -> str:
+    """Why the signals have no band, once (too little history), else nothing."""
+    reasons = {r["no_band"] for r in data.get("signal_rates", []) if r.get("no_band")}
+    return f"no signal band yet: {min(reasons).removeprefix('no band: ')}" if reasons else ""
 
 
 def render_json(data: dict[str, Any]) -> str:
@@ -159,6 +195,9 @@ def render_markdown(data: dict[str, Any]) -> str:
         (f"**Verdict: {verdict_symbol(data['verdict'])} {verdict_words(data['verdict'])}**"
          f" (band k = {data['k']:g}): {data['verdict_reason']}"),
         "",
+        *(f"**Signal drift: {md(line)}**" for line in alarm_lines(data)),
+        *([""] if data["signal_drift"] else []),
+        *([f"_{md(band_note(data))}_", ""] if band_note(data) else []),
         *(f"> **warning:** {md(w)}" for w in data["warnings"]),
         *([""] if data["warnings"] else []),
         f"- Signature: `{data['signature']}`",
@@ -193,9 +232,15 @@ def render_markdown(data: dict[str, Any]) -> str:
         note = data["marks"].get(row["id"], {}).get("note", "")
         lines.append(
             f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
-            f" {row['delta']:+.4f} | {' '.join(row['signals'])} | {_mark_word(data, row['id'])} |"
+            f" {row['delta']:+.4f} | {signal_words(row, max(b['runs'], c['runs']))} | {_mark_word(data, row['id'])} |"
             f" {md(note, 200)} |"
         )
+    runs = max(b["runs"], c["runs"])
+    if data["flagged"]:
+        lines += ["", f"## The {len(data['flagged'])} flagged: a drifting signal fired, most telling first", "",
+                  "| id | baseline | candidate | delta | signals | mark |", "| --- | ---: | ---: | ---: | --- | --- |"]
+        lines += [f"| {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} | {row['delta']:+.4f} |"
+                  f" {signal_words(row, runs)} | {_mark_word(data, row['id'])} |" for row in data["flagged"]]
     said = _said(data)
     if said:
         lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
@@ -238,6 +283,11 @@ def render_text(data: dict[str, Any]) -> Any:
         f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
         f"  the ten hold {percent(data['top_share'])} of |delta|"
     )
+    for line in alarm_lines(data):
+        head.append("\nalarm      " + line, style="bold red")
+    bands = band_note(data)
+    if bands:
+        head.append("\nsignals    " + bands)
     for warning in data["warnings"]:
         head.append("\nwarning    " + one_line(warning), style="bold yellow")
 
@@ -256,10 +306,16 @@ def render_text(data: dict[str, Any]) -> Any:
         if data[key]:
             notes.append(f"\n{label.lower()} ({len(data[key])}): {_listing(data[key], 8)}")
 
-    top = Table(title=f"the {len(data['top'])} most-moved outputs", title_justify="left", box=None)
-    for column, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
-                            ("delta", "right"), ("signals", "left"), ("mark", "left")):
-        top.add_column(column, justify=justify)
+    runs = max(b["runs"], c["runs"])
+
+    def listing(title: str) -> Table:
+        table = Table(title=title, title_justify="left", box=None)
+        for column, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
+                                ("delta", "right"), ("signals", "left"), ("mark", "left")):
+            table.add_column(column, justify=justify)
+        return table
+
+    top = listing(f"the {len(data['top'])} most-moved outputs")
     said = Table.grid(padding=(0, 1))  # a long sentence wraps under itself, not under the id
     said.add_column(justify="right", min_width=3)
     said.add_column()
@@ -267,7 +323,7 @@ def render_text(data: dict[str, Any]) -> Any:
     for rank, row in enumerate(data["top"], 1):
         top.add_row(
             str(rank), Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}",
-            f"{row['candidate']:.4f}", f"{row['delta']:+.4f}", " ".join(row["signals"]),
+            f"{row['candidate']:.4f}", f"{row['delta']:+.4f}", signal_words(row, runs),
             Text(_mark_word(data, row["id"])),
         )
         for sentence in row["new_sentences"]:
@@ -276,6 +332,19 @@ def render_text(data: dict[str, Any]) -> Any:
             said.add_row(str(rank), Text(one_line(row["id"], 24)),
                          Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
     parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
+    if data["flagged"]:
+        flagged = listing(f"the {len(data['flagged'])} flagged: a drifting signal fired, most telling first")
+        for row in data["flagged"]:
+            flagged.add_row(
+                "", Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
+                f"{row['delta']:+.4f}", signal_words(row, runs), Text(_mark_word(data, row["id"])),
+            )
+            for sentence in row["new_sentences"]:
+                said.add_row("", Text(one_line(row["id"], 24)), Text("new sentence: " + one_line(sentence, 200)))
+            if row["new_figures"]:
+                said.add_row("", Text(one_line(row["id"], 24)),
+                             Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
+        parts += [Text(""), flagged]
     written = Table.grid(padding=(0, 1))  # the reviewers' notes on these rows, whole
     written.add_column(justify="right", min_width=3)
     written.add_column()
@@ -367,7 +436,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     top = "".join(
         f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
         f"<td class=n>{row['candidate']:.4f}</td><td class=n>{row['delta']:+.4f}</td>"
-        f"<td>{_h(' '.join(row['signals']))}</td><td>{_h(_mark_word(data, row['id']))}</td>"
+        f"<td>{_h(signal_words(row, max(b['runs'], c['runs'])))}</td><td>{_h(_mark_word(data, row['id']))}</td>"
         f"<td class=prose>{_h_text(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
         for rank, row in enumerate(data["top"], 1)
     )
@@ -386,6 +455,8 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
         (f'<p><span class="verdict {data["verdict"]}">{verdict_symbol(data["verdict"])} {verdict_words(data["verdict"])}</span> '
          f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
+        "".join(f'<p class="verdict drift-down">{_h(line)}</p>' for line in alarm_lines(data)),
+        f"<p class=legend>{_h(band_note(data))}</p>" if band_note(data) else "",
         warnings,
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
          f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
@@ -401,6 +472,16 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             f"<h2>The {len(data['top'])} most-moved outputs</h2>",
             "<div class=wide><table><tr><th>rank</th><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th><th>note</th></tr>",
             top,
+            "</table></div>",
+        ]
+    runs = max(b["runs"], c["runs"])
+    if data["flagged"]:
+        parts += [
+            f"<h2>The {len(data['flagged'])} flagged: a drifting signal fired, most telling first</h2>",
+            "<div class=wide><table><tr><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th></tr>",
+            "".join(f"<tr><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td><td class=n>{row['candidate']:.4f}</td>"
+                    f"<td class=n>{row['delta']:+.4f}</td><td>{_h(signal_words(row, runs))}</td>"
+                    f"<td>{_h(_mark_word(data, row['id']))}</td></tr>" for row in data["flagged"]),
             "</table></div>",
         ]
     said = _said(data)

@@ -159,7 +159,7 @@ def test_edge_cases_of_the_arguments():
     assert ground(SUMMARY_B, []).unsupported == [s.span.text for s in
                                                 ground(SUMMARY_B, []).candidate.sentences]
     counts = new_counts(["", "Fresh words here 7.", "same"], ["x", "", "same"], [("x",)] * 3)
-    assert [c.tolist() for c in counts] == [[0, 1, 0], [0, 1, 0]]
+    assert [c.tolist() for c in counts] == [[0, 1, 0], [0, 1, 0], [1.0, 0.0, 1.0]]
 
 
 # -- figures -------------------------------------------------------------------------------
@@ -458,7 +458,11 @@ def test_the_bulk_reader_equals_the_reference_on_random_texts(many):
 def reference_counts(candidates, baselines, references, sources, min_support):
     sides = [ground_side(c, r, s, b, min_support=min_support)
              for c, b, r, s in zip(candidates, baselines, references, sources)]
-    return [len(x.new_sentences) for x in sides], [len(x.new_figures) for x in sides]
+    def least(side):  # the least, over new sentences, of the best support anywhere
+        return min((max(r.counterpart.support if r.counterpart else 0.0,
+                        r.in_other.support if r.in_other else 0.0) for r in side.sentences if r.new), default=1.0)
+
+    return [len(x.new_sentences) for x in sides], [len(x.new_figures) for x in sides], [least(x) for x in sides]
 
 
 long_texts = st.lists(st.sampled_from(["a", "b", "the", "cat", "x", "y", "z", "12", ". ", "\n"]),
@@ -479,6 +483,7 @@ def check_bulk(suite, min_support):
     expected = reference_counts(candidates, baselines, references, sources, min_support)
     assert got[0].tolist() == expected[0]
     assert got[1].tolist() == expected[1]
+    assert got[2].tolist() == pytest.approx(expected[2], abs=1e-12)
 
 
 @given(suites, st.sampled_from([0.5, 0.3, 0.75, 1.0]))

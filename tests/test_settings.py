@@ -116,7 +116,7 @@ def test_dotted_keys_and_inline_tables(tmp_path: Path) -> None:
             'metrc = "rougeL"\n',
             (
                 "1: unknown key 'metrc' "
-                "(known: name, metric, tokenizer, stem, band, grounding, fields)"
+                "(known: name, metric, tokenizer, stem, band, grounding, fields, alarm)"
             ),
         ),
         (

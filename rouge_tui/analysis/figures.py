@@ -15,6 +15,7 @@ import numpy as np
 
 from rouge_tui.analysis.compare import TEN, BuildStats
 from rouge_tui.analysis.settings import Settings
+from rouge_tui.analysis.triage import PairCounts, Rate
 
 __all__ = ["RANKING", "SORTS", "Figures", "Sort", "percent"]
 
@@ -35,6 +36,10 @@ SORTS = {
     "improvements": Sort("improvements first", "impr first", "the largest gains first, then the rest"),
     "new movers": Sort("new movers first", "new first",
                        "the examples not flagged vol (volatile) first, each part by |delta|"),
+    "flagged": Sort("flagged first", "flagged", "the examples where a drifting signal fired first "
+                    "(new figures, new sentences, the rest), each part by |delta|"),
+    "noise": Sort("beyond its own noise", "vs noise", "|delta| over the example's run-to-run spread "
+                  "(replicate runs), largest first"),
     "id": Sort("by id", "by id", "by example id"),
 }
 RANKING = next(iter(SORTS))  # the first order, the table's at the start
@@ -76,6 +81,47 @@ class Figures:
     # before what overlap cannot see is in): their bits are not set yet, nor ``copied``.
     # Figures with any are shown, never cached nor reported.
     pending: tuple[str, ...] = ()
+    # SPEC "Triage": every banded signal's rate on this pair and its band (`triage.Rate`), and
+    # the flagged, rows where a drifting signal fired in their reading order (past the ten).
+    rates: list[Rate] = field(default_factory=list)
+    flagged: list[int] = field(default_factory=list)
+    flagged_details: list[dict] = field(default_factory=list)  # as ``details``, for each of ``flagged``
+    # With replicate runs: each run's F by role (runs x examples, ranking order), and how many
+    # runs each signal fired in (signals x examples); else empty and None.
+    run_f: dict[str, np.ndarray] = field(default_factory=dict)
+    runs_fired: np.ndarray | None = None
+
+    @property
+    def drifting(self) -> list[Rate]:
+        """The signal drifts: the signals whose rate lies above their band and may raise the alarm."""
+        return [rate for rate in self.rates if rate.drift]
+
+    @property
+    def alarm(self) -> bool:
+        """What `report`'s exit status says: a ROUGE drift or a signal drift."""
+        return self.verdict != "within-band" or bool(self.drifting)
+
+    @property
+    def runs(self) -> int:
+        """Replicate runs compared (the most either build has)."""
+        return max((len(f) for f in self.run_f.values()), default=1)
+
+    def run_moved(self, row: int) -> int:
+        """The run whose F moved most on ``row`` (run r of each build, or its last): the one a
+        diff opens on."""
+        if not self.run_f:
+            return 0
+        moves = [abs(self.run_f["candidate"][min(r, len(self.run_f["candidate"]) - 1), row]
+                     - self.run_f["baseline"][min(r, len(self.run_f["baseline"]) - 1), row]) for r in range(self.runs)]
+        return int(np.argmax(moves))
+
+    def noise(self) -> np.ndarray:
+        """Each row's run-to-run spread: the root mean square of the two builds' sample sds
+        over their runs (0 where neither build has two runs)."""
+        spread = [np.std(f, axis=0, ddof=1) if len(f) > 1 else np.zeros(self.paired) for f in self.run_f.values()]
+        if not spread:
+            return np.zeros(self.paired)
+        return np.sqrt(np.mean(np.square(spread), axis=0))
 
     @property
     def paired(self) -> int:
@@ -115,6 +161,15 @@ class Figures:
 
             bit = [s.name for s in SIGNALS].index("volatile")
             return np.lexsort((rank, self.signals >> bit & 1))
+        if sort == "flagged":
+            from rouge_tui.analysis.triage import flagged_first
+
+            return flagged_first(self.signals, [rate.signal for rate in self.drifting])
+        if sort == "noise":
+            magnitude = np.abs(self.delta)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                beyond = np.where(magnitude > 0, magnitude / self.noise(), 0.0)
+            return np.lexsort((rank, -beyond))
         if sort == "id":
             return np.asarray(sorted(range(self.paired), key=self.ids.__getitem__), dtype=np.int64)
         raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
@@ -129,16 +184,22 @@ class Figures:
         head = {
             name: value
             for name, value in self.__dict__.items()
-            if name not in dict(self._ARRAYS) and name not in ("settings", "baseline", "candidate", "pending")
+            if name not in dict(self._ARRAYS)
+            and name not in ("settings", "baseline", "candidate", "pending", "rates", "run_f", "runs_fired")
         }
         head["settings"] = {k: v for k, v in asdict(self.settings).items() if k != "stem_asked"}  # not the figures'
         head["baseline"] = asdict(self.baseline)
         head["candidate"] = asdict(self.candidate)
+        head["rates"] = [asdict(rate) for rate in self.rates]
+        runs = [*self.run_f.values(), *([] if self.runs_fired is None else [self.runs_fired])]
+        head["runs"] = [len(self.run_f.get("baseline", ())), len(self.run_f.get("candidate", ())),
+                        0 if self.runs_fired is None else len(self.runs_fired)]
         text = json.dumps(head, ensure_ascii=False, allow_nan=True).encode("utf-8", "surrogatepass")
         arrays = b"".join(
             np.ascontiguousarray(getattr(self, name), dtype=kind).tobytes()
             for name, kind in self._ARRAYS
         )
+        arrays += b"".join(np.ascontiguousarray(a, dtype="<f8" if a.dtype.kind == "f" else "u1").tobytes() for a in runs)
         return len(text).to_bytes(8, "little") + text + arrays
 
     @classmethod
@@ -154,12 +215,29 @@ class Figures:
             for name, kind in cls._ARRAYS:
                 arrays[name] = np.frombuffer(data, kind, n, offset).astype(kind[1:])
                 offset += np.dtype(kind).itemsize * n
+            base_runs, cand_runs, fired = head.pop("runs")
+            run_f = {}
+            for role, rows in (("baseline", base_runs), ("candidate", cand_runs)):
+                if rows:
+                    run_f[role] = np.frombuffer(data, "<f8", rows * n, offset).astype("f8").reshape(rows, n)
+                    offset += 8 * rows * n
+            head["run_f"] = run_f
+            head["runs_fired"] = np.frombuffer(data, "u1", fired * n, offset).reshape(fired, n).copy() if fired else None
+            offset += fired * n
+            head["rates"] = [
+                Rate(**{**rate, "band": None if rate["band"] is None else tuple(rate["band"]),
+                        "history": tuple(PairCounts(**h) for h in rate["history"])})
+                for rate in head["rates"]
+            ]
             if offset != len(data):
                 raise ValueError("length")
             for name in ("baseline_f", "candidate_f"):
                 if not np.all((arrays[name] >= 0) & (arrays[name] <= 1)):
                     raise ValueError(name)
-            head["settings"] = Settings(**head["settings"])
+            settings = head["settings"]
+            if settings.get("alarm") is not None:
+                settings["alarm"] = tuple(settings["alarm"])
+            head["settings"] = Settings(**settings)
             for role in ("baseline", "candidate"):
                 stats = head[role]
                 stats["band"] = tuple(stats["band"])
@@ -195,6 +273,8 @@ class Figures:
             problems.append("ids")
         if self.pending:
             problems.append("pending signals")
+        if any(not 0 <= row < self.paired for row in self.flagged) or (self.flagged and not self.drifting):
+            problems.append("flagged")
         if problems:
             raise ValueError(f"cached figures do not check out: {', '.join(problems)}")
 

@@ -59,6 +59,7 @@ __all__ = [
     "ground",
     "ground_side",
     "lcs_length",
+    "least_support",
     "new_counts",
     "sentences",
     "word_places",
@@ -619,16 +620,19 @@ def new_counts(
     references: Sequence[Sequence[str] | str],
     sources: Sequence[str | None] | None = None,
     min_support: float = MIN_SUPPORT,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How many new sentences and new figures each candidate has against its references, source
-    and baseline. Must equal, for every example i, the lengths of ``new_sentences`` and
-    ``new_figures`` of ``ground_side(candidates[i], references[i], sources[i], baselines[i])``."""
+    and baseline, and the least support of its new sentences (1.0 with none: the triage reads
+    the least supported first). Must equal, for every example i, the lengths of
+    ``new_sentences`` and ``new_figures`` of ``ground_side(candidates[i], references[i],
+    sources[i], baselines[i])`` and `least_support` of it."""
     _check(min_support)
     n = len(candidates)
     sources = [None] * n if sources is None else sources
     references = [(r,) if isinstance(r, str) else r for r in references]
     new_sentences = np.zeros(n, np.int64)
     new_figures = np.zeros(n, np.int64)
+    least = np.ones(n, np.float64)
     # An output equal to its baseline has nothing new: every sentence and figure is there.
     changed = np.flatnonzero(np.fromiter(map(operator.ne, candidates, baselines), bool, n))
     # A chunk of examples at a time, similar lengths together (a chunk's examples share
@@ -645,15 +649,27 @@ def new_counts(
     ))).tolist()
     for start, end in itertools.pairwise(bounds):
         ids = order[start:end].tolist()
-        sentence_counts, figure_counts, left = _chunk_counts(
+        sentence_counts, figure_counts, chunk_least, left = _chunk_counts(
             ids, candidates, baselines, references, sources, min_support)
         new_sentences[ids] = sentence_counts
         new_figures[ids] = figure_counts
+        least[ids] = chunk_least
         for e in left.tolist():
             i = ids[e]
-            new_sentences[i] = len(ground_side(candidates[i], references[i], sources[i],
-                                               baselines[i], min_support=min_support).new_sentences)
-    return new_sentences, new_figures
+            side = ground_side(candidates[i], references[i], sources[i], baselines[i], min_support=min_support)
+            new_sentences[i] = len(side.new_sentences)
+            least[i] = least_support(side)
+    return new_sentences, new_figures, least
+
+
+def least_support(side: Side) -> float:
+    """The least support of a side's new sentences, by the references, the source or the other
+    output, whichever gives most (1.0 when it has none)."""
+    def support(found: Counterpart | None) -> float:
+        return found.support if found else 0.0
+
+    return min((max(support(row.counterpart), support(row.in_other)) for row in side.sentences if row.new),
+               default=1.0)
 
 
 def _chunk_counts(ids, candidates, baselines, references, sources, min_support):
@@ -673,5 +689,9 @@ def _chunk_counts(ids, candidates, baselines, references, sources, min_support):
     best, left = _best_lcs(output, others, k)
     known = set(zip(others.figure_example.tolist(), others.figures))
     new = [e for e, f in zip(output.figure_example.tolist(), output.figures) if (e, f) not in known]
-    return (np.bincount(output.example[best / output.length < min_support], minlength=k),
-            np.bincount(np.array(new, np.int64), minlength=k), left)
+    support = best / output.length
+    fresh = support < min_support
+    least = np.ones(k, np.float64)
+    np.minimum.at(least, output.example[fresh], support[fresh])
+    return (np.bincount(output.example[fresh], minlength=k),
+            np.bincount(np.array(new, np.int64), minlength=k), least, left)

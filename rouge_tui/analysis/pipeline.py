@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from rouge_tui import __version__
-from rouge_tui.analysis import compare, history, signals
+from rouge_tui.analysis import compare, history, signals, triage
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
@@ -47,14 +47,15 @@ class Caches:
     scores: ScoreCache | None
     figures: BlobCache | None
     builds: BlobCache | None = None
+    pairs: BlobCache | None = None  # each build pair's signal counts (`triage.PairCounts`)
 
     @classmethod
     def default(cls) -> Caches:
-        return cls(ScoreCache(), BlobCache("figures"), BlobCache("builds"))
+        return cls(ScoreCache(), BlobCache("figures"), BlobCache("builds"), BlobCache("pairs"))
 
     @classmethod
     def none(cls) -> Caches:
-        return cls(None, None, None)
+        return cls(None, None, None, None)
 
 
 @dataclass
@@ -120,7 +121,7 @@ def _figures_key(
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
     files' bytes (``digests``) and the earlier builds' (`_earlier_part`)."""
     parts = [
-        "rouge-tui figures v3",  # v2: partial ids not "only in" the other; v3: `compare.run_mean`
+        "rouge-tui figures v4",  # v2: partial ids not "only in" the other; v3: `compare.run_mean`; v4: triage
         __version__,
         repr(settings),
         engine.ENGINE,
@@ -380,13 +381,13 @@ def compute(
             "with a usable reference"
         )
     references = [texts.references.texts[i] for i in ids]
-    baselines = [texts.baseline.runs[0].outputs[i] for i in ids]
-    candidates = [texts.candidate.runs[0].outputs[i] for i in ids]
     sources = [texts.references.sources.get(i) for i in ids]
-    pairs = signals.Pairs(ids, baselines, candidates, references, sources, {}, settings.min_support)
+    runs = run_pairs(texts.references, texts.baseline, texts.candidate, ids, settings.min_support)
     # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
-    # GIL free (side by side, a cold CNN/DM report 1.76 -> 1.50 s: grounding adds 21%, was 50%).
-    grounded = _grounding(texts, pairs)
+    # GIL free (side by side, a cold CNN/DM report 1.76 -> 1.50 s: grounding adds 21%, was 50%);
+    # so are the earlier build pairs' signal counts the signal bands come from.
+    grounded = _grounding(texts, runs)
+    before_counts = _beside(lambda: earlier_counts(suite, settings, texts, caches))
     # The builds before the baseline first, in name order as they were made: each is scored
     # against the one before (`Scorer`).
     with Scorer(texts.references.texts, settings, caches.scores) as scorer:
@@ -415,8 +416,9 @@ def compute(
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     if too_few:
         warnings.append(too_few)
-    pairs.extra["history"] = [*before, shown_baseline]
-    flags = signals.find(pairs, grounded=False)  # while what overlap cannot see is found
+    for run in runs:
+        run.extra["history"] = [*before, shown_baseline]
+    flags = [signals.find(run, grounded=False) for run in runs]  # while what overlap cannot see is found
     delta_mean = compare.fmean(delta)
     moved = np.abs(delta)
     total = math.fsum(moved.tolist())
@@ -432,6 +434,9 @@ def compute(
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} {'id' if len(left) == 1 else 'ids'} missing from some runs, left out")
+    if all(source is None for source in sources):
+        warnings.append(NO_SOURCE)
+    replicated = len(runs) > 1
     figures = Figures(
         suite=suite.name,
         settings=settings,
@@ -442,7 +447,7 @@ def compute(
         baseline_f=np.ascontiguousarray(base_mean[order, 2]),
         candidate_f=np.ascontiguousarray(cand_mean[order, 2]),
         delta=np.ascontiguousarray(delta[order]),
-        signals=flags[order],
+        signals=np.bitwise_or.reduce(flags)[order],
         delta_mean=delta_mean,
         delta_interval=compare.delta_interval(delta),
         delta_interval_method="analytic",
@@ -457,32 +462,122 @@ def compute(
         warnings=warnings,
         details=details(texts, [ids[i] for i in order[:DETAIL_ROWS].tolist()], settings.min_support),
         pending=tuple(s.name for s in signals.SIGNALS if s.grounded),
+        run_f=({"baseline": np.ascontiguousarray(base[:, order, 2]), "candidate": np.ascontiguousarray(cand[:, order, 2])}
+               if replicated else {}),
     )
     if early is not None and not grounded.done():
         early(figures)
         tell("finding new sentences and figures", 0.0)
-    pairs.grounded, copied = grounded.result()  # the grounded signals read them
-    flags |= signals.find(pairs, grounded=True)
-    return replace(figures, signals=flags[order], copied=copied, pending=())
+    found, copied = grounded.result()  # the grounded signals read them
+    for run, flag, new in zip(runs, flags, found):
+        run.grounded = new
+        flag |= signals.find(run, grounded=True)
+    every = np.bitwise_or.reduce(flags)
+    counts = triage.PairCounts(texts.baseline.name, texts.candidate.name, len(ids), signals.counts(every))
+    remember_counts(suite, settings, texts.references, (texts.baseline, texts.candidate), caches, counts)
+    alarm = signals.ALARM if settings.alarm is None else settings.alarm
+    rates = triage.rates(counts.counts, len(ids), before_counts.result(), alarm)
+    drifting = [rate.signal for rate in rates if rate.drift]
+    new_figures = np.max([new[1] for new in found], axis=0)[order]
+    least = np.min([new[2] for new in found], axis=0)[order]
+    ranked = every[order]
+    flagged = triage.reading_order(ranked, drifting, new_figures, least, skip=figures.ten)
+    return replace(
+        figures, signals=ranked, copied=copied, pending=(), rates=rates, flagged=flagged,
+        flagged_details=details(texts, [figures.ids[row] for row in flagged], settings.min_support),
+        runs_fired=(np.sum([(f[order, None] >> np.arange(len(signals.SIGNALS), dtype=np.uint32)) & 1 for f in flags],
+                           axis=0, dtype=np.uint8).T.copy() if replicated else None),
+    )
+
+
+# Said once when no example has a source (SPEC "Triage").
+NO_SOURCE = ("no example has a source: \"no counterpart\" is measured against the references alone, which "
+             "an abstractive output rarely echoes; the signal bands, not the raw counts, decide")
+
+
+def run_pairs(references: References, baseline: Build, candidate: Build, ids: Sequence[str],
+              min_support: float) -> list[signals.Pairs]:
+    """The rules' input for each replicate run (run r of each build, or its last run where it
+    has fewer): a signal fires on an example when it fires in any run."""
+    texts = [references.texts[i] for i in ids]
+    sources = [references.sources.get(i) for i in ids]
+    out = []
+    for r in range(max(len(baseline.runs), len(candidate.runs))):
+        base = baseline.runs[min(r, len(baseline.runs) - 1)].outputs
+        cand = candidate.runs[min(r, len(candidate.runs) - 1)].outputs
+        out.append(signals.Pairs(ids, [base[i] for i in ids], [cand[i] for i in ids], texts, sources, {}, min_support))
+    return out
+
+
+def count_pair(references: References, baseline: Build, candidate: Build, min_support: float) -> triage.PairCounts:
+    """How many of a pair's paired examples each signal fires on, in any run (what the band of
+    a later pair reads)."""
+    ids = pair(references, baseline, candidate).ids
+    flags = np.zeros(len(ids), np.uint32)
+    for run in run_pairs(references, baseline, candidate, ids, min_support):
+        flags |= signals.find(run)
+    return triage.PairCounts(baseline.name, candidate.name, len(ids), signals.counts(flags))
+
+
+def _pair_key(suite: Suite, settings: Settings, references: References,
+              builds: Sequence[tuple[str, Sequence[str]]]) -> str:
+    return triage.pair_key(references.digest, settings.min_support, repr(suite.settings.fields), builds)
+
+
+def remember_counts(suite: Suite, settings: Settings, references: References, builds: tuple[Build, Build],
+                    caches: Caches, counts: triage.PairCounts) -> None:
+    """Keep this pair's counts: tomorrow's comparison reads them as an earlier pair's."""
+    if caches.pairs is not None:
+        key = _pair_key(suite, settings, references, [(b.name, [run.digest for run in b.runs]) for b in builds])
+        caches.pairs.put(key, counts.to_bytes())
+
+
+def earlier_counts(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[triage.PairCounts]:
+    """The signal counts of the consecutive build pairs ending at the baseline (the volatile
+    window), each from the cache or read and counted; a build read once for both its pairs."""
+    entries = history.earlier(suite, texts.baseline.name, history.PAIRS + 1)
+    read: dict[str, Build] = {texts.baseline.name: texts.baseline}
+    out = []
+    for a, b in itertools.pairwise(entries):
+        try:
+            digests = [(e.name, [run.digest for run in read[e.name].runs] if e.name in read
+                        else [file_digest(path) for path in e.run_files]) for e in (a, b)]
+            if caches.pairs is not None and a.problem is None and b.problem is None:
+                found = caches.pairs.get(_pair_key(suite, settings, texts.references, digests))
+                if found is not None:
+                    try:
+                        out.append(triage.PairCounts.from_bytes(found))
+                        continue
+                    except ValueError:
+                        pass
+            builds = tuple(read.get(e.name) or read.setdefault(e.name, read_build(suite, e)) for e in (a, b))
+        except SuiteError as exc:
+            out.append(triage.PairCounts(a.name, b.name, 0, {}, str(exc)))
+            continue
+        counts = count_pair(texts.references, builds[0], builds[1], settings.min_support)
+        remember_counts(suite, settings, texts.references, builds, caches, counts)
+        out.append(counts)
+    return out
 
 
 _FOUND = threading.Lock()  # one grounding per texts and key, whichever thread asks first
 
 
-def _grounding(texts: Texts, pairs: signals.Pairs) -> Future:
-    """`_ground` of ``pairs`` (`pair` of ``texts``), begun beside the caller once for these texts."""
+def _grounding(texts: Texts, runs: list[signals.Pairs]) -> Future:
+    """`_ground` of ``runs`` (`run_pairs` of ``texts``), begun beside the caller once for these texts."""
     with _FOUND:
-        if pairs.min_support not in texts.found:
-            texts.found[pairs.min_support] = _beside(lambda: _ground(pairs))
-        return texts.found[pairs.min_support]
+        if runs[0].min_support not in texts.found:
+            texts.found[runs[0].min_support] = _beside(lambda: _ground(runs))
+        return texts.found[runs[0].min_support]
 
 
-def _ground(pairs: signals.Pairs) -> tuple[tuple[np.ndarray, np.ndarray], dict[str, list[float]]]:
-    """Each candidate's new sentences and figures, and each build's mean coverage and density
-    when the suite has sources."""
+def _ground(runs: list[signals.Pairs]) -> tuple[list[tuple[np.ndarray, ...]], dict[str, list[float]]]:
+    """Each run's candidates' new sentences, new figures and least support, and each build's
+    mean coverage and density (its first run) when the suite has sources."""
     from rouge_tui.analysis import grounding  # not for cached figures (`Pairs.count_new`)
 
-    counts = pairs.count_new()
+    counts = [run.count_new() for run in runs]
+    pairs = runs[0]
     if all(source is None for source in pairs.sources):
         return counts, {}
     means = grounding.copy_means([pairs.baseline, pairs.candidate], pairs.sources)

@@ -28,6 +28,7 @@ class Settings:
     band_source: str = "auto"
     min_delta: float = 0.0
     min_support: float = 0.5
+    alarm: tuple[str, ...] | None = None  # the signals that may raise the alarm; None: the registry's
     # Stemming as the flags or suite.toml asked for it, whatever the tokenizer: the app's `t`
     # cycle turns it back on at a tokenizer that stems. Not part of what a score depends on.
     stem_asked: bool = field(default=False, compare=False, repr=False)
@@ -103,8 +104,22 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
         band_source=_first(suite.band_source, defaults.band_source),
         min_delta=float(_first(suite.min_delta, defaults.min_delta)),
         min_support=float(_first(suite.min_support, defaults.min_support)),
+        alarm=None if suite.alarm is None else _alarm(suite.alarm, suite.alarm_where),
         stem_asked=asked,
     )
+
+
+def _alarm(names: tuple[str, ...], where: str | None) -> tuple[str, ...]:
+    """suite.toml's [alarm] signals, checked against the signal registry."""
+    from rouge_tui.analysis.signals import SIGNALS
+
+    known = [s.name for s in SIGNALS if s.banded]
+    for name in names:
+        if name not in known:
+            why = " (its rate has no band: it is measured over the history itself)" if name == "volatile" else ""
+            raise UsageError(f"{where or 'suite.toml'}: [alarm] signals: unknown signal {name!r}{why}; "
+                             f"expected some of {', '.join(known)}")
+    return tuple(dict.fromkeys(names))
 
 
 def for_suite(suite, flags: object = None) -> Settings:

@@ -24,7 +24,7 @@ import numpy as np
 
 from rouge_tui.analysis import history
 
-__all__ = ["SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "labels", "names", "shown_order", "versions"]
+__all__ = ["ALARM", "SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "labels", "names", "shown_order", "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
 SHIFT_SHARE = 0.25
@@ -102,6 +102,16 @@ class Signal:
     # Reads what overlap cannot see (`Pairs.grounded`), which is found beside the scoring: the
     # app's first frame on a cold suite may come before it (`Figures.pending`).
     grounded: bool = False
+    # May raise the alarm when its rate moves above its band (SPEC "Triage"), unless suite.toml's
+    # [alarm] signals says otherwise; `banded` False: its rate has no band (it is measured over
+    # the history itself, so the earlier pairs have no rate of it).
+    alarm: bool = False
+    banded: bool = True
+    words: str = ""  # what it counts, in a sentence ("new figures"); "" : its name
+
+    @property
+    def said(self) -> str:
+        return self.words or self.name
 
 
 def _empty(pairs: Pairs) -> np.ndarray:
@@ -156,28 +166,36 @@ def _reference_copy(pairs: Pairs) -> np.ndarray:
 
 
 SIGNALS: tuple[Signal, ...] = (
-    Signal("empty", "empty", "the candidate output is empty where the baseline's was not", 1, _empty),
+    Signal("empty", "empty", "the candidate output is empty where the baseline's was not", 1, _empty, alarm=True,
+           words="empty outputs"),
     Signal("truncated", "trunc",
-           "the candidate is a strict prefix of the baseline, or at most half its length", 1, _truncated),
-    Signal("duplicated", "dup", "a line (a header, a paragraph) now appears twice", 1, _duplicated),
+           "the candidate is a strict prefix of the baseline, or at most half its length", 1, _truncated,
+           alarm=True, words="truncated outputs"),
+    Signal("duplicated", "dup", "a line (a header, a paragraph) now appears twice", 1, _duplicated, alarm=True,
+           words="duplicated lines"),
     Signal("longer", "len+", "the output grew by a quarter and 30 characters or more", 1,
-           lambda pairs: _shift(pairs) > 0),
+           lambda pairs: _shift(pairs) > 0, words="longer outputs"),
     Signal("shorter", "len-", "the output shrank by a quarter and 30 characters or more", 1,
-           lambda pairs: _shift(pairs) < 0),
+           lambda pairs: _shift(pairs) < 0, words="shorter outputs"),
     Signal("new-sentence", "+sent",
            "a sentence with no counterpart in the references, the source or the baseline: read it",
-           1, lambda pairs: pairs.grounded[0] > 0, read_first=True, grounded=True),
+           1, lambda pairs: pairs.grounded[0] > 0, read_first=True, grounded=True, alarm=True,
+           words="new sentences"),
     Signal("new-figure", "+fig",
            "a figure (41, 02:14, 3.5%) found in none of the references, the source and the baseline",
-           1, lambda pairs: pairs.grounded[1] > 0, read_first=True, grounded=True),
+           1, lambda pairs: pairs.grounded[1] > 0, read_first=True, grounded=True, alarm=True,
+           words="new figures"),
     Signal("volatile", "vol",
            "its F moved by 0.05 or more in most of the last build pairs: it moves every time",
-           2, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ()))),  # 2: five pairs whatever the band
+           2, lambda pairs: history.volatile(pairs.ids, pairs.extra.get("history", ())),  # 2: five pairs whatever the band
+           banded=False),
     Signal("reference-copy", "=ref",
            "the candidate is one of its references (20 words or more) as written, where the baseline was not: "
            "how did it get there?",
-           1, _reference_copy, read_first=True),
+           1, _reference_copy, read_first=True, alarm=True, words="copies of a reference"),
 )
+# The signals that raise the alarm when suite.toml does not say ([alarm] signals).
+ALARM = tuple(s.name for s in SIGNALS if s.alarm)
 
 
 def find(pairs: Pairs, grounded: bool | None = None) -> np.ndarray:

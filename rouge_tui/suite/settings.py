@@ -41,6 +41,8 @@ class SuiteSettings:
     min_delta: float | None = None
     min_support: float | None = None
     fields: Fields = field(default_factory=Fields)
+    alarm: tuple[str, ...] | None = None  # [alarm] signals, checked against the registry later
+    alarm_where: str | None = field(default=None, compare=False)  # where it is set, for that check
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     top = _parse(Path(path))
     if top is None:
         return SuiteSettings()
-    top.only("name", "metric", "tokenizer", "stem", "band", "grounding", "fields")
+    top.only("name", "metric", "tokenizer", "stem", "band", "grounding", "fields", "alarm")
     tokenizer = top.string("tokenizer", list(TOKENIZERS))
     stem = top.data.get("stem")
     if stem is not None and not isinstance(stem, bool):
@@ -177,6 +179,11 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     band.only("k", "source", "min_delta")
     grounding = top.table("grounding")
     grounding.only("min_support")
+    alarm = top.table("alarm")
+    alarm.only("signals")
+    signals = alarm.data.get("signals")
+    if signals is not None and not (isinstance(signals, list) and all(isinstance(s, str) for s in signals)):
+        raise alarm.fail("signals", "alarm.signals must be a list of signal names, such as [\"new-figure\"]")
     table = top.table("fields")
     names = ("id", "reference", "references", "output", "source")
     table.only(*names)
@@ -203,6 +210,8 @@ def read_suite_settings(path: Path) -> SuiteSettings:
         min_delta=band.number("min_delta", lambda d: d >= 0, "a number >= 0"),
         min_support=grounding.number("min_support", lambda s: 0 < s <= 1, "a number in (0, 1]"),
         fields=fields,
+        alarm=None if signals is None else tuple(signals),
+        alarm_where=None if signals is None else f"{path}:{alarm.line_of('signals')}",
     )
 
 

@@ -1,0 +1,219 @@
+"""Triage (SPEC "Triage: what overlap cannot see decides too"): signal bands from the earlier
+build pairs, the alarm they raise, and the flagged in their reading order."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from suite_helpers import jsonl, make_suite
+
+from rouge_tui.analysis import signals, triage
+from rouge_tui.analysis.triage import PairCounts
+from rouge_tui.cli import main
+
+
+def history(*counts: int, paired: int = 100, signal: str = "new-figure") -> list[PairCounts]:
+    return [PairCounts(f"b{k}", f"b{k + 1}", paired, {signal: c}) for k, c in enumerate(counts)]
+
+
+def drifts(earlier: list[PairCounts], count: int, paired: int = 100, signal: str = "new-figure") -> bool:
+    rate = triage.rates({signal: count}, paired, earlier, [signal])
+    return next(r for r in rate if r.signal == signal).drift
+
+
+# -- the band's rule, on hand-built histories ----------------------------------------------
+
+
+def test_a_jump_crosses_the_band_and_a_steady_rate_does_not():
+    # The README's rule by hand: the highest earlier share of this pair's 100 examples, plus
+    # three square roots of it, plus three.
+    assert drifts(history(0, 3, 1, 2), 50)  # 3 + 3*sqrt(3) + 3 = 11.2: 50 is far beyond
+    assert drifts(history(27, 34, 30, 31, 29), 87)  # 34 + 3*5.83 + 3 = 54.5
+    assert not drifts(history(17, 26, 20, 22, 19), 20)
+    assert not drifts(history(35, 45, 40, 38, 42), 45)  # every nightly pair 40 ± 5
+
+
+def test_the_band_edge_worked_out_by_hand():
+    # 0-3 earlier: the top is 3 + 3*sqrt(3) + 3 = 11.196 outputs of 100.
+    assert not drifts(history(0, 3), 11)
+    assert drifts(history(0, 3), 12)
+    band, reason = triage.band(history(0, 3), "new-figure", 100)
+    assert band == (0.0, pytest.approx((6 + 3 * math.sqrt(3)) / 100)) and reason == ""
+
+
+def test_a_signal_that_never_fired_drifts_at_its_fourth_output():
+    never = history(0, 0, 0, 0, 0)
+    assert not drifts(never, 3)
+    assert drifts(never, 4)
+    assert not drifts(never, 0)
+
+
+def test_rates_are_shares_so_a_bigger_pair_needs_more():
+    # 2 of 100 earlier is 2%: at 1,000 examples expect 20, so 40 is within 20 + 3*4.47 + 3 = 36.4? no: beyond.
+    assert not drifts(history(2, 2, paired=100), 36, paired=1000)
+    assert drifts(history(2, 2, paired=100), 37, paired=1000)
+
+
+def test_too_little_history_gives_no_band_and_says_why():
+    band, reason = triage.band(history(3), "new-figure", 100)
+    assert band is None and "1 earlier build pair" in reason and "2 needed" in reason
+    assert not drifts(history(3), 90)
+    unreadable = [PairCounts("a", "b", 0, {}, "b.jsonl:3: invalid JSON"), *history(1)]
+    assert triage.band(unreadable, "new-figure", 100)[0] is None
+
+
+def test_only_signals_allowed_to_raise_the_alarm_drift():
+    earlier = history(0, 0)
+    (rate,) = [r for r in triage.rates({"new-figure": 50}, 100, earlier, []) if r.signal == "new-figure"]
+    assert rate.band is not None and rate.rate > rate.band[1] and not rate.drift
+
+
+def test_every_signal_but_volatile_is_banded_and_the_default_alarm_is_specs():
+    banded = [r.signal for r in triage.rates({}, 10, history(0, 0), signals.ALARM)]
+    assert "volatile" not in banded and len(banded) == len(signals.SIGNALS) - 1
+    assert set(signals.ALARM) == {"empty", "truncated", "duplicated", "new-figure", "new-sentence", "reference-copy"}
+
+
+def test_the_drift_in_words():
+    drift = triage.rates({"new-figure": 87}, 100, history(27, 34), ["new-figure"])
+    (said,) = [triage.drift_words(r.to_json()) for r in drift if r.drift]
+    assert said == "▲ new figures: 87 outputs (earlier pairs 27-34)"
+
+
+# -- the reading order ---------------------------------------------------------------------
+
+
+def bits(*names: str) -> int:
+    return sum(1 << [s.name for s in signals.SIGNALS].index(name) for name in names)
+
+
+def test_the_flagged_read_new_figures_first_then_new_sentences_by_least_support():
+    flags = np.array([bits("new-figure"),  # 0: one of the ten, read already
+                      bits("new-sentence"), bits("truncated"), bits("new-figure"), bits("new-sentence"),
+                      bits("new-figure", "new-sentence"), 0, bits("empty")], np.uint32)
+    new_figures = np.array([1, 0, 0, 1, 0, 3, 0, 0])
+    least = np.array([1, 0.4, 1, 1, 0.1, 0.2, 1, 1])
+    order = triage.reading_order(flags, ["new-figure", "new-sentence", "truncated"], new_figures, least, skip=1)
+    assert order == [5, 3, 4, 1, 2]  # 3 figures, 1 figure; support 0.1, 0.4; then truncated
+    assert triage.reading_order(flags, ["new-sentence"], new_figures, least, skip=1, limit=2) == [4, 5]
+    assert triage.reading_order(flags, [], new_figures, least, skip=0) == []
+
+
+def test_flagged_first_sorts_the_table():
+    flags = np.array([0, bits("empty"), bits("new-sentence"), 0, bits("new-figure")], np.uint32)
+    assert triage.flagged_first(flags, ["empty", "new-figure", "new-sentence"]).tolist() == [4, 2, 1, 0, 3]
+
+
+# -- through the report --------------------------------------------------------------------
+
+REFERENCES = [f"the service in region {k} restarted and traffic recovered after the cache was warmed"
+              for k in range(40)]
+INVENTED = 14  # more than the ten most-moved can hold
+
+
+def build(variant: int, invented: int = 0) -> str:
+    """One build: every output near its reference, a word changed in a few that move with
+    ``variant``, and the first ``invented`` ending on a root cause nobody wrote."""
+    records = []
+    for k, reference in enumerate(REFERENCES):
+        words = reference.split()
+        if (k + variant) % 5 == 0:
+            words[3] = "zone"
+        text = " ".join(words) + "."
+        if k < invented:
+            text += f" The root cause was a faulty switch in rack {40 + k}."
+        records.append({"id": f"ex-{k:02d}", "output": text})
+    return jsonl(*records)
+
+
+def chapter_suite(root: Path, builds: int = 6, toml: str = "[band]\nk = 50\n") -> Path:
+    """Nightly builds with a few words moving, the last with INVENTED invented closing sentences."""
+    refs = jsonl(*({"id": f"ex-{k:02d}", "reference": r} for k, r in enumerate(REFERENCES)))
+    names = {f"2026-11-{k + 1:02d}.jsonl": build(k, invented=INVENTED if k == builds - 1 else 0) for k in range(builds)}
+    return make_suite(root, refs, names, toml)
+
+
+def report_json(suite: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(["report", str(suite), "--format", "json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_an_invented_sentence_rouge_cannot_see_raises_the_alarm(tmp_path: Path, capsys):
+    code, data = report_json(chapter_suite(tmp_path / "s"), capsys)
+    assert data["verdict"] == "within-band"  # ROUGE's verdict stays ROUGE's
+    assert code == 1
+    drift = {d["signal"]: d for d in data["signal_drift"]}
+    assert set(drift) == {"new-sentence", "new-figure"}
+    assert drift["new-figure"]["count"] == INVENTED and drift["new-figure"]["rate"] == INVENTED / 40
+    assert [h["count"] for h in drift["new-figure"]["history"]] == [0, 0, 0, 0]
+    assert drift["new-figure"]["band"][1] == pytest.approx(3 / 40)
+    flagged = [row["id"] for row in data["flagged"]]
+    invented = {f"ex-{k:02d}" for k in range(INVENTED)}
+    top = {row["id"] for row in data["top"]}
+    assert len(invented - top) >= 4 and set(flagged) == invented - top
+    assert all(row["new_figures"] for row in data["flagged"])
+    assert set(data["flagged"][0]) >= {"id", "baseline", "candidate", "delta", "signals", "unsupported",
+                                       "new_sentences", "new_figures"}
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_every_format_says_the_signal_drift(tmp_path: Path, capsys, fmt: str):
+    suite = chapter_suite(tmp_path / "s")
+    capsys.readouterr()
+    assert main(["report", str(suite), "--format", fmt]) == 1
+    out = capsys.readouterr().out
+    assert f"new figures: {INVENTED} outputs (earlier pairs 0)" in out
+    assert "flagged" in out
+
+
+def test_the_alarm_signals_setting_turns_it_off_or_picks(tmp_path: Path, capsys):
+    off = chapter_suite(tmp_path / "off", toml="[band]\nk = 50\n[alarm]\nsignals = []\n")
+    code, data = report_json(off, capsys)
+    assert (code, data["signal_drift"], data["flagged"]) == (0, [], [])
+    figures_only = chapter_suite(tmp_path / "fig", toml='[band]\nk = 50\n[alarm]\nsignals = ["new-figure"]\n')
+    code, data = report_json(figures_only, capsys)
+    assert code == 1 and [d["signal"] for d in data["signal_drift"]] == ["new-figure"]
+
+
+def test_a_signal_the_alarm_cannot_use_names_the_file_and_line(tmp_path: Path, capsys):
+    suite = chapter_suite(tmp_path / "s", toml='[band]\nk = 50\n[alarm]\nsignals = ["volatile"]\n')
+    capsys.readouterr()
+    assert main(["report", str(suite)]) == 2
+    err = capsys.readouterr().err
+    assert "suite.toml:4" in err and "volatile" in err and len(err.strip().splitlines()) == 1
+
+
+def test_too_little_history_shows_the_count_and_why_there_is_no_band(tmp_path: Path, capsys):
+    code, data = report_json(chapter_suite(tmp_path / "s", builds=2), capsys)
+    assert code == 0 and data["signal_drift"] == []
+    assert data["signals"]["new-figure"] == INVENTED
+    rate = next(r for r in data["signal_rates"] if r["signal"] == "new-figure")
+    assert rate["band"] is None and "0 earlier build pairs" in rate["no_band"]
+
+
+def test_without_a_source_it_is_said_once(tmp_path: Path, capsys):
+    _, data = report_json(chapter_suite(tmp_path / "s"), capsys)
+    said = [w for w in data["warnings"] if "references alone" in w]
+    assert len(said) == 1
+
+
+def test_a_new_build_counts_one_new_pair_not_the_whole_history(tmp_path: Path, capsys, monkeypatch):
+    suite = chapter_suite(tmp_path / "s", builds=6)
+    counted = []
+    count_new = signals.Pairs.count_new
+    monkeypatch.setattr(signals.Pairs, "count_new", lambda self: counted.append(1) or count_new(self))
+    first, _ = report_json(suite, capsys)
+    assert len(counted) == 5  # the pair compared and the four before it
+    (suite / "builds" / "2026-11-07.jsonl").write_text(build(6))
+    counted.clear()
+    report_json(suite, capsys)
+    assert len(counted) == 1  # the new pair only: the earlier ones, the last included, are cached
+    counted.clear()
+    _, cold = report_json(suite, capsys, "--no-cache")
+    _, warm = report_json(suite, capsys)
+    assert len(counted) == 6 and cold["signal_rates"] == warm["signal_rates"]  # five earlier pairs now

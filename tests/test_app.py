@@ -1265,10 +1265,14 @@ async def test_the_diff_grounds_with_the_whole_source_as_the_table_does(tmp_path
         assert not any("[?]" in line for line in lines[1:]), [line for line in lines if "[?]" in line]
 
 
-async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:
+async def test_walk_the_ten_then_the_flagged_and_stop_at_the_end() -> None:
+    """SPEC "Triage": the walk covers the ten most-moved, then the flagged (the sample's
+    candidate drifts on new figures among others), the header saying which list."""
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
+        flagged = [row["id"] for row in read_jsonl_report(INCIDENT)["flagged"]]
+        assert flagged and not set(flagged) & set(ranked_ids()[:10])
         await press(pilot, "w")
         assert app.screen.example_id == ranked_ids()[0]
         assert "1/10" in app.screen.title_text(78).plain
@@ -1276,8 +1280,22 @@ async def test_walk_the_ten_steps_and_stops_at_the_end() -> None:
             await press(pilot, "n")
         assert app.screen.example_id == ranked_ids()[9]
         await press(pilot, "n")
-        assert app.screen.example_id == ranked_ids()[9]
-        assert any("end of the ten" in n.message for n in app._notifications)
+        assert app.screen.example_id == flagged[0]
+        assert f"flagged 1/{len(flagged)}" in app.screen.title_text(78).plain
+        for _ in range(len(flagged)):
+            await press(pilot, "n")
+        assert app.screen.example_id == flagged[-1]
+        assert any("end of the walk" in n.message for n in app._notifications)
+
+
+def read_jsonl_report(suite: Path) -> dict:
+    """`report --format json` of ``suite``, run apart from the app (its own process)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "rouge_tui", "report", str(suite), "--format", "json", "--no-cache"],
+                         capture_output=True, text=True, timeout=120, check=False).stdout
+    return json.loads(out)
 
 
 async def test_the_history_line_never_shows_the_comparison_befores_means() -> None:
@@ -2541,3 +2559,19 @@ async def test_a_short_notification_covers_little_of_the_table_and_a_path_still_
         await pilot.pause(0.2)
         wide = [t for t in app.screen.query("Toast") if "review written" in str(t.render())]
         assert wide and 60 <= wide[0].region.width <= 74
+
+
+async def test_a_diff_with_replicate_runs_opens_on_the_run_that_moved_most(tmp_path: Path) -> None:
+    """SPEC "Triage", replicate runs: the whole move of "noisy" is in run 2; the diff opened on
+    run 1, identical on both sides, beside its Δ."""
+    from test_triage import replicate_suite
+
+    app = app_for(replicate_suite(tmp_path / "s"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert current_id(app) == "noisy"
+        await press(pilot, "enter")
+        assert isinstance(app.screen, DiffScreen) and app.screen.run == 1
+        assert "run 2/2 moved most" in app.screen.title_text(98).plain
+        await press(pilot, "r")
+        assert app.screen.run == 0 and "moved most" not in app.screen.title_text(98).plain

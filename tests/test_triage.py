@@ -217,3 +217,76 @@ def test_a_new_build_counts_one_new_pair_not_the_whole_history(tmp_path: Path, c
     _, cold = report_json(suite, capsys, "--no-cache")
     _, warm = report_json(suite, capsys)
     assert len(counted) == 6 and cold["signal_rates"] == warm["signal_rates"]  # five earlier pairs now
+
+
+# -- replicate runs ------------------------------------------------------------------------
+
+
+def replicate_suite(root: Path) -> Path:
+    """Two builds of two runs each. ``moves`` moved by the same in both runs; ``noisy`` moved
+    only in run 2 of the candidate, where it also ends on an invented figure; the rest never
+    move."""
+    refs = {"moves": "the deploy finished and the queue drained at noon",
+            "noisy": "the cache was warmed and the errors stopped",
+            **{f"calm-{k}": f"nothing happened on shift {k} at all" for k in range(6)}}
+    base = {key: text for key, text in refs.items()}
+    cand_1 = {**base, "moves": "the deploy finished and the queue drained"}
+    cand_2 = {**cand_1, "noisy": "the cache was warmed. The cause was rack 42."}
+
+    def run(outputs: dict[str, str]) -> str:
+        return jsonl(*({"id": k, "output": v} for k, v in outputs.items()))
+
+    return make_suite(root, jsonl(*({"id": k, "reference": v} for k, v in refs.items())), {
+        "1-base": {"run-1.jsonl": run(base), "run-2.jsonl": run(base)},
+        "2-cand": {"run-1.jsonl": run(cand_1), "run-2.jsonl": run(cand_2)},
+    })
+
+
+def test_replicate_runs_fire_in_any_run_and_say_in_how_many(tmp_path: Path, capsys):
+    suite = replicate_suite(tmp_path / "s")
+    _, data = report_json(suite, capsys)
+    rows = {row["id"]: row for row in data["top"]}
+    noisy = rows["noisy"]
+    assert "new-figure" in noisy["signals"] and noisy["signal_runs"]["new-figure"] == 1
+    assert noisy["shown_run"] == 2  # the whole move is in run 2
+    assert noisy["runs"]["baseline"] == [1.0, 1.0] and noisy["runs"]["candidate"][0] == 1.0
+    assert rows["moves"]["shown_run"] == 1  # equal moves: the first run
+    capsys.readouterr()
+    main(["report", str(suite)])
+    assert "new-figure 1/2" in capsys.readouterr().out
+
+
+def test_beyond_its_own_noise_ranks_a_steady_move_above_a_noisy_one(tmp_path: Path, capsys):
+    from rouge_tui.analysis.pipeline import open_analysis
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.suite.suite import open_suite
+
+    figures = open_analysis(open_suite(replicate_suite(tmp_path / "s")), Settings()).figures
+    assert figures.ids[:2] == ["noisy", "moves"]  # noisy moved most on average
+    assert "noise" in figures.sorts()
+    by_noise = [figures.ids[row] for row in figures.order("noise")]
+    assert by_noise[:2] == ["moves", "noisy"]  # moves moved alike in both runs: no noise
+    # Noise by hand: the candidate's runs of noisy differ by |delta run 2| = 2 * 0.2; the
+    # baseline's agree: the root mean square of the two sample sds.
+    noisy = figures.ids.index("noisy")
+    run_delta = figures.run_f["candidate"][1, noisy] - figures.run_f["candidate"][0, noisy]
+    assert figures.noise()[noisy] == pytest.approx(math.sqrt((run_delta ** 2 / 2) / 2))
+
+
+def test_the_triage_and_the_runs_come_back_from_the_cache_as_they_were(tmp_path: Path):
+    from rouge_tui.analysis.figures import Figures
+    from rouge_tui.analysis.pipeline import open_analysis
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.suite.suite import open_suite
+
+    for suite in (replicate_suite(tmp_path / "r"), chapter_suite(tmp_path / "c")):
+        figures = open_analysis(open_suite(suite), Settings()).figures
+        back = Figures.from_bytes(figures.to_bytes())
+        assert back.rates == figures.rates and back.flagged == figures.flagged
+        assert back.flagged_details == figures.flagged_details
+        assert back.run_f.keys() == figures.run_f.keys()
+        assert all(np.array_equal(back.run_f[k], figures.run_f[k]) for k in figures.run_f)
+        assert (back.runs_fired is None) == (figures.runs_fired is None)
+        if figures.runs_fired is not None:
+            assert np.array_equal(back.runs_fired, figures.runs_fired)
+    assert figures.flagged and back.drifting  # the chapter suite's

@@ -147,6 +147,11 @@ class Figures:
             reason += f", but |delta| {abs(self.delta_mean):.2g} is within min_delta {self.settings.min_delta:g}"
         return reason
 
+    def sorts(self) -> list[str]:
+        """The orders that mean something here (`s` cycles them): "flagged first" while a
+        signal drifts, "beyond its own noise" with replicate runs."""
+        return [name for name in SORTS if (name != "flagged" or self.drifting) and (name != "noise" or self.run_f)]
+
     def order(self, sort: str = RANKING) -> np.ndarray:
         """Row indices (into the ranked arrays) for one of the table's orders."""
         rank = np.arange(self.paired, dtype=np.int64)

@@ -26,6 +26,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from rouge_tui.analysis import grounding
+from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Analysis
 from rouge_tui.app.messages import WorkFailed
 from rouge_tui.app.screens import common
@@ -116,6 +117,14 @@ class Prepared:
             self.get(review, analysis, index, 0, query).layout("reference", True, width)
 
 
+def walk_step(figures: Figures, k: int) -> str:
+    """Where the walk is, and in which list: ``3/10`` of the ten most-moved, then
+    ``flagged 2/6`` (SPEC "Triage": the examples where a drifting signal fired)."""
+    if k <= figures.ten:
+        return f"{k}/{figures.ten}"
+    return f"flagged {k - figures.ten}/{len(figures.flagged)}"
+
+
 class DiffScreen(common.Answers, Screen[str]):
     """One example's diff; ``n`` / ``p`` step through ``sequence`` (ranked indices)."""
 
@@ -155,7 +164,7 @@ class DiffScreen(common.Answers, Screen[str]):
         self.position = max(0, min(position, len(sequence) - 1))
         self.walk = walk
         self.filter_text = query
-        self.run = 0
+        self.run = self.analysis.figures.run_moved(self.index)  # the run whose F moved most
         self.mode = "reference"
         self.shown: int | None = None  # the ranked index whose diff is on screen
         self.run_scores: tuple[list[float], list[float]] = ([], [])  # each build's F, run by run
@@ -211,7 +220,7 @@ class DiffScreen(common.Answers, Screen[str]):
         figures = self.analysis.figures
         index = self.index
         k, total = self.position + 1, len(self.sequence)
-        step = f"{k}/{total}" if self.walk else f"row {k}/{total}"
+        step = walk_step(figures, k) if self.walk else f"row {k}/{total}"
         shown = self.review.get(self.example_id)
         base_f, cand_f = float(figures.baseline_f[index]), float(figures.candidate_f[index])
         mark = short_mark = ""
@@ -232,7 +241,8 @@ class DiffScreen(common.Answers, Screen[str]):
                                for role, found in zip(("base", "cand"), self.run_scores) if found)
             now = "→".join(f"{found[min(self.run, len(found) - 1)]:.2f}" for found in self.run_scores if found)
             run = f"run {self.run + 1}/{self.runs}"  # which run, kept before any field is dropped
-            parts.append((f"run {self.run + 1} of {self.runs} (F {scores})", f"{run} F {now}", run))
+            moved = " moved most" if self.run == figures.run_moved(index) else ""
+            parts.append((f"run {self.run + 1} of {self.runs}{moved} (F {scores})", f"{run}{moved} F {now}", run))
         name_room = max(10, min(40, width - 40))  # terminal cells: a CJK character takes two
         example = one_line(self.example_id, 3 * name_room)  # (a 1 MB id: not all escaped)
         if cell_len(example) > name_room:
@@ -402,11 +412,11 @@ class DiffScreen(common.Answers, Screen[str]):
     def action_step(self, step: int) -> None:
         target = self.position + step
         if not 0 <= target < len(self.sequence):
-            where = ("end" if step > 0 else "start") + (" of the ten" if self.walk else " of the rows")
+            where = ("end" if step > 0 else "start") + (" of the walk" if self.walk else " of the rows")
             self.notify(where, markup=False, timeout=3)
             return
         self.position = target
-        self.run = 0
+        self.run = self.analysis.figures.run_moved(self.index)
         self.show_current()
 
     def action_back(self) -> None:

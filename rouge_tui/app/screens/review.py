@@ -27,7 +27,6 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import RANKING, SORTS
 from rouge_tui.analysis.pipeline import (
     Analysis,
@@ -701,7 +700,8 @@ class ReviewScreen(common.Answers, Screen[None]):
 
         def walk() -> None:
             assert self.analysis is not None
-            self.push_diff(np.arange(min(TEN, self.analysis.figures.paired), dtype=np.int64), 0, walk=True)
+            figures = self.analysis.figures  # the ten most-moved, then the flagged (SPEC "Triage")
+            self.push_diff(np.asarray([*range(figures.ten), *figures.flagged], dtype=np.int64), 0, walk=True)
 
         self.with_asked(walk, "the walk starts")
 
@@ -724,8 +724,8 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.with_texts(lambda: self.app.export(self, self.review), "the export is written")
 
     def action_sort(self) -> None:
-        sorts = list(SORTS)
-        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
+        sorts = self.analysis.figures.sorts() if self.analysis is not None else [RANKING]
+        self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)] if self.sort in sorts else RANKING
         self.show_rows(keep=True)
 
     def action_filter(self) -> None:

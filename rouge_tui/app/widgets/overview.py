@@ -19,6 +19,7 @@ from textual.widget import Widget
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.figures import Figures, percent
+from rouge_tui.analysis.triage import drift_words
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.safetext import one_line
 
@@ -131,7 +132,7 @@ class Overview(Widget):
     # The overview's panels, top to bottom: each gives its lines for the figures and the
     # width: a new panel is one method and one entry here (and its lines in the height
     # rouge_tui.tcss gives the overview, fixed so the table does not jump when figures come).
-    PANELS = ("title_lines", "build_lines", "verdict_lines", "signal_lines", "trend_lines")
+    PANELS = ("title_lines", "alarm_lines", "build_lines", "verdict_lines", "signal_lines", "trend_lines")
 
     def lines(self, f: Figures, width: int) -> list[Text]:
         return [line for panel in self.PANELS for line in getattr(self, panel)(f, width)]
@@ -148,6 +149,36 @@ class Overview(Widget):
         title.append("  refs ", style=self._style("label"))
         title.append(f.reference_fingerprint[:12])
         return [title]
+
+    def alarm_lines(self, f: Figures, width: int) -> list[Text]:
+        """What drifted besides ROUGE, in words (SPEC "Triage"): each signal drift as
+        ``▲ new figures: 87 outputs (earlier pairs 27-34)``, shorter forms where room is short;
+        else whether the signals are within their bands, or why they have none yet."""
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if f.pending:
+            line.append("signals: finding new sentences and figures…", style=self._style("dim"))
+            return [line]
+        drifts = [rate.to_json() for rate in f.drifting]
+        if drifts:
+            short = {s.name: s.short for s in signals.SIGNALS}
+            was = [drift_words(d).rsplit("pairs ", 1)[1].rstrip(")") for d in drifts]  # "27-34"
+            forms = (  # each shorter than the one before; the last is cut where it must be
+                [drift_words(d) for d in drifts],
+                [f"▲ {short[d['signal']]} {d['count']} (was {w})" for d, w in zip(drifts, was)],
+                [f"▲ {short[d['signal']]} {d['count']} ({w})" for d, w in zip(drifts, was)],
+            )
+            said = next((("  ".join(form)) for form in forms if len("  ".join(form)) <= width - 2), "")
+            if not said:
+                said = signals.fit(forms[-1], width - 2, "  ", f"  … {len(drifts)} drifted")
+            line.append(said, style=self._style("down"))
+            return [line]
+        reasons = {rate.reason for rate in f.rates if rate.reason}
+        if reasons:
+            line.append(f"signal bands: none yet ({min(reasons).removeprefix('no band: ')})", style=self._style("label"))
+        elif f.rates:
+            line.append(f"signals within their bands (from {len(f.rates[0].history)} earlier build pairs)",
+                        style=self._style("label"))
+        return [line]
 
     def build_lines(self, f: Figures, width: int) -> list[Text]:
         # Role, name, mean, band, n and runs (only when a build has several: the name, which

@@ -162,7 +162,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if not analysis.fresh(texts):
             raise CliError("the suite's files changed while the report was made; run it again")
         review = Review(analysis, texts)
-        ids = [row["id"] for row in data["top"]]
+        ids = [row["id"] for row in data["top"] + data["flagged"]]
         ids += sorted(set(review.shown()) - set(ids))
         text = report.render_html(data, html_examples(examples(review, ids)))
     else:

@@ -41,10 +41,19 @@ def plain(pieces: list[Piece]) -> str:
     )
 
 
-def run_note(runs: int) -> str:
-    """Which run of a build with replicate runs an export shows (its first: the app's `r`
-    steps through the others)."""
-    return f", run 1 of {runs}" if runs > 1 else ""
+def run_note(runs: int, shown: int = 0) -> str:
+    """Which run of a build with replicate runs an export shows (the one the app's diff
+    opens on, whose F moved most: the app's `r` steps through the others)."""
+    return f", run {min(shown, runs - 1) + 1} of {runs}" if runs > 1 else ""
+
+
+def run_scores(figures: Any, rank: int) -> str:
+    """Every run's F of both builds, and which run is shown (SPEC "Triage": replicate runs)."""
+    if not figures.run_f:
+        return ""
+    each = "; ".join(f"{role} " + " ".join(f"{f:.4f}" for f in figures.run_f[role][:, rank])
+                     for role in ("baseline", "candidate"))
+    return f"F by run: {each} (shown: run {figures.run_moved(rank) + 1}, the one that moved most)"
 
 
 def fenced(text: str) -> str:
@@ -76,7 +85,8 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
         rank = ranks.get(example_id)
         entry: dict[str, Any] = {"id": example_id, "rank": rank + 1 if rank is not None else "—", "mark": mark, "note": note}
         if rank is not None:
-            baseline, candidate = texts.outputs(example_id)
+            shown_run = figures.run_moved(rank)
+            baseline, candidate = texts.outputs(example_id, shown_run)
             references = texts.references.texts[example_id]
             settings = review.analysis.settings
             diff = example_diff(example_id, references, baseline, candidate,
@@ -85,7 +95,8 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
                                      baseline, settings.min_support)
             tags = {"baseline": grounding_tags(found.baseline), "candidate": grounding_tags(found.candidate)}
             entry.update(
-                runs=(len(texts.baseline.runs), len(texts.candidate.runs)),
+                runs=(len(texts.baseline.runs), len(texts.candidate.runs)), shown_run=shown_run,
+                run_scores=run_scores(figures, rank),
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
                 diff=diff,
                 sides=(annotate(diff.baseline.pieces(), tags["baseline"]), annotate(diff.candidate.pieces(), tags["candidate"])),
@@ -107,7 +118,7 @@ def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) 
             continue
         base, cand, delta = entry["scores"]
         diff = entry["diff"]
-        runs = [run_note(n) for n in entry["runs"]]
+        runs = [run_note(n, entry["shown_run"]) for n in entry["runs"]]
         block = "\n".join([
             f"baseline ({one_line(diff.baseline.build)}{runs[0]}): {diff.baseline.arithmetic()}",
             plain(entry["sides"][0]), "",
@@ -118,8 +129,10 @@ def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) 
             "baseline → candidate ([-removed-] {+added+}):",
             plain(entry["words"]),
         ])
-        over = " (F: the mean over each build's runs; the texts below are run 1's)" if max(entry["runs"]) > 1 else ""
-        lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {delta:+.4f}){over}", "", fenced(block), ""]
+        over = " (F: the mean over each build's runs)" if max(entry["runs"]) > 1 else ""
+        lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {delta:+.4f}){over}", ""]
+        lines += [entry["run_scores"], ""] if entry["run_scores"] else []
+        lines += [fenced(block), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -132,7 +145,8 @@ def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
         diff = entry["diff"]
         out.append({
             "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"],
-            "sides": [(f"{role} · {side.build}{run_note(runs)}", f'<span class="fold">{empty}</span>' if (empty := empty_output(side.text))
+            "run_scores": entry["run_scores"],
+            "sides": [(f"{role} · {side.build}{run_note(runs, entry['shown_run'])}", f'<span class="fold">{empty}</span>' if (empty := empty_output(side.text))
                        else report.html_pieces(pieces), side.arithmetic())
                       for role, side, pieces, runs in (("baseline", diff.baseline, entry["sides"][0], entry["runs"][0]),
                                                         ("candidate", diff.candidate, entry["sides"][1], entry["runs"][1]))],
@@ -146,7 +160,9 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     """Write the review as Markdown and HTML; returns where."""
     now = now or datetime.now(UTC)
     figures = review.analysis.figures
-    ids = list(figures.ids[: figures.ten]) + sorted(set(review.shown()) - set(figures.ids[: figures.ten]))
+    # The ten, the flagged (SPEC "Triage"), then every other example marked.
+    ids = [*figures.ids[: figures.ten], *(figures.ids[row] for row in figures.flagged)]
+    ids += sorted(set(review.shown()) - set(ids))
     shown = examples(review, ids)
     folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{now:%Y%m%d-%H%M%S}"
     # A name of its own: a dot in the suite's name is not a suffix, and a second export in

@@ -85,6 +85,7 @@ def to_json(
         "delta": f.delta_mean,
         "delta_interval": [f.delta_interval[0], f.delta_interval[1]],
         "delta_interval_method": f.delta_interval_method,
+        "delta_test": f.delta_test,
         "verdict": f.verdict,
         "verdict_reason": f.verdict_reason(),
         "paired": f.paired,
@@ -138,6 +139,20 @@ def signal_words(row: dict[str, Any], runs: int) -> str:
     """A row's signals for a person: ``new-figure 1/3`` with replicate runs."""
     fired = row.get("signal_runs")
     return " ".join(f"{name} {fired[name]}/{runs}" if fired and name in fired else name for name in row["signals"])
+
+
+def test_words(test: dict[str, Any]) -> str:
+    """The paired test in a line (its seed is in the signature): ``bootstrap 95% [-0.0531,
+    -0.0177]  p 0.0001  detectable ±0.0251``."""
+    low, high = test["interval"]
+    p = test["p_value"]
+    return (f"bootstrap 95% [{low:+.4f}, {high:+.4f}]  p {p_words(p)}"
+            f"  detectable ±{test['min_detectable']:.4f}")
+
+
+def p_words(p: float) -> str:
+    """A p-value as it reads: ``< 0.0001`` rather than a row of zeros."""
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
 def alarm_lines(data: dict[str, Any]) -> list[str]:
@@ -205,6 +220,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         f"- Paired examples: {data['paired']}",
         (f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
          f" ({data['delta_interval_method']})"),
+        f"- Paired test: {test_words(data['delta_test'])}; {data['delta_test']['method']}",
         (f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
          f" the ten most-moved hold {percent(data['top_share'])} of the total |delta|"),
         "",
@@ -271,7 +287,7 @@ def render_text(data: dict[str, Any]) -> Any:
     style = {"drift-down": "bold red", "drift-up": "bold yellow"}.get(data["verdict"], "bold green")
     head = Text()
     head.append(one_line(data["suite"]), style="bold")
-    head.append(f"\nsignature  {data['signature']}   references {data['reference_fingerprint'][:12]}")
+    head.append(f"\nsignature  {data['signature']}  refs {data['reference_fingerprint'][:12]}")
     head.append("\nverdict    ")
     head.append(f"{verdict_symbol(data['verdict'])} {verdict_words(data['verdict'])}", style=style)
     head.append(f"\n           {data['verdict_reason']}")
@@ -279,6 +295,8 @@ def render_text(data: dict[str, Any]) -> Any:
         f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
         f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}"
     )
+    test = data["delta_test"]
+    head.append(f"\npaired     {test_words(test)}")
     head.append(
         f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
         f"  the ten hold {percent(data['top_share'])} of |delta|"
@@ -461,6 +479,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
          f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
          f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {percent(data['top_share'])} of |Δ|</p>"),
+        f"<p>Paired test: {_h(test_words(data['delta_test']))}; {_h(data['delta_test']['method'])}</p>",
         "<div class=wide><table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
         rows,
         "</table></div>",

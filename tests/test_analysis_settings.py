@@ -23,7 +23,7 @@ NOBODY = UserDefaults()
 def test_the_defaults_are_specs() -> None:
     got = resolve(NONE, NOBODY)
     assert got == Settings("rougeL", "whitespace", False, 2.0, "auto", 0.0, 0.5)
-    assert got.signature == "rougeL|tok:whitespace|stem:no|v:0.1.0"
+    assert got.signature == "rougeL|tok:whitespace|stem:no|v:0.1.0|seed:0"
 
 
 @pytest.mark.parametrize(
@@ -148,8 +148,8 @@ def test_the_scoring_key_and_the_signature_name_what_a_score_depends_on() -> Non
     assert len({s.scoring for s in [base, *others]}) == 5
     assert len({s.signature for s in [base, *others]}) == 5
     assert resolve(NONE, NOBODY, k=9.0).scoring == base.scoring  # k changes no score
-    assert others[1].signature == "rougeL|tok:unicode-v1|stem:no|v:0.1.0"
-    assert others[3].signature == "rougeL|tok:rouge-score|stem:yes|v:0.1.0"
+    assert others[1].signature == "rougeL|tok:unicode-v1|stem:no|v:0.1.0|seed:0"
+    assert others[3].signature == "rougeL|tok:rouge-score|stem:yes|v:0.1.0|seed:0"
 
 
 def test_switching_stems_where_the_new_tokenizer_stems_and_stemming_was_asked_for() -> None:

@@ -69,16 +69,20 @@ def test_json_contract(capsys: pytest.CaptureFixture[str]):
     for key in (
         "suite", "metric", "tokenizer", "stem", "baseline", "candidate", "delta", "delta_interval",
         "delta_interval_method", "verdict", "paired", "only_in_baseline", "only_in_candidate",
-        "missing_reference", "signature", "top", "marks",
+        "missing_reference", "signature", "top", "marks", "signal_drift", "flagged", "delta_test",
     ):
         assert key in data, key
+    assert set(data["delta_test"]) == {"method", "seed", "resamples", "interval", "p_value", "min_detectable"}
+    assert data["delta_test"]["seed"] == 0 and data["delta_test"]["resamples"] == 10_000
+    for drift in data["signal_drift"]:
+        assert set(drift) == {"signal", "count", "rate", "band", "history"}
     for role in ("baseline", "candidate"):
         build = data[role]
         assert isinstance(build["runs"], int) and isinstance(build["n"], int)
         assert isinstance(build["mean"], float)
         assert len(build["band"]) == 2 and build["band"][0] <= build["mean"] <= build["band"][1]
         assert build["band_source"] in ("replicates", "bootstrap", "analytic")
-    assert data["signature"] == "rougeL|tok:whitespace|stem:no|v:0.1.0"
+    assert data["signature"] == "rougeL|tok:whitespace|stem:no|v:0.1.0|seed:0"
     assert data["verdict"] == "drift-down"
     assert isinstance(data["paired"], int)
     assert data["only_in_baseline"] == ["inc-0113"]

@@ -50,6 +50,7 @@ TOP_FIELDS = {
     "verdict": str, "paired": int, "only_in_baseline": list, "only_in_candidate": list,
     "missing_reference": list, "signature": str, "top": list, "signals": dict, "warnings": list,
     "delta_precision": float, "delta_recall": float, "top_share": float, "marks": dict,
+    "flagged": list, "signal_drift": list, "delta_test": dict,
 }  # fmt: skip
 
 
@@ -66,9 +67,9 @@ def test_every_field_spec_names_is_there_with_its_type(capsys: pytest.CaptureFix
         assert build["band_source"] in ("replicates", "bootstrap", "analytic")
     assert len(data["delta_interval"]) == 2 and data["delta_interval"][0] <= data["delta_interval"][1]
     assert data["verdict"] in VERDICTS
-    assert re.fullmatch(r"rougeL\|tok:whitespace\|stem:no\|v:\d+\.\d+\.\d+", data["signature"])
+    assert re.fullmatch(r"rougeL\|tok:whitespace\|stem:no\|v:\d+\.\d+\.\d+\|seed:\d+", data["signature"])
     assert len(data["top"]) == 10
-    for row in data["top"]:
+    for row in data["top"] + data["flagged"]:
         for key, kind in ROW_FIELDS.items():
             assert type(row[key]) is kind, key
         for key in ("signals", "unsupported", "new_sentences", "new_figures"):

@@ -86,6 +86,8 @@ class Figures:
     rates: list[Rate] = field(default_factory=list)
     flagged: list[int] = field(default_factory=list)
     flagged_details: list[dict] = field(default_factory=list)  # as ``details``, for each of ``flagged``
+    # The paired test beside the verdict (`paired.PairedTest.to_json`: SPEC's ``delta_test``).
+    delta_test: dict = field(default_factory=dict)
     # With replicate runs: each run's F by role (runs x examples, ranking order), and how many
     # runs each signal fired in (signals x examples); else empty and None.
     run_f: dict[str, np.ndarray] = field(default_factory=dict)

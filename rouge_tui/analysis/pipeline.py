@@ -25,6 +25,7 @@ import numpy as np
 from rouge_tui import __version__
 from rouge_tui.analysis import compare, history, signals, triage
 from rouge_tui.analysis.figures import Figures
+from rouge_tui.analysis.paired import paired_test
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import TOKENIZERS, engine
@@ -121,7 +122,7 @@ def _figures_key(
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
     files' bytes (``digests``) and the earlier builds' (`_earlier_part`)."""
     parts = [
-        "rouge-tui figures v4",  # v2: partial ids not "only in" the other; v3: `compare.run_mean`; v4: triage
+        "rouge-tui figures v5",  # v2: partial ids not "only in" the other; v3: `compare.run_mean`; v5: triage
         __version__,
         repr(settings),
         engine.ENGINE,
@@ -451,6 +452,7 @@ def compute(
         delta_mean=delta_mean,
         delta_interval=compare.delta_interval(delta),
         delta_interval_method="analytic",
+        delta_test=paired_test(delta).to_json(),
         verdict=compare.verdict(base_stats, cand_stats.mean, delta_mean, settings.min_delta),
         delta_precision=compare.fmean(cand_mean[:, 0] - base_mean[:, 0]),
         delta_recall=compare.fmean(cand_mean[:, 1] - base_mean[:, 1]),

@@ -38,7 +38,11 @@ class Settings:
         """Metric, tokenizer, stemming and tool version in one string: two figures are
         comparable only when their signatures match."""
         label = TOKENIZERS[self.tokenizer].label
-        return f"{self.metric}|tok:{label}|stem:{'yes' if self.stem else 'no'}|v:{__version__}"
+        from rouge_tui.analysis.paired import (
+            SEED,  # the paired test's: a rerun gives the same bytes
+        )
+
+        return f"{self.metric}|tok:{label}|stem:{'yes' if self.stem else 'no'}|v:{__version__}|seed:{SEED}"
 
     @property
     def scoring(self) -> str:

@@ -20,7 +20,7 @@ from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.figures import Figures, percent
 from rouge_tui.analysis.triage import drift_words
-from rouge_tui.report import verdict_symbol, verdict_words
+from rouge_tui.report import p_words, verdict_symbol, verdict_words
 from rouge_tui.safetext import one_line
 
 __all__ = ["Overview", "histogram", "shorten_names", "sparkline"]
@@ -197,7 +197,8 @@ class Overview(Widget):
         style = {"drift-down": "down", "drift-up": "up"}.get(f.verdict, "within")
         verdict = Text(no_wrap=True, overflow="ellipsis")
         verdict.append(f"{verdict_symbol(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
-        low, high = f.delta_interval
+        low, high = f.delta_test["interval"] if f.delta_test else f.delta_interval  # the bootstrap's
+        p = p_words(f.delta_test["p_value"]) if f.delta_test else "?"
         source = f.baseline.band_source
         # Each part in its full form and a short one, in the order shown. What moved (P, R,
         # the ten's share) matters more than the interval's digits and the band (its bounds
@@ -205,12 +206,13 @@ class Overview(Widget):
         full = [
             ("Δ", f"{f.delta_mean:+.4f}"),
             ("95%", f"[{low:+.4f}, {high:+.4f}]"),
+            ("p", p),
             ("band", f"{source} k={f.settings.k:g}"),
             ("P", f"{f.delta_precision:+.3f}"),
             ("R", f"{f.delta_recall:+.3f}"),
             ("ten", f"{percent(f.top_share)} of |Δ|"),
         ]
-        short = [full[0], ("95%", f"[{low:+.3f}, {high:+.3f}]"), *full[3:5], ("ten", percent(f.top_share))]
+        short = [full[0], ("95%", f"[{low:+.3f}, {high:+.3f}]"), full[2], *full[4:6], ("ten", percent(f.top_share))]
         room = width - verdict.cell_len
         parts = full if sum(len(n) + len(v) + 3 for n, v in full) <= room else short
         for number, (name, value) in enumerate(parts):

@@ -20,8 +20,11 @@ from rouge_tui.rouge import METRICS, TOKENIZERS
 MOVING = ("↑ ↓ j k", "move; page up / page down, home / end (the last row)")
 # What the overview's short words mean: a newcomer found none of them explained.
 OVERVIEW = (
+    ("▲ +fig 7", ("a signal drift (second line): a change signal fired on more outputs than its band "
+                  "allows; (0-1): how many it fired on in each earlier build pair")),
     ("Δ", "the mean paired delta of F, candidate minus baseline, over the ids both builds have"),
-    ("95%", "that delta's interval; band: where the baseline's band comes from, and its k"),
+    ("95%  p", ("that delta's paired bootstrap interval and sign-flip p-value (seeded: the same "
+                "every run); band: where the baseline's band comes from, and its k")),
     ("P  R", ("the mean paired delta of precision and of recall (recall falling while precision "
               "holds: shorter outputs)")),
     ("ten", "the ten most-moved outputs' share of the total |Δ|: a few outputs moved, or all of them"),
@@ -29,6 +32,17 @@ OVERVIEW = (
     ("history", "each build's mean over all its own ids, oldest first; B and C: the pair compared"),
     ("copied", ("with sources: each build's mean coverage (cov) and density (dens) of spans "
                 "copied from the source")),
+)
+# SPEC "Triage", in a reader's words (README "Signal bands and the flagged" says the same).
+TRIAGE = (
+    "ROUGE can stay flat while a build invents sentences and figures, so the signals raise the alarm too.",
+    "A signal's band comes from its counts on the earlier build pairs (up to five, ending at the",
+    "baseline): at most the highest earlier share of this pair's outputs, plus three square roots of",
+    "that, plus three. A steady count stays inside; a jump goes past it; one that never fired drifts",
+    "at its fourth output. With fewer than two earlier pairs there is no band, and the line says so.",
+    "The flagged: outputs where a drifting signal fired, past the ten: new figures first, then new",
+    "sentences (the least supported first), then the rest. w walks the ten, then them; s can sort",
+    "them first. [alarm] signals in suite.toml picks the signals that may raise it ([] for none).",
 )
 FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"
 
@@ -94,6 +108,9 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for name, meaning in OVERVIEW:
             text.append(f"  {name:<10}", style="bold")
             text.append(f" {meaning}\n")
+        text.append("\nSignal bands and the flagged\n", style="bold underline")
+        for line in TRIAGE:
+            text.append(f"  {line}\n")
         text.append("\nVerdicts: ", style="bold")
         text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
         text.append(" (the candidate's mean against the baseline's band)\n")

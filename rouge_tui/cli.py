@@ -280,6 +280,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(_normalise(argv))
     from rouge_tui.suite.errors import SuiteError
 
+    if empty := _empty_path(args):
+        _say(f"error: {empty} is an empty path (an unset variable?); name a file or folder")
+        return 2
+
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
     if args.command != "open":
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
@@ -307,6 +311,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a bug of ours must not exit 1 (drift)
         _say(f"error: internal error ({type(exc).__name__}: {exc}); please report it")
         return 2
+
+
+def _empty_path(args: argparse.Namespace) -> str | None:
+    """The first path argument given as "" (``report "$SUITE"`` with SUITE unset): it must
+    never fall back to the bundled sample, whose verdict would page someone or silence them."""
+    for name in ("suite", "references", "outputs"):
+        if getattr(args, name, None) == "":
+            return "the suite" if name == "suite" else f"the {name} file"
+    return None
 
 
 def _closed(fd: int) -> bool:

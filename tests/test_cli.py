@@ -753,3 +753,13 @@ def test_rougelsum_past_its_table_is_one_line_and_exit_2_not_an_abort(tmp_path: 
              "reference line of 7,100 (its table would take 0.2 GB); rougeL can"),
         ]
     assert run("report", str(suite), "--metric", "rougeL").returncode in (0, 1)
+
+
+@pytest.mark.parametrize("args", [["report", ""], ["open", ""], [""], ["report", "", "--format", "json"],
+                                  ["score", "", "x.jsonl"], ["score", "x.jsonl", ""]])
+def test_an_empty_path_is_exit_2_never_the_bundled_sample(args: list[str], tmp_path: Path) -> None:
+    """Issue 39, 11: `report "$SUITE"` with SUITE unset reported the sample, exit 1 (drift)."""
+    result = cli(*args, home=tmp_path / "xdg")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "empty path" in result.stderr

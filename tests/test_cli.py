@@ -763,3 +763,19 @@ def test_an_empty_path_is_exit_2_never_the_bundled_sample(args: list[str], tmp_p
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and "empty path" in result.stderr
+
+
+@pytest.mark.parametrize("blank", [b" \n", b"\r\n", b"\t \r\n"], ids=["space", "crlf", "tab-space-crlf"])
+def test_100_mb_of_blank_lines_is_exit_2_in_seconds(tmp_path: Path, blank: bytes) -> None:
+    """Issue 39, 16: 100 MB of " \\n" or "\\r\\n" took 61 s to reach the error that 100 MB
+    of "\\n" reaches in 0.6 s: a line of whitespace only is blank too."""
+    suite = make_suite(tmp_path / "s")
+    bomb = suite / "builds" / "3-blank.jsonl"
+    with open(bomb, "wb") as handle:
+        handle.writelines(blank * ((1 << 20) // len(blank)) for _ in range(100))
+    start = time.monotonic()
+    proc = run("report", str(suite), "--no-cache")
+    assert time.monotonic() - start < 6
+    assert proc.returncode == 2
+    way = "--baseline 1-old --candidate 2-new compares the two newest builds that can be read"
+    assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) ({way})\n"

@@ -779,3 +779,26 @@ def test_100_mb_of_blank_lines_is_exit_2_in_seconds(tmp_path: Path, blank: bytes
     assert proc.returncode == 2
     way = "--baseline 1-old --candidate 2-new compares the two newest builds that can be read"
     assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) ({way})\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["report", "{suite}", "--format", "json"], ["report", "{suite}", "--format", "markdown"],
+     ["report", "{suite}"], ["score", "{refs}", "{out}"]],
+    ids=["report-json", "report-markdown", "report-text", "score"],
+)  # fmt: skip
+def test_a_report_cut_short_by_a_file_size_limit_is_exit_2(tmp_path: Path, args: list[str]) -> None:
+    """Issue 39, 12: past `ulimit -f` (or a disk filling mid-write) the first write is short
+    and Python's stdout says nothing: report exited 1 with invalid JSON, score 0."""
+    suite = INCIDENTS  # a report of several KiB, past the 1 KiB allowed
+    values = {"suite": str(suite), "refs": str(suite / "references.jsonl"),
+              "out": str(max((suite / "builds").iterdir()))}  # fmt: skip
+    command = shlex.join([sys.executable, "-m", "rouge_tui", *(a.format(**values) for a in args)])
+    out = tmp_path / "out"
+    result = subprocess.run(
+        ["bash", "-c", f"ulimit -f 1; {command} > {shlex.quote(str(out))}"],
+        capture_output=True, text=True, timeout=60, env=xdg_env(tmp_path / "xdg"), check=False,
+    )  # fmt: skip
+    assert out.stat().st_size == 1024  # the limit was met mid-report
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "rouge-tui: error: writing the output: File too large\n"

@@ -72,9 +72,11 @@ _CJK_ENDS = "。！？"
 _CJK_CLOSERS = "」』）"
 _SENTENCE_END = re.compile(
     # SPEC: a run of . ! ? and closing marks, then whitespace; CJK: a run of its stops and
-    # closing marks, whatever follows.
-    rf"[.!?]+[{re.escape(_CLOSERS)}]*(?=\s)"
-    rf"|[{_CJK_ENDS}]+[{re.escape(_CLOSERS + _CJK_CLOSERS)}]*"
+    # closing marks, whatever follows. Linear on any text: a run is tried from its start only
+    # (from inside it, the match would end where the whole run's does) and never given back
+    # (a shorter run or fewer closing marks is followed by a mark, not whitespace).
+    rf"(?<![.!?])[.!?]++[{re.escape(_CLOSERS)}]*+(?=\s)"
+    rf"|[{_CJK_ENDS}]++[{re.escape(_CLOSERS + _CJK_CLOSERS)}]*+"
 )
 _WORD = re.compile(r"[^\W_]+")
 _FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
@@ -499,8 +501,8 @@ def _read(texts: Sequence[str], examples: np.ndarray, numbers: dict[bytes, int])
     kind = a[special]
     seps = special[kind == _SEP]
     after = special[kind >= _DOT] + 1
-    while (closing := np.flatnonzero((a[after] == _CLOSE) | (a[after] == _TAIL))).size:
-        after[closing] += 1
+    opened = np.flatnonzero((a != _CLOSE) & (a != _TAIL))  # past the closing marks at once
+    after = opened[np.searchsorted(opened, after)]
     after = after[(a[after] == _SPACE) | (a[after] == _NL) | (a[after] == _SEP)]
     cuts = np.concatenate((seps, special[(kind == _NL) | (kind == _CJK_TERM)], after))
     bounds = np.sort(np.concatenate(([0, len(starts)], np.searchsorted(starts, cuts))))

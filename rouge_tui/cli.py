@@ -9,10 +9,12 @@ with one line on stderr naming the file and line. Every message goes through
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
+import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rouge_tui import __version__
@@ -280,14 +282,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(_normalise(argv))
     from rouge_tui.suite.errors import SuiteError
 
+    if empty := _empty_path(args):
+        _say(f"error: {empty} is an empty path (an unset variable?); name a file or folder")
+        return 2
+
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
     if args.command != "open":
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
         # big suite's objects cost (1M-example report 54.9 s -> 40.0 s, benchmarks/README.md).
         gc.disable()
     try:
-        code = handlers[args.command](args)
-        sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
+        with _whole_writes(args.command != "open"):
+            code = handlers[args.command](args)
+            sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
         return code
     except (CliError, SuiteError, ValueError) as exc:  # a UsageError is a ValueError
         _say(f"error: {exc}")
@@ -307,6 +314,65 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a bug of ours must not exit 1 (drift)
         _say(f"error: internal error ({type(exc).__name__}: {exc}); please report it")
         return 2
+
+
+def _empty_path(args: argparse.Namespace) -> str | None:
+    """The first path argument given as "" (``report "$SUITE"`` with SUITE unset): it must
+    never fall back to the bundled sample, whose verdict would page someone or silence them."""
+    for name in ("suite", "references", "outputs"):
+        if getattr(args, name, None) == "":
+            return "the suite" if name == "suite" else f"the {name} file"
+    return None
+
+
+class _WholeWrites(io.RawIOBase):
+    """Standard output's descriptor, every write made whole or an OSError: Python's own
+    stdout lets a short write (a file past ``ulimit -f``, a disk filling mid-write) go by
+    silently, and a report cut short must never pass for a whole one."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+        self.done = False  # then what is left is dropped: flushed already, or failed
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        view = memoryview(data).cast("B")
+        if self.done:
+            return len(view)
+        done = 0
+        while done < len(view):
+            done += os.write(self.fd, view[done:])  # after a short write, the error comes here
+        return done
+
+
+@contextlib.contextmanager
+def _whole_writes(wanted: bool) -> Iterator[None]:
+    """sys.stdout through `_WholeWrites` for the duration (when it is a real descriptor)."""
+    stdout = sys.stdout
+    try:
+        fd = stdout.fileno() if wanted else -1
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        fd = -1
+    if fd < 0:
+        yield
+        return
+    stdout.flush()
+    raw = _WholeWrites(fd)
+    wrapper = io.TextIOWrapper(io.BufferedWriter(raw), encoding=stdout.encoding,
+                               errors=stdout.errors, line_buffering=stdout.line_buffering)
+    sys.stdout = wrapper
+    try:
+        yield
+    finally:
+        sys.stdout = stdout
+        raw.done = True  # the caller flushed; after an error, nothing more is tried
+        wrapper.detach().detach()  # leaves fd open (closing the raw object would close it)
 
 
 def _closed(fd: int) -> bool:

@@ -759,3 +759,52 @@ def test_rougelsum_past_its_table_is_one_line_and_exit_2_not_an_abort(tmp_path: 
              "reference line of 7,100 (its table would take 0.2 GB); rougeL can"),
         ]
     assert run("report", str(suite), "--metric", "rougeL").returncode in (0, 1)
+
+
+@pytest.mark.parametrize("args", [["report", ""], ["open", ""], [""], ["report", "", "--format", "json"],
+                                  ["score", "", "x.jsonl"], ["score", "x.jsonl", ""]])
+def test_an_empty_path_is_exit_2_never_the_bundled_sample(args: list[str], tmp_path: Path) -> None:
+    """Issue 39, 11: `report "$SUITE"` with SUITE unset reported the sample, exit 1 (drift)."""
+    result = cli(*args, home=tmp_path / "xdg")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "empty path" in result.stderr
+
+
+@pytest.mark.parametrize("blank", [b" \n", b"\r\n", b"\t \r\n"], ids=["space", "crlf", "tab-space-crlf"])
+def test_100_mb_of_blank_lines_is_exit_2_in_seconds(tmp_path: Path, blank: bytes) -> None:
+    """Issue 39, 16: 100 MB of " \\n" or "\\r\\n" took 61 s to reach the error that 100 MB
+    of "\\n" reaches in 0.6 s: a line of whitespace only is blank too."""
+    suite = make_suite(tmp_path / "s")
+    bomb = suite / "builds" / "3-blank.jsonl"
+    with open(bomb, "wb") as handle:
+        handle.writelines(blank * ((1 << 20) // len(blank)) for _ in range(100))
+    start = time.monotonic()
+    proc = run("report", str(suite), "--no-cache")
+    assert time.monotonic() - start < 6
+    assert proc.returncode == 2
+    way = "--baseline 1-old --candidate 2-new compares the two newest builds that can be read"
+    assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) ({way})\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["report", "{suite}", "--format", "json"], ["report", "{suite}", "--format", "markdown"],
+     ["report", "{suite}"], ["score", "{refs}", "{out}"]],
+    ids=["report-json", "report-markdown", "report-text", "score"],
+)  # fmt: skip
+def test_a_report_cut_short_by_a_file_size_limit_is_exit_2(tmp_path: Path, args: list[str]) -> None:
+    """Issue 39, 12: past `ulimit -f` (or a disk filling mid-write) the first write is short
+    and Python's stdout says nothing: report exited 1 with invalid JSON, score 0."""
+    suite = INCIDENTS  # a report of several KiB, past the 1 KiB allowed
+    values = {"suite": str(suite), "refs": str(suite / "references.jsonl"),
+              "out": str(max((suite / "builds").iterdir()))}  # fmt: skip
+    command = shlex.join([sys.executable, "-m", "rouge_tui", *(a.format(**values) for a in args)])
+    out = tmp_path / "out"
+    result = subprocess.run(
+        ["bash", "-c", f"ulimit -f 1; {command} > {shlex.quote(str(out))}"],
+        capture_output=True, text=True, timeout=60, env=xdg_env(tmp_path / "xdg"), check=False,
+    )  # fmt: skip
+    assert out.stat().st_size == 1024  # the limit was met mid-report
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "rouge-tui: error: writing the output: File too large\n"

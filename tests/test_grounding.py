@@ -537,3 +537,92 @@ def test_the_bulk_path_with_no_examples():
     counts = new_counts([], [], [])
     assert counts[0].dtype.kind == "i" and len(counts[0]) == len(counts[1]) == 0
     assert isinstance(counts[0], np.ndarray)
+
+
+# -- pathological text: time and memory stay bounded ------------------------------------------
+
+
+def spec_sentences(text: str) -> list[tuple[str, int, int]]:
+    """SPEC's "Sentences", restated as a scan: cut at line ends, and after a run of . ! ? with
+    any closing marks right after, when whitespace follows (after a run of 。！？ and its
+    closing marks, whatever follows); pieces trimmed, those with no word dropped."""
+    closers, cjk_closers = "\"')]\u2019\u201d", "\"')]\u2019\u201d\u300d\u300f\uff09"
+    found = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        cuts, i = [], 0
+        while i < len(line):
+            for stops, marks, needs_space in ((".!?", closers, True),
+                                              ("\u3002\uff01\uff1f", cjk_closers, False)):
+                if line[i] in stops:
+                    j = i
+                    while j < len(line) and line[j] in stops:
+                        j += 1
+                    while j < len(line) and line[j] in marks:
+                        j += 1
+                    if not needs_space or (j < len(line) and line[j].isspace()):
+                        cuts.append(j)
+                    i = j
+                    break
+            else:
+                i += 1
+        for start, end in zip([0, *cuts], [*cuts, len(line)]):
+            piece = line[start:end]
+            if re.search(r"[^\W_]", piece):
+                lead = len(piece) - len(piece.lstrip())
+                found.append((piece.strip(), offset + start + lead, offset + start + lead + len(piece.strip())))
+        offset += len(line)
+    return found
+
+
+@given(texts | st.text(alphabet=".!?\"')]\u2019\u201d\u3002\uff01\uff1f\u300d \n\tab"))
+@settings(max_examples=500, deadline=None)
+def test_sentences_are_specs_definition(text):
+    assert [(s.text, s.start, s.end) for s in sentences(text)] == spec_sentences(text)
+
+
+@pytest.mark.parametrize("run", [".", "!?", ".)", ".\u2019"])
+def test_a_megabyte_run_of_stops_is_cut_in_well_under_a_second(run):
+    """Issue 39, 7: the sentence regex backtracked on a run of . ! or ? with no whitespace
+    after it: 40,000 characters took 20 s, a megabyte would take hours."""
+    import time
+
+    text = "A claim " + run * ((1 << 20) // len(run)) + "x. Next one"
+    start = time.perf_counter()
+    found = sentences(text)
+    assert time.perf_counter() - start < 0.5
+    assert [s.text for s in found] == [text[:-len(" Next one")], "Next one"]
+    start = time.perf_counter()
+    counts = new_counts([text], ["Other words"], [("Next one",)])
+    assert time.perf_counter() - start < 0.5
+    assert [c.tolist() for c in counts] == [[1], [0]]
+
+
+_PEAK = """
+import resource, sys
+from rouge_tui.analysis.grounding import ground, new_counts
+n = int(sys.argv[1])
+output = " ".join(f"w{i} x{i % 7}." for i in range(n))
+reference = " ".join(f"w{i + 1} y{i % 5}." for i in range(n))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+side = ground(output, [reference], None, reference).candidate
+counts = new_counts([output], [reference], [(reference,)])
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(grown >> 10, len(side.sentences), sum(s.new for s in side.sentences), int(counts[0][0]))
+"""
+
+
+def test_grounding_two_texts_of_thousands_of_sentences_holds_no_full_matrix():
+    """Issue 39, 9: grounding filled a sentences x sentences matrix: an output and a reference
+    of 30,000 short sentences peaked at about 7 GB. Here 4,000 against 4,000 and the same
+    again as the baseline: full matrices of 64 and 128 MB; the blocks hold 16 MB."""
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-c", _PEAK, "4000"], capture_output=True,
+                            text=True, timeout=120, check=True)
+    grown, found, new, bulk_new = map(int, result.stdout.split())
+    assert found == 4000
+    # "wK xJ." shares wK with the reference's sentence "wK yJ'." (1 of 2 words: support 0.5),
+    # but for "w0 x0.": no text has w0
+    assert new == bulk_new == 1
+    assert grown < 48, f"{grown} MB more at the peak"

@@ -255,3 +255,21 @@ def test_bad_toml_in_config_names_config_toml_and_line(tmp_path: Path) -> None:
     error = error_of(read_user_defaults, path)
     assert (error.path, error.line) == (path, 2)
     assert str(error).startswith(f"{path}:2: invalid TOML: ")
+
+
+@pytest.mark.parametrize("digits", [400, 5_000])
+@pytest.mark.parametrize(("name", "read", "toml"), [
+    ("suite.toml", read_suite_settings, 'name = "x"\n\n[band]\nk = {}\n'),
+    ("suite.toml", read_suite_settings, 'name = "x"\n[band]\nsource = "auto"\nmin_delta = {}\n'),
+    ("config.toml", read_user_defaults, 'metric = "rougeL"\n\n\nk = {}\n'),
+])
+def test_an_integer_of_hundreds_or_thousands_of_digits_names_file_and_line(
+    tmp_path: Path, name: str, read, toml: str, digits: int
+) -> None:
+    """Issue 39, 15: 400 digits ended in "internal error (OverflowError ...)", 5,000 in
+    Python's int-conversion message; both must name the file and the line."""
+    path = toml_file(tmp_path, toml.format("9" * digits), name)
+    error = error_of(read, path)
+    assert (error.path, error.line) == (path, 4)
+    assert str(error).startswith(f"{path}:4: ")
+    assert len(str(error)) < 200  # the number itself is not printed

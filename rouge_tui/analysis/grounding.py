@@ -37,7 +37,7 @@ import itertools
 import operator
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,15 +67,18 @@ __all__ = [
 ]
 
 MIN_SUPPORT = 0.5
+_BLOCK = 1 << 22  # LCS lengths held at once (16 MiB), for any number of sentences
 
 _CLOSERS = "\"')]’”"
 _CJK_ENDS = "。！？"
 _CJK_CLOSERS = "」』）"
 _SENTENCE_END = re.compile(
     # SPEC: a run of . ! ? and closing marks, then whitespace; CJK: a run of its stops and
-    # closing marks, whatever follows.
-    rf"[.!?]+[{re.escape(_CLOSERS)}]*(?=\s)"
-    rf"|[{_CJK_ENDS}]+[{re.escape(_CLOSERS + _CJK_CLOSERS)}]*"
+    # closing marks, whatever follows. Linear on any text: a run is tried from its start only
+    # (from inside it, the match would end where the whole run's does) and never given back
+    # (a shorter run or fewer closing marks is followed by a mark, not whitespace).
+    rf"(?<![.!?])[.!?]++[{re.escape(_CLOSERS)}]*+(?=\s)"
+    rf"|[{_CJK_ENDS}]++[{re.escape(_CLOSERS + _CJK_CLOSERS)}]*+"
 )
 _WORD = re.compile(r"[^\W_]+")
 _FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
@@ -311,17 +314,28 @@ def _best_counterparts(
     if not own or not found:
         return [None] * len(own)
     ids: dict[str, int] = {}
-    lcs = process.cdist(
-        [[ids.setdefault(w, len(ids)) for w in ws] for ws in own],
-        [[ids.setdefault(w, len(ids)) for w in ws] for _, _, ws in found],
-        scorer=LCSseq.similarity, dtype=np.int32,
-    )
-    best = lcs.argmax(axis=1)
+    rows = [[ids.setdefault(w, len(ids)) for w in ws] for ws in own]
+    columns = [[ids.setdefault(w, len(ids)) for w in ws] for _, _, ws in found]
+    best = np.empty(len(rows), np.intp)
+    most = np.empty(len(rows), np.int64)
+    for start, lcs in _lcs_blocks(rows, columns):
+        block = slice(start, start + len(lcs))
+        best[block] = lcs.argmax(axis=1)
+        most[block] = lcs[np.arange(len(lcs)), best[block]]
     out: list[Counterpart | None] = []
-    for row, (ws, k) in enumerate(zip(own, best)):
-        n = int(lcs[row, k])
+    for ws, k, n in zip(own, best.tolist(), most.tolist()):
         out.append(Counterpart(found[k][0], found[k][1], n / len(ws)) if n else None)
     return out
+
+
+def _lcs_blocks(rows: Sequence, columns: Sequence) -> Iterator[tuple[int, np.ndarray]]:
+    """The LCS lengths of every row against every column (word lists or strings), a block of
+    rows at a time: ``(first row, its block's matrix)``. At most `_BLOCK` lengths are held at
+    once, so two texts of 30,000 sentences each need no 3.6 GB matrix."""
+    step = max(1, _BLOCK // max(len(columns), 1))
+    for start in range(0, len(rows), step):
+        yield start, process.cdist(rows[start:start + step], columns,
+                                   scorer=LCSseq.similarity, dtype=np.int32)
 
 
 def ground_side(
@@ -500,8 +514,8 @@ def _read(texts: Sequence[str], examples: np.ndarray, numbers: dict[bytes, int])
     kind = a[special]
     seps = special[kind == _SEP]
     after = special[kind >= _DOT] + 1
-    while (closing := np.flatnonzero((a[after] == _CLOSE) | (a[after] == _TAIL))).size:
-        after[closing] += 1
+    opened = np.flatnonzero((a != _CLOSE) & (a != _TAIL))  # past the closing marks at once
+    after = opened[np.searchsorted(opened, after)]
     after = after[(a[after] == _SPACE) | (a[after] == _NL) | (a[after] == _SEP)]
     cuts = np.concatenate((seps, special[(kind == _NL) | (kind == _CJK_TERM)], after))
     bounds = np.sort(np.concatenate(([0, len(starts)], np.searchsorted(starts, cuts))))
@@ -564,10 +578,11 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
         f = min(e + together, examples)
         p, q = slice(own_bounds[e], own_bounds[f]), slice(other_bounds[e], other_bounds[f])
         if p.start < p.stop and q.start < q.stop:
-            lcs = process.cdist(own[p], others[q], scorer=LCSseq.similarity, dtype=np.int32)
-            if together > 1:  # only a sentence's own example counts
-                lcs[pattern.example[p, None] != target.example[None, q]] = 0
-            best[p] = lcs.max(axis=1)
+            for start, lcs in _lcs_blocks(own[p], others[q]):
+                rows = slice(p.start + start, p.start + start + len(lcs))
+                if together > 1:  # only a sentence's own example counts
+                    lcs[pattern.example[rows, None] != target.example[None, q]] = 0
+                best[rows] = lcs.max(axis=1)
     return best, left
 
 

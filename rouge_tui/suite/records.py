@@ -54,6 +54,7 @@ class Fields:
 _BOM = b"\xef\xbb\xbf"
 _FIELDS = Fields()  # frozen, so one shared default is safe
 _FINGERPRINT_TAG = b"rouge-tui references v1\n"
+_MANY_LINES = 1 << 15  # lines in a block, 32 bytes a line or less: maybe a blank-line bomb
 
 # A record: the line it starts on, its parsed value, and the JSON line it was parsed from
 # (None in CSV), for the standard decoder to read again where orjson's value may differ.
@@ -161,14 +162,14 @@ def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
             lines[0] = lines[0].removeprefix(_BOM)
         if lines.count(b"") == len(lines):  # nothing but empty lines (a newline bomb): C-quick
             continue
+        if len(lines) > _MANY_LINES and all(not d or d.isspace() for d in set(lines)):
+            continue  # blank lines only (" \n", CRLF): as quick, the few distinct ones looked at
         for number, line in enumerate(lines, first):
-            if not line:
+            if not line or line.isspace():  # before orjson, whose refusal is the slow path
                 continue
             try:
                 value = loads(line)
             except failed:
-                if line.isspace():
-                    continue
                 value = _standard(line, path, number)
             yield number, value, line
 

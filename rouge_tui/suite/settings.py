@@ -25,6 +25,7 @@ __all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "SuiteSettings", "UserDefaults", 
 
 _TOML_LIMIT = 1 << 20
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
+_LONG_INTEGER = re.compile(r"[0-9_]{1000,}")  # far past any setting, short of int()'s limit
 _HEADER = re.compile(r"""\s*\[\s*["']?([^\]"']+)["']?\s*\]""")
 
 
@@ -132,9 +133,14 @@ class _Table:
             raise self.fail(
                 key, f"{self.label(key)} must be a number, not {type_name(value, 'table')}"
             )
-        if not (math.isfinite(value) and fits(value)):
+        try:  # an integer of 309 digits or more is past every float
+            number = float(value)
+        except OverflowError:
+            raise self.fail(key, f"{self.label(key)} must be {wanted}, got an integer of "
+                                 f"{len(str(abs(value)))} digits") from None
+        if not (math.isfinite(number) and fits(number)):
             raise self.fail(key, f"{self.label(key)} must be {wanted}, got {value!r}")
-        return float(value)
+        return number
 
 
 def _parse(path: Path) -> _Table | None:
@@ -160,6 +166,10 @@ def _parse(path: Path) -> _Table | None:
         raise SuiteError(f"invalid TOML: {message}", path, line) from None
     except RecursionError:
         raise SuiteError("invalid TOML: nested too deeply", path) from None
+    except ValueError:  # int() past sys.get_int_max_str_digits(): tomllib says no line
+        long = _LONG_INTEGER.search(text)
+        line = text.count("\n", 0, long.start()) + 1 if long else None
+        raise SuiteError("invalid TOML: an integer with too many digits", path, line) from None
     return _Table(path, text.split("\n"), data, None)
 
 

@@ -781,7 +781,7 @@ def test_100_mb_of_blank_lines_is_exit_2_in_seconds(tmp_path: Path, blank: bytes
         handle.writelines(blank * ((1 << 20) // len(blank)) for _ in range(100))
     start = time.monotonic()
     proc = run("report", str(suite), "--no-cache")
-    assert time.monotonic() - start < 6
+    assert time.monotonic() - start < 15  # well under the minute it took, even on a busy machine
     assert proc.returncode == 2
     way = "--baseline 1-old --candidate 2-new compares the two newest builds that can be read"
     assert proc.stderr == f"rouge-tui: error: {bomb}: empty file (no records) ({way})\n"

@@ -7,9 +7,9 @@ oracle that did not write it: every fenced diff block must hold its whole text.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from datetime import UTC, datetime
-import re
 from pathlib import Path
 
 import pytest
@@ -167,7 +167,7 @@ def test_with_replicate_runs_the_export_says_which_run_it_shows(tmp_path: Path) 
     assert markdown.count("(F: the mean over each build's runs)") == shown
     # Every run's F, and the run shown is the one the texts below are of (SPEC "Triage").
     runs = re.findall(r"F by run: baseline (\S+) (\S+) (\S+); candidate (\S+) (\S+) (\S+) \(shown: run (\d)", markdown)
-    said = re.findall(r"^candidate \(.*, run (\d) of 3\)", markdown, re.M)
+    said = re.findall(r"^candidate \(.*, run (\d) of 3\)", markdown, re.MULTILINE)
     assert len(runs) == shown and [r[-1] for r in runs] == said
     for *scores, run in runs:  # the run shown moved most (the first of equals)
         moves = [abs(float(scores[3 + r]) - float(scores[r])) for r in range(3)]

@@ -207,7 +207,7 @@ def test_a_new_build_counts_one_new_pair_not_the_whole_history(tmp_path: Path, c
     counted = []
     count_new = signals.Pairs.count_new
     monkeypatch.setattr(signals.Pairs, "count_new", lambda self: counted.append(1) or count_new(self))
-    first, _ = report_json(suite, capsys)
+    report_json(suite, capsys)
     assert len(counted) == 5  # the pair compared and the four before it
     (suite / "builds" / "2026-11-07.jsonl").write_text(build(6))
     counted.clear()

@@ -2570,6 +2570,8 @@ async def test_a_diff_with_replicate_runs_opens_on_the_run_that_moved_most(tmp_p
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert current_id(app) == "noisy"
+        row = next(line for line in table_lines(app.screen.query_one(MoversTable)) if "noisy" in line)
+        assert "+fig1/2" in row  # its invented figure is in one of the two runs
         await press(pilot, "enter")
         assert isinstance(app.screen, DiffScreen) and app.screen.run == 1
         assert "run 2/2 moved most" in app.screen.title_text(98).plain

@@ -234,10 +234,17 @@ def fit(items: Sequence[str], width: int | None = None, sep: str = " ", more: st
     return (text + more if text else more.strip())[: max(width, 0)]
 
 
-def labels(flags: int, width: int | None = None) -> str:
+def labels(flags: int, width: int | None = None, runs: Sequence[int] | None = None, of: int = 1) -> str:
     """The short labels of ``flags``, those to read first first (``+sent trunc len-``); in
-    at most ``width`` characters, cut after a whole label with ``…``."""
-    return fit([s.short for bit, s in shown_order() if flags >> bit & 1], width)
+    at most ``width`` characters, cut after a whole label with ``…``. With replicate runs
+    (``runs``: how many of the ``of`` runs each signal fired in, by bit), a signal that did
+    not fire in every run says in how many (``+fig1/3``)."""
+    def label(bit: int, signal: Signal) -> str:
+        if runs is None or runs[bit] >= of:
+            return signal.short
+        return f"{signal.short}{runs[bit]}/{of}"
+
+    return fit([label(bit, s) for bit, s in shown_order() if flags >> bit & 1], width)
 
 
 def counts(flags: np.ndarray) -> dict[str, int]:

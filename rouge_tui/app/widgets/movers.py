@@ -262,7 +262,9 @@ class MoversTable(ScrollView, can_focus=True):
         style = self._style("down") if delta < 0 else self._style("up") if delta > 0 else ""
         text.append(f"{delta:+.4f}".rjust(8), style=style)
         text.append(" ")
-        text.append(signals.labels(int(f.signals[index]), cols.signals).ljust(cols.signals), style=self._style("dim"))
+        runs = None if f.runs_fired is None else f.runs_fired[:, index].tolist()
+        said = signals.labels(int(f.signals[index]), cols.signals, runs, f.runs)
+        text.append(said.ljust(cols.signals), style=self._style("dim"))
         text.append(" ")
         cell = self.marks(f.ids[index])
         if cell is not None:

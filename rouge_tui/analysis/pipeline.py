@@ -56,6 +56,11 @@ class Caches:
     def none(cls) -> Caches:
         return cls(None, None, None)
 
+    def warning(self) -> str | None:
+        """Why the cache is not used (a folder of another user's, a planted link), once for
+        all the stores; None when nothing was refused."""
+        return next((s.problem for s in (self.scores, self.figures, self.builds) if s is not None and s.problem), None)
+
 
 @dataclass
 class Texts:

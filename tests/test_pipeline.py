@@ -626,3 +626,25 @@ def test_another_metric_on_the_same_texts_finds_what_overlap_cannot_see_once(tmp
     assert "new-sentence" in signals.names(int(shown[1].signals[shown[1].ids.index("a")]))
     pipeline.analyse(suite, Settings(min_support=0.3), texts)
     assert calls == [0.5, 0.3]
+
+
+# ---------------------------------------------------------------------- the figures key
+
+
+def test_a_run_file_moved_to_the_other_build_is_another_key(tmp_path: Path) -> None:
+    """A misfiled run-2.jsonl moved from the baseline's folder to the candidate's: the same
+    bytes in the same order, and other builds; the figures must be the new ones."""
+    reference = refs(a="the cat sat on the mat", b="a dog ran in the park")
+    path = make_suite(tmp_path / "s", reference, {
+        "1": {"run-1.jsonl": outs(a="the cat sat on the mat", b="a dog ran in the park"),
+              "run-2.jsonl": outs(a="the cat", b="a dog")},
+        "2": {"run-3.jsonl": outs(a="a cat sat", b="dog ran")},
+    })  # fmt: skip
+    cached = caches(tmp_path / "cache")
+    before = open_analysis(open_suite(path), Settings(), caches=cached).figures
+    (path / "builds" / "1" / "run-2.jsonl").rename(path / "builds" / "2" / "run-2.jsonl")
+    uncached = open_analysis(open_suite(path), Settings(), caches=Caches.none()).figures
+    assert (uncached.baseline.runs, uncached.candidate.runs) == (1, 2)
+    assert uncached.candidate.mean != before.candidate.mean
+    again = open_analysis(open_suite(path), Settings(), caches=cached).figures
+    assert again.to_bytes() == uncached.to_bytes()

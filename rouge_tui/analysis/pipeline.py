@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
 import shlex
 import threading
@@ -81,13 +82,11 @@ class Texts:
         cand = self.candidate.runs[min(run, len(self.candidate.runs) - 1)]
         return base.outputs[example_id], cand.outputs[example_id]
 
-    def digests(self) -> tuple[str, ...]:
-        """The bytes these texts were read from, as the figures' cache key names them."""
-        return (
-            self.references.digest,
-            *(run.digest for run in self.baseline.runs),
-            *(run.digest for run in self.candidate.runs),
-        )
+    def key_part(self) -> list:
+        """The bytes these texts were read from, as the figures' cache key names them: the
+        references', then each build's (`_build_part`)."""
+        return [self.references.digest,
+                *(_build_part(b.name, len(b.runs), [run.digest for run in b.runs]) for b in (self.baseline, self.candidate))]
 
 
 def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None) -> Texts:
@@ -102,41 +101,43 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     return Texts(references, base, cand)
 
 
-def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list[str]:
-    """What the figures' key holds of the earlier builds the volatile signal and the history
-    band read: their names and bytes, or why one cannot be read (an edited earlier build
-    changes the figures too)."""
+def _build_part(name: str, runs: int, digests: Sequence[str], problem: str | None = None) -> list:
+    """One build as a figures' key names it: its name, its run count and each run file's
+    digest, or why none could be read; one list per build, so that a run file moved from one
+    build's folder to the other's is another key."""
+    return [name, runs, list(digests)] if digests else [name, runs, [], f"unreadable: {problem}"]
+
+
+def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list:
+    """The earlier builds the volatile signal and the history band read, as the files are
+    now (`_build_part`): what a key looked up before they are read names."""
     earlier = []
     for entry in earlier_entries(suite, settings, baseline):
-        earlier.append(entry.name)
         if entry.problem is not None:
-            earlier.append(f"unreadable: {entry.problem}")
+            earlier.append(_build_part(entry.name, len(entry.run_files), (), str(entry.problem)))
             continue
         try:
-            earlier.extend(file_digest(path) for path in entry.run_files)
+            earlier.append(_build_part(entry.name, len(entry.run_files), [file_digest(p) for p in entry.run_files]))
         except SuiteError as exc:  # scored as unreadable (history.build_scores) on the same grounds
-            earlier.append(f"unreadable: {exc}")
+            earlier.append(_build_part(entry.name, len(entry.run_files), (), str(exc)))
     return earlier
 
 
-def _figures_key(
-    suite: Suite, settings: Settings, names: tuple[str, str], digests: Sequence[str], earlier: Sequence[str]
-) -> str:
+def _figures_key(suite: Suite, settings: Settings, compared: list, earlier: list) -> str:
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
-    files' bytes (``digests``) and the earlier builds' (`_earlier_part`)."""
+    files' bytes (``compared``: `Texts.key_part`) and the earlier builds' (`_earlier_part`)."""
     parts = [
-        "rouge-tui figures v3",  # v2: partial ids not "only in" the other; v3: `compare.run_mean`
+        "rouge-tui figures v4",  # v3: `compare.run_mean`; v4: builds' parts apart
         __version__,
         repr(settings),
         engine.ENGINE,
         signals.versions(),
         suite.name,
         repr(suite.settings.fields),
-        *names,
-        *digests,
-        *earlier,
+        compared,
+        earlier,
     ]
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Analysis:
@@ -145,12 +146,12 @@ class Analysis:
     report that needs none of them)."""
 
     def __init__(self, suite: Suite, settings: Settings, figures: Figures, texts: Future[Texts] | Callable[[], Texts],
-                 key: str | None, reader: ThreadPoolExecutor | None = None, earlier: Sequence[str] = ()) -> None:
+                 key: str | None, reader: ThreadPoolExecutor | None = None, earlier: list | None = None) -> None:
         self.suite = suite
         self.settings = settings
         self.figures = figures
         self.key = key  # the figures' cache key (None: not cached)
-        self._earlier = earlier  # the key's part from the earlier builds, read once
+        self._earlier = earlier or []  # the key's part from the earlier builds, read once
         self._texts = texts if isinstance(texts, Future) else None
         self._read = None if isinstance(texts, Future) else texts
         self._reader = reader
@@ -169,9 +170,7 @@ class Analysis:
     def fresh(self, texts: Texts) -> bool:
         """Whether ``texts`` are the bytes the figures were computed from (a file may have
         changed between the figures read from the cache and the texts read after)."""
-        return self.key is None or self.key == _figures_key(
-            self.suite, self.settings, (texts.baseline.name, texts.candidate.name), texts.digests(), self._earlier
-        )
+        return self.key is None or self.key == _figures_key(self.suite, self.settings, texts.key_part(), self._earlier)
 
 
 def open_analysis(
@@ -195,10 +194,11 @@ def open_analysis(
     base, cand = suite.pick(baseline, candidate)
     key, earlier = None, None
     if caches.figures is not None and base.problem is None and cand.problem is None:
-        files = [suite.references_path, *base.run_files, *cand.run_files]
         earlier = _earlier_part(suite, settings, base.name)
         try:
-            key = _figures_key(suite, settings, (base.name, cand.name), [file_digest(f) for f in files], earlier)
+            compared = [file_digest(suite.references_path),
+                        *(_build_part(b.name, len(b.run_files), [file_digest(f) for f in b.run_files]) for b in (base, cand))]
+            key = _figures_key(suite, settings, compared, earlier)
         except SuiteError:  # a file that cannot be read: said by reading it, below
             key = None
         if key is not None:
@@ -266,7 +266,7 @@ def analyse(
     *,
     caches: Caches | None = None,
     progress: Progress | None = None,
-    earlier: Sequence[str] | None = None,
+    earlier: list | None = None,
     early: Callable[[Analysis], None] | None = None,
 ) -> Analysis:
     """Score and compare texts already read (the app's metric and tokenizer switches);
@@ -284,12 +284,11 @@ def analyse(
     figures = compute(suite, settings, texts, caches, progress, shown_early if early else None)
     key = None
     if caches.figures is not None:
-        names = (texts.baseline.name, texts.candidate.name)
         if earlier is None:
-            earlier = _earlier_part(suite, settings, names[0])
-        key = _figures_key(suite, settings, names, texts.digests(), earlier)
+            earlier = _earlier_part(suite, settings, texts.baseline.name)
+        key = _figures_key(suite, settings, texts.key_part(), earlier)
         caches.figures.put(key, figures.to_bytes())
-    return Analysis(suite, settings, figures, done, key, earlier=earlier or ())  # `fresh` needs both
+    return Analysis(suite, settings, figures, done, key, earlier=earlier)  # `fresh` needs both
 
 
 # --------------------------------------------------------------------------- the work

@@ -123,11 +123,18 @@ def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list:
     return earlier
 
 
+def _earlier_read(before: Sequence[history.BuildScores]) -> list:
+    """The earlier builds as `compute` read them (`_build_part`): what figures computed from
+    them are stored under, so a build rewritten while it was read (and later put back) never
+    lends its figures to the bytes the key was looked up with."""
+    return [_build_part(b.name, b.runs, b.digests, b.problem) for b in before]
+
+
 def _figures_key(suite: Suite, settings: Settings, compared: list, earlier: list) -> str:
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
     files' bytes (``compared``: `Texts.key_part`) and the earlier builds' (`_earlier_part`)."""
     parts = [
-        "rouge-tui figures v4",  # v3: `compare.run_mean`; v4: builds' parts apart
+        "rouge-tui figures v4",  # v3: `compare.run_mean`; v4: builds' parts apart, as read
         __version__,
         repr(settings),
         engine.ENGINE,
@@ -192,7 +199,7 @@ def open_analysis(
     signals are still being found first: `analyse`)."""
     caches = caches or Caches.none()
     base, cand = suite.pick(baseline, candidate)
-    key, earlier = None, None
+    key = None
     if caches.figures is not None and base.problem is None and cand.problem is None:
         earlier = _earlier_part(suite, settings, base.name)
         try:
@@ -217,7 +224,7 @@ def open_analysis(
         if baseline is not None or candidate is not None or not mine:
             raise
         raise NewestUnreadable(exc, readable_pair(suite, mine[0]), mine[0].name) from None
-    return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier, early=early)
+    return analyse(suite, settings, texts, caches=caches, progress=progress, early=early)
 
 
 class NewestUnreadable(SuiteError):
@@ -266,12 +273,10 @@ def analyse(
     *,
     caches: Caches | None = None,
     progress: Progress | None = None,
-    earlier: list | None = None,
     early: Callable[[Analysis], None] | None = None,
 ) -> Analysis:
-    """Score and compare texts already read (the app's metric and tokenizer switches);
-    ``earlier``: the key's `_earlier_part`, when `open_analysis` has just made it. ``early``
-    is given the comparison before its grounded signals are in, when they come last
+    """Score and compare texts already read (the app's metric and tokenizer switches), and
+    keep the figures under the bytes they were computed from. ``early`` is given the comparison before its grounded signals are in, when they come last
     (`compute`): its figures are shown, not cached."""
     caches = caches or Caches.none()
     done: Future[Texts] = Future()
@@ -281,11 +286,9 @@ def analyse(
         assert early is not None
         early(Analysis(suite, settings, figures, done, None))
 
-    figures = compute(suite, settings, texts, caches, progress, shown_early if early else None)
+    figures, earlier = compute(suite, settings, texts, caches, progress, shown_early if early else None)
     key = None
     if caches.figures is not None:
-        if earlier is None:
-            earlier = _earlier_part(suite, settings, texts.baseline.name)
         key = _figures_key(suite, settings, texts.key_part(), earlier)
         caches.figures.put(key, figures.to_bytes())
     return Analysis(suite, settings, figures, done, key, earlier=earlier)  # `fresh` needs both
@@ -370,10 +373,11 @@ def compute(
     caches: Caches | None = None,
     progress: Progress | None = None,
     early: Callable[[Figures], None] | None = None,
-) -> Figures:
-    """Pair, score (through the caches), compare, rank and find the change signals. ``early``
-    is given the figures with their `Figures.pending` signals still being found, when what
-    overlap cannot see is not in by the time everything else is (the app draws them)."""
+) -> tuple[Figures, list]:
+    """Pair, score (through the caches), compare, rank and find the change signals; with the
+    figures, the earlier builds as they were read (`_earlier_read`). ``early`` is given the
+    figures with their `Figures.pending` signals still being found, when what overlap cannot
+    see is not in by the time everything else is (the app draws them)."""
     caches = caches or Caches.none()
     tell = progress or (lambda stage, fraction: None)
     pairing = pair(texts.references, texts.baseline, texts.candidate)
@@ -467,7 +471,7 @@ def compute(
         tell("finding new sentences and figures", 0.0)
     pairs.grounded, copied = grounded.result()  # the grounded signals read them
     flags |= signals.find(pairs, grounded=True)
-    return replace(figures, signals=flags[order], copied=copied, pending=())
+    return replace(figures, signals=flags[order], copied=copied, pending=()), _earlier_read(before)
 
 
 _FOUND = threading.Lock()  # one grounding per texts and key, whichever thread asks first

@@ -27,6 +27,9 @@ from rouge_tui.store import cache
 from rouge_tui.store.cache import BlobCache, ScoreCache, example_key, references_key
 from rouge_tui.store.paths import cache_dir
 
+# A second user needs root here (to fork one, or to chown to one).
+AS_ANOTHER_USER = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
+
 SCORING = "rougeL|tok:whitespace|stem:False|test"
 
 
@@ -520,6 +523,7 @@ def _plant(path: str, data: bytes) -> str:
     return "planted"
 
 
+@AS_ANOTHER_USER
 def test_a_group_member_cannot_forge_a_score_under_umask_002(monkeypatch: pytest.MonkeyPatch) -> None:
     """The red team's attack: the victim's umask lets its group into the cache folders; a
     member (here nobody, in root's group) drops a scores file saying 0.99 everywhere."""
@@ -563,6 +567,7 @@ def test_an_entry_sealed_without_the_stores_secret_is_rejected(
     assert _report(suite, capsys) == expected
 
 
+@AS_ANOTHER_USER
 def test_a_cache_folder_of_another_user_is_refused_with_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     """A cache folder shared with another user, who planted links in it: one to the victim's
     private data folder where the figures go, one where the scores file's lock goes."""

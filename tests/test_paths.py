@@ -20,6 +20,9 @@ from suite_helpers import within
 from rouge_tui.store import paths
 from rouge_tui.store.paths import Unreadable, atomic_write, read_json, safe_name, set_aside
 
+# A second user needs root here (to fork one, or to chown to one).
+AS_ANOTHER_USER = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
+
 
 def test_dirs_follow_xdg(isolated_state: Path) -> None:
     for folder in (paths.config_dir(), paths.data_dir(), paths.cache_dir()):
@@ -296,6 +299,7 @@ def _private(folder: str, top: str) -> str:
     return "used"
 
 
+@AS_ANOTHER_USER
 def test_private_folder_refuses_another_users_folder_and_links_and_tightens_its_own() -> None:
     with public_folder() as root:
         top = root / "cache"

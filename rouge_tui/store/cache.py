@@ -133,7 +133,8 @@ class _Store:
         if not self._folder(path.parent, create=True):
             raise OSError("cache folder refused")
         secret = self._key(create=True)
-        assert secret is not None
+        if secret is None:  # another process made one we cannot use: it replaces it next time
+            raise OSError("no usable cache key")
         atomic_write(path, self._seal(secret, key, payload), durable=False)
 
 

@@ -128,6 +128,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
 
 
 def _digests_now(entry: BuildEntry) -> list[str] | None:
+    """The digests of ``entry``'s run files as they are now (None: one cannot be read)."""
     try:
         return [file_digest(p) for p in entry.run_files]
     except SuiteError:

@@ -123,6 +123,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if store.warning:
         warnings.append(store.warning)
     figures = analysis.figures
+    if caches.warning():
+        warnings.append(caches.warning())
     log = ReviewLog.of(suite)
     change = log.record_review(figures)
     warnings += [w for w in (log.warning, change.message() if change else None) if w]

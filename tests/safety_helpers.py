@@ -108,11 +108,11 @@ def tree(root: Path) -> dict[str, tuple]:
 NOBODY = 65534
 
 
-def unprivileged(function: Callable[..., Any], *args: Any) -> Any:
+def unprivileged(function: Callable[..., Any], *args: Any, gid: int = NOBODY) -> Any:
     """``function(*args)`` as a user that a folder's mode binds: tests run as root here, and
     root writes into a ``chmod a-w`` folder anyway. As root, a forked child drops to nobody
-    and runs it; its result (or the exception it raised) comes back pickled. Not as root, it
-    simply runs here."""
+    (in group ``gid``: 0 makes it a member of root's group) and runs it; its result (or the
+    exception it raised) comes back pickled. Not as root, it simply runs here."""
     if os.geteuid() != 0:
         return function(*args)
     read, write = os.pipe()
@@ -123,7 +123,7 @@ def unprivileged(function: Callable[..., Any], *args: Any) -> Any:
             signal.alarm(120)  # a child stuck on a lock another thread held at fork dies
             os.close(read)
             os.setgroups([])
-            os.setgid(NOBODY)
+            os.setgid(gid)
             os.setuid(NOBODY)
             try:
                 outcome: tuple[str, Any] = ("returned", function(*args))

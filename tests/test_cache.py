@@ -2,19 +2,21 @@
 without bound.
 
 Tampered files are made here from the format as the module's docstring states it (magic,
-sha256 of key and payload, payload), so a test can also write a file that is sealed but
-wrong inside. The oracle for every report is the same report run with ``--no-cache``.
+HMAC-SHA256 of key and payload under the 32 bytes of the store's ``key`` file, payload), so
+a test can also write a file that is sealed but wrong inside. The oracle for every report is the same report run with ``--no-cache``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import io
 import json
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,9 @@ from rouge_tui import cli
 from rouge_tui.store import cache
 from rouge_tui.store.cache import BlobCache, ScoreCache, example_key, references_key
 from rouge_tui.store.paths import cache_dir
+
+# A second user needs root here (to fork one, or to chown to one).
+AS_ANOTHER_USER = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
 
 SCORING = "rougeL|tok:whitespace|stem:False|test"
 
@@ -38,9 +43,21 @@ def values(*rows: tuple[float, float, float]) -> np.ndarray:
     return np.asarray(rows, dtype=np.float64)
 
 
-def sealed(magic: bytes, key: bytes, payload: bytes) -> bytes:
-    """A cache file as the format is documented: it passes the seal whatever it holds."""
-    return magic + hashlib.sha256(key + b"\0" + payload).digest() + payload
+def secret_of(root: Path) -> bytes:
+    """The store's secret as documented: 32 bytes in its private ``key`` file, made here
+    when the store has none yet."""
+    path = root / "key"
+    if not path.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(os.urandom(32))
+        path.chmod(0o600)
+    return path.read_bytes()
+
+
+def sealed(magic: bytes, key: bytes, payload: bytes, root: Path) -> bytes:
+    """A cache file of the store at ``root`` as the format is documented: it passes the
+    seal whatever it holds."""
+    return magic + hmac.new(secret_of(root), key + b"\0" + payload, "sha256").digest() + payload
 
 
 def scores_file(root: Path) -> Path:
@@ -138,14 +155,14 @@ def _sorted(keys: list[bytes], rows: np.ndarray) -> tuple[list[bytes], np.ndarra
 
 
 TAMPERED = {
-    "flip the last byte": lambda raw, other: raw[:-1] + bytes([raw[-1] ^ 1]),
-    "truncate": lambda raw, other: raw[: len(raw) // 2],
-    "cut one byte": lambda raw, other: raw[:-1],
-    "empty": lambda raw, other: b"",
-    "foreign magic": lambda raw, other: b"x" * len(ScoreCache.MAGIC) + raw[len(ScoreCache.MAGIC):],
-    "earlier format": lambda raw, other: raw.replace(b"scores 2\n", b"scores 1\n", 1),
-    "another setting's file": lambda raw, other: other,
-    "a blob's file": lambda raw, other: sealed(BlobCache.MAGIC, SCORING.encode(), raw[51:]),
+    "flip the last byte": lambda raw, other, root: raw[:-1] + bytes([raw[-1] ^ 1]),
+    "truncate": lambda raw, other, root: raw[: len(raw) // 2],
+    "cut one byte": lambda raw, other, root: raw[:-1],
+    "empty": lambda raw, other, root: b"",
+    "foreign magic": lambda raw, other, root: b"x" * len(ScoreCache.MAGIC) + raw[len(ScoreCache.MAGIC):],
+    "earlier format": lambda raw, other, root: raw.replace(b"scores 3\n", b"scores 2\n", 1),
+    "another setting's file": lambda raw, other, root: other,
+    "a blob's file": lambda raw, other, root: sealed(BlobCache.MAGIC, SCORING.encode(), raw[51:], root),
 }
 
 
@@ -156,7 +173,7 @@ def test_a_tampered_scores_file_is_rejected_and_rebuilt(how: str, tmp_path: Path
     store = ScoreCache(tmp_path / "scores")
     store.put(SCORING, keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.4, 0.5, 0.6)))
     path = scores_file(tmp_path / "scores")
-    path.write_bytes(TAMPERED[how](path.read_bytes(), scores_file(other_root).read_bytes()))
+    path.write_bytes(TAMPERED[how](path.read_bytes(), scores_file(other_root).read_bytes(), tmp_path / "scores"))
     assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
     assert store.rejected == 1
     store.put(SCORING, keys_of("b"), values((0.4, 0.5, 0.6)))  # scored again, file rebuilt
@@ -178,7 +195,7 @@ INSIDE = {
 def test_a_sealed_file_with_a_value_outside_0_1_is_rejected(how: str, tmp_path: Path) -> None:
     keys, rows = _sorted(keys_of("a", "b"), np.vstack([values((0.1, 0.2, 0.3)), INSIDE[how]]))
     path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows)))
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows), tmp_path))
     store = ScoreCache(tmp_path)
     assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
     assert store.rejected == 1
@@ -189,7 +206,7 @@ def test_the_sealed_format_as_documented_is_read(tmp_path: Path) -> None:
     trusted, so what rejects them is the values, not the making."""
     keys, rows = _sorted(keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.0, 1.0, 0.5)))
     path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows)))
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows), tmp_path))
     store = ScoreCache(tmp_path)
     assert store.get(SCORING, keys_of("a", "b")).tolist() == [[0.1, 0.2, 0.3], [0.0, 1.0, 0.5]]
     assert store.rejected == 0
@@ -198,7 +215,7 @@ def test_the_sealed_format_as_documented_is_read(tmp_path: Path) -> None:
 def test_a_sealed_file_of_a_ragged_length_is_rejected(tmp_path: Path) -> None:
     keys, rows = _sorted(keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.4, 0.5, 0.6)))
     path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows) + b"\0"))
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows) + b"\0", tmp_path))
     store = ScoreCache(tmp_path)
     assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
     assert store.rejected == 1
@@ -208,7 +225,7 @@ def test_a_sealed_file_with_unsorted_keys_is_rejected(tmp_path: Path) -> None:
     """Keys are unsigned: a descending pair must count as unsorted, not wrap around."""
     keys, rows = _sorted(keys_of("a", "b", "c"), values(*[(0.1, 0.2, 0.3)] * 3))
     path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys[::-1], rows)))
+    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys[::-1], rows), tmp_path))
     store = ScoreCache(tmp_path)
     assert np.isnan(store.get(SCORING, keys_of("a", "b", "c"))).all()
     assert store.rejected == 1
@@ -281,7 +298,7 @@ def test_a_tampered_blob_is_rejected(how: str, tmp_path: Path) -> None:
     key = hashlib.sha256(b"one").hexdigest()
     blobs.put(key, b"figures")
     path = blobs._path(key)
-    path.write_bytes(TAMPERED[how](path.read_bytes(), b""))
+    path.write_bytes(TAMPERED[how](path.read_bytes(), b"", tmp_path))
     assert blobs.get(key) is None
 
 
@@ -412,3 +429,202 @@ def test_a_read_only_cache_folder_only_costs_speed(monkeypatch: pytest.MonkeyPat
         assert unprivileged(_report_here, str(suite)) == expected
         assert unprivileged(_report_here, str(suite)) == expected
         assert list(folder.iterdir()) == []
+
+
+# ---------------------------------------------------------------------- state files, not code
+
+
+def _regular(root: Path) -> bool:
+    return all(p.is_file() and not p.is_symlink() for p in root.rglob("*.bin"))
+
+
+def test_a_fifo_where_a_cache_entry_belongs_is_a_miss_not_a_hang(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from suite_helpers import within
+
+    suite = small_suite(tmp_path / "suite")
+    expected = _report(suite, capsys, "--no-cache")
+    _report(suite, capsys)
+    entries = _cache_files()
+    assert len(entries) == 5  # the scores file, the figures, the two builds' entries, the pair's counts
+    for path in entries:
+        path.unlink()
+        os.mkfifo(path)  # nothing ever writes into it: opening it to read would wait forever
+    assert within(30, _report, suite, capsys) == expected
+    assert _regular(cache_dir())  # every FIFO replaced by its entry again
+    assert _cache_files() == entries
+
+
+def test_a_sparse_cache_file_of_1_2_gb_is_refused_fast_and_small(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tracemalloc
+
+    suite = small_suite(tmp_path / "suite")
+    expected = _report(suite, capsys, "--no-cache")
+    _report(suite, capsys)
+    entries = _cache_files()
+    for path in entries:
+        os.truncate(path, 1_200_000_000)  # 0 bytes on disk, 1.2 GB of zeros to a reader
+    tracemalloc.start()
+    try:
+        assert _report(suite, capsys) == expected
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20, peak  # no entry read whole: each is refused by its size
+    assert _cache_files() == entries  # and rebuilt as it was
+
+
+def _scoring() -> str:
+    from rouge_tui.analysis.settings import Settings
+
+    return Settings().scoring
+
+
+def _new_warnings(got: tuple[int, str], expected: tuple[int, str]) -> list[str]:
+    """The warnings ``got`` has beyond ``expected``'s, once the two reports are otherwise
+    the same (exit status and every other field)."""
+    import json
+
+    mine, theirs = json.loads(got[1]), json.loads(expected[1])
+    before = theirs.pop("warnings")
+    new = [w for w in mine.pop("warnings") if w not in before]
+    assert (got[0], mine) == (expected[0], theirs)
+    return new
+
+
+def _forged_scores(suite: Path, seal: Callable[[bytes, bytes], bytes]) -> tuple[Path, bytes]:
+    """A scores file that says every example of ``suite``'s builds scored 0.99, its keys made
+    as `example_key` documents them from the suite's public texts, sealed by ``seal``."""
+    import json
+
+    scoring = _scoring()
+    references = {r["id"]: r["reference"] for r in map(json.loads, (suite / "references.jsonl").open())}
+    keys = []
+    for build in sorted((suite / "builds").glob("*.jsonl")):
+        for record in map(json.loads, build.open()):
+            keys.append(example_key(references_key(scoring, (references[record["id"]],)), record["output"]))
+    keys, rows = _sorted(keys, np.full((len(keys), 3), 0.99))
+    return ScoreCache()._path(scoring), seal(scoring.encode(), _payload(keys, rows))
+
+
+def _public_seal(key: bytes, payload: bytes) -> bytes:
+    """The seal anyone can compute (sha256 of key and payload), as entries once had."""
+    return ScoreCache.MAGIC + hashlib.sha256(key + b"\0" + payload).digest() + payload
+
+
+def _plant(path: str, data: bytes) -> str:
+    """Another user drops a file in place (a temporary file renamed over the entry)."""
+    try:
+        tmp = f"{path}.planted"
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        return f"refused: {exc.strerror}"
+    return "planted"
+
+
+@AS_ANOTHER_USER
+def test_a_group_member_cannot_forge_a_score_under_umask_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The red team's attack: the victim's umask lets its group into the cache folders; a
+    member (here nobody, in root's group) drops a scores file saying 0.99 everywhere."""
+    with public_folder() as root:
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+            monkeypatch.setenv(var, str(root / "xdg" / var.lower()))
+        decoy, suite = small_suite(root / "decoy", "decoy"), small_suite(root / "suite")
+        (suite / "builds" / "b.jsonl").write_text('{"id": "1", "output": "x"}\n{"id": "2", "output": "y"}\n'
+                                                  '{"id": "3", "output": "z"}\n')
+        mask = os.umask(0o002)
+        try:
+            expected = _report_here(str(suite), "--no-cache")
+            assert expected[0] == 1  # drift-down
+            _report_here(str(decoy))  # the cache folders exist, with a scores file
+            path, forged = _forged_scores(suite, _public_seal)
+            assert path.exists()
+            said = unprivileged(_plant, str(path), forged, gid=0)
+            got = _report_here(str(suite))
+        finally:
+            os.umask(mask)
+        assert said == "refused: Permission denied"
+        assert got == expected
+        folders = [cache_dir(), *(p for p in cache_dir().rglob("*") if p.is_dir())]
+        assert {oct(p.stat().st_mode & 0o777) for p in folders} == {oct(0o700)}
+        assert {oct(p.stat().st_mode & 0o777) for p in cache_dir().rglob("*") if p.is_file()} == {oct(0o600)}
+
+
+def test_an_entry_sealed_without_the_stores_secret_is_rejected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whoever manages to write into the folder (root, a backup restored from elsewhere)
+    still cannot make an entry: the seal needs the secret only the user can read."""
+    suite = small_suite(tmp_path / "suite")
+    (suite / "builds" / "b.jsonl").write_text('{"id": "1", "output": "x"}\n')
+    expected = _report(suite, capsys, "--no-cache")
+    _report(suite, capsys)
+    for path in cache_dir().rglob("*.bin"):
+        path.unlink()  # no figures to find: the scores are read
+    path, forged = _forged_scores(suite, _public_seal)
+    path.write_bytes(forged)
+    assert _report(suite, capsys) == expected
+
+
+@AS_ANOTHER_USER
+def test_a_cache_folder_of_another_user_is_refused_with_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache folder shared with another user, who planted links in it: one to the victim's
+    private data folder where the figures go, one where the scores file's lock goes."""
+    with public_folder() as root:
+        suite = small_suite(root / "suite")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cache"))
+        private = root / "private"
+        private.mkdir(mode=0o700)
+        expected = _report_here(str(suite), "--no-cache")
+        shared = cache_dir()
+        (shared / "scores").mkdir(parents=True)
+        lock = ScoreCache()._path(_scoring())
+        (lock.parent / (lock.name + ".lock")).symlink_to(private / "planted-lock")
+        (shared / "figures").symlink_to(private)
+        for path in [root / "cache", *(root / "cache").rglob("*")]:
+            os.lchown(path, 65534, 65534)
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o777)
+        for _ in range(2):
+            (warning,) = _new_warnings(_report_here(str(suite)), expected)
+            assert "cache is not used" in warning and "belongs to another user (uid 65534)" in warning
+        assert list(private.iterdir()) == []  # nothing written through a link
+        assert sorted(p.name for p in shared.rglob("*")) == sorted(["scores", lock.name + ".lock", "figures"])
+
+
+def test_links_planted_in_the_users_own_cache_folder_are_never_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = small_suite(tmp_path / "suite")
+    expected = _report(suite, capsys, "--no-cache")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (cache_dir() / "scores").mkdir(parents=True)
+    lock = ScoreCache()._path(_scoring())
+    (lock.parent / (lock.name + ".lock")).symlink_to(elsewhere / "planted-lock")
+    (cache_dir() / "figures").symlink_to(elsewhere)
+    for _ in range(2):
+        (warning,) = _new_warnings(_report(suite, capsys), expected)
+        assert "cache is not used" in warning and "figures is a link" in warning
+    assert list(elsewhere.iterdir()) == []  # nothing written, nor a lock made, through a link
+
+
+
+
+def test_a_secret_others_could_read_is_replaced_and_its_entries_rebuilt(tmp_path: Path) -> None:
+    key = hashlib.sha256(b"one").hexdigest()
+    BlobCache("figures", tmp_path).put(key, b"figures")
+    secret = tmp_path / "key"
+    assert secret.stat().st_mode & 0o777 == 0o600 and len(secret.read_bytes()) == 32
+    known = secret.read_bytes()
+    secret.chmod(0o644)  # someone may have read it: what it sealed is not trusted
+    fresh = BlobCache("figures", tmp_path)
+    assert fresh.get(key) is None
+    fresh.put(key, b"figures again")
+    assert secret.stat().st_mode & 0o777 == 0o600 and secret.read_bytes() != known
+    assert BlobCache("figures", tmp_path).get(key) == b"figures again"

@@ -86,6 +86,33 @@ def test_read_small_reads_whole_files_and_bounds_them(tmp_path: Path) -> None:
         read_small(tmp_path / "missing.json")
 
 
+def test_read_small_refuses_a_file_by_its_size_before_reading_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "entry.bin"
+    with open(path, "wb") as handle:
+        handle.truncate(1_200_000_000)  # sparse: 1.2 GB of NUL bytes to a reader
+    asked: list[int] = []
+    real = os.read
+    monkeypatch.setattr(os, "read", lambda fd, size: (asked.append(size), real(fd, size))[1])
+    assert str(error_of(read_small, path, 512 << 20)) == f"{path}: too big (over 512 MiB)"
+    assert asked == []  # not a byte read
+
+
+def test_read_small_of_a_state_file_takes_only_the_users_own_never_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.bin"
+    real.write_bytes(b"entry")
+    (tmp_path / "link.bin").symlink_to(real)
+    assert read_small(tmp_path / "link.bin") == b"entry"  # a suite file may be a link
+    assert str(error_of(read_small, tmp_path / "link.bin", 100, True)) == (
+        f"{tmp_path}/link.bin: a link where a state file belongs (never followed)"
+    )
+    assert read_small(real, 100, True) == b"entry"
+    if os.geteuid() == 0:
+        os.chown(real, 65534, 65534)
+        assert str(error_of(read_small, real, 100, True)) == f"{real}: belongs to another user (uid 65534)"
+
+
 def test_missing_data_file_and_broken_link(tmp_path: Path) -> None:
     assert str(error_of(lines_of, tmp_path / "no.jsonl")) == f"{tmp_path}/no.jsonl: no such file"
     (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere")

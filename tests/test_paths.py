@@ -20,6 +20,9 @@ from suite_helpers import within
 from rouge_tui.store import paths
 from rouge_tui.store.paths import Unreadable, atomic_write, read_json, safe_name, set_aside
 
+# A second user needs root here (to fork one, or to chown to one).
+AS_ANOTHER_USER = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
+
 
 def test_dirs_follow_xdg(isolated_state: Path) -> None:
     for folder in (paths.config_dir(), paths.data_dir(), paths.cache_dir()):
@@ -257,3 +260,60 @@ def test_locked_lets_one_process_in_at_a_time(tmp_path: Path) -> None:
         fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     with open(tmp_path / "marks.json.lock", "a+b") as other:
         fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # released
+
+
+def test_folders_and_locks_are_private_whatever_the_umask(tmp_path: Path) -> None:
+    """Under umask 002 a folder would be group-writable and a lock 0664: listings of suite
+    names, and a group member's way in. The XDG spec's mode for state folders is 0700."""
+    mask = os.umask(0o002)
+    try:
+        atomic_write(tmp_path / "a" / "b" / "marks.json", b"{}")
+        with paths.locked(tmp_path / "c" / "d" / "log.json"):
+            pass
+        atomic_write(tmp_path / "e" / "review.md", b"shared", paths.umask_mode())  # an export
+    finally:
+        os.umask(mask)
+    modes = {p.relative_to(tmp_path).as_posix(): oct(stat.S_IMODE(p.lstat().st_mode)) for p in tmp_path.rglob("*")}
+    assert modes == {
+        "a": "0o700", "a/b": "0o700", "a/b/marks.json": "0o600",
+        "c": "0o700", "c/d": "0o700", "c/d/log.json.lock": "0o600",
+        "e": "0o775", "e/review.md": "0o664",  # what the user hands on follows the umask
+    }  # fmt: skip
+
+
+def test_a_lock_is_never_taken_through_a_link(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "marks.json.lock").symlink_to(elsewhere / "created")
+    with pytest.raises(OSError), paths.locked(tmp_path / "state" / "marks.json"):
+        pass
+    assert list(elsewhere.iterdir()) == []
+
+
+def _private(folder: str, top: str) -> str:
+    try:
+        paths.private_folder(Path(folder), Path(top))
+    except paths.NotPrivate as exc:
+        return exc.reason
+    return "used"
+
+
+@AS_ANOTHER_USER
+def test_private_folder_refuses_another_users_folder_and_links_and_tightens_its_own() -> None:
+    with public_folder() as root:
+        top = root / "cache"
+        (top / "mine").mkdir(parents=True)
+        (top / "mine").chmod(0o775)
+        os.chown(top, 65534, 65534)
+        os.chown(top / "mine", 65534, 65534)
+        (top / "theirs").mkdir()  # root's: another user's, to nobody
+        (top / "link").symlink_to(top / "mine")
+        os.lchown(top / "link", 65534, 65534)
+        assert unprivileged(_private, str(top / "mine" / "new" / "deeper"), str(top)) == "used"
+        assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in (top, top / "mine", top / "mine" / "new")} == {"0o700"}
+        assert unprivileged(_private, str(top / "theirs" / "x"), str(top)) == f"{top / 'theirs'} belongs to another user (uid 0)"
+        assert not (top / "theirs" / "x").exists()
+        said = unprivileged(_private, str(top / "link" / "x"), str(top))
+        assert said == f"{top / 'link'} is a link where a folder belongs"
+        assert not (top / "mine" / "x").exists()  # nothing made through it

@@ -626,3 +626,55 @@ def test_another_metric_on_the_same_texts_finds_what_overlap_cannot_see_once(tmp
     assert "new-sentence" in signals.names(int(shown[1].signals[shown[1].ids.index("a")]))
     pipeline.analyse(suite, Settings(min_support=0.3), texts)
     assert calls == [0.5, 0.3]
+
+
+# ---------------------------------------------------------------------- the figures key
+
+
+def test_an_earlier_build_rewritten_while_read_never_lends_its_figures_to_its_old_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync job's cp rewrites build 2 (inside the history band's window) just as the
+    report reads it, and puts it back after: the figures made from the rewritten bytes must
+    not come back for the old ones."""
+    from rouge_tui.analysis import history
+
+    path = _seven_builds(tmp_path / "s")
+    settings = Settings(band_source="history")
+    build = path / "builds" / "2.jsonl"
+    original = build.read_bytes()
+    real = history.read_build
+
+    def copied_in_meanwhile(suite, entry):
+        if entry.name == "2":
+            build.write_text(outs(v="a", s="a"))
+        return real(suite, entry)
+
+    cached = caches(tmp_path / "cache")
+    with monkeypatch.context() as patch:
+        patch.setattr(history, "read_build", copied_in_meanwhile)
+        during = open_analysis(open_suite(path), settings, caches=cached).figures
+    build.write_bytes(original)
+    uncached = open_analysis(open_suite(path), settings, caches=Caches.none()).figures
+    assert during.baseline.band != uncached.baseline.band  # the rewrite did change the figures
+    again = open_analysis(open_suite(path), settings, caches=cached).figures
+    assert again.to_bytes() == uncached.to_bytes()
+
+
+def test_a_run_file_moved_to_the_other_build_is_another_key(tmp_path: Path) -> None:
+    """A misfiled run-2.jsonl moved from the baseline's folder to the candidate's: the same
+    bytes in the same order, and other builds; the figures must be the new ones."""
+    reference = refs(a="the cat sat on the mat", b="a dog ran in the park")
+    path = make_suite(tmp_path / "s", reference, {
+        "1": {"run-1.jsonl": outs(a="the cat sat on the mat", b="a dog ran in the park"),
+              "run-2.jsonl": outs(a="the cat", b="a dog")},
+        "2": {"run-3.jsonl": outs(a="a cat sat", b="dog ran")},
+    })  # fmt: skip
+    cached = caches(tmp_path / "cache")
+    before = open_analysis(open_suite(path), Settings(), caches=cached).figures
+    (path / "builds" / "1" / "run-2.jsonl").rename(path / "builds" / "2" / "run-2.jsonl")
+    uncached = open_analysis(open_suite(path), Settings(), caches=Caches.none()).figures
+    assert (uncached.baseline.runs, uncached.candidate.runs) == (1, 2)
+    assert uncached.candidate.mean != before.candidate.mean
+    again = open_analysis(open_suite(path), Settings(), caches=cached).figures
+    assert again.to_bytes() == uncached.to_bytes()

@@ -49,6 +49,9 @@ class BuildScores:
     stats: BuildStats | None
     f: dict[str, float]
     problem: str | None = None
+    # The sha256 of each run file, as read: what these figures were made from (a comparison's
+    # key names them); empty when no file could be read.
+    digests: tuple[str, ...] = ()
 
 
 def _key(settings: Settings, references: References, suite: Suite, name: str, digests: Sequence[str]) -> str:
@@ -95,29 +98,41 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
         found = caches.builds.get(key)
         if found is not None:
             try:
-                return _decode(found)
+                return replace(_decode(found), digests=tuple(digests))
             except (ValueError, KeyError, TypeError, IndexError):
                 pass
     try:
         build = build if build is not None else read_build(suite, entry)
     except SuiteError as exc:
-        return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
-    read = [run.digest for run in build.runs]
-    if key is not None and read != digests:  # replaced meanwhile
+        # Unreadable as the bytes digested above, unless they changed meanwhile (then as
+        # bytes no key names).
+        same = digests == _digests_now(entry)
+        return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc), tuple(digests) if same else ())
+    read = tuple(run.digest for run in build.runs)
+    if key is not None and list(read) != digests:  # replaced meanwhile
         key = _key(settings, references, suite, entry.name, read)
     usable = references.usable
     ids = [i for i in build.ids if i in usable]
     if not ids:
-        return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference")
+        return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference", read)
     try:
         scores = scorer.score(build, ids)
     except TooLong as exc:  # the engine refuses an example
-        return BuildScores(entry.name, len(build.runs), None, {}, str(exc))
+        return BuildScores(entry.name, len(build.runs), None, {}, str(exc), read)
     f = scores[:, :, 2]
-    result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k), dict(zip(ids, run_mean(f).tolist())))
+    result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k),
+                         dict(zip(ids, run_mean(f).tolist())), digests=read)
     if key is not None:
         caches.builds.put(key, _encode(result))
     return result
+
+
+def _digests_now(entry: BuildEntry) -> list[str] | None:
+    """The digests of ``entry``'s run files as they are now (None: one cannot be read)."""
+    try:
+        return [file_digest(p) for p in entry.run_files]
+    except SuiteError:
+        return None
 
 
 def remember(suite: Suite, build: Build, references: References, settings: Settings, caches,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
 import shlex
 import threading
@@ -58,6 +59,12 @@ class Caches:
     def none(cls) -> Caches:
         return cls(None, None, None, None)
 
+    def warning(self) -> str | None:
+        """Why the cache is not used (a folder of another user's, a planted link), once for
+        all the stores; None when nothing was refused."""
+        stores = (self.scores, self.figures, self.builds, self.pairs)
+        return next((s.problem for s in stores if s is not None and s.problem), None)
+
 
 @dataclass
 class Texts:
@@ -78,13 +85,11 @@ class Texts:
         cand = self.candidate.runs[min(run, len(self.candidate.runs) - 1)]
         return base.outputs[example_id], cand.outputs[example_id]
 
-    def digests(self) -> tuple[str, ...]:
-        """The bytes these texts were read from, as the figures' cache key names them."""
-        return (
-            self.references.digest,
-            *(run.digest for run in self.baseline.runs),
-            *(run.digest for run in self.candidate.runs),
-        )
+    def key_part(self) -> list:
+        """The bytes these texts were read from, as the figures' cache key names them: the
+        references', then each build's (`_build_part`)."""
+        return [self.references.digest,
+                *(_build_part(b.name, len(b.runs), [run.digest for run in b.runs]) for b in (self.baseline, self.candidate))]
 
 
 def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None) -> Texts:
@@ -99,41 +104,50 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     return Texts(references, base, cand)
 
 
-def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list[str]:
-    """What the figures' key holds of the earlier builds the volatile signal and the history
-    band read: their names and bytes, or why one cannot be read (an edited earlier build
-    changes the figures too)."""
+def _build_part(name: str, runs: int, digests: Sequence[str], problem: str | None = None) -> list:
+    """One build as a figures' key names it: its name, its run count and each run file's
+    digest, or why none could be read; one list per build, so that a run file moved from one
+    build's folder to the other's is another key."""
+    return [name, runs, list(digests)] if digests else [name, runs, [], f"unreadable: {problem}"]
+
+
+def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list:
+    """The earlier builds the volatile signal and the history band read, as the files are
+    now (`_build_part`): what a key looked up before they are read names."""
     earlier = []
     for entry in earlier_entries(suite, settings, baseline):
-        earlier.append(entry.name)
         if entry.problem is not None:
-            earlier.append(f"unreadable: {entry.problem}")
+            earlier.append(_build_part(entry.name, len(entry.run_files), (), str(entry.problem)))
             continue
         try:
-            earlier.extend(file_digest(path) for path in entry.run_files)
+            earlier.append(_build_part(entry.name, len(entry.run_files), [file_digest(p) for p in entry.run_files]))
         except SuiteError as exc:  # scored as unreadable (history.build_scores) on the same grounds
-            earlier.append(f"unreadable: {exc}")
+            earlier.append(_build_part(entry.name, len(entry.run_files), (), str(exc)))
     return earlier
 
 
-def _figures_key(
-    suite: Suite, settings: Settings, names: tuple[str, str], digests: Sequence[str], earlier: Sequence[str]
-) -> str:
+def _earlier_read(before: Sequence[history.BuildScores]) -> list:
+    """The earlier builds as `compute` read them (`_build_part`): what figures computed from
+    them are stored under, so a build rewritten while it was read (and later put back) never
+    lends its figures to the bytes the key was looked up with."""
+    return [_build_part(b.name, b.runs, b.digests, b.problem) for b in before]
+
+
+def _figures_key(suite: Suite, settings: Settings, compared: list, earlier: list) -> str:
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
-    files' bytes (``digests``) and the earlier builds' (`_earlier_part`)."""
+    files' bytes (``compared``: `Texts.key_part`) and the earlier builds' (`_earlier_part`)."""
     parts = [
-        "rouge-tui figures v5",  # v2: partial ids not "only in" the other; v3: `compare.run_mean`; v5: triage
+        "rouge-tui figures v5",  # v3: `compare.run_mean`; v4: builds' parts apart, as read; v5: triage
         __version__,
         repr(settings),
         engine.ENGINE,
         signals.versions(),
         suite.name,
         repr(suite.settings.fields),
-        *names,
-        *digests,
-        *earlier,
+        compared,
+        earlier,
     ]
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Analysis:
@@ -142,12 +156,12 @@ class Analysis:
     report that needs none of them)."""
 
     def __init__(self, suite: Suite, settings: Settings, figures: Figures, texts: Future[Texts] | Callable[[], Texts],
-                 key: str | None, reader: ThreadPoolExecutor | None = None, earlier: Sequence[str] = ()) -> None:
+                 key: str | None, reader: ThreadPoolExecutor | None = None, earlier: list | None = None) -> None:
         self.suite = suite
         self.settings = settings
         self.figures = figures
         self.key = key  # the figures' cache key (None: not cached)
-        self._earlier = earlier  # the key's part from the earlier builds, read once
+        self._earlier = earlier or []  # the key's part from the earlier builds, read once
         self._texts = texts if isinstance(texts, Future) else None
         self._read = None if isinstance(texts, Future) else texts
         self._reader = reader
@@ -166,9 +180,7 @@ class Analysis:
     def fresh(self, texts: Texts) -> bool:
         """Whether ``texts`` are the bytes the figures were computed from (a file may have
         changed between the figures read from the cache and the texts read after)."""
-        return self.key is None or self.key == _figures_key(
-            self.suite, self.settings, (texts.baseline.name, texts.candidate.name), texts.digests(), self._earlier
-        )
+        return self.key is None or self.key == _figures_key(self.suite, self.settings, texts.key_part(), self._earlier)
 
 
 def open_analysis(
@@ -190,12 +202,13 @@ def open_analysis(
     signals are still being found first: `analyse`)."""
     caches = caches or Caches.none()
     base, cand = suite.pick(baseline, candidate)
-    key, earlier = None, None
+    key = None
     if caches.figures is not None and base.problem is None and cand.problem is None:
-        files = [suite.references_path, *base.run_files, *cand.run_files]
         earlier = _earlier_part(suite, settings, base.name)
         try:
-            key = _figures_key(suite, settings, (base.name, cand.name), [file_digest(f) for f in files], earlier)
+            compared = [file_digest(suite.references_path),
+                        *(_build_part(b.name, len(b.run_files), [file_digest(f) for f in b.run_files]) for b in (base, cand))]
+            key = _figures_key(suite, settings, compared, earlier)
         except SuiteError:  # a file that cannot be read: said by reading it, below
             key = None
         if key is not None:
@@ -214,7 +227,7 @@ def open_analysis(
         if baseline is not None or candidate is not None or not mine:
             raise
         raise NewestUnreadable(exc, readable_pair(suite, mine[0]), mine[0].name) from None
-    return analyse(suite, settings, texts, caches=caches, progress=progress, earlier=earlier, early=early)
+    return analyse(suite, settings, texts, caches=caches, progress=progress, early=early)
 
 
 class NewestUnreadable(SuiteError):
@@ -263,12 +276,10 @@ def analyse(
     *,
     caches: Caches | None = None,
     progress: Progress | None = None,
-    earlier: Sequence[str] | None = None,
     early: Callable[[Analysis], None] | None = None,
 ) -> Analysis:
-    """Score and compare texts already read (the app's metric and tokenizer switches);
-    ``earlier``: the key's `_earlier_part`, when `open_analysis` has just made it. ``early``
-    is given the comparison before its grounded signals are in, when they come last
+    """Score and compare texts already read (the app's metric and tokenizer switches), and
+    keep the figures under the bytes they were computed from. ``early`` is given the comparison before its grounded signals are in, when they come last
     (`compute`): its figures are shown, not cached."""
     caches = caches or Caches.none()
     done: Future[Texts] = Future()
@@ -278,15 +289,12 @@ def analyse(
         assert early is not None
         early(Analysis(suite, settings, figures, done, None))
 
-    figures = compute(suite, settings, texts, caches, progress, shown_early if early else None)
+    figures, earlier = compute(suite, settings, texts, caches, progress, shown_early if early else None)
     key = None
     if caches.figures is not None:
-        names = (texts.baseline.name, texts.candidate.name)
-        if earlier is None:
-            earlier = _earlier_part(suite, settings, names[0])
-        key = _figures_key(suite, settings, names, texts.digests(), earlier)
+        key = _figures_key(suite, settings, texts.key_part(), earlier)
         caches.figures.put(key, figures.to_bytes())
-    return Analysis(suite, settings, figures, done, key, earlier=earlier or ())  # `fresh` needs both
+    return Analysis(suite, settings, figures, done, key, earlier=earlier)  # `fresh` needs both
 
 
 # --------------------------------------------------------------------------- the work
@@ -368,10 +376,11 @@ def compute(
     caches: Caches | None = None,
     progress: Progress | None = None,
     early: Callable[[Figures], None] | None = None,
-) -> Figures:
-    """Pair, score (through the caches), compare, rank and find the change signals. ``early``
-    is given the figures with their `Figures.pending` signals still being found, when what
-    overlap cannot see is not in by the time everything else is (the app draws them)."""
+) -> tuple[Figures, list]:
+    """Pair, score (through the caches), compare, rank and find the change signals; with the
+    figures, the earlier builds as they were read (`_earlier_read`). ``early`` is given the
+    figures with their `Figures.pending` signals still being found, when what overlap cannot
+    see is not in by the time everything else is (the app draws them)."""
     caches = caches or Caches.none()
     tell = progress or (lambda stage, fraction: None)
     pairing = pair(texts.references, texts.baseline, texts.candidate)
@@ -489,7 +498,7 @@ def compute(
         flagged_details=details(texts, [figures.ids[row] for row in flagged], settings.min_support),
         runs_fired=(np.sum([(f[order, None] >> np.arange(len(signals.SIGNALS), dtype=np.uint32)) & 1 for f in flags],
                            axis=0, dtype=np.uint8).T.copy() if replicated else None),
-    )
+    ), _earlier_read(before)
 
 
 # Said once when no example has a source (SPEC "Triage").

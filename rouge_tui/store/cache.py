@@ -9,24 +9,35 @@ once a store passes `LIMIT`):
 - `BlobCache`: whole results under a content key (the figures of a comparison, keyed by the
   bytes of the files it read): what the caller stores, checked on the way back.
 
-Every file carries a magic string and the sha256 of its key and payload, and its values are
-checked on reading: a truncated, corrupt, foreign or swapped entry is ignored and rebuilt,
-never trusted. A cache that cannot be written only costs speed.
+A store trusts nothing it did not write itself. Its folders must be the user's own and are
+made private whatever the umask (`private_folder`: another user's folder, or a link where a
+folder belongs, is refused with one warning, `problem`, and the cache then only costs speed).
+Every file is read as a state file (`read_small`: a regular file of the user's own, never
+through a link, without blocking, at most the size of the largest entry a store writes,
+refused by its size before a byte is read). Every file carries a magic string and an
+HMAC-SHA256 of its key and payload under a secret of 32 random bytes kept in the store's
+folder (``key``, 0600, made on first use): no other user can make an entry that checks out.
+Its values are checked on reading too: a truncated, corrupt, foreign, swapped or forged
+entry is ignored and rebuilt, never trusted. A cache that cannot be written only costs speed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import os
 import stat
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from rouge_tui.store.paths import atomic_write, cache_dir, locked
+from rouge_tui.store.paths import NotPrivate, atomic_write, cache_dir, locked, private_folder
+from rouge_tui.suite.errors import SuiteError
+from rouge_tui.suite.files import read_small
 
 __all__ = ["LIMIT", "BlobCache", "ScoreCache", "example_key", "prune", "references_key"]
 
@@ -34,39 +45,109 @@ LIMIT = 512 << 20  # bytes a store may hold before the entries used longest ago 
 PRUNE_TO = 0.75
 STALE_TEMP = 3600  # seconds after which a killed writer's temporary file is removed
 MAX_SCORES = 8_000_000  # entries in one scores file; past it a file starts again
+BLOB_LIMIT = LIMIT  # bytes of one blob's payload: a larger one is not kept (nor read)
+SECRET = 32  # bytes of the key a store seals its entries with
+HEAD = 32  # bytes of the seal after the magic
 
 
-def _digest(key: bytes, payload: bytes) -> bytes:
-    return hashlib.sha256(key + b"\0" + payload).digest()
+class _Store:
+    """What both stores share: a checked private folder, its secret, sealed files."""
+
+    MAGIC = b""
+
+    def __init__(self, root: Path, top: Path) -> None:
+        self.root = root
+        self.top = top  # the state root: checked from here down
+        self.problem: str | None = None  # why the store is not used (said once, as a warning)
+        self._secret: bytes | None = None
+
+    def _folder(self, folder: Path, create: bool) -> bool:
+        """Whether ``folder`` may be used (`private_folder`), made if ``create``."""
+        try:
+            private_folder(folder, self.top, create)
+        except NotPrivate as exc:
+            self.problem = self.problem or f"the cache is not used: {exc.reason} (it only costs speed)"
+            return False
+        except OSError:
+            return False
+        return True
+
+    def _key(self, create: bool) -> bytes | None:
+        """The store's secret, made on first use (``create``); None when there is none."""
+        if self._secret is not None:
+            return self._secret
+        path = self.root / "key"
+        try:
+            found = read_small(path, SECRET, own=True)
+            if len(found) == SECRET and not os.lstat(path).st_mode & 0o077:  # others never read it
+                self._secret = found
+                return found
+        except FileNotFoundError:
+            found = None
+        except SuiteError:  # not the user's, not private, a link: replaced
+            found = b""
+        if not create:
+            return None
+        fd, tmp = tempfile.mkstemp(prefix=".key.", suffix=".tmp", dir=self.root)  # 0600
+        try:
+            secret = os.urandom(SECRET)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(secret)
+            if found is None:
+                try:
+                    os.link(tmp, path)  # never over another process's: the first one made wins
+                except FileExistsError:
+                    return self._key(create=False)
+            else:
+                os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        self._secret = secret
+        return secret
+
+    def _seal(self, secret: bytes, key: bytes, payload: bytes) -> bytes:
+        return self.MAGIC + _mac(secret, key, payload) + payload
+
+    def _open(self, path: Path, key: bytes, limit: int) -> tuple[bytes | None, bool]:
+        """The payload of the entry at ``path`` sealed under ``key``, or None; and whether a
+        file was there (and did not check out)."""
+        if not self._folder(path.parent, create=False):
+            return None, False
+        secret = self._key(create=False)
+        try:
+            data = read_small(path, len(self.MAGIC) + HEAD + limit, own=True)
+        except FileNotFoundError:
+            return None, False
+        except SuiteError:
+            return None, True
+        head = len(self.MAGIC) + HEAD
+        payload = data[head:]
+        if (secret is None or data[: len(self.MAGIC)] != self.MAGIC
+                or not hmac.compare_digest(data[len(self.MAGIC) : head], _mac(secret, key, payload))):
+            return None, True
+        return payload, True
+
+    def _write(self, path: Path, key: bytes, payload: bytes) -> None:
+        """Seal ``payload`` under ``key`` into ``path`` (OSError when it cannot be)."""
+        if not self._folder(path.parent, create=True):
+            raise OSError("cache folder refused")
+        secret = self._key(create=True)
+        if secret is None:  # another process made one we cannot use: it replaces it next time
+            raise OSError("no usable cache key")
+        atomic_write(path, self._seal(secret, key, payload), durable=False)
 
 
-def _seal(magic: bytes, key: bytes, payload: bytes) -> bytes:
-    return magic + _digest(key, payload) + payload
-
-
-def _open_seal(magic: bytes, key: bytes, data: bytes) -> bytes | None:
-    head = len(magic) + 32
-    payload = data[head:]
-    if data[: len(magic)] != magic or data[len(magic) : head] != _digest(key, payload):
-        return None
-    return payload
-
-
-def _read(path: Path) -> bytes | None:
-    """A cache file's bytes, or None (missing, not a regular file, unreadable)."""
-    try:
-        with open(path, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return None
-            return handle.read()
-    except OSError:
-        return None
+def _mac(secret: bytes, key: bytes, payload: bytes) -> bytes:
+    sealed = hmac.new(secret, key + b"\0", hashlib.sha256)
+    sealed.update(payload)
+    return sealed.digest()
 
 
 def _used(path: Path) -> None:
     """A hit refreshes the entry's time, so pruning keeps what is in use."""
-    with contextlib.suppress(OSError):
-        os.utime(path)
+    with contextlib.suppress(OSError, NotImplementedError):
+        os.utime(path, follow_symlinks=False)
 
 
 def _identity(found: os.stat_result) -> tuple[int, ...]:
@@ -108,22 +189,21 @@ def prune(root: Path, keep: Path | None = None) -> int:
     return removed
 
 
-class BlobCache:
-    """Bytes under a hex key, sealed to that key."""
+class BlobCache(_Store):
+    """Bytes under a hex key, sealed to that key; `BLOB_LIMIT` bytes at most."""
 
-    MAGIC = b"rouge-tui blob 2\n"
+    MAGIC = b"rouge-tui blob 3\n"
 
     def __init__(self, name: str, root: Path | None = None) -> None:
-        self.root = root if root is not None else cache_dir() / name
+        super().__init__(root if root is not None else cache_dir() / name, root if root is not None else cache_dir())
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.bin"
 
     def get(self, key: str) -> bytes | None:
         path = self._path(key)
-        data = _read(path)
-        payload = None if data is None else _open_seal(self.MAGIC, key.encode(), data)
-        if data is not None and payload is None:
+        payload, there = self._open(path, key.encode(), BLOB_LIMIT)
+        if payload is None and there:
             with contextlib.suppress(OSError):
                 path.unlink()
         if payload is not None:
@@ -131,9 +211,11 @@ class BlobCache:
         return payload
 
     def put(self, key: str, payload: bytes) -> None:
+        if len(payload) > BLOB_LIMIT:
+            return
         path = self._path(key)
         with contextlib.suppress(OSError):
-            atomic_write(path, _seal(self.MAGIC, key.encode(), payload), durable=False)
+            self._write(path, key.encode(), payload)
             prune(self.root, keep=path)
 
 
@@ -154,16 +236,16 @@ def example_key(references: bytes, output: str) -> bytes:
     ).digest()
 
 
-class ScoreCache:
+class ScoreCache(_Store):
     """Per-example (precision, recall, F), one file per scoring setting.
 
     A file holds its keys sorted by their first eight bytes, so a lookup is a binary search;
     the other eight bytes are compared too, and any doubt is a miss (scored again)."""
 
-    MAGIC = b"rouge-tui scores 2\n"
+    MAGIC = b"rouge-tui scores 3\n"
 
     def __init__(self, root: Path | None = None) -> None:
-        self.root = root if root is not None else cache_dir() / "scores"
+        super().__init__(root if root is not None else cache_dir() / "scores", root if root is not None else cache_dir())
         self.rejected = 0  # files that did not check out (tests read it)
         # The last file checked, kept while it stays the same file (`_identity`) until
         # `forget`: a history reads it once a build. bench_history, another suite's cache:
@@ -182,34 +264,34 @@ class ScoreCache:
         empty = (np.zeros((0, 2), dtype=np.uint64), np.zeros((0, 3), dtype=np.float64))
         path = self._path(scoring)
         try:
-            with open(path, "rb") as handle:
-                found = os.fstat(handle.fileno())
-                if not stat.S_ISREG(found.st_mode):
-                    return empty
-                loaded = self._loaded  # one look: another thread may replace it meanwhile
-                if loaded is not None and loaded[:2] == (path, _identity(found)):
-                    keys, values = loaded[2:]
-                else:
-                    checked = self._check(scoring, handle.read())
-                    if checked is None:
-                        return empty
-                    keys, values = checked
-                _used(path)
-                self._loaded = (path, _identity(os.fstat(handle.fileno())), keys, values)
-                return keys, values
+            # Taken before the file is read: if it is replaced meanwhile, the next look
+            # sees another identity and reads it again.
+            identity = _identity(os.lstat(path))
         except OSError:
             return empty
+        loaded = self._loaded  # one look: another thread may replace it meanwhile
+        if loaded is not None and loaded[:2] == (path, identity) and self._folder(self.root, create=False):
+            keys, values = loaded[2:]
+        else:
+            payload, there = self._open(path, scoring.encode(), MAX_SCORES * 40)
+            checked = None if payload is None else self._check(payload)
+            if checked is None:
+                self.rejected += there
+                return empty
+            keys, values = checked
+        _used(path)
+        self._loaded = (path, identity, keys, values)
+        return keys, values
 
-    def _check(self, scoring: str, data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-        payload = _open_seal(self.MAGIC, scoring.encode(), data)
-        count = (len(payload) // 40) if payload is not None else -1
-        if payload is None or count * 40 != len(payload):
-            self.rejected += 1
+    @staticmethod
+    def _check(payload: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+        """A payload's keys and values, or None when they do not make sense."""
+        count = len(payload) // 40
+        if count * 40 != len(payload):
             return None
         keys = np.frombuffer(payload, dtype="<u8", count=2 * count).reshape(count, 2)
         values = np.frombuffer(payload, dtype="<f8", offset=16 * count).reshape(count, 3)
         if np.any(keys[1:, 0] < keys[:-1, 0]) or not np.all((values >= 0) & (values <= 1)):
-            self.rejected += 1
             return None
         keys, values = keys.astype(np.uint64), values.astype(np.float64)
         keys.setflags(write=False)  # kept in `_loaded`: shared by every later read
@@ -237,6 +319,8 @@ class ScoreCache:
         if not len(keys):
             return
         path = self._path(scoring)
+        if not self._folder(self.root, create=True):  # before the lock is made in it
+            return
         with contextlib.suppress(OSError), locked(path):
             stored, old = self._load(scoring)
             if len(stored) + len(keys) > MAX_SCORES:
@@ -245,5 +329,5 @@ class ScoreCache:
             both = np.concatenate([old, np.asarray(values, dtype=np.float64)])
             order = np.argsort(merged[:, 0], kind="stable")
             payload = merged[order].astype("<u8").tobytes() + both[order].astype("<f8").tobytes()
-            atomic_write(path, _seal(self.MAGIC, scoring.encode(), payload), durable=False)
+            self._write(path, scoring.encode(), payload)
             prune(self.root, keep=path)

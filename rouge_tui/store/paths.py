@@ -8,16 +8,24 @@ All three come from platformdirs, so ``XDG_*_HOME`` move them. Every write is at
 temporary file beside the target, flushed, then renamed over it), so a crash or a full disk
 leaves the previous file whole; what the user wrote is also fsynced before the rename, so a
 power cut cannot lose it. The suite directory is never written.
+
+State is private whatever the umask: folders rouge-tui makes are 0700 (the XDG spec's mode),
+its files and locks 0600, and a lock is never opened through a link. `private_folder` is
+the check a store makes before it trusts a folder: the user's own, a real folder, no one
+else's to read or write.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
+import itertools
 import json
 import os
 import re
+import stat
 import tempfile
 import unicodedata
 from collections.abc import Iterator
@@ -31,6 +39,7 @@ from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import read_small
 
 __all__ = [
+    "NotPrivate",
     "Unreadable",
     "atomic_write",
     "cache_dir",
@@ -38,6 +47,7 @@ __all__ = [
     "data_dir",
     "locked",
     "now_iso",
+    "private_folder",
     "read_json",
     "safe_name",
     "set_aside",
@@ -47,6 +57,7 @@ __all__ = [
 APP = "rouge-tui"
 # A state file (marks, review log) is read whole; one larger than this is not ours.
 STATE_LIMIT = 256 << 20
+PRIVATE = 0o700  # the mode of a folder rouge-tui makes for its state
 
 
 def config_dir() -> Path:
@@ -67,8 +78,9 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool
     ``mode`` None keeps the private default of a temporary file (0600: state and cache);
     an export passes the permissions the user's umask gives a new file. ``durable`` fsyncs
     the file and its folder, so the write survives a power cut: what the user wrote needs
-    it; a cache entry does not, since it is checked when read and rebuilt on any doubt."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    it; a cache entry does not, since it is checked when read and rebuilt on any doubt.
+    Missing folders are made private, but with ``mode`` (an export) as the umask says."""
+    make_folders(path.parent, private=mode is None)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -100,16 +112,87 @@ def umask_mode() -> int:
     return 0o666 & ~mask
 
 
+def make_folders(folder: Path, private: bool = True) -> None:
+    """``folder`` and the folders above it that are missing, made 0700 whatever the umask
+    (``private``), else with the umask's mode (``mkdir -p``)."""
+    if not private:
+        folder.mkdir(parents=True, exist_ok=True)
+        return
+    missing = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, PRIVATE)  # the umask can take bits away, never add one
+
+
+class NotPrivate(Exception):
+    """A state folder rouge-tui will not use: another user's, or a link or file in its place;
+    ``reason`` says which, naming it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def private_folder(folder: Path, top: Path, create: bool = True) -> None:
+    """Check that only the user can reach into ``folder``: every folder from the state root
+    ``top`` down to it is a real folder (never a link, but for ``top`` itself a link of the
+    user's own), the user's own, and loses any permission its group or others have.
+
+    Missing folders are made private (``create``) or raise FileNotFoundError. NotPrivate
+    when a folder is not the user's own or not a folder; OSError when one cannot be made or
+    read. Checked once private, a folder stays so: no other user can plant a link in it."""
+    chain = [top, *(top / part for part in itertools.accumulate(folder.relative_to(top).parts, os.path.join))]
+    for path in chain:  # each checked before the next is made in it
+        if create and path == top:
+            make_folders(top)
+        elif create:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(path, PRIVATE)  # never through a link: a link is "existing"
+        _own_folder(path, follow=path == top)
+
+
+def _own_folder(path: Path, follow: bool) -> None:
+    """`private_folder`'s check of one folder (``follow``: a link of the user's own to it)."""
+    if follow:
+        found = os.lstat(path)
+        if stat.S_ISLNK(found.st_mode) and found.st_uid != os.geteuid():
+            raise NotPrivate(f"{path} is a link made by another user (uid {found.st_uid})")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW))
+    except OSError as exc:
+        # A link gives ELOOP or ENOTDIR by kernel; a file there is only unusable.
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(path):
+            raise NotPrivate(f"{path} is a link where a folder belongs") from None
+        raise
+    try:
+        found = os.fstat(fd)
+        if found.st_uid != os.geteuid():
+            raise NotPrivate(f"{path} belongs to another user (uid {found.st_uid})")
+        if found.st_mode & 0o077:
+            os.fchmod(fd, stat.S_IMODE(found.st_mode) & PRIVATE)
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """An advisory lock beside ``path`` so two processes update it one at a time."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    """An advisory lock beside ``path`` so two processes update it one at a time; the lock
+    file is private and never opened through a link (one planted there would make us
+    create, or lock, whatever it points to)."""
+    make_folders(path.parent)
+    fd = os.open(path.with_name(path.name + ".lock"),
+                 os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def now_iso() -> str:

@@ -53,14 +53,16 @@ def _reason(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
-def _open(path: Path) -> int:
+def _open(path: Path, own: bool = False) -> int:
     """A descriptor of ``path`` once it is known to be a regular file; else a SuiteError.
 
     A missing file raises FileNotFoundError (callers decide what absence means); a link
-    pointing nowhere is a SuiteError, since someone meant a file to be there.
+    pointing nowhere is a SuiteError, since someone meant a file to be there. ``own``: a
+    state file, which must be the user's own and is never read through a link (another
+    user's link would make us read, and trust, what it points to).
     """
     try:
-        fd = os.open(path, _FLAGS)
+        fd = os.open(path, _FLAGS | (os.O_NOFOLLOW if own else 0))
     except FileNotFoundError:
         if os.path.islink(path):
             raise SuiteError("a broken link (its target does not exist)", path) from None
@@ -68,12 +70,18 @@ def _open(path: Path) -> int:
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a socket, or a FIFO opened for writing only
             raise SuiteError("not a regular file (a socket?)", path) from None
+        if own and exc.errno == errno.ELOOP:
+            raise SuiteError("a link where a state file belongs (never followed)", path) from None
         raise SuiteError(_reason(exc), path) from None
     try:
-        mode = os.fstat(fd).st_mode
+        found = os.fstat(fd)
     except OSError as exc:
         os.close(fd)
         raise SuiteError(_reason(exc), path) from None
+    mode = found.st_mode
+    if own and found.st_uid != os.geteuid():
+        os.close(fd)
+        raise SuiteError(f"belongs to another user (uid {found.st_uid})", path)
     if not stat.S_ISREG(mode):
         os.close(fd)
         if stat.S_ISDIR(mode):
@@ -84,13 +92,13 @@ def _open(path: Path) -> int:
 
 
 class _Raw:
-    """A checked, open file, read through its descriptor; the bytes are hashed and counted
-    as they go by (the compressed bytes, for a gzip file read through it)."""
+    """A checked, open file, read through its descriptor; the bytes are counted, and hashed
+    (``hashed``) as they go by (the compressed bytes, for a gzip file read through it)."""
 
-    def __init__(self, fd: int, path: Path) -> None:
+    def __init__(self, fd: int, path: Path, hashed: bool = True) -> None:
         self.fd = fd
         self.path = path
-        self.sha = hashlib.sha256()
+        self.sha = hashlib.sha256() if hashed else None
         self.count = 0
 
     def read(self, size: int = BLOCK) -> bytes:
@@ -100,38 +108,46 @@ class _Raw:
             raise SuiteError("reading would block (not a plain file)", self.path) from None
         except OSError as exc:
             raise SuiteError(_reason(exc), self.path) from None
-        self.sha.update(data)
+        if self.sha is not None:
+            self.sha.update(data)
         self.count += len(data)
         return data
 
 
 @contextlib.contextmanager
-def _reading(path: Path, missing: str | None = "no such file") -> Iterator[_Raw]:
+def _reading(path: Path, missing: str | None = "no such file", own: bool = False,
+             hashed: bool = True) -> Iterator[_Raw]:
     """`_open` as a `_Raw`, closed after; a missing file is a SuiteError saying ``missing``
     (or FileNotFoundError, with None)."""
     try:
-        fd = _open(path)
+        fd = _open(path, own)
     except FileNotFoundError:
         if missing is None:
             raise
         raise SuiteError(missing, path) from None
     try:
-        yield _Raw(fd, path)
+        yield _Raw(fd, path, hashed)
     finally:
         os.close(fd)
 
 
-def read_small(path: Path, limit: int = 64 << 20) -> bytes:
+def read_small(path: Path, limit: int = 64 << 20, own: bool = False) -> bytes:
     """A whole small file (settings, marks, history, cache entries) through the same checks;
     a SuiteError when it is not a regular file, is unreadable or holds more than ``limit``
-    bytes; FileNotFoundError when it does not exist."""
+    bytes (said before a byte is read when its size says so: a sparse file of terabytes is
+    refused at once); FileNotFoundError when it does not exist. ``own``: see `_open`."""
     parts: list[bytes] = []
-    with _reading(Path(path), None) as raw:
-        while chunk := raw.read(min(BLOCK, limit + 1)):
+    with _reading(Path(path), None, own, hashed=False) as raw:
+        size = os.fstat(raw.fd).st_size
+        if size > limit:
+            raise SuiteError(f"too big (over {size_text(limit)})", raw.path)
+        # The whole file in one read where it can (a cache's scores file is hundreds of MB:
+        # one copy in memory, not blocks and their join); then on to the end, bounded.
+        while chunk := raw.read(min(max(size + 1, BLOCK), limit + 1) if not parts else BLOCK):
             parts.append(chunk)
             if raw.count > limit:
                 raise SuiteError(f"too big (over {size_text(limit)})", raw.path)
-    return b"".join(parts)
+    return b"".join(parts)  # one part: that part itself, not a copy
 
 
 def file_digest(path: Path) -> str:

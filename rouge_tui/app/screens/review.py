@@ -227,7 +227,7 @@ class ReviewScreen(common.Answers, Screen[None]):
 
         log = ReviewLog.of(analysis.suite)
         change = log.record_review(analysis.figures)
-        for warning in (log.warning, change.message() if change else None):
+        for warning in (log.warning, change.message() if change else None, self.caches.warning()):
             if warning:
                 self.post_message(WorkFailed(warning, fatal=False, severity="warning"))
         return f"refs changed since {change.since[:10]}" if change else None

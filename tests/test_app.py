@@ -30,7 +30,6 @@ from test_app_helpers import (
 )
 from textual.widgets import OptionList, Static
 
-from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen
@@ -297,7 +296,7 @@ async def test_a_sort_keeps_the_example_under_the_cursor_on_its_new_row_in_view(
         deltas, ranked = incident_deltas(), ranked_ids()
         await press(pilot, "s")  # regressions first
         assert table.cursor == sorted(deltas, key=lambda i: (deltas[i], ranked.index(i))).index("inc-0200")
-        for _ in SORTS:  # and on round to regressions first again
+        for _ in review_screen(app).analysis.figures.sorts():  # and on round to regressions first again
             assert current_id(app) == "inc-0200" and drawn("inc-0200"), review_screen(app).sort
             await press(pilot, "s")
         await press(pilot, "end")  # regressions first: the last row is the biggest rise

@@ -60,7 +60,7 @@ def test_rates_are_shares_so_a_bigger_pair_needs_more():
 
 def test_too_little_history_gives_no_band_and_says_why():
     band, reason = triage.band(history(3), "new-figure", 100)
-    assert band is None and "1 earlier build pair" in reason and "2 needed" in reason
+    assert band is None and "fewer than 2 earlier build pairs" in reason
     assert not drifts(history(3), 90)
     unreadable = [PairCounts("a", "b", 0, {}, "b.jsonl:3: invalid JSON"), *history(1)]
     assert triage.band(unreadable, "new-figure", 100)[0] is None
@@ -193,7 +193,20 @@ def test_too_little_history_shows_the_count_and_why_there_is_no_band(tmp_path: P
     assert code == 0 and data["signal_drift"] == []
     assert data["signals"]["new-figure"] == INVENTED
     rate = next(r for r in data["signal_rates"] if r["signal"] == "new-figure")
-    assert rate["band"] is None and "0 earlier build pairs" in rate["no_band"]
+    assert rate["band"] is None and "fewer than 2 earlier build pairs" in rate["no_band"]
+
+
+def test_no_earlier_pair_is_counted_when_no_band_could_come_of_it(tmp_path: Path, capsys, monkeypatch):
+    """Two earlier pairs make a band: with one, or with no signal allowed to raise the alarm,
+    counting the earlier pairs (grounding each) would buy nothing."""
+    counted = []
+    count_new = signals.Pairs.count_new
+    monkeypatch.setattr(signals.Pairs, "count_new", lambda self: counted.append(1) or count_new(self))
+    report_json(chapter_suite(tmp_path / "three", builds=3), capsys, "--no-cache")
+    assert len(counted) == 1  # the pair compared only
+    counted.clear()
+    report_json(chapter_suite(tmp_path / "off", toml="[alarm]\nsignals = []\n"), capsys, "--no-cache")
+    assert len(counted) == 1
 
 
 def test_without_a_source_it_is_said_once(tmp_path: Path, capsys):

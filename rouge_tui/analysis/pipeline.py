@@ -545,8 +545,12 @@ def remember_counts(suite: Suite, settings: Settings, references: References, bu
 
 def earlier_counts(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[triage.PairCounts]:
     """The signal counts of the consecutive build pairs ending at the baseline (the volatile
-    window), each from the cache or read and counted; a build read once for both its pairs."""
+    window), each from the cache or read and counted; a build read once for both its pairs.
+    None at all (and no work) when they could not make a band: too few earlier pairs, or no
+    signal that may raise the alarm."""
     entries = history.earlier(suite, texts.baseline.name, history.PAIRS + 1)
+    if len(entries) < triage.MIN_PAIRS + 1 or settings.alarm == ():
+        return []
     read: dict[str, Build] = {texts.baseline.name: texts.baseline}
     out = []
     for a, b in itertools.pairwise(entries):

@@ -19,7 +19,7 @@ Two suites, generated once into $TMPDIR/rouge-tui-bench by make_suite.py and reu
 
 Ratios are medians of run-by-run ratios, of wall time and of CPU time (on a loaded machine
 the CPU ratio is the steadier): to the floor, and of each other variant to this tree.
-The signal drift and the paired test the last run of this tree printed are shown under the
+What the last run of each tree said (verdict, signal drift, paired test, bands) is shown under the
 tables, so a figure is never of a report that said something else.
 """
 

@@ -931,7 +931,7 @@ async def test_help_explains_every_short_word_the_overview_shows(tmp_path: Path)
     app = app_for(suite)
     async with app.run_test(size=(160, 30)) as pilot:
         await settle(pilot)
-        overview = screen_text(app).splitlines()[3:6]
+        overview = screen_text(app).splitlines()[4:7]  # (under the title and the signal drift line)
         assert review_screen(app).analysis.figures.copied, "the sample has sources"
         shown = {word for line in overview for word in line.split() if word.isalpha() and word.islower()}
         shown -= {"drift", "down", "up", "within", "band", "analytic", "builds", "all", "outputs"}
@@ -1458,7 +1458,7 @@ async def test_the_build_lines_at_80_columns_give_the_names_room(suite: Path, li
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        shown = screen_text(app).splitlines()[1:3]
+        shown = screen_text(app).splitlines()[2:4]  # (under the title and the signal drift line)
         for line, part in zip(shown, lines):
             assert part in line, shown
         assert ("runs" in shown[0]) == (suite == SUPPORT), shown
@@ -1860,8 +1860,13 @@ async def test_the_title_gives_each_runs_f_of_the_build_that_has_several() -> No
         await settle(pilot)
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == example
         scores = " ".join(f"{f:.2f}" for f in base_f)
-        for run in (1, 2, 3):
-            assert f"run {run} of 3 (F base {scores}, cand {cand_f:.2f})" in app.screen.title_text(158).plain
+        # It opens on the run whose F moved most (SPEC "Triage"), the first of equals, and r
+        # goes on round from there.
+        moved = max(range(3), key=lambda r: (abs(cand_f - base_f[r]), -r))
+        for step in range(3):
+            run = (moved + step) % 3 + 1
+            most = " moved most" if step == 0 else ""
+            assert f"run {run} of 3{most} (F base {scores}, cand {cand_f:.2f})" in app.screen.title_text(158).plain
             # at 80 columns, the run's own two F
             assert app.screen.title_text(78).plain.endswith(f"run {run}/3 F {base_f[run - 1]:.2f}→{cand_f:.2f}")
             await press(pilot, "r")
@@ -1968,9 +1973,10 @@ async def test_export_follows_the_umask_and_lists_every_one_of_the_ten(tmp_path:
     for path in paths:
         assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
     text = paths[0].read_text(encoding="utf-8")
-    assert text.count("not reviewed") == 9 and "regression" in text
-    for example_id in ranked_ids()[:10]:
-        assert example_id in text
+    flagged = [row["id"] for row in read_jsonl_report(INCIDENT)["flagged"]]  # after the ten
+    assert text.count("not reviewed") == 9 + len(flagged) and "regression" in text
+    for example_id in ranked_ids()[:10] + flagged:
+        assert f"{example_id}: " in text
 
 
 async def test_a_broken_suite_exits_with_status_two(tmp_path: Path) -> None:

@@ -230,7 +230,7 @@ def test_report_sets_aside_a_deeply_nested_log_and_says_so(
     assert cli.main(["report", str(suite), "--format", "json"]) == code
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
-    (warning,) = json.loads(captured.out)["warnings"]
+    (warning,) = [w for w in json.loads(captured.out)["warnings"] if "references alone" not in w]
     assert warning.startswith(f"review log {log.path} was unreadable (not valid JSON (nested too deeply))")
     (kept,) = [p for p in log.path.parent.iterdir() if ".corrupt-" in p.name]
     assert kept.read_bytes() == deep

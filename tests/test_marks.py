@@ -554,7 +554,7 @@ def test_report_sets_aside_a_deeply_nested_marks_file_and_says_so(
     path.write_bytes(deep)
     again, data = _report_json(suite, capsys)
     assert again == code
-    (warning,) = data["warnings"]
+    (warning,) = [w for w in data["warnings"] if "references alone" not in w]  # (no source: said)
     assert "unreadable (not valid JSON (nested too deeply))" in warning and "kept it as" in warning
     assert data["marks"] == {}
     (kept,) = [p for p in path.parent.iterdir() if ".corrupt-" in p.name]

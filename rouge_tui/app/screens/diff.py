@@ -242,7 +242,8 @@ class DiffScreen(common.Answers, Screen[str]):
             now = "→".join(f"{found[min(self.run, len(found) - 1)]:.2f}" for found in self.run_scores if found)
             run = f"run {self.run + 1}/{self.runs}"  # which run, kept before any field is dropped
             moved = " moved most" if self.run == figures.run_moved(index) else ""
-            parts.append((f"run {self.run + 1} of {self.runs}{moved} (F {scores})", f"{run}{moved} F {now}", run))
+            parts.append((f"run {self.run + 1} of {self.runs}{moved} (F {scores})", f"{run}{moved} F {now}",
+                          f"{run} F {now}", run))
         name_room = max(10, min(40, width - 40))  # terminal cells: a CJK character takes two
         example = one_line(self.example_id, 3 * name_room)  # (a 1 MB id: not all escaped)
         if cell_len(example) > name_room:

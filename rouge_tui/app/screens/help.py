@@ -41,8 +41,8 @@ TRIAGE = (
     "that, plus three. A steady count stays inside; a jump goes past it; one that never fired drifts",
     "at its fourth output. With fewer than two earlier pairs there is no band, and the line says so.",
     "The flagged: outputs where a drifting signal fired, past the ten: new figures first, then new",
-    "sentences (the least supported first), then the rest. w walks the ten, then them; s can sort",
-    "them first. [alarm] signals in suite.toml picks the signals that may raise it ([] for none).",
+    "sentences (the least supported first), then the rest. The walk (w) goes on to them after the",
+    "ten; s can sort them first. [alarm] signals in suite.toml picks the signals that may raise it.",
 )
 FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"
 

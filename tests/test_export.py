@@ -120,7 +120,7 @@ def test_no_backtick_run_in_the_text_can_close_the_diff_block(tmp_path: Path) ->
     # the whole diff is inside, down to its last line: the word diff, with the candidate's
     # runs of 3 to 6 backticks and its line that starts with a fence
     assert "baseline → candidate" in block
-    assert "{+````\n```text+} w3 {+``````+} w4 [-w5 w6 w7 w8 w9 w10 w11-]" in block
+    assert "{+w0 ``` w1 ```` w2\n````\n```text w3 `````` w4+}" in block
 
 
 def test_the_export_escapes_untrusted_text(tmp_path: Path) -> None:

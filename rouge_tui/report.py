@@ -14,7 +14,7 @@ from typing import Any
 
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
-from rouge_tui.analysis.figures import Figures, percent
+from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.safetext import one_line, visible
 
 __all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_symbol", "verdict_words"]
@@ -113,6 +113,7 @@ def to_json(
         "delta_precision": f.delta_precision,
         "delta_recall": f.delta_recall,
         "top_share": f.top_share,
+        "moved": {"by_more_than": MOVED_BY, "improved": f.improved, "regressed": f.regressed},
         "marks": marks or {},
     }
     data.update(extra or {})
@@ -130,6 +131,12 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#])")
 def md(text: str, limit: int | None = None) -> str:
     """Untrusted text for one line of Markdown: visible escapes, inline syntax backslashed."""
     return _MD_SPECIAL.sub(r"\\\1", one_line(text, limit))
+
+
+def moved_words(data: dict[str, Any]) -> str:
+    """How many examples improved and how many regressed, and by how much at least."""
+    moved = data["moved"]
+    return f"{moved['improved']} improved, {moved['regressed']} regressed (|Δ| > {moved['by_more_than']:g})"
 
 
 def _listing(ids: list[str], limit: int = 20) -> str:
@@ -163,7 +170,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         *([""] if data["warnings"] else []),
         f"- Signature: `{data['signature']}`",
         f"- Reference fingerprint: `{data['reference_fingerprint'][:16]}`",
-        f"- Paired examples: {data['paired']}",
+        f"- Paired examples: {data['paired']}: {moved_words(data)}",
         (f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
          f" ({data['delta_interval_method']})"),
         (f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
@@ -234,6 +241,7 @@ def render_text(data: dict[str, Any]) -> Any:
         f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
         f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}"
     )
+    head.append(f"\nexamples   {moved_words(data)}")
     head.append(
         f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
         f"  the ten hold {percent(data['top_share'])} of |delta|"
@@ -388,7 +396,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
          f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
         warnings,
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
-         f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
+         f" · paired {data['paired']}: {_h(moved_words(data))} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
          f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {percent(data['top_share'])} of |Δ|</p>"),
         "<div class=wide><table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
         rows,

@@ -1318,10 +1318,52 @@ async def test_signal_labels_cut_visibly_in_the_table_and_the_overview() -> None
         index = next(i for i, f in enumerate(figures.signals) if signals.names(int(f)) == ["truncated", "shorter", "new-sentence"])
         row = table.row_text(table.row_of(index), table.size.width).plain
         assert "+sent trunc…" in row, row
-        line = next(line for line in screen_text(app).splitlines() if line.startswith(" Δ "))
+
+
+def overview_lines(app) -> list[str]:
+    """The overview's lines on screen."""
+    from rouge_tui.app.widgets.overview import Overview
+
+    region = app.screen.query_one(Overview).region
+    return screen_text(app).splitlines()[region.y : region.bottom]
+
+
+async def test_nothing_in_the_overview_is_cut_at_80x24(tmp_path: Path) -> None:
+    """Issue 38, 7 and 8: the signal counts stopped at `trunc 26 …` (dup, len-, vol never
+    seen), `copied cov 0.79…`, and a long suite name cut the signature and the references'
+    hash; what does not fit now goes on to a line of its own. And the first count a reader
+    makes: how many examples improved and regressed by more than 0.01."""
+    from rouge_tui.analysis import signals
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        lines = overview_lines(app)
+        text = "\n".join(lines)
+        assert not any(line.rstrip().endswith("…") for line in lines), text
         counted = signals.counts(figures.signals)
-        assert f"+sent {counted['new-sentence']}  +fig {counted['new-figure']}  " in line, line
-        assert line.rstrip().endswith("…") and not line.rstrip().endswith(" +…"), line
+        fired = [s for s in SIGNALS if counted[s.name]]
+        assert len(fired) >= 8  # the sample fires nearly all of them
+        for s in fired:
+            assert re.search(rf"(?<!\S){re.escape(s.short)} {counted[s.name]}(?!\S)", text), (s.short, text)
+        deltas = incident_deltas().values()
+        up, down = sum(d > 0.01 for d in deltas), sum(d < -0.01 for d in deltas)
+        assert f"▲ {up} up  ▼ {down} down (|Δ|>0.01)" in text, text
+        assert re.search(r"copied cov \d\.\d\d→\d\.\d\d dens \d\.\d→\d\.\d", text), text
+        # The table still shows the ten and the rule under them.
+        assert "the ten most-moved above" in screen_text(app)
+    name = "Incident summaries of the payments platform, EU"
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": "x y"}),
+                       {"1.jsonl": jsonl({"id": "a", "output": "x"}), "2.jsonl": jsonl({"id": "a", "output": "y"})},
+                       toml=f'name = "{name}"\n')  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        text = "\n".join(overview_lines(app))
+        assert figures.signature in text and f"refs {figures.reference_fingerprint[:12]}" in text, text
+        assert not any(line.rstrip().endswith("…") for line in overview_lines(app)), text
 
 
 def test_names_are_cut_from_the_middle_keeping_what_differs() -> None:

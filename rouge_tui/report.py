@@ -196,13 +196,24 @@ def render_markdown(data: dict[str, Any]) -> str:
         "| rank | id | baseline | candidate | delta | signals | mark | note |",
         "| ---: | --- | ---: | ---: | ---: | --- | --- | --- |",
     ] if data["top"] else []
+    long_notes = []  # (rank, id, lines) of notes of several lines: whole below the table
     for rank, row in enumerate(data["top"], 1):
         note = data["marks"].get(row["id"], {}).get("note", "")
+        # A table cell holds one line: a note of several shows its first, and then whole
+        # below the table (a raw <br> would be HTML from untrusted text).
+        note_lines = note.splitlines()
+        if len(note_lines) > 1:
+            long_notes.append((rank, row["id"], note_lines))
+            note = f"{note_lines[0]} (whole note below)"
         lines.append(
             f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
             f" {row['delta']:+.4f} | {' '.join(row['signals'])} | {_mark_word(data, row['id'])} |"
             f" {md(note, 200)} |"
         )
+    if long_notes:
+        lines += ["", "### Notes of several lines", ""]
+        for rank, example_id, note_lines in long_notes:
+            lines += [f"- **{rank}. {md(example_id, 60)}**", "", *(f"  > {md(line, 500)}" for line in note_lines), ""]
     said = _said(data)
     if said:
         lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
@@ -412,7 +423,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             "</table></div>",
         ]
     said = _said(data)
-    if said and not examples:  # (an export shows them in each example's text)
+    if said:
         parts.append("<h3>What the candidate says that its reference, source and baseline do not</h3><ul>")
         for rank, row in said:
             found = [f"new sentence: {_h(s)}" for s in row["new_sentences"]]

@@ -299,7 +299,7 @@ def _fold_short_runs(runs: list[list], old: Sequence[str], new: Sequence[str]) -
 
 
 def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], list[Piece]]:
-    """The two outputs' word-level LCS as pieces: the baseline's (``same`` / ``removed``),
+    """The two outputs' word `alignment` as pieces: the baseline's (``same`` / ``removed``),
     the candidate's (``same`` / ``added``), and one merged text that reads like a word diff:
     the candidate's text and whitespace, with each removed run just before the added run
     that replaces it (or where it stood), then a ``gap`` space to part it from what follows.

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rouge_tui import __version__
 
-COMMANDS = ("open", "report", "score")
+COMMANDS = ("open", "report", "score", "serve")
 FORMATS = ("text", "json", "markdown", "html")
 
 
@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="With no command, 'rouge-tui [SUITE|DIR]' is 'rouge-tui open': no argument opens the bundled sample suite.",
     )
     parser.add_argument("--version", action="version", version=f"rouge-tui {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{open,report,score}")
+    sub = parser.add_subparsers(dest="command", metavar="{open,report,score,serve}")
 
     opened = sub.add_parser("open", help="open a suite (or a folder of suites) in the app")
     opened.add_argument("suite", nargs="?", help="a suite directory, or a directory of suites")
@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     # 10: compare.TEN, not imported here (numpy, for --help)
     report.add_argument("--top", type=int, default=10, metavar="N", help="how many most-moved outputs to list")
     report.add_argument("--history", action="store_true", help="add every build's n, mean and band")
+
+    served = sub.add_parser("serve", help="the app in a browser (textual-serve), on 127.0.0.1 by default")
+    served.add_argument("suite", nargs="?", help="a suite directory, or a directory of suites")
+    served.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; there is no authentication)")
+    served.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
 
     score = sub.add_parser("score", help="score one outputs file against references, as JSON Lines")
     score.add_argument("references")
@@ -256,6 +262,18 @@ def cmd_open(args: argparse.Namespace) -> int:
     os._exit(app.return_code or 0)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    target = Path(args.suite) if args.suite else bundled_suite()
+    if not target.is_dir():
+        raise CliError(f"{target}: no such directory" if not target.exists() else f"{target}: not a directory")
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port {args.port}: expected 1 to 65535")
+    from rouge_tui.app.serve import serve
+
+    serve(target, args.host, args.port)
+    return 0
+
+
 def _say(message: str) -> None:
     """One escaped line on stderr, if there is a stderr (never on stdout)."""
     from rouge_tui.safetext import one_line
@@ -288,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"error: {empty} is an empty path (an unset variable?); name a file or folder")
         return 2
 
-    handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score}
+    handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score, "serve": cmd_serve}
     if args.command != "open":
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
         # big suite's objects cost (1M-example report 54.9 s -> 40.0 s, benchmarks/README.md).

@@ -9,7 +9,10 @@ draw this model; it imports no Textual and no Rich.
   candidate's, and a note says when the baseline's figures came from another.
 - Baseline vs candidate (`word_diff`): a word-level LCS of the two outputs (words as
   written, split on whitespace), as pieces of each text that are unchanged, removed or added,
-  whitespace and line breaks kept, so the diff reads like prose.
+  whitespace and line breaks kept, so the diff reads like prose. Like a person's diff, not a
+  bare LCS: an added or removed run slides to sentence ends (`alignment`), a short shared
+  run between longer changes is folded into them, and two outputs that share little are
+  shown as one replaced whole.
 """
 
 from __future__ import annotations
@@ -27,10 +30,13 @@ from rouge_tui.rouge.metrics import best
 __all__ = [
     "OTHER_TEXT",
     "PLAIN_TEXT",
+    "SHARED_CLAUSE",
+    "SHARE_LITTLE",
     "ExampleDiff",
     "Piece",
     "ReferenceView",
     "Side",
+    "alignment",
     "example_diff",
     "fold",
     "styled_pieces",
@@ -185,15 +191,122 @@ def _words(text: str) -> list[Token]:
     return [Token(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
+# Two outputs share little when fewer than SHARE_LITTLE of the shorter one's words lie on kept
+# runs and no kept run has SHARED_CLAUSE words: they are shown as replaced whole, as difflib's
+# Differ does below its similarity cutoff (a leading `The` and a closing `.` kept between two
+# different texts are not an edit anyone made).
+SHARE_LITTLE = 0.5
+SHARED_CLAUSE = 4
+# A word that ends a sentence or a clause: a change that can slide ends just after one.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*$")
+_CLAUSE_END = re.compile(r"[,;:]$")
+
+
+def _boundary(words: Sequence[str], at: int) -> int:
+    """How good a place it is for a change to start or end: before word ``at``."""
+    if at <= 0 or at >= len(words):
+        return 3
+    if _SENTENCE_END.search(words[at - 1]):
+        return 2
+    return 1 if _CLAUSE_END.search(words[at - 1]) else 0
+
+
+def alignment(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
+    """The (old index, new index) pairs the word diff keeps: their LCS, then cleaned up as
+    diff-match-patch's semantic cleanup does, in words: an added or removed run that could
+    stand one or more words earlier or later moves to where it best starts and ends a
+    sentence (`operation . {+he was sentenced .+}`, not `operation {+. he was sentenced+} .`);
+    a shared run no longer (in characters) than the change on each side of it becomes part
+    of that change; and when the two share little (SHARE_LITTLE), nothing is kept."""
+    # Runs: [same?, old start, old end, new start, new end], same and changed alternating.
+    runs: list[list] = []
+    i = j = 0
+    for oi, nj in [*lcs_pairs(old, new), (len(old), len(new))]:
+        if oi > i or nj > j:
+            runs.append([False, i, oi, j, nj])
+        if oi < len(old):
+            if runs and runs[-1][0]:
+                runs[-1][2] += 1
+                runs[-1][4] += 1
+            else:
+                runs.append([True, oi, oi + 1, nj, nj + 1])
+        i, j = oi + 1, nj + 1
+    _slide(runs, old, new)
+    runs = _fold_short_runs(runs, old, new)
+    kept = [(run[1] + k, run[3] + k) for run in runs if run[0] for k in range(run[2] - run[1])]
+    longest = max((run[2] - run[1] for run in runs if run[0]), default=0)
+    if len(kept) < SHARE_LITTLE * min(len(old), len(new)) and longest < SHARED_CLAUSE:
+        return []
+    return kept
+
+
+def _slide(runs: list[list], old: Sequence[str], new: Sequence[str]) -> None:
+    """Each purely added or removed run between two shared runs moved to the position,
+    among those that give the same texts, whose ends lie best (`_boundary`)."""
+    for k in range(1, len(runs) - 1):
+        before, change, after = runs[k - 1], runs[k], runs[k + 1]
+        if change[0] or (change[1] < change[2] and change[3] < change[4]):
+            continue
+        words, lo, hi = (old, 1, 2) if change[1] < change[2] else (new, 3, 4)
+        best, best_score = 0, _boundary(words, change[lo]) + _boundary(words, change[hi])
+        shift = 0  # leftwards while the run's last word is the shared word before it
+        while before[2] - before[1] + shift > 0 and words[change[hi] - 1 + shift] == words[change[lo] - 1 + shift]:
+            shift -= 1
+            score = _boundary(words, change[lo] + shift) + _boundary(words, change[hi] + shift)
+            if score > best_score:
+                best, best_score = shift, score
+        shift = 0  # rightwards while its first word is the shared word after it
+        while after[2] - after[1] - shift > 0 and words[change[lo] + shift] == words[change[hi] + shift]:
+            shift += 1
+            score = _boundary(words, change[lo] + shift) + _boundary(words, change[hi] + shift)
+            if score > best_score:
+                best, best_score = shift, score
+        if best:
+            for index in (lo, hi):
+                change[index] += best
+            before[2] += best
+            before[4] += best
+            after[1] += best
+            after[3] += best
+
+
+def _fold_short_runs(runs: list[list], old: Sequence[str], new: Sequence[str]) -> list[list]:
+    """Shared runs between two changes, each change at least as long (in characters, the
+    larger of its two sides), folded into one change with them; until none is left."""
+
+    def chars(words: Sequence[str], start: int, end: int) -> int:
+        return sum(len(w) for w in words[start:end])
+
+    def size(run: list) -> int:
+        return max(chars(old, run[1], run[2]), chars(new, run[3], run[4]))
+
+    changed = True
+    while changed:
+        changed = False
+        out: list[list] = []
+        for k, run in enumerate(runs):
+            fold_in = (
+                run[0] and 0 < k < len(runs) - 1
+                and chars(old, run[1], run[2]) <= min(size(runs[k - 1]), size(runs[k + 1]))
+            )
+            if out and not out[-1][0] and (fold_in or not run[0]):
+                out[-1][2], out[-1][4] = run[2], run[4]
+                changed |= fold_in
+            else:
+                out.append([False if fold_in else run[0], *run[1:]])
+        runs = out
+    return runs
+
+
 def word_diff(baseline: str, candidate: str) -> tuple[list[Piece], list[Piece], list[Piece]]:
-    """The two outputs' word-level LCS as pieces: the baseline's (``same`` / ``removed``),
+    """The two outputs' word `alignment` as pieces: the baseline's (``same`` / ``removed``),
     the candidate's (``same`` / ``added``), and one merged text that reads like a word diff:
     the candidate's text and whitespace, with each removed run just before the added run
     that replaces it (or where it stood), then a ``gap`` space to part it from what follows.
     Without the pieces of `OTHER_TEXT`, the merged text is the candidate's, character for
     character (its grounding tags go in at the candidate's offsets)."""
     old, new = _words(baseline), _words(candidate)
-    pairs = lcs_pairs([w.text for w in old], [w.text for w in new])
+    pairs = alignment([w.text for w in old], [w.text for w in new])
     kept_old = {i for i, _ in pairs}
     kept_new = {j for _, j in pairs}
     base_pieces = styled_pieces(baseline, old, {i: "removed" for i in range(len(old)) if i not in kept_old})

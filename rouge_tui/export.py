@@ -5,7 +5,9 @@ user's umask (a colleague on the same box can read them)."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -164,7 +166,9 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     ids = [*figures.ids[: figures.ten], *(figures.ids[row] for row in figures.flagged)]
     ids += sorted(set(review.shown()) - set(ids))
     shown = examples(review, ids)
-    folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{now:%Y%m%d-%H%M%S}"
+    # Two suites of one name (copies in two folders) export under prefixes of their own.
+    where = hashlib.sha256(os.fsencode(review.analysis.suite.path.resolve())).hexdigest()[:8]
+    folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{where}-{now:%Y%m%d-%H%M%S}"
     # A name of its own: a dot in the suite's name is not a suffix, and a second export in
     # the same second gets -2.
     for name in (stem if n == 1 else f"{stem}-{n}" for n in itertools.count(1)):

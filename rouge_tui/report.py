@@ -15,7 +15,7 @@ from typing import Any
 
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
-from rouge_tui.analysis.figures import Figures, percent
+from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.safetext import one_line, visible
 
 __all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_symbol", "verdict_words"]
@@ -106,6 +106,7 @@ def to_json(
         "delta_precision": f.delta_precision,
         "delta_recall": f.delta_recall,
         "top_share": f.top_share,
+        "moved": {"by_more_than": MOVED_BY, "improved": f.improved, "regressed": f.regressed},
         "marks": marks or {},
     }
     data.update(extra or {})
@@ -183,6 +184,12 @@ def md(text: str, limit: int | None = None) -> str:
     return _MD_SPECIAL.sub(r"\\\1", one_line(text, limit))
 
 
+def moved_words(data: dict[str, Any]) -> str:
+    """How many examples improved and how many regressed, and by how much at least."""
+    moved = data["moved"]
+    return f"{moved['improved']} improved, {moved['regressed']} regressed (|Δ| > {moved['by_more_than']:g})"
+
+
 def _listing(ids: list[str], limit: int = 20) -> str:
     shown = ", ".join(one_line(i, 40) for i in ids[:limit])
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
@@ -217,7 +224,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         *([""] if data["warnings"] else []),
         f"- Signature: `{data['signature']}`",
         f"- Reference fingerprint: `{data['reference_fingerprint'][:16]}`",
-        f"- Paired examples: {data['paired']}",
+        f"- Paired examples: {data['paired']}: {moved_words(data)}",
         (f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
          f" ({data['delta_interval_method']})"),
         f"- Paired test: {test_words(data['delta_test'])}; {data['delta_test']['method']}",
@@ -244,8 +251,15 @@ def render_markdown(data: dict[str, Any]) -> str:
         "| rank | id | baseline | candidate | delta | signals | mark | note |",
         "| ---: | --- | ---: | ---: | ---: | --- | --- | --- |",
     ] if data["top"] else []
+    long_notes = []  # (rank, id, lines) of notes of several lines: whole below the table
     for rank, row in enumerate(data["top"], 1):
         note = data["marks"].get(row["id"], {}).get("note", "")
+        # A table cell holds one line: a note of several shows its first, and then whole
+        # below the table (a raw <br> would be HTML from untrusted text).
+        note_lines = note.splitlines()
+        if len(note_lines) > 1:
+            long_notes.append((rank, row["id"], note_lines))
+            note = f"{note_lines[0]} (whole note below)"
         lines.append(
             f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
             f" {row['delta']:+.4f} | {signal_words(row, max(b['runs'], c['runs']))} | {_mark_word(data, row['id'])} |"
@@ -257,6 +271,10 @@ def render_markdown(data: dict[str, Any]) -> str:
                   "| id | baseline | candidate | delta | signals | mark |", "| --- | ---: | ---: | ---: | --- | --- |"]
         lines += [f"| {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} | {row['delta']:+.4f} |"
                   f" {signal_words(row, runs)} | {_mark_word(data, row['id'])} |" for row in data["flagged"]]
+    if long_notes:
+        lines += ["", "### Notes of several lines", ""]
+        for rank, example_id, note_lines in long_notes:
+            lines += [f"- **{rank}. {md(example_id, 60)}**", "", *(f"  > {md(line, 500)}" for line in note_lines), ""]
     said = _said(data)
     if said:
         lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
@@ -297,6 +315,7 @@ def render_text(data: dict[str, Any]) -> Any:
     )
     test = data["delta_test"]
     head.append(f"\npaired     {test_words(test)}")
+    head.append(f"\nexamples   {moved_words(data)}")
     head.append(
         f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
         f"  the ten hold {percent(data['top_share'])} of |delta|"
@@ -477,7 +496,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         f"<p class=legend>{_h(band_note(data))}</p>" if band_note(data) else "",
         warnings,
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
-         f" · paired {data['paired']} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
+         f" · paired {data['paired']}: {_h(moved_words(data))} · Δ {data['delta']:+.4f}, 95% [{low:+.4f}, {high:+.4f}] ({_h(data['delta_interval_method'])})"
          f" · precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f}, the ten hold {percent(data['top_share'])} of |Δ|</p>"),
         f"<p>Paired test: {_h(test_words(data['delta_test']))}; {_h(data['delta_test']['method'])}</p>",
         "<div class=wide><table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
@@ -504,7 +523,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             "</table></div>",
         ]
     said = _said(data)
-    if said and not examples:  # (an export shows them in each example's text)
+    if said:
         parts.append("<h3>What the candidate says that its reference, source and baseline do not</h3><ul>")
         for rank, row in said:
             found = [f"new sentence: {_h(s)}" for s in row["new_sentences"]]

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE, tricky_texts
 
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.diff import OTHER_TEXT, annotate, example_diff, fold, styled_pieces, word_diff
+from rouge_tui.diff import (
+    OTHER_TEXT,
+    alignment,
+    annotate,
+    example_diff,
+    fold,
+    styled_pieces,
+    word_diff,
+)
 from rouge_tui.rouge import Token, engine
 
 
@@ -100,3 +110,58 @@ def test_fold_keeps_three_words_each_side_and_counts_the_rest() -> None:
     assert folded[1].text == "… 14 unchanged words …"
     assert folded[0].text.split() == ["w0", "w1", "w2"] and folded[2].text.split() == ["w17", "w18", "w19"]
     assert fold(word_diff("a b", "a c")[2]) == word_diff("a b", "a c")[2]
+
+
+def _shown(merged) -> str:
+    marks = {"removed": "[-{}-]", "added": "{{+{}+}}"}
+    return "".join(marks.get(p.kind, "{}").format(p.text) for p in merged)
+
+
+def test_an_appended_sentence_keeps_its_full_stop() -> None:
+    # CNN/DM-style text, punctuation as its own word: the bare LCS paired the baseline's
+    # full stop with the candidate's last one (`operation {+. he was sentenced+} .`).
+    base = "police said the man was arrested after the operation ."
+    cand = base + " he was sentenced to five years ."
+    assert _shown(word_diff(base, cand)[2]) == base + " {+he was sentenced to five years .+}"
+    inserted = "He said it. They came back. She left."
+    assert _shown(word_diff("He said it. She left.", inserted)[2]) == "He said it. {+They came back.+} She left."
+
+
+def test_two_unrelated_outputs_are_one_removed_run_and_one_added_run() -> None:
+    base = "the cut of the film was shown for a week , the studio said ."
+    cand = "the morning show , was corrected for a new audience , and a critic wrote about it ."
+    _, _, merged = word_diff(base, cand)
+    assert [(p.kind, p.text) for p in merged] == [("removed", base), ("gap", " "), ("added", cand)]
+
+
+def test_a_short_shared_word_between_two_changes_joins_them() -> None:
+    # "to" (2 letters) between "rose"/"fell" and "5%"/"3%": one change, as a person writes it.
+    _, _, merged = word_diff("the rate rose to 5% on Monday", "the rate fell to 3% on Monday")
+    assert _shown(merged) == "the rate [-rose to 5%-] {+fell to 3%+} on Monday"
+    # A shared run longer than the changes around it stays shared.
+    _, _, merged = word_diff("a rate rose in the western region today", "a rate fell in the western region now")
+    assert _shown(merged) == "a rate [-rose-] {+fell+} in the western region [-today-] {+now+}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "the", ",", ".", "b", "c."]), max_size=12),
+       st.lists(st.sampled_from(["a", "the", ",", ".", "b", "c."]), max_size=12))
+def test_the_alignment_is_a_common_subsequence(old: list[str], new: list[str]) -> None:
+    pairs = alignment(old, new)
+    assert all(old[i] == new[j] for i, j in pairs)
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in pairwise(pairs))
+    if old == new:
+        assert len(pairs) == len(old)
+
+
+def test_a_shared_clause_stays_shared_between_two_rewritten_sentences() -> None:
+    # Less than half shared, but a whole clause: it stays, between the changes around it.
+    base = "At 08:09 the job hung. Migrations now run with a lock timeout. Add a runbook entry."
+    cand = "The incident started when a migration took a lock. Migrations now run with a lock timeout."
+    assert _shown(word_diff(base, cand)[2]) == (
+        "[-At 08:09 the job hung.-] {+The incident started when a migration took a lock.+} "
+        "Migrations now run with a lock timeout. [-Add a runbook entry.-]"
+    )
+    # A leading word and a closing full stop are all two other texts share: replaced whole.
+    _, _, merged = word_diff("The cut was shown for a week .", "The morning show was corrected for good .")
+    assert [p.kind for p in merged] == ["removed", "gap", "added"]

@@ -121,7 +121,7 @@ def test_no_backtick_run_in_the_text_can_close_the_diff_block(tmp_path: Path) ->
     # the whole diff is inside, down to its last line: the word diff, with the candidate's
     # runs of 3 to 6 backticks and its line that starts with a fence
     assert "baseline → candidate" in block
-    assert "{+````\n```text+} w3 {+``````+} w4 [-w5 w6 w7 w8 w9 w10 w11-]" in block
+    assert "{+w0 ``` w1 ```` w2\n````\n```text w3 `````` w4+}" in block
 
 
 def test_the_export_escapes_untrusted_text(tmp_path: Path) -> None:
@@ -217,3 +217,44 @@ def test_the_exported_page_renders_in_a_real_browser_and_its_text_stays_text(tmp
     assert '"><img src=x onerror=alert(1)>' in shown and "<script>alert(2)</script>" in shown
     assert "<svg onload=alert(3)> see the ticket" in shown
     assert "CONSOLE" not in log and "Uncaught" not in log
+
+
+def test_a_note_of_two_lines_is_two_lines_in_the_markdown_not_an_escape(tmp_path: Path) -> None:
+    """Issue 38, 9: the table cell read `…source.\\nSecond line`. A cell holds one line: it
+    shows the first, and the whole note stands below the table, a quoted line for each."""
+    review = review_of(tmp_path / "s")
+    review.set_mark(TEN[0], "regression", "Copied from the source.\nSecond line")
+    markdown = export_review(review, NOW)[0].read_text(encoding="utf-8")
+    assert "\\n" not in markdown and "<br" not in markdown
+    row = next(line for line in markdown.splitlines() if line.startswith(f"| 1 | {TEN[0]} |"))
+    assert row.endswith("| Copied from the source. (whole note below) |"), row
+    below = markdown[markdown.index("### Notes of several lines") : markdown.index("## Reviewed examples")]
+    assert f"- **1. {TEN[0]}**\n\n  > Copied from the source.\n  > Second line\n" in below
+    # read back as Markdown: the two lines are one quote, in one list item
+    tokens = MarkdownIt("commonmark").parse(below)
+    quoted = [t.content for t in tokens if t.type == "inline" and "Second line" in t.content]
+    assert quoted == ["Copied from the source.\nSecond line"]
+
+
+def test_the_html_export_says_what_the_candidate_says_as_the_markdown_does(tmp_path: Path) -> None:
+    """Issue 38, 9: the Markdown had the section, the HTML page did not."""
+    heading = "What the candidate says that its reference, source and baseline do not"
+    invented = "The outage was caused by a solar flare at 02:14."
+    review = review_of(tmp_path / "s", {**CAND, TEN[0]: f"{CAND[TEN[0]]}. {invented}"})
+    markdown, page = (path.read_text(encoding="utf-8") for path in export_review(review, NOW))
+    assert f"### {heading}" in markdown and invented in markdown
+    section = page[page.index(f"<h3>{heading}</h3>"):]
+    assert f"new sentence: {invented}" in section.split("</ul></li>")[0]
+    assert "new figures: 02:14" in section
+
+
+def test_two_suites_of_one_name_export_under_prefixes_of_their_own(tmp_path: Path) -> None:
+    """Issue 38, 9: copies of a suite in two folders wrote exports of one prefix, told apart
+    by the second they were made in."""
+    first = export_review(review_of(tmp_path / "a", name="same name"), NOW)
+    second = export_review(review_of(tmp_path / "b", name="same name"), NOW)
+    prefixes = {path.name.split("-20261201-")[0] for path in first + second}
+    assert len(prefixes) == 2 and all(p.startswith("same_name-") for p in prefixes), prefixes
+    # the same suite again: the same prefix
+    again = export_review(review_of(tmp_path / "a", name="same name"), NOW)
+    assert again[0].name.split("-20261201-")[0] == first[0].name.split("-20261201-")[0]

@@ -152,6 +152,37 @@ def test_every_figure_of_a_small_suite_recomputed_by_hand(
     assert data["verdict"] == ("drift-down" if c < low else "drift-up" if c > high else "within-band")
 
 
+def test_improved_and_regressed_are_counted_by_hand_in_every_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38, 8: what a web viewer shows first, how many got better and how many worse,
+    by more than 0.01 in F (a smaller move is not counted either way)."""
+    refs = {f"x{i}": "the cat sat on the mat by the door" for i in range(6)}
+    base = {k: "the cat sat on the mat" for k in refs}
+    cand = {"x0": "the cat sat on the mat by the door",  # up
+            "x1": "the cat sat on the mat by the",  # up
+            "x2": "the cat",  # down
+            "x3": "the cat sat on the mat",  # unchanged
+            "x4": "the cat sat on a mat",  # down
+            "x5": "the cat sat on the mat"}  # fmt: skip
+    suite = make_suite(
+        tmp_path / "s", jsonl(*({"id": k, "reference": v} for k, v in refs.items())),
+        {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in base.items())),
+         "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in cand.items()))},
+    )  # fmt: skip
+    oracle = rouge_score(metrics=["rougeL"])
+    deltas = [oracle.score(refs[k], cand[k])["rougeL"].fmeasure - oracle.score(refs[k], base[k])["rougeL"].fmeasure
+              for k in refs]
+    assert all(abs(abs(d) - 0.01) > 1e-6 for d in deltas)  # none on the line
+    up, down = sum(d > 0.01 for d in deltas), sum(d < -0.01 for d in deltas)
+    assert (up, down) == (2, 2)  # as worked by hand above
+    data = report_json(suite, capsys)
+    assert data["moved"] == {"by_more_than": 0.01, "improved": up, "regressed": down}
+    said = "2 improved, 2 regressed (|Δ| > 0.01)"
+    for fmt, shown in (("text", said), ("markdown", said), ("html", said.replace(">", "&gt;"))):
+        assert shown in rendered(suite, fmt, capsys), fmt
+
+
 def test_coverage_and_density_with_sources_at_build_level_and_in_each_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

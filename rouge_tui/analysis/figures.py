@@ -17,7 +17,11 @@ from rouge_tui.analysis.compare import TEN, BuildStats
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.analysis.triage import PairCounts, Rate
 
-__all__ = ["RANKING", "SORTS", "Figures", "Sort", "percent"]
+__all__ = ["MOVED_BY", "RANKING", "SORTS", "Figures", "Sort", "percent"]
+
+# An example counts as improved or regressed when its F moved by more than this either way:
+# a smaller move is a word or two, not a change a reader would count.
+MOVED_BY = 0.01
 
 @dataclass(frozen=True)
 class Sort:
@@ -137,6 +141,16 @@ class Figures:
     def ten(self) -> int:
         """How many of "the ten most-moved outputs" there are (fewer on a tiny suite)."""
         return min(TEN, self.paired)
+
+    @property
+    def improved(self) -> int:
+        """How many examples' F rose by more than MOVED_BY."""
+        return int(np.count_nonzero(self.delta > MOVED_BY))
+
+    @property
+    def regressed(self) -> int:
+        """How many examples' F fell by more than MOVED_BY."""
+        return int(np.count_nonzero(self.delta < -MOVED_BY))
 
     def verdict_reason(self) -> str:
         """Why the verdict is what it is, in one sentence (where the candidate mean lies;

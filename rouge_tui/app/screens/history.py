@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -155,7 +154,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         self.query_one(BuildList).show(lines, highlighted)
         # What was picked first: at 80 columns the end of this line is cut.
         picked = " → ".join(one_line(p, 30) for p in self.pair_picked())
-        about = f"{one_line(self.suite.name, max(30, self.size.width - 70))}: {len(self.suite.builds)} builds · B baseline, C candidate"
+        about = f"{one_line(self.suite.name, max(60, self.size.width - 4))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
         if not picked and self.newest_readable() not in (None, self.pair):  # the pair an alert is about
@@ -163,9 +162,9 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if self.changed:  # said first: the rows of those builds and the Δ beside them are of the files as read
             names = " and ".join(one_line(name, 30) for name in sorted(self.changed))
             header = f"{names}: as read, changed on disk since (enter on the pair reads it again) · {header}"
-        if cell_len(header) + 24 <= self.size.width:  # where it fits (the column says "paired Δ")
-            header += " · Δ vs the build before"
-        self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
+        header += " · Δ vs the build before"  # (the column says "paired Δ")
+        # What does not fit the width goes on to a second line, never cut off.
+        self.query_one("#history-title", Static).update(Text(header))
         # Δ and verdict against the build before (the mean paired delta: over the ids both
         # have, so not the difference of the two means); marks made on any pair with it as
         # candidate.

@@ -1,8 +1,8 @@
-"""The footer: the keys of the view, most important first, as many as fit, ``?`` always.
+"""The footer: the keys of the view, ``?`` first, then the rest most important first.
 
 Textual's Footer lays every key out and lets the ones past the edge fall off screen; here the
-keys are drawn in the order the screen lists its bindings, and when the line is full the
-rest are left to the help screen (``?``), which is always shown.
+keys are drawn in the order the screen lists its bindings, and when a line is full the rest
+go on to the next (the footer is as tall as its keys need), so no key of the view is cut.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ class KeyBar(Widget):
     DEFAULT_CSS = """
     KeyBar {
         dock: bottom;
-        height: 1;
+        height: auto;
         background: $footer-background;
         color: $footer-description-foreground;
     }
     """
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh())
+        self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh(layout=True))
 
     def keys(self) -> list[tuple[str, str]]:
         """(keys as shown, description) of every shown, enabled binding in the screen's
@@ -50,21 +50,21 @@ class KeyBar(Widget):
                 keys.append((shown, group or binding.description))
         return keys
 
-    def render(self) -> Text:
+    def lines(self, width: int) -> list[Text]:
+        """The keys, ``?`` first, each whole on the first line with room for it."""
         key_style = Style(bold=True, reverse=True)
         keys = self.keys()
-        helps = [k for k in keys if k[1] == "help"]
-        others = [k for k in keys if k[1] != "help"]
-        room = self.size.width - (sum(len(k) + len(d) + 3 for k, d in helps))
-        text = Text(no_wrap=True, overflow="crop")
-        for key, description in helps:
-            text.append(f" {key} ", key_style)
-            text.append(f"{description} ")
-        for key, description in others:
-            width = len(key) + len(description) + 3
-            if width > room:
-                break
-            room -= width
-            text.append(f" {key} ", key_style)
-            text.append(f"{description} ")
-        return text
+        lines: list[Text] = []
+        for key, description in [k for k in keys if k[1] == "help"] + [k for k in keys if k[1] != "help"]:
+            part = Text.assemble((f" {key} ", key_style), f"{description} ")
+            if lines and lines[-1].cell_len + part.cell_len <= width:
+                lines[-1].append_text(part)
+            else:
+                lines.append(Text(no_wrap=True, overflow="crop").append_text(part))
+        return lines or [Text()]
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return len(self.lines(width))
+
+    def render(self) -> Text:
+        return Text("\n", no_wrap=True, overflow="crop").join(self.lines(self.size.width))

@@ -68,7 +68,8 @@ class Columns:
     @classmethod
     def fit(cls, width: int, rows: int) -> Columns:
         rank = max(len(str(rows)), 2)
-        mark = 7 if width < 90 else 13
+        # 12: "regression↻+" whole from 70 columns; narrower, its first four letters (SPEC)
+        mark = 7 if width < 70 else 12 if width < 90 else 13
         signal = 12 if width < 100 else 22  # 12: "+sent trunc…"
         fixed = 2 + rank + 1 + 7 + 7 + 8 + 1 + signal + 1 + mark
         return cls(rank, max(width - fixed, 8), signal, mark)

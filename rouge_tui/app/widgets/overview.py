@@ -1,4 +1,8 @@
-"""The overview: the figures and the verdict of the comparison on screen, five lines at the top.
+"""The overview: the figures and the verdict of the comparison on screen, at the top.
+
+Nothing in it is cut: a panel's parts that do not fit the width go on to a line of their
+own (`flow`), and the overview is as tall as its lines, at least `MIN_HEIGHT` so the table
+does not jump when the figures come.
 
 Suite and build names are untrusted: they go through ``safetext`` into Rich ``Text``, never
 markup. The verdict carries a direction symbol (▼ ▲ ●) so it reads without colour.
@@ -18,12 +22,12 @@ from textual.widget import Widget
 
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
-from rouge_tui.analysis.figures import Figures, percent
+from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.analysis.triage import drift_words
 from rouge_tui.report import p_words, verdict_symbol, verdict_words
 from rouge_tui.safetext import one_line
 
-__all__ = ["Overview", "histogram", "shorten_names", "sparkline"]
+__all__ = ["Overview", "flow", "histogram", "shorten_names", "sparkline"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 SCORING = "scoring every build…"  # the history line until its builds are scored
@@ -46,6 +50,22 @@ def sparkline(counts: Sequence[int]) -> str:
         "·" if not count else SPARKS[max(1, math.ceil(count / top * len(SPARKS))) - 1]
         for count in counts
     )
+
+
+def flow(parts: Sequence[Text], width: int, sep: str = "  ") -> list[Text]:
+    """``parts`` on as few lines of ``width`` cells as they fill whole, in order, ``sep``
+    between two on one line; a part wider than a line alone on its own (cut there, with
+    "…", which says so)."""
+    lines: list[Text] = []
+    for part in parts:
+        if lines and lines[-1].cell_len + len(sep) + part.cell_len <= width:
+            lines[-1].append(sep)
+            lines[-1].append_text(part)
+        else:
+            line = Text(no_wrap=True, overflow="ellipsis")
+            line.append_text(part)
+            lines.append(line)
+    return lines
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -99,6 +119,8 @@ class Overview(Widget):
         "overview--up", "overview--within", "overview--spark", "overview--warn",
     }
 
+    MIN_HEIGHT = 6  # title, two builds, verdict, signals, history
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.figures: Figures | None = None
@@ -113,16 +135,21 @@ class Overview(Widget):
         self.figures = figures
         self.notice = notice
         self.trend, self.trend_waiting = None, SCORING
-        self.refresh()
+        self.refresh(layout=True)
 
     def show_trend(self, trend: list | None, waiting: str = SCORING) -> None:
         """The history line's builds; None while there are none, ``waiting`` saying why."""
         self.trend = trend
         self.trend_waiting = waiting
-        self.refresh()
+        self.refresh(layout=True)
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"overview--{name}", partial=True)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        if self.figures is None:
+            return self.MIN_HEIGHT
+        return max(self.MIN_HEIGHT, len(self.lines(self.figures, width)))
 
     def render(self) -> RenderableType:
         if self.figures is None:
@@ -138,17 +165,12 @@ class Overview(Widget):
         return [line for panel in self.PANELS for line in getattr(self, panel)(f, width)]
 
     def title_lines(self, f: Figures, width: int) -> list[Text]:
-        title = Text(no_wrap=True, overflow="ellipsis")
-        title.append(one_line(f.suite, 40), style=self._style("title"))
-        title.append("  ")
-        if self.notice:  # (what the suite's name leaves, the signature after it cut first)
-            room = max(60, width - title.cell_len - 4)
-            title.append(f"! {one_line(self.notice, room)}", style=self._style("warn"))
-            title.append("  ")
-        title.append(f.signature)
-        title.append("  refs ", style=self._style("label"))
-        title.append(f.reference_fingerprint[:12])
-        return [title]
+        parts = [Text(one_line(f.suite, max(40, width)), style=self._style("title"))]
+        if self.notice:
+            parts.append(Text(f"! {one_line(self.notice)}", style=self._style("warn")))
+        parts.append(Text(f.signature))
+        parts.append(Text.assemble(("refs ", self._style("label")), f.reference_fingerprint[:12]))
+        return flow(parts, width)
 
     def alarm_lines(self, f: Figures, width: int) -> list[Text]:
         """What drifted besides ROUGE, in words (SPEC "Triage"): each signal drift as
@@ -162,16 +184,13 @@ class Overview(Widget):
         if drifts:
             short = {s.name: s.short for s in signals.SIGNALS}
             was = [drift_words(d).rsplit("pairs ", 1)[1].rstrip(")") for d in drifts]  # "27-34"
-            forms = (  # each shorter than the one before; the last is cut where it must be
+            forms = (  # each shorter than the one before; the last goes on to more lines if it must
                 [drift_words(d) for d in drifts],
                 [f"▲ {short[d['signal']]} {d['count']} (was {w})" for d, w in zip(drifts, was)],
                 [f"▲ {short[d['signal']]} {d['count']} ({w})" for d, w in zip(drifts, was)],
             )
-            said = next((("  ".join(form)) for form in forms if len("  ".join(form)) <= width - 2), "")
-            if not said:
-                said = signals.fit(forms[-1], width - 2, "  ", f"  … {len(drifts)} drifted")
-            line.append(said, style=self._style("down"))
-            return [line]
+            said = next((form for form in forms if len("  ".join(form)) <= width - 2), forms[-1])
+            return flow([Text(part, style=self._style("down")) for part in said], width - 2)
         reasons = {rate.reason for rate in f.rates if rate.reason}
         if reasons:
             line.append(f"signal bands: none yet ({min(reasons).removeprefix('no band: ')})", style=self._style("label"))
@@ -193,62 +212,50 @@ class Overview(Widget):
         ]
 
     def verdict_lines(self, f: Figures, width: int) -> list[Text]:
+        """The verdict, then what moved: the delta with the paired test's interval and p, the
+        band's source, P and R, the ten's share; on as many lines as the width needs."""
         label = self._style("label")
         style = {"drift-down": "down", "drift-up": "up"}.get(f.verdict, "within")
-        verdict = Text(no_wrap=True, overflow="ellipsis")
-        verdict.append(f"{verdict_symbol(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
         low, high = f.delta_test["interval"] if f.delta_test else f.delta_interval  # the bootstrap's
         p = p_words(f.delta_test["p_value"]) if f.delta_test else "?"
-        source = f.baseline.band_source
-        # Each part in its full form and a short one, in the order shown. What moved (P, R,
-        # the ten's share) matters more than the interval's digits and the band (its bounds
-        # are on the baseline's line), so those go first; then parts left out end in "…".
-        full = [
+        parts = [
             ("Δ", f"{f.delta_mean:+.4f}"),
             ("95%", f"[{low:+.4f}, {high:+.4f}]"),
             ("p", p),
-            ("band", f"{source} k={f.settings.k:g}"),
             ("P", f"{f.delta_precision:+.3f}"),
             ("R", f"{f.delta_recall:+.3f}"),
             ("ten", f"{percent(f.top_share)} of |Δ|"),
+            ("band", f"{f.baseline.band_source} k={f.settings.k:g}"),
         ]
-        short = [full[0], ("95%", f"[{low:+.3f}, {high:+.3f}]"), full[2], *full[4:6], ("ten", percent(f.top_share))]
-        room = width - verdict.cell_len
-        parts = full if sum(len(n) + len(v) + 3 for n, v in full) <= room else short
-        for number, (name, value) in enumerate(parts):
-            if len(name) + len(value) + 3 + (3 if number < len(parts) - 1 else 0) > room:
-                verdict.append("  …", style=label)
-                break
-            verdict.append(f"  {name} ", style=label)
-            verdict.append(value)
-            room -= len(name) + len(value) + 3
-        return [verdict]
+        verdict = Text(f"{verdict_symbol(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
+        return flow([verdict, *(Text.assemble((f"{name} ", label), value) for name, value in parts)], width)
 
     def signal_lines(self, f: Figures, width: int) -> list[Text]:
         """The histogram of deltas, then how often each change signal fired."""
         label, dim = self._style("label"), self._style("dim")
         span, counts = histogram(f.delta, 15 if width < 100 else 31)
-        spark = Text(no_wrap=True, overflow="ellipsis")
+        spark = Text()
         spark.append("Δ ", style=label)
         spark.append(f"{-span:+.2f} ", style=dim)
         spark.append(sparkline(counts), style=self._style("spark"))
-        spark.append(f" {span:+.2f}  ", style=dim)
+        spark.append(f" {span:+.2f}", style=dim)
+        # How many got better and how many worse, the first thing a reader counts.
+        moved = Text.assemble(("▲ ", label), str(f.improved), (" up  ", label), ("▼ ", label),
+                              str(f.regressed), (f" down (|Δ|>{MOVED_BY:g})", label))
         counted = signals.counts(f.signals)
-        fired = [f"{s.short} {'…' if s.name in f.pending else counted[s.name]}" for _, s in signals.shown_order()
+        fired = [Text(f"{s.short} {'…' if s.name in f.pending else counted[s.name]}") for _, s in signals.shown_order()
                  if counted[s.name] or s.name in f.pending]
-        shown = signals.fit(fired, width - spark.cell_len, "  ", "  …") if fired else "no change signal fired"
-        spark.append(shown, style="" if fired else label)
-        return [spark]
+        return flow([spark, moved, *(fired or [Text("no change signal fired", style=label)])], width)
 
     def trend_lines(self, f: Figures, width: int) -> list[Text]:
         """Every build's mean as a sparkline (the last ones that fit), the compared pair in
         reverse video with B and C beside their means; ✗ for a build that cannot be read."""
         label = self._style("label")
-        line = Text(no_wrap=True, overflow="ellipsis")
+        line = Text()
         line.append("history ", style=label)
         if self.trend is None:
             line.append(self.trend_waiting, style=self._style("dim"))
-            return [line]
+            return flow([line], width)
         scored = [b for b in self.trend if b.stats is not None]
         pair = (f.baseline.name, f.candidate.name)
         room = max(8, width - 50)
@@ -270,19 +277,19 @@ class Overview(Widget):
                     style=Style(bold=True))
         if any(stats is not None and stats.n != paired.n for stats, paired in zip(ends, (f.baseline, f.candidate))):
             line.append(" (all outputs)", style=label)
-        line.append(f"  {len(self.trend)} builds", style=label)
+        count = Text(f"{len(self.trend)} builds", style=label)
         if len(shown) < len(self.trend):
-            line.append(f", last {len(shown)} drawn", style=label)
+            count.append(f", last {len(shown)} drawn", style=label)
         broken = len(self.trend) - len(scored)
         if broken:
-            line.append(f", {broken} unreadable", style=self._style("warn"))
+            count.append(f", {broken} unreadable", style=self._style("warn"))
+        parts = [line, count]
         if f.copied:  # with sources: how much of each build's outputs is copied from them
             (cb, db), (cc, dc) = f.copied["baseline"], f.copied["candidate"]
-            line.append("  copied ", style=label)
-            line.append(f"cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}")
+            parts.append(Text.assemble(("copied ", label), f"cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}"))
         elif means:
-            line.append(f"  range {low:.3f}–{high:.3f}", style=label)
-        return [line]
+            parts.append(Text(f"range {low:.3f}–{high:.3f}", style=label))
+        return flow(parts, width)
 
     def build_line(self, role: str, stats: BuildStats, name: str, width: int, runs: bool) -> Text:
         label = self._style("label")

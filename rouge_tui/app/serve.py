@@ -1,0 +1,56 @@
+"""`rouge-tui serve`: the same app in a browser, through textual-serve.
+
+Each browser connection runs ``rouge-tui open`` in a process of its own, its screen and keys
+carried over a websocket. The page is ours (`templates/app_index.html`): textual-serve's
+links a web font from outside, and nothing here may load from the network. Bound to the
+loopback address unless ``--host`` says otherwise; there is no authentication, so anything
+else is said loudly first.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shlex
+import sys
+from pathlib import Path
+
+__all__ = ["TEMPLATES", "is_loopback", "open_command", "serve"]
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def open_command(suite: Path | None) -> str:
+    """The shell command each connection runs: this Python's ``rouge-tui open``."""
+    argv = [sys.executable, "-m", "rouge_tui", "open"]
+    if suite is not None:
+        argv.append(str(suite.resolve()))
+    return shlex.join(argv)
+
+
+def serve(suite: Path | None, host: str, port: int) -> None:
+    """Serve the app until interrupted."""
+    from textual_serve.server import Server
+
+    if not is_loopback(host):
+        sys.stderr.write(
+            f"rouge-tui: WARNING: serving on {host}:{port} with NO AUTHENTICATION: anyone who can "
+            "reach that address can read this suite's outputs and write marks and notes.\n"
+            "rouge-tui: to reach it from another machine, prefer the default (127.0.0.1) over "
+            "`ssh -L`.\n"
+        )
+        sys.stderr.flush()
+    from rouge_tui.safetext import one_line
+
+    title = f"rouge-tui · {one_line(suite.name, 60)}" if suite is not None else "rouge-tui"
+    server = Server(open_command(suite), host=host, port=port, title=title, templates_path=TEMPLATES)
+    server.serve()

@@ -1,0 +1,202 @@
+"""`rouge-tui serve`: the app in a real headless Chromium, through textual-serve.
+
+The browser runs with every host name mapped to nowhere but 127.0.0.1, and the test reads
+its own network log (the DevTools protocol): the page must load with no request leaving the
+machine, keys typed in the page must reach the app, and a mark made there must be on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from test_app_helpers import INCIDENT, ranked_ids
+
+from rouge_tui import cli
+from rouge_tui.app.serve import TEMPLATES, is_loopback, open_command
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 60) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        assert process.poll() is None, process.stderr.read() if process.stderr else "exited"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"nothing listened on {port}")
+
+
+@pytest.fixture
+def served(isolated_state: Path) -> Iterator[tuple[int, Path]]:
+    """`rouge-tui serve` on the sample suite, on a free port; (port, its data folder)."""
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "rouge_tui", "serve", str(INCIDENT), "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _wait_for_port(port, process)
+        yield port, Path(os.environ["XDG_DATA_HOME"])
+    finally:
+        os.killpg(process.pid, signal.SIGINT)  # the server and each app it started
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(15)
+
+
+class Chromium:
+    """A headless Chromium driven through the DevTools protocol (aiohttp's websocket
+    client); every request the page makes is kept in ``requests``."""
+
+    def __init__(self, profile: Path) -> None:
+        found = shutil.which("chromium") or shutil.which("chromium-browser")
+        assert found, "Debian's chromium is required for the browser tests (CI installs it)"
+        self.process = subprocess.Popen(
+            [found, "--headless", "--no-sandbox", "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--disable-default-apps",
+             # every host name resolves to nothing: only 127.0.0.1 can answer
+             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+             f"--user-data-dir={profile}", "--remote-debugging-port=0", "--window-size=1280,800", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+        self.profile = profile
+        self.requests: list[str] = []
+        self.ids = 0
+
+    async def connect(self) -> None:
+        active = self.profile / "DevToolsActivePort"
+        for _ in range(300):
+            if active.exists() and active.read_text().strip():
+                break
+            await asyncio.sleep(0.1)
+        port = int(active.read_text().split()[0])
+        self.session = aiohttp.ClientSession()
+        async with self.session.get(f"http://127.0.0.1:{port}/json/list") as response:
+            page = next(t for t in await response.json() if t["type"] == "page")
+        self.socket = await self.session.ws_connect(page["webSocketDebuggerUrl"], max_msg_size=0)
+
+    async def call(self, method: str, **params) -> dict:
+        self.ids += 1
+        await self.socket.send_json({"id": self.ids, "method": method, "params": params})
+        while True:
+            message = json.loads((await self.socket.receive()).data)
+            if message.get("method") == "Network.requestWillBeSent":
+                self.requests.append(message["params"]["request"]["url"])
+            elif message.get("method") == "Network.webSocketCreated":
+                self.requests.append(message["params"]["url"])
+            elif message.get("id") == self.ids:
+                return message.get("result", {})
+
+    async def evaluate(self, expression: str):
+        return (await self.call("Runtime.evaluate", expression=expression, returnByValue=True))["result"].get("value")
+
+    async def key(self, text: str) -> None:
+        for kind in ("keyDown", "keyUp"):
+            await self.call("Input.dispatchKeyEvent", type=kind, text=text if kind == "keyDown" else "",
+                            key=text, code=f"Key{text.upper()}", windowsVirtualKeyCode=ord(text.upper()))
+
+    async def close(self) -> None:
+        await self.session.close()
+        self.process.terminate()
+        self.process.wait(15)
+
+
+def _marks_on_disk(data: Path) -> str:
+    return "".join(p.read_text(errors="replace") for p in data.rglob("*") if p.is_file() and "regression" in p.read_text(errors="replace"))
+
+
+def test_the_app_in_a_browser_loads_nothing_from_outside_and_a_mark_made_there_is_on_disk(
+    served: tuple[int, Path], tmp_path: Path
+) -> None:
+    """Issue 38, 11: textual-serve's own page linked a web font from fonts.googleapis.com."""
+    port, data = served
+
+    async def run() -> None:
+        browser = Chromium(tmp_path / "profile")
+        try:
+            await browser.connect()
+            await browser.call("Network.enable")
+            await browser.call("Page.enable")
+            await browser.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
+            for _ in range(600):  # textual.js marks the body once the app's first bytes came
+                if await browser.evaluate("document.body && document.body.classList.contains('-first-byte')"):
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("the app never drew in the page")
+            await browser.call("Runtime.evaluate", expression="document.querySelector('.xterm-helper-textarea').focus()")
+            for _ in range(60):  # until the suite is scored and the mark lands
+                await browser.key("b")
+                await asyncio.sleep(1)
+                if "regression" in _marks_on_disk(data):
+                    break
+            await asyncio.sleep(0.5)
+            await browser.call("Runtime.evaluate", expression="1")  # drain the events so far
+        finally:
+            await browser.close()
+        return browser.requests
+
+    requests = asyncio.run(run())
+    assert any(url.startswith(f"ws://127.0.0.1:{port}/ws") for url in requests), requests
+    outside = [url for url in requests
+               if not url.startswith((f"http://127.0.0.1:{port}/", f"ws://127.0.0.1:{port}/", "data:", "blob:"))]
+    assert outside == [], outside
+    # the key reached the app: the most-moved example is marked a regression, on disk
+    marks = _marks_on_disk(data)
+    assert "regression" in marks and ranked_ids()[0] in marks, marks
+
+
+def test_our_page_links_nothing_outside_the_package() -> None:
+    """Every stylesheet and script is textual-serve's own, from where the page came from."""
+    page = (TEMPLATES / "app_index.html").read_text(encoding="utf-8")
+    linked = re.findall(r"""(?:href|src)\s*=\s*["']([^"']*)""", page)
+    assert linked == ["/static/css/xterm.css", "/static/js/textual.js"]
+    assert "@import" not in page and "url(" not in page and "fetch(" not in page
+
+
+def test_serve_binds_to_loopback_unless_told_and_then_warns(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import textual_serve.server
+
+    seen = {}
+
+    class Fake:
+        def __init__(self, command: str, host: str, port: int, **options) -> None:
+            seen.update(command=command, host=host, port=port, **options)
+
+        def serve(self) -> None:
+            pass
+
+    monkeypatch.setattr(textual_serve.server, "Server", Fake)
+    assert cli.main(["serve", str(INCIDENT)]) == 0
+    assert (seen["host"], seen["port"]) == ("127.0.0.1", 8000) and seen["templates_path"] == TEMPLATES
+    assert str(INCIDENT.resolve()) in seen["command"] and "open" in seen["command"]
+    assert "AUTHENTICATION" not in capsys.readouterr().err
+    assert cli.main(["serve", str(INCIDENT), "--host", "0.0.0.0", "--port", "9000"]) == 0
+    assert (seen["host"], seen["port"]) == ("0.0.0.0", 9000)
+    assert "WARNING: serving on 0.0.0.0:9000 with NO AUTHENTICATION" in capsys.readouterr().err
+    assert is_loopback("localhost") and is_loopback("::1") and is_loopback("127.0.0.2")
+    assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
+    assert open_command(INCIDENT).split()[1:3] == ["-m", "rouge_tui"]

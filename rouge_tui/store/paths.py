@@ -19,6 +19,7 @@ import json
 import os
 import re
 import tempfile
+import time
 import unicodedata
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -31,6 +32,7 @@ from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import read_small
 
 __all__ = [
+    "LOCK_WAIT",
     "Unreadable",
     "atomic_write",
     "cache_dir",
@@ -47,6 +49,10 @@ __all__ = [
 APP = "rouge-tui"
 # A state file (marks, review log) is read whole; one larger than this is not ours.
 STATE_LIMIT = 256 << 20
+# How long a state file's lock is waited for (another process updating it takes far less),
+# and how often it is tried meanwhile.
+LOCK_WAIT = 5.0
+LOCK_POLL = 0.02
 
 
 def config_dir() -> Path:
@@ -101,11 +107,26 @@ def umask_mode() -> int:
 
 
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An advisory lock beside ``path`` so two processes update it one at a time."""
+def locked(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
+    """An advisory lock beside ``path`` so two processes update it one at a time.
+
+    Waits at most ``wait`` seconds, then raises TimeoutError (an OSError, so a caller that
+    keeps a failed write for a retry keeps this one too): a stopped session holding the
+    lock must not freeze another one, nor keep it from ending."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    lock = path.with_name(path.name + ".lock")
+    with open(lock, "a+b") as handle:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(
+                        f"{lock} is held by another process (a stopped rouge-tui?) for over {wait:g} s"
+                    ) from None
+                time.sleep(LOCK_POLL)
         try:
             yield
         finally:

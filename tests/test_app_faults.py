@@ -185,6 +185,40 @@ async def test_a_marks_file_damaged_while_the_app_is_open_is_rewritten_from_the_
     assert len(entries) == 3 and {e["mark"] for e in entries} == {"fine", "unsure"}
 
 
+@pytest.mark.parametrize("who", ["report", "the app's own check"])
+async def test_a_marks_file_set_aside_while_the_app_is_open_is_written_back_at_once(tmp_path: Path, who: str) -> None:
+    """Issue 39, 13: a damaged marks file set aside (by a report, or by the app's periodic
+    look at it) was followed by a look that found no file and emptied the session's marks;
+    the next mark was saved alone. The marks stay shown, and are written back at once."""
+    from rouge_tui import cli
+
+    suite = small_suite(tmp_path / "suite")
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        first, second = screen.analysis.figures.ids[:2]
+        await press(pilot, "b", "down", "u")
+        path = screen.review.store.path
+        damaged = path.read_bytes()[:30]
+        path.write_bytes(damaged)  # from outside, while the app is open
+        if who == "report":
+            assert cli.main(["report", str(suite), "--format", "json"]) in (0, 1)
+            assert not path.exists()  # the report set it aside
+        for _ in range(2):  # the periodic look, twice (the second once found no file)
+            screen.check_marks()
+            await settle(pilot)
+        shown = {i: s.word for i, s in screen.review.shown().items()}
+        warnings = said(app, "warning")
+    assert shown == {first: "regression", second: "unsure"}
+    entries = json.loads(path.read_text(encoding="utf-8"))["marks"]
+    assert {e["id"]: e["mark"] for e in entries} == {first: "regression", second: "unsure"}
+    assert any("damaged from outside" in w and "wrote back the 2 marks" in w for w in warnings), warnings
+    assert "marks changed by another session: shown" not in said(app)
+    (kept,) = [p for p in path.parent.iterdir() if ".corrupt-" in p.name]
+    assert kept.read_bytes() == damaged
+
+
 async def test_a_43_mb_output_opens_cut_short_with_a_note_and_q_quits_at_once(tmp_path: Path) -> None:
     """Issue 12: a huge output's diff is made in a worker, cut to what can be aligned with a
     note saying so, and q does not wait for it."""

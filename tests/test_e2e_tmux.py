@@ -133,6 +133,45 @@ def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path,
     assert marks_of(data)[ranked_ids()[0]]["mark"] == "regression"
 
 
+def test_a_lock_held_by_a_stopped_session_neither_freezes_the_app_nor_keeps_it_from_ending(tmp_path: Path) -> None:
+    """Issue 39, 14: another process holds the marks lock (a session stopped with ctrl+z).
+    `b` froze the app (the save waited for the lock on the UI thread), `q` did nothing, and a
+    hang-up did not end it (its handler waited for the same lock). Now the keys go on, `q`
+    says it is saving and then asks, and the hang-up ends the process within seconds."""
+    from test_paths import lock_held_elsewhere
+
+    from rouge_tui.store.paths import LOCK_WAIT, safe_name
+
+    home = tmp_path / "home"
+    pidfile = tmp_path / "pid"
+    command = f"echo $$ > {shlex.quote(str(pidfile))}; exec {shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}"
+    session = Tmux(f"sh -c {shlex.quote(command)}", environment(home), 100, 30)
+    marks = home / "xdg_data_home" / "rouge-tui" / "marks" / f"{safe_name('Incident summaries', 40)}.json"
+    try:
+        session.settled(lambda screen: "drift-down" in screen, "the overview")
+        pid = int(pidfile.read_text())
+        with lock_held_elsewhere(marks):
+            session.keys("b")
+            session.keys("?")  # the app still answers keys while the mark waits for the lock
+            session.settled(lambda screen: "Keys here" in screen, "the help", timeout=3)
+            session.keys("Escape")
+            session.settled(lambda screen: "regression" in screen, "the mark shown", timeout=3)
+            session.keys("q")
+            session.settled(lambda screen: "quitting once saved" in screen, "q saying it saves first", timeout=3)
+            session.settled(lambda screen: "could not be saved" in screen and "y yes" in screen,
+                            "q asking, once the save has failed", timeout=LOCK_WAIT + 10)
+            assert alive(pid)
+            session.close()  # the terminal goes away, the lock still held: SIGHUP to the app
+            hung_up = time.monotonic()
+            while alive(pid) and time.monotonic() - hung_up < 5:
+                time.sleep(0.05)
+            if alive(pid):
+                os.kill(pid, 9)
+                raise AssertionError("rouge-tui was still running 5 s after its terminal hung up")
+    finally:
+        session.close()
+
+
 @pytest.mark.parametrize("how", ["hang-up", "terminate"])
 def test_a_note_being_typed_is_saved_when_the_terminal_goes_away(tmp_path: Path, how: str) -> None:
     """A newcomer's session typed a note, then the SSH session dropped: the note was nowhere.

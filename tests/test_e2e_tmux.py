@@ -105,10 +105,12 @@ def alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
-@pytest.mark.parametrize("attempt", range(6))
+@pytest.mark.parametrize("attempt", range(10))
 def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path, attempt: int) -> None:
     """Issue 12, 4: kill the terminal (SIGHUP, then SIGCONT, as a pty hang-up delivers) while
-    keys are still arriving: the marks are on disk and the process is gone within seconds."""
+    keys are still arriving: the marks are on disk and the process is gone within seconds.
+    Issue 39, 14: it was still running 5 s later in 1-2 of 10 tries (a Python handler waits
+    for the main thread); now a thread of its own takes SIGHUP, and 5 s is the bound."""
     home = tmp_path / "home"
     pidfile = tmp_path / "pid"
     command = f"echo $$ > {shlex.quote(str(pidfile))}; exec {shlex.quote(program())} --no-mouse {shlex.quote(str(INCIDENT))}"
@@ -124,12 +126,12 @@ def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path,
         time.sleep(0.05 * attempt)
     finally:
         session.close()  # the terminal goes away: SIGHUP to the app
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 5
     while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.05)
     if alive(pid):
         os.kill(pid, 9)
-        raise AssertionError("rouge-tui was still running 10 s after its terminal hung up")
+        raise AssertionError("rouge-tui was still running 5 s after its terminal hung up")
     assert marks_of(data)[ranked_ids()[0]]["mark"] == "regression"
 
 

@@ -67,13 +67,17 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir(APP, appauthor=False))
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool = True, *,
+                 new: bool = False) -> None:
     """Replace ``path`` with ``data``: readers see the old file or the new one, never half.
 
     ``mode`` None keeps the private default of a temporary file (0600: state and cache);
     an export passes the permissions the user's umask gives a new file. ``durable`` fsyncs
     the file and its folder, so the write survives a power cut: what the user wrote needs
-    it; a cache entry does not, since it is checked when read and rebuilt on any doubt."""
+    it; a cache entry does not, since it is checked when read and rebuilt on any doubt.
+    ``new``: the file must not exist yet (FileExistsError if it does, even when another
+    process creates it at the same moment): the whole file appears under its name, or
+    nothing does."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -84,7 +88,11 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool
                 os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        if new:
+            os.link(tmp, path)  # fails if the name is taken, where a rename would replace
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

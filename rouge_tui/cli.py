@@ -243,7 +243,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     # Our own loop, left open: asyncio.run would join the worker threads at its close, so
     # q while a big suite is still scored waited for the scoring (19 s on a 43 MB output).
     app.run(mouse=not args.no_mouse, loop=asyncio.new_event_loop())
-    app.finish_exports()  # a review being written is finished, and said below
+    if any(thread.is_alive() for thread in app.exports):
+        _say("finishing the review being written…")
+    app.finish_exports()  # a review being written is finished (or said not to be) below
     app.finish_saves()  # and a mark or note being saved
     if app.fatal:
         _say(f"error: {app.fatal}")

@@ -1956,6 +1956,29 @@ async def test_export_follows_the_umask_and_lists_every_one_of_the_ten(tmp_path:
         assert example_id in text
 
 
+def test_the_exit_waits_for_slow_exports_a_bounded_time_in_all_and_says_so() -> None:
+    """Weak spot of issue 39: `q` after `e` on a slow export waited up to 60 s for each export
+    still being written, then dropped it without a word. The wait is bounded in all, and an
+    export left unfinished is said (on stderr, by the command line)."""
+    import threading
+    import time
+
+    app = app_for()
+    slow = threading.Event()
+    for _ in range(2):  # two slow exports, still being written
+        thread = threading.Thread(target=slow.wait, args=(60,), daemon=True)
+        thread.start()
+        app.exports.append(thread)
+    start = time.monotonic()
+    app.finish_exports(0.6)
+    took = time.monotonic() - start
+    slow.set()
+    assert 0.5 < took < 1.0  # 0.6 s in all, not 0.6 s for each
+    assert app.export_failures == [
+        "export not written: 2 reviews still being written after 0.6 s left unfinished (e in a new session writes it)"
+    ]
+
+
 async def test_a_broken_suite_exits_with_status_two(tmp_path: Path) -> None:
     suite = tmp_path / "broken"
     (suite / "builds").mkdir(parents=True)

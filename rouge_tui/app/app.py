@@ -39,6 +39,8 @@ TERM_GRACE = 3.0
 # and the seconds after a hang-up by which the process has ended whatever happens.
 HANG_UP_WAIT = 1.0
 HANG_UP_GRACE = 3
+# At exit, the seconds waited for reviews still being written, all of them together.
+EXPORT_WAIT = 30.0
 
 
 def path_lines(path: str, width: int = 60) -> str:
@@ -302,7 +304,14 @@ class RougeApp(App[None]):
         self.exports.append(thread)
         thread.start()
 
-    def finish_exports(self, timeout: float = 60.0) -> None:
-        """Wait for every review still being written (the exit says where each went)."""
+    def finish_exports(self, timeout: float = EXPORT_WAIT) -> None:
+        """Wait for the reviews still being written, ``timeout`` seconds in all (the exit says
+        where each went); one not finished by then is said, never dropped in silence."""
+        deadline = time.monotonic() + timeout
         for thread in self.exports:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
+        late = sum(thread.is_alive() for thread in self.exports)
+        if late:
+            self.export_failures.append(
+                f"export not written: {late} review{'s' * (late != 1)} still being written after {timeout:g} s "
+                "left unfinished (e in a new session writes it)")

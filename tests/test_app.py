@@ -989,12 +989,12 @@ async def test_help_never_says_the_apps_own_keys_are_off(monkeypatch: pytest.Mon
 async def test_a_failed_save_tried_again_says_so_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The toast de-duplication dropped the second 'could not save the mark' of a retry the
     first invited: an error is said every time."""
-    from rouge_tui.review import Review
+    from rouge_tui.store.marks import MarkStore
 
     def full_disk(self, *args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Review, "set_mark", full_disk)
+    monkeypatch.setattr(MarkStore, "save", full_disk)
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

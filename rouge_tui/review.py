@@ -62,6 +62,7 @@ class Review:
         self.store = store_for(analysis, texts.references.fingerprint)
         self.store.load()
         self._shown: dict[str, Shown] | None = None
+        self._shown_of: object = None  # the store's marks `_shown` was made from
         self._rows: frozenset[str] | None = None
 
     @property
@@ -77,7 +78,8 @@ class Review:
 
     def shown(self) -> dict[str, Shown]:
         """Every mark this comparison shows, by id: made here, else carried, else earlier."""
-        if self._shown is not None:
+        held = self.store.all  # replaced, never changed, by each save: what the view was made of
+        if self._shown is not None and self._shown_of is held:
             return self._shown
         pair = (self.baseline, self.candidate)
         shown: dict[str, Shown] = {}
@@ -96,7 +98,7 @@ class Review:
                 shown[example_id] = Shown(mark, True, "the outputs changed since")
             else:
                 shown[example_id] = Shown(mark, False)
-        self._shown = shown
+        self._shown, self._shown_of = shown, held
         return shown
 
     def outside(self) -> int:

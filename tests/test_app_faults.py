@@ -135,6 +135,30 @@ async def test_another_sessions_mark_of_the_same_example_is_replaced_and_told(tm
         assert [e["mark"] for e in entries if e["id"] == example] == ["regression"]
 
 
+async def test_a_note_on_an_example_another_session_marked_keeps_their_mark(tmp_path: Path) -> None:
+    """Weak spot of issue 39: a note added on an example another session had marked
+    "regression" since replaced the mark with "unsure". The mark stays, the note is added,
+    the row shows the mark once saved, and the notice says so."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        example = screen.current_id()
+        other = Review(screen.review.analysis, screen.review.texts)
+        other.set_mark(example, "regression")  # our view is the one from before
+        await press(pilot, "c")
+        await type_text(pilot, "seen in the diff")
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        shown = screen.review.get(example)
+        row = screen.table.render_line(1).text
+    entries = json.loads(screen.review.store.path.read_text())["marks"]
+    assert [(e["id"], e["mark"], e["note"]) for e in entries] == [(example, "regression", "seen in the diff")]
+    assert (shown.word, shown.note) == ("regression", "seen in the diff") and "regr" in row
+    assert any("another session had marked this example regression since; kept that mark, with your note" in w
+               for w in said(app, "warning"))
+
+
 async def test_the_overview_says_the_references_changed(tmp_path: Path) -> None:
     suite = small_suite(tmp_path / "suite")
     app = app_for(suite)

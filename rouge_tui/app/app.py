@@ -200,7 +200,7 @@ class RougeApp(App[None]):
                 return  # a newer save writes these changes too
             try:
                 notice = review.store.flush()
-            except OSError as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever it was, the changes stay and it is said
                 self.post_message(MarksSaved(screen, then, error=f"{failed}: {describe(exc)}"))
                 return
         self.post_message(MarksSaved(screen, then, done=done, notice=notice))
@@ -224,14 +224,14 @@ class RougeApp(App[None]):
         return sum(len(r.store.pending) for r in self.reviews if r.store.failed is None)
 
     def finish_saves(self) -> None:
-        """At exit: what is not saved yet, tried once more (a save under way finishes first);
-        what still fails is said on stderr by the command line."""
-        if not self.saving.acquire(timeout=LOCK_WAIT + 1):
+        """At exit: what is not saved yet, tried once more, briefly (a save under way finishes
+        first); what still fails is said on stderr by the command line."""
+        if not any(review.store.pending for review in self.reviews) or not self.saving.acquire(timeout=LOCK_WAIT + 1):
             return
         try:
             for review in self.reviews:
                 try:
-                    review.store.flush()
+                    review.store.flush(HANG_UP_WAIT)
                 except OSError as exc:
                     self.export_failures.append(
                         f"{len(review.store.pending)} mark or note change(s) could not be saved: {describe(exc)}")

@@ -136,7 +136,7 @@ class MarkStore:
         found = self._read()
         with self._guard:
             if found is None or (not found and self.all and not self.path.exists()):
-                if self.all:
+                if set(self.all) - set(self.pending):  # marks it read there: only this session has them now
                     self.lost = self.warning if found is None else f"{self.path} was gone (set aside or removed)"
                 return
             # While the file is lost, what others write to a new one joins what is held.

@@ -139,7 +139,8 @@ def test_a_lock_held_by_a_stopped_session_neither_freezes_the_app_nor_keeps_it_f
     """Issue 39, 14: another process holds the marks lock (a session stopped with ctrl+z).
     `b` froze the app (the save waited for the lock on the UI thread), `q` did nothing, and a
     hang-up did not end it (its handler waited for the same lock). Now the keys go on, `q`
-    says it is saving and then asks, and the hang-up ends the process within seconds."""
+    says it is saving and then asks, and the hang-up ends the process within seconds, the mark
+    it could not save kept beside the marks file for the next save to take in."""
     from test_paths import lock_held_elsewhere
 
     from rouge_tui.store.paths import LOCK_WAIT, safe_name
@@ -172,6 +173,10 @@ def test_a_lock_held_by_a_stopped_session_neither_freezes_the_app_nor_keeps_it_f
                 raise AssertionError("rouge-tui was still running 5 s after its terminal hung up")
     finally:
         session.close()
+    assert not marks.exists()  # the lock was never free: the mark is kept beside the file
+    (kept,) = marks.parent.glob(f"{marks.name}.unsaved-*")
+    entries = json.loads(kept.read_text(encoding="utf-8"))["marks"]
+    assert [(e["id"], e["mark"]) for e in entries] == [(ranked_ids()[0], "regression")]
 
 
 @pytest.mark.parametrize("how", ["hang-up", "terminate"])

@@ -593,6 +593,28 @@ def test_a_lock_held_by_a_stopped_session_fails_the_save_in_bounded_time_and_kee
     assert on_disk(one) == {"kept": ("fine", "before"), "new": ("regression", "typed")} and one.unsaved == 0
 
 
+def test_changes_a_hang_up_could_not_save_are_kept_beside_the_file_and_taken_in_by_the_next_save() -> None:
+    """Issue 39, 14: a hang-up while another process holds the lock waits briefly and goes;
+    what it could not save is kept in a file of its own beside the marks file (written
+    without the lock), shown by the next session and written into the file by its next save."""
+    one = store()
+    one.set(*PAIR, "kept", "fine", "before", "h")
+    with lock_held_elsewhere(one.path):
+        one.set(*PAIR, "new", "regression", "typed before the line dropped", "h", save=False)
+        with pytest.raises(TimeoutError):
+            one.flush(0.2)  # what the hang-up does first
+        side = one.keep_unsaved()
+        assert side is not None and side.parent == one.path.parent and ".unsaved-" in side.name
+    assert on_disk(one) == {"kept": ("fine", "before")}  # the file itself as it was
+    later = store()
+    assert words(later) == {"kept": ("fine", "before"), "new": ("regression", "typed before the line dropped")}
+    later.set(*PAIR, "other", "unsure", "", "h")
+    assert on_disk(later) == {
+        "kept": ("fine", "before"), "new": ("regression", "typed before the line dropped"), "other": ("unsure", ""),
+    }  # fmt: skip
+    assert not side.exists()  # in the file now
+
+
 @pytest.mark.parametrize("seen", [None, "fine"], ids=["unmarked", "seen fine"])
 def test_a_note_never_replaces_the_word_another_session_chose(seen: str | None) -> None:
     """Weak spot of issue 39: a note added on an example another session had since marked

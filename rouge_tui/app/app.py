@@ -149,8 +149,11 @@ class RougeApp(App[None]):
                 with contextlib.suppress(Exception):  # the editor may be half made or gone
                     screen.keep_typed()
         for review in self.reviews:
-            with contextlib.suppress(OSError, ValueError):
+            try:
                 review.store.flush(HANG_UP_WAIT)
+            except (OSError, ValueError):
+                with contextlib.suppress(OSError):
+                    review.store.keep_unsaved()  # beside the file, for the next save to take in
 
     def _hang_up(self, signum: int, frame: object) -> None:
         # The kernel ends the process at HANG_UP_GRACE whatever happens here (SIGALRM's own

@@ -14,15 +14,20 @@ So a mark shows
 
 One file per suite name holds every pair's marks. Each save re-reads the file under a lock,
 applies this session's change and writes it atomically, so two sessions lose nothing; a file
-damaged from outside is set aside and rewritten from everything this session holds.
+damaged from outside, or gone, is set aside and rewritten from everything this session holds;
+what a session ending on a hang-up could not save (the lock held elsewhere) is kept in a file
+beside it, which the next save of any session takes in.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import threading
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from rouge_tui.store.paths import (
@@ -113,19 +118,33 @@ class MarkStore:
         # session's marks are the only whole copy, and the next save writes them all back.
         self.lost: str | None = None
         self._guard = threading.RLock()  # the in-memory state, swapped as one
+        self._kept_read: list[Path] = []  # the files of `keep_unsaved` the last read took in
 
     # ------------------------------------------------------------------ reading
 
     def _read(self) -> dict[tuple[str, str, str, str], Mark] | None:
-        """The marks on disk; None when the file exists but cannot be read (then it must not
-        be written over), with ``warning`` saying so."""
+        """The marks on disk, with those a session kept beside the file when it could not
+        save (`keep_unsaved`), the newer of two for one slot; None when the file exists but
+        cannot be read (then it must not be written over), with ``warning`` saying so."""
+        self._kept_read = []
         try:
             data = read_json(self.path)
-            return {m.slot: m for m in _marks_from(data)} if data is not None else {}
+            found = {m.slot: m for m in _marks_from(data)} if data is not None else {}
         except Unreadable as exc:
             reason = exc.reason
         except ValueError as exc:
             reason = str(exc)
+        else:
+            for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
+                try:
+                    marks = _marks_from(read_json(kept))
+                except (Unreadable, ValueError):
+                    continue  # left as it is, for a person to read
+                self._kept_read.append(kept)
+                for mark in marks:
+                    if mark.slot not in found or found[mark.slot].updated <= mark.updated:
+                        found[mark.slot] = mark
+            return found
         self.warning = f"marks file {self.path} was unreadable ({reason}); {set_aside(self.path)}"
         return None
 
@@ -250,7 +269,11 @@ class MarkStore:
         if reason is not None:  # what happened first: a toast shows the start of a long line
             notices.insert(0, f"the marks file was damaged from outside since this session read it: wrote "
                               f"back the {len(result)} marks this session holds; {reason}")
+        kept = self._kept_read  # now in the file: the copies beside it can go
         atomic_write(self.path, self._payload(result))
+        for path in kept:
+            with contextlib.suppress(OSError):
+                path.unlink()
         with self._guard:  # what was changed again meanwhile stays pending
             self.pending = {s: m for s, m in self.pending.items() if s not in pending or pending[s] is not m}
             self.seen = {s: m for s, m in self.seen.items() if s in self.pending}
@@ -282,6 +305,21 @@ class MarkStore:
                 result[slot] = mark
                 notices.append(f"another session had marked this example {theirs.mark}; replaced with {mark.mark}")
         return result
+
+    def keep_unsaved(self) -> Path | None:
+        """The changes a save could not write (the lock held by a stopped session, say), in
+        a file of their own beside the marks file, written without the lock, as the session
+        ends: the next save of any session takes them in. Clearing a mark is not kept (it
+        deletes nothing that was not saved)."""
+        with self._guard:
+            marks = {slot: mark for slot, mark in self.pending.items() if mark is not None}
+            if self.lost is not None:
+                marks = {**self.all, **marks}
+        if not marks:
+            return None
+        kept = self.path.with_name(f"{self.path.name}.unsaved-{now_iso().replace(':', '')}-{os.getpid()}")
+        atomic_write(kept, self._payload(marks), new=True)
+        return kept
 
     def flush(self, wait: float = LOCK_WAIT) -> str | None:
         """Write what is not saved yet (an OSError if it fails again)."""

@@ -236,8 +236,11 @@ class RougeApp(App[None]):
                 try:
                     review.store.flush(HANG_UP_WAIT)
                 except OSError as exc:
-                    self.export_failures.append(
-                        f"{len(review.store.pending)} mark or note change(s) could not be saved: {describe(exc)}")
+                    said = f"{len(review.store.pending)} mark or note change(s) could not be saved: {describe(exc)}"
+                    with contextlib.suppress(OSError):
+                        kept = review.store.keep_unsaved()
+                        said += f"; kept in {kept}, for the next save to take in" if kept else ""
+                    self.export_failures.append(said)
         finally:
             self.saving.release()
 
@@ -251,7 +254,7 @@ class RougeApp(App[None]):
             for review in self.reviews:
                 if review.store.pending:
                     self.save_marks(review)
-            self.notify(f"saving {saving} mark change{'s' * (saving != 1)}… quitting once saved (q again: quit now)",
+            self.notify(f"saving {saving} mark change{'s' * (saving != 1)}… quitting once saved (q again: ask now)",
                         markup=False, timeout=LOCK_WAIT)
             return
         unsaved = sum(review.store.unsaved for review in self.reviews) + saving
@@ -265,6 +268,7 @@ class RougeApp(App[None]):
             if yes:
                 self.exit(return_code=1 if unsaved else 0)
 
+        self.quit_when_saved = False  # asked now: a save ending later does not quit
         lost = []
         if typing:
             lost.append("The note you are typing is not saved (ctrl+s saves it).")

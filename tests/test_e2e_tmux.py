@@ -105,6 +105,13 @@ def alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().split()[2] != "Z"
 
 
+def hup_blocked(task: Path) -> bool:
+    """Whether a thread (/proc/PID/task/TID) blocks SIGHUP (signal 1: the mask's lowest bit)."""
+    status = (task / "status").read_text()
+    blocked = next(line.split()[1] for line in status.splitlines() if line.startswith("SigBlk:"))
+    return bool(int(blocked, 16) & 1)
+
+
 @pytest.mark.parametrize("attempt", range(10))
 def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path, attempt: int) -> None:
     """Issue 12, 4: kill the terminal (SIGHUP, then SIGCONT, as a pty hang-up delivers) while
@@ -119,6 +126,11 @@ def test_a_hang_up_during_a_burst_of_keys_saves_and_always_exits(tmp_path: Path,
     try:
         session.settled(lambda screen: "drift-down" in screen, "the overview")
         pid = int(pidfile.read_text())
+        # SIGHUP is blocked in every thread but the one waiting for it (sigwait unblocks it
+        # while it waits), so the exit never waits for the main thread to run Python code
+        # (issue 39, 14)
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        assert len(tasks) > 2 and sum(not hup_blocked(task) for task in tasks) == 1
         session.keys("b")
         wait_for(lambda: marks_of(data).get(ranked_ids()[0], {}).get("mark") == "regression", "the mark")
         for _ in range(10 + attempt * 5):  # a burst: diffs opened, modes, steps, back

@@ -118,15 +118,17 @@ class MarkStore:
         # session's marks are the only whole copy, and the next save writes them all back.
         self.lost: str | None = None
         self._guard = threading.RLock()  # the in-memory state, swapped as one
-        self._kept_read: list[Path] = []  # the files of `keep_unsaved` the last read took in
 
     # ------------------------------------------------------------------ reading
 
     def _read(self) -> dict[tuple[str, str, str, str], Mark] | None:
+        return self._read_kept()[0]
+
+    def _read_kept(self) -> tuple[dict[tuple[str, str, str, str], Mark] | None, list[Path]]:
         """The marks on disk, with those a session kept beside the file when it could not
-        save (`keep_unsaved`), the newer of two for one slot; None when the file exists but
-        cannot be read (then it must not be written over), with ``warning`` saying so."""
-        self._kept_read = []
+        save (`keep_unsaved`), the newer of two for one slot, and the files those came from;
+        None when the file exists but cannot be read (then it must not be written over), with
+        ``warning`` saying so."""
         try:
             data = read_json(self.path)
             found = {m.slot: m for m in _marks_from(data)} if data is not None else {}
@@ -135,18 +137,19 @@ class MarkStore:
         except ValueError as exc:
             reason = str(exc)
         else:
+            taken = []
             for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
                 try:
                     marks = _marks_from(read_json(kept))
                 except (Unreadable, ValueError):
                     continue  # left as it is, for a person to read
-                self._kept_read.append(kept)
+                taken.append(kept)
                 for mark in marks:
                     if mark.slot not in found or found[mark.slot].updated <= mark.updated:
                         found[mark.slot] = mark
-            return found
+            return found, taken
         self.warning = f"marks file {self.path} was unreadable ({reason}); {set_aside(self.path)}"
-        return None
+        return None, []
 
     def load(self) -> None:
         """Read the file again. One set aside as damaged, or gone (a report that read it set it
@@ -257,7 +260,7 @@ class MarkStore:
     def _save(self) -> str | None:
         with self._guard:
             pending, seen, note_only, held, lost = self.pending, self.seen, self.note_only, self.all, self.lost
-        on_disk = self._read()
+        on_disk, kept = self._read_kept()
         reason = self.warning if on_disk is None else lost
         if reason is not None:
             # Damaged or gone from outside: every mark this session holds is written back,
@@ -269,9 +272,8 @@ class MarkStore:
         if reason is not None:  # what happened first: a toast shows the start of a long line
             notices.insert(0, f"the marks file was damaged from outside since this session read it: wrote "
                               f"back the {len(result)} marks this session holds; {reason}")
-        kept = self._kept_read  # now in the file: the copies beside it can go
         atomic_write(self.path, self._payload(result))
-        for path in kept:
+        for path in kept:  # now in the file: the copies beside it can go
             with contextlib.suppress(OSError):
                 path.unlink()
         with self._guard:  # what was changed again meanwhile stays pending

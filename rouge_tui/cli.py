@@ -241,14 +241,22 @@ def cmd_open(args: argparse.Namespace) -> int:
     if not suites:
         raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
     import asyncio
+    import signal
 
+    # Before any thread starts (numpy's start as it is imported): every thread inherits the
+    # mask, and the app's own hang-up thread takes SIGHUP (RougeApp.watch_hang_up).
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
     from rouge_tui.app.app import RougeApp
 
     app = RougeApp(suites, args)
+    app.watch_hang_up()
     # Our own loop, left open: asyncio.run would join the worker threads at its close, so
     # q while a big suite is still scored waited for the scoring (19 s on a 43 MB output).
     app.run(mouse=not args.no_mouse, loop=asyncio.new_event_loop())
-    app.finish_exports()  # a review being written is finished, and said below
+    if any(thread.is_alive() for thread in app.exports):
+        _say("finishing the review being written…")
+    app.finish_exports()  # a review being written is finished (or said not to be) below
+    app.finish_saves()  # and a mark or note being saved
     if app.fatal:
         _say(f"error: {app.fatal}")
     for failure in app.export_failures:

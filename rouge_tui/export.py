@@ -169,14 +169,21 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     # Two suites of one name (copies in two folders) export under prefixes of their own.
     where = hashlib.sha256(os.fsencode(review.analysis.suite.path.resolve())).hexdigest()[:8]
     folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{where}-{now:%Y%m%d-%H%M%S}"
+    text = review_markdown(review, shown, now).encode("utf-8", "surrogatepass")
+    data = report.to_json(figures, TEN, review.marks_json())
+    html = report.render_html(data, html_examples(shown)).encode("utf-8", "surrogatepass")
+    mode = umask_mode()
     # A name of its own: a dot in the suite's name is not a suffix, and a second export in
-    # the same second gets -2.
+    # the same second gets -2, even one running at the same moment: the Markdown file is
+    # created only where no file is, which claims the name for the page too.
     for name in (stem if n == 1 else f"{stem}-{n}" for n in itertools.count(1)):
         markdown, page = folder / f"{name}.md", folder / f"{name}.html"
-        if not (markdown.exists() or page.exists()):
-            break
-    mode = umask_mode()
-    atomic_write(markdown, review_markdown(review, shown, now).encode("utf-8", "surrogatepass"), mode)
-    data = report.to_json(figures, TEN, review.marks_json())
-    atomic_write(page, report.render_html(data, html_examples(shown)).encode("utf-8", "surrogatepass"), mode)
+        if page.exists():
+            continue
+        try:
+            atomic_write(markdown, text, mode, new=True)
+        except FileExistsError:
+            continue
+        break
+    atomic_write(page, html, mode)
     return [markdown, page]

@@ -62,6 +62,7 @@ class Review:
         self.store = store_for(analysis, texts.references.fingerprint)
         self.store.load()
         self._shown: dict[str, Shown] | None = None
+        self._shown_of: object = None  # the store's marks `_shown` was made from
         self._rows: frozenset[str] | None = None
 
     @property
@@ -77,7 +78,8 @@ class Review:
 
     def shown(self) -> dict[str, Shown]:
         """Every mark this comparison shows, by id: made here, else carried, else earlier."""
-        if self._shown is not None:
+        held = self.store.all  # replaced, never changed, by each save: what the view was made of
+        if self._shown is not None and self._shown_of is held:
             return self._shown
         pair = (self.baseline, self.candidate)
         shown: dict[str, Shown] = {}
@@ -96,7 +98,7 @@ class Review:
                 shown[example_id] = Shown(mark, True, "the outputs changed since")
             else:
                 shown[example_id] = Shown(mark, False)
-        self._shown = shown
+        self._shown, self._shown_of = shown, held
         return shown
 
     def outside(self) -> int:
@@ -118,30 +120,31 @@ class Review:
     def _slot(self, example_id: str) -> tuple[str, str, str, str]:
         return (self.store.fingerprint, self.baseline, self.candidate, example_id)
 
-    def set_mark(self, example_id: str, word: str | None, note: str | None = None) -> str | None:
-        """Mark this pair's ``example_id`` (a note alone keeps the word, or hangs on
-        "unsure"); returns a notice. A failed save raises OSError and keeps the change."""
+    def set_mark(self, example_id: str, word: str | None, note: str | None = None, *, save: bool = True) -> str | None:
+        """Mark this pair's ``example_id`` (a note alone keeps the word, or hangs on the word
+        shown, else "unsure"); returns a notice. A failed save raises OSError and keeps the
+        change; ``save`` False records it only (the app saves off its UI thread)."""
         current = self.get(example_id)
         if note is None and current is not None and current.carried_from is None:
             note = current.note
-        if word is None and current is not None:
-            word = current.word
         try:
             return self.store.set(
                 self.baseline, self.candidate, example_id, word, note,
-                self.outputs_hash(example_id) or "",
+                self.outputs_hash(example_id) or "", fallback=current.word if current else "unsure", save=save,
             )
         finally:
             self._shown = None
 
-    def clear(self, example_id: str) -> Mark | None:
+    def clear(self, example_id: str, *, save: bool = True) -> Mark | None:
         """Remove this pair's own mark of ``example_id`` (the app asks first); returns it."""
         slot = self._slot(example_id)
         before = self.store.all.get(slot)
         if before is None:
             return None
         try:
-            self.store.put(slot, None)
+            self.store.record(slot, None)
+            if save:
+                self.store.save()
         finally:
             self._shown = None
         return before
@@ -157,7 +160,8 @@ class Review:
         self.texts, self._shown = texts, None
         if texts.references.fingerprint != self.store.fingerprint:
             store = store_for(analysis, texts.references.fingerprint)
-            store.pending = self.store.pending
+            store.pending, store.seen, store.note_only = self.store.pending, self.store.seen, self.store.note_only
+            store.failed = self.store.failed
             self.store = store
             store.load()
 

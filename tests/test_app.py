@@ -1010,12 +1010,12 @@ async def test_help_never_says_the_apps_own_keys_are_off(monkeypatch: pytest.Mon
 async def test_a_failed_save_tried_again_says_so_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """The toast de-duplication dropped the second 'could not save the mark' of a retry the
     first invited: an error is said every time."""
-    from rouge_tui.review import Review
+    from rouge_tui.store.marks import MarkStore
 
     def full_disk(self, *args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Review, "set_mark", full_disk)
+    monkeypatch.setattr(MarkStore, "save", full_disk)
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -2098,6 +2098,29 @@ async def test_export_follows_the_umask_and_lists_every_one_of_the_ten(tmp_path:
     assert text.count("not reviewed") == 9 + len(flagged) and "regression" in text
     for example_id in ranked_ids()[:10] + flagged:
         assert f"{example_id}: " in text
+
+
+def test_the_exit_waits_for_slow_exports_a_bounded_time_in_all_and_says_so() -> None:
+    """Weak spot of issue 39: `q` after `e` on a slow export waited up to 60 s for each export
+    still being written, then dropped it without a word. The wait is bounded in all, and an
+    export left unfinished is said (on stderr, by the command line)."""
+    import threading
+    import time
+
+    app = app_for()
+    slow = threading.Event()
+    for _ in range(2):  # two slow exports, still being written
+        thread = threading.Thread(target=slow.wait, args=(60,), daemon=True)
+        thread.start()
+        app.exports.append(thread)
+    start = time.monotonic()
+    app.finish_exports(0.6)
+    took = time.monotonic() - start
+    slow.set()
+    assert 0.5 < took < 1.0  # 0.6 s in all, not 0.6 s for each
+    assert app.export_failures == [
+        "export not written: 2 reviews still being written after 0.6 s left unfinished (e in a new session writes it)"
+    ]
 
 
 async def test_a_broken_suite_exits_with_status_two(tmp_path: Path) -> None:

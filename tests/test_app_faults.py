@@ -135,6 +135,30 @@ async def test_another_sessions_mark_of_the_same_example_is_replaced_and_told(tm
         assert [e["mark"] for e in entries if e["id"] == example] == ["regression"]
 
 
+async def test_a_note_on_an_example_another_session_marked_keeps_their_mark(tmp_path: Path) -> None:
+    """Weak spot of issue 39: a note added on an example another session had marked
+    "regression" since replaced the mark with "unsure". The mark stays, the note is added,
+    the row shows the mark once saved, and the notice says so."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        example = screen.current_id()
+        other = Review(screen.review.analysis, screen.review.texts)
+        other.set_mark(example, "regression")  # our view is the one from before
+        await press(pilot, "c")
+        await type_text(pilot, "seen in the diff")
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        shown = screen.review.get(example)
+        row = screen.table.render_line(1).text
+    entries = json.loads(screen.review.store.path.read_text())["marks"]
+    assert [(e["id"], e["mark"], e["note"]) for e in entries] == [(example, "regression", "seen in the diff")]
+    assert (shown.word, shown.note) == ("regression", "seen in the diff") and "regr" in row
+    assert any("another session had marked this example regression since; kept that mark, with your note" in w
+               for w in said(app, "warning"))
+
+
 async def test_the_overview_says_the_references_changed(tmp_path: Path) -> None:
     suite = small_suite(tmp_path / "suite")
     app = app_for(suite)
@@ -183,6 +207,40 @@ async def test_a_marks_file_damaged_while_the_app_is_open_is_rewritten_from_the_
     assert not any("another session" in w for w in warnings)
     entries = json.loads(screen.review.store.path.read_text())["marks"]
     assert len(entries) == 3 and {e["mark"] for e in entries} == {"fine", "unsure"}
+
+
+@pytest.mark.parametrize("who", ["report", "the app's own check"])
+async def test_a_marks_file_set_aside_while_the_app_is_open_is_written_back_at_once(tmp_path: Path, who: str) -> None:
+    """Issue 39, 13: a damaged marks file set aside (by a report, or by the app's periodic
+    look at it) was followed by a look that found no file and emptied the session's marks;
+    the next mark was saved alone. The marks stay shown, and are written back at once."""
+    from rouge_tui import cli
+
+    suite = small_suite(tmp_path / "suite")
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_of(app)
+        first, second = screen.analysis.figures.ids[:2]
+        await press(pilot, "b", "down", "u")
+        path = screen.review.store.path
+        damaged = path.read_bytes()[:30]
+        path.write_bytes(damaged)  # from outside, while the app is open
+        if who == "report":
+            assert cli.main(["report", str(suite), "--format", "json"]) in (0, 1)
+            assert not path.exists()  # the report set it aside
+        for _ in range(2):  # the periodic look, twice (the second once found no file)
+            screen.check_marks()
+            await settle(pilot)
+        shown = {i: s.word for i, s in screen.review.shown().items()}
+        warnings = said(app, "warning")
+    assert shown == {first: "regression", second: "unsure"}
+    entries = json.loads(path.read_text(encoding="utf-8"))["marks"]
+    assert {e["id"]: e["mark"] for e in entries} == {first: "regression", second: "unsure"}
+    assert any("damaged from outside" in w and "wrote back the 2 marks" in w for w in warnings), warnings
+    assert "marks changed by another session: shown" not in said(app)
+    (kept,) = [p for p in path.parent.iterdir() if ".corrupt-" in p.name]
+    assert kept.read_bytes() == damaged
 
 
 async def test_a_43_mb_output_opens_cut_short_with_a_note_and_q_quits_at_once(tmp_path: Path) -> None:

@@ -83,6 +83,38 @@ def test_each_export_is_a_file_of_its_own_whatever_the_suite_is_called(tmp_path:
     assert "the second export's note" in second[0].read_text(encoding="utf-8")
 
 
+def test_two_exports_at_the_same_moment_get_a_file_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Weak spot of issue 39: two exports in the same second, running at once (`e` twice),
+    both found the name free and wrote the same files. Both reach their first write before
+    either makes it (a barrier); each ends with a Markdown file and a page of its own."""
+    import threading
+
+    from rouge_tui import export
+
+    review = review_of(tmp_path / "s")
+    both = threading.Barrier(2, timeout=10)
+    real = export.atomic_write
+    met = threading.local()
+
+    def meet_first(path: Path, data: bytes, *args: object, **kwargs: object) -> None:
+        if path.suffix == ".md" and not getattr(met, "done", False):
+            met.done = True
+            both.wait()
+        real(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(export, "atomic_write", meet_first)
+    written: list[list[Path]] = []
+    threads = [threading.Thread(target=lambda: written.append(export_review(review, NOW))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(written) == 2 and len({*written[0], *written[1]}) == 4
+    assert sorted(p.name for p in (data_dir() / "reviews").iterdir()) == sorted(p.name for p in written[0] + written[1])
+    for markdown, page in written:
+        assert "drift" in markdown.read_text(encoding="utf-8") and "<html" in page.read_text(encoding="utf-8")
+
+
 def test_every_one_of_the_ten_is_listed_and_marked_ones_too(tmp_path: Path) -> None:
     review = review_of(tmp_path / "s")
     review.set_mark(TEN[0], "regression", "the first note\nwith a second line")

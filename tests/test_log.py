@@ -146,6 +146,28 @@ def test_a_busy_copy_elsewhere_never_pushes_out_a_folders_own_reviews(monkeypatc
     assert [e["candidate"] for e in copy.entries() if e.get("place") == "/b/suite"] == [f"c{i}" for i in range(7, 12)]
 
 
+def test_the_log_keeps_the_folders_reviewed_last_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Weak spot of issue 39: a CI job that clones into a fresh folder each run grew the log
+    without end (200,000 entries: 84 MB, each report 0.15 -> 1.4 s). Only the newest
+    `FOLDERS` folders' reviews are kept, each folder's newest `LIMIT`."""
+    monkeypatch.setattr(log_module, "LIMIT", 2)
+    monkeypatch.setattr(log_module, "FOLDERS", 3)
+    for run in range(7):  # seven CI runs, each in a folder of its own, two reviews each
+        log = ReviewLog("suite", f"/ci/run-{run}/suite")
+        for candidate in ("b2", "b3", "b4"):
+            log.record(entry("a", candidate=candidate, place=f"/ci/run-{run}/suite"))
+    kept = [(e["place"], e["candidate"]) for e in ReviewLog("suite").entries()]
+    assert kept == [(f"/ci/run-{run}/suite", c) for run in (4, 5, 6) for c in ("b3", "b4")]
+    # an old folder reviewed again is one of the newest again, and its review is compared
+    # with the newest reviews of the name anywhere, as any folder seen for the first time
+    back = ReviewLog("suite", "/ci/run-0/suite")
+    assert back.reference_change("z", ("b1", "b2")).elsewhere == "/ci/run-6/suite"
+    back.record(entry("z", place="/ci/run-0/suite"))
+    assert [e["place"] for e in ReviewLog("suite").entries()] == [
+        "/ci/run-5/suite", "/ci/run-5/suite", "/ci/run-6/suite", "/ci/run-6/suite", "/ci/run-0/suite",
+    ]  # fmt: skip
+
+
 CORRUPT = {
     "broken": b"[1, 2",
     "empty": b"",

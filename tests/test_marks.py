@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from safety_helpers import public_folder, public_state, small_suite, unprivileged, xdg_env
-from test_paths import FAULTS, inject
+from test_paths import FAULTS, finishes, inject, lock_held_elsewhere
 
 from rouge_tui import cli
 from rouge_tui.store import marks as marks_module
@@ -532,6 +532,106 @@ def test_a_file_damaged_while_a_session_is_open_is_rewritten_from_the_session(da
     assert notice is not None and "another session" not in notice
     assert "damaged from outside" in notice
     assert str(kept) in notice and "wrote back the 4 marks this session holds" in notice
+
+
+@pytest.mark.parametrize("who", ["another process", "this session's own check"])
+def test_a_file_set_aside_while_a_session_is_open_is_written_back_from_the_session(who: str) -> None:
+    """Issue 39, 13: once the damaged file was set aside (by a report, or by the app's own
+    look at the file), the next look found no file and emptied the session's marks, and the
+    next mark was saved alone. The session keeps its three, and writes back all four."""
+    one = store()
+    one.set(*PAIR, "e1", "fine", "first", "h")
+    one.set(*PAIR, "e2", "regression", "second", "h")
+    one.set(*PAIR, "e3", "unsure", "third", "h")
+    damaged = one.path.read_bytes()[:40]
+    one.path.write_bytes(damaged)  # from outside, while the session is open
+    if who == "another process":
+        assert "kept it as" in store().warning  # a report reads it and sets it aside
+    else:
+        one.load()  # the app's look at the file finds it damaged and sets it aside
+    assert not one.path.exists()
+    one.load()  # the next look: no file at all
+    held = {"e1": ("fine", "first"), "e2": ("regression", "second"), "e3": ("unsure", "third")}
+    assert words(one) == held
+    notice = one.set(*PAIR, "e4", "regression", "fourth", "h")
+    assert on_disk(one) == {**held, "e4": ("regression", "fourth")}
+    (kept,) = aside(one)
+    assert kept.read_bytes() == damaged
+    assert notice is not None and "damaged from outside" in notice and "wrote back the 4 marks" in notice
+
+
+def test_a_file_set_aside_is_written_back_beside_a_mark_another_session_saved_since() -> None:
+    """Another session's mark in the new file is kept beside everything this one held."""
+    one = store()
+    one.set(*PAIR, "e1", "fine", "mine", "h")
+    one.path.write_bytes(b"{")
+    store().load()  # set aside
+    one.load()  # no file: one holds its mark
+    store().set(*PAIR, "e2", "regression", "theirs", "h")  # a new file, with only theirs
+    one.load()
+    assert words(one) == {"e1": ("fine", "mine"), "e2": ("regression", "theirs")}
+    assert one.flush() is not None  # the app's write-back, with no new mark
+    assert on_disk(one) == {"e1": ("fine", "mine"), "e2": ("regression", "theirs")}
+
+
+def test_a_lock_held_by_a_stopped_session_fails_the_save_in_bounded_time_and_keeps_the_mark() -> None:
+    """Issue 39, 14: a save waited without end for a lock another process held (a session
+    stopped with ctrl+z). It gives up within the lock's bound, keeps the change for a retry,
+    and leaves the file as it was."""
+    one = store()
+    one.set(*PAIR, "kept", "fine", "before", "h")
+    before = one.path.read_bytes()
+    with lock_held_elsewhere(one.path):
+        start = time.monotonic()
+        ended, result = finishes(lambda: one.set(*PAIR, "new", "regression", "typed", "h"), 20)
+        assert ended, "the save still waited for the lock after 20 s"
+        assert isinstance(result, TimeoutError)
+        assert time.monotonic() - start < paths.LOCK_WAIT + 2
+        assert one.unsaved == 1 and words(one)["new"] == ("regression", "typed")
+        assert one.path.read_bytes() == before
+    one.flush()
+    assert on_disk(one) == {"kept": ("fine", "before"), "new": ("regression", "typed")} and one.unsaved == 0
+
+
+def test_changes_a_hang_up_could_not_save_are_kept_beside_the_file_and_taken_in_by_the_next_save() -> None:
+    """Issue 39, 14: a hang-up while another process holds the lock waits briefly and goes;
+    what it could not save is kept in a file of its own beside the marks file (written
+    without the lock), shown by the next session and written into the file by its next save."""
+    one = store()
+    one.set(*PAIR, "kept", "fine", "before", "h")
+    with lock_held_elsewhere(one.path):
+        one.set(*PAIR, "new", "regression", "typed before the line dropped", "h", save=False)
+        with pytest.raises(TimeoutError):
+            one.flush(0.2)  # what the hang-up does first
+        side = one.keep_unsaved()
+        assert side is not None and side.parent == one.path.parent and ".unsaved-" in side.name
+    assert on_disk(one) == {"kept": ("fine", "before")}  # the file itself as it was
+    later = store()
+    assert words(later) == {"kept": ("fine", "before"), "new": ("regression", "typed before the line dropped")}
+    later.set(*PAIR, "other", "unsure", "", "h")
+    assert on_disk(later) == {
+        "kept": ("fine", "before"), "new": ("regression", "typed before the line dropped"), "other": ("unsure", ""),
+    }  # fmt: skip
+    assert not side.exists()  # in the file now
+
+
+@pytest.mark.parametrize("seen", [None, "fine"], ids=["unmarked", "seen fine"])
+def test_a_note_never_replaces_the_word_another_session_chose(seen: str | None) -> None:
+    """Weak spot of issue 39: a note added on an example another session had since marked
+    "regression" saved it as "unsure" (or as the word this session last saw): the other
+    session's decision was lost. The word stays theirs, the note is added, and it is said."""
+    one, two = store(), store()
+    if seen:
+        one.set(*PAIR, "e", seen, "", "h")
+    two.load()
+    two.set(*PAIR, "e", "regression", "", "h")
+    told = one.set(*PAIR, "e", None, "a note", "h")
+    assert on_disk(one) == {"e": ("regression", "a note")}
+    assert told == "another session had marked this example regression since; kept that mark, with your note"
+    # a note on an example nobody marked still hangs on "unsure", and a word chosen replaces
+    one.set(*PAIR, "f", None, "alone", "h")
+    one.set(*PAIR, "e", "fine", None, "h")
+    assert on_disk(store()) == {"e": ("fine", "a note"), "f": ("unsure", "alone")}
 
 
 def _report_json(suite: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:

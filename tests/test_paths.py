@@ -6,11 +6,17 @@ the folder a name must stay in, and the JSON module's own refusal of what it can
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
 import stat
+import subprocess
+import sys
 import tempfile
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -317,3 +323,64 @@ def test_private_folder_refuses_another_users_folder_and_links_and_tightens_its_
         said = unprivileged(_private, str(top / "link" / "x"), str(top))
         assert said == f"{top / 'link'} is a link where a folder belongs"
         assert not (top / "mine" / "x").exists()  # nothing made through it
+
+
+HOLD = (
+    "import fcntl, sys, time\n"
+    "handle = open(sys.argv[1], 'a+b')\n"
+    "fcntl.flock(handle.fileno(), fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+@contextlib.contextmanager
+def lock_held_elsewhere(path: Path) -> Iterator[subprocess.Popen]:
+    """Another process holds ``path``'s lock (a session stopped with ctrl+z, say) until the
+    block ends."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(path.with_name(path.name + ".lock"))],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def finishes(work, within_s: float) -> tuple[bool, object]:
+    """Run ``work`` in a thread: whether it ended within ``within_s`` seconds, and what it
+    returned or raised (a hang is a failure, not a stuck test)."""
+    out: list[object] = []
+
+    def run() -> None:
+        try:
+            out.append(work())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            out.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(within_s)
+    return not thread.is_alive(), out[0] if out else None
+
+
+def test_a_lock_another_process_holds_is_waited_for_a_bounded_time(tmp_path: Path) -> None:
+    """Issue 39, 14: the lock was waited for without end; now ``wait`` seconds, then a
+    TimeoutError (an OSError: callers keep the change for a retry)."""
+    path = tmp_path / "marks.json"
+
+    def enter() -> str:
+        with paths.locked(path, 0.5):
+            return "entered"
+
+    with lock_held_elsewhere(path):
+        start = time.monotonic()
+        ended, result = finishes(enter, 10)
+        took = time.monotonic() - start
+        assert ended, "still waiting for the lock after 10 s"
+        assert isinstance(result, TimeoutError) and isinstance(result, OSError)
+        assert "held by another process" in str(result)
+        assert 0.4 < took < 5
+    assert finishes(enter, 10) == (True, "entered")  # released with its holder

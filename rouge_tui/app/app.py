@@ -4,11 +4,13 @@ hang-up without waiting for a terminal that is gone."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,19 +20,27 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
+from rouge_tui.app.messages import MarksSaved
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen, describe
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuitesScreen
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
-from rouge_tui.store.paths import config_dir
+from rouge_tui.store.paths import LOCK_WAIT, config_dir
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.settings import read_user_defaults
 
 # After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
 TERM_GRACE = 3.0
+# On a hang-up or SIGTERM, the longest wait for a marks file's lock another process holds,
+# and the seconds after a hang-up by which the process has ended whatever happens.
+HANG_UP_WAIT = 1.0
+HANG_UP_GRACE = 3
+# At exit, the seconds waited for reviews still being written, all of them together.
+EXPORT_WAIT = 30.0
 
 
 def path_lines(path: str, width: int = 60) -> str:
@@ -71,6 +81,8 @@ class RougeApp(App[None]):
         self.exports: list[threading.Thread] = []  # the reviews being written, joined at exit
         self.export_failures: list[str] = []  # said again on stderr when the app exits
         self.ending = False  # exit() was called: the keys still queued do nothing
+        self.saving = threading.Lock()  # one save of marks at a time (`save_marks`)
+        self.quit_when_saved = False  # q waits for the marks being saved
         self.last_said: tuple[tuple[str, str, str] | None, float] = (None, 0.0)  # a toast, until when
 
     def notify(self, message: str, *, title: str = "", severity="information",
@@ -104,10 +116,11 @@ class RougeApp(App[None]):
 
     def _end_on_hang_up_or_term(self) -> None:
         """SIGHUP (the SSH session dropped): the terminal is gone, so nothing is drawn or
-        restored; a note being typed is saved as it stands, what a failed save left unsaved
-        is tried once more, then the process ends.
+        restored; a note being typed is saved as it stands, what is not saved yet is tried
+        once more, briefly, then the process ends.
         The handler is Python's, not the event loop's: it runs even while the loop is stuck
-        writing to the dead terminal (Textual's writer queue fills and blocks it).
+        writing to the dead terminal (Textual's writer queue fills and blocks it); the command
+        line also waits for SIGHUP in a thread of its own (`watch_hang_up`).
         SIGTERM: the terminal is there, so the app saves as for SIGHUP and exits as ``q``
         does, within TERM_GRACE."""
         if threading.current_thread() is not threading.main_thread():
@@ -115,28 +128,48 @@ class RougeApp(App[None]):
         signal.signal(signal.SIGHUP, self._hang_up)
         signal.signal(signal.SIGTERM, self._terminate)
 
+    def watch_hang_up(self) -> None:
+        """End on SIGHUP whatever the main thread is doing: a Python handler runs only when
+        the main thread runs Python code, so one stuck in a call that a signal does not
+        interrupt left the process running after its terminal hung up. The caller blocks
+        SIGHUP before any thread starts (numpy's included), so every thread inherits the
+        mask and this one, which waits for nothing else, takes it."""
+
+        def wait() -> None:
+            signum = signal.sigwait({signal.SIGHUP})
+            self._hang_up(signum, None)
+
+        threading.Thread(target=wait, name="hang-up", daemon=True).start()
+
     def _save_unsaved(self) -> None:
+        """What is typed and not saved, saved as far as can be without waiting long: a lock
+        held elsewhere is waited for at most HANG_UP_WAIT, once per file."""
         for screen in self.screen_stack:  # a note being typed is saved as it stands
             if isinstance(screen, NoteScreen):
-                try:
+                with contextlib.suppress(Exception):  # the editor may be half made or gone
                     screen.keep_typed()
-                except (OSError, ValueError):
-                    pass
         for review in self.reviews:
             try:
-                review.store.flush()
+                review.store.flush(HANG_UP_WAIT)
             except (OSError, ValueError):
-                pass
+                with contextlib.suppress(OSError):
+                    review.store.keep_unsaved()  # beside the file, for the next save to take in
 
     def _hang_up(self, signum: int, frame: object) -> None:
-        self._save_unsaved()
-        os._exit(128 + signum)
+        # The kernel ends the process at HANG_UP_GRACE whatever happens here (SIGALRM's own
+        # action needs neither this thread nor the main one).
+        signal.alarm(HANG_UP_GRACE)
+        try:
+            self._save_unsaved()
+        finally:
+            os._exit(128 + signum)
 
     def _terminate(self, signum: int, frame: object) -> None:
-        self._save_unsaved()
         timer = threading.Timer(TERM_GRACE, os._exit, (128 + signum,))
         timer.daemon = True
         timer.start()
+        with contextlib.suppress(Exception):
+            self._save_unsaved()
         self.call_later(self.exit, None, 128 + signum)
 
     def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
@@ -153,8 +186,78 @@ class RougeApp(App[None]):
             return False
         return await super().run_action(action, default_namespace, namespaces)
 
+    # ------------------------------------------------------------------ saving marks
+
+    def save_marks(self, review: Review, screen: Screen | None = None, then: Callable[[], None] | None = None,
+                   failed: str = "could not save the marks (kept in this session)", done: str | None = None) -> None:
+        """Write what ``review``'s marks hold that is not on disk, in a worker: the lock may
+        be held by another session for up to LOCK_WAIT, and the keys go on meanwhile. One
+        save at a time; a newer one writes what an older one had not started on."""
+        self.run_worker(partial(self._save_marks, review, screen, then, failed, done),
+                        thread=True, exclusive=True, group="marks", exit_on_error=False)
+
+    def _save_marks(self, review: Review, screen: Screen | None, then: Callable[[], None] | None,
+                    failed: str, done: str | None) -> None:
+        with self.saving:
+            if get_current_worker().is_cancelled:
+                return  # a newer save writes these changes too
+            try:
+                notice = review.store.flush()
+            except Exception as exc:  # noqa: BLE001 - whatever it was, the changes stay and it is said
+                self.post_message(MarksSaved(screen, then, error=f"{failed}: {describe(exc)}"))
+                return
+        self.post_message(MarksSaved(screen, then, done=done, notice=notice))
+
+    def on_marks_saved(self, message: MarksSaved) -> None:
+        if message.error:
+            self.notify(message.error, severity="error", markup=False, timeout=10)
+        elif message.done:
+            self.notify(message.done, markup=False, timeout=2)
+        if message.notice:
+            self.notify(one_line(message.notice, 300), severity="warning", markup=False, timeout=8)
+        screen = message.screen
+        if message.then is not None and isinstance(screen, Screen) and screen.is_attached:
+            message.then()
+        if self.quit_when_saved and not self.saving_now():
+            self.quit_when_saved = False
+            self.call_later(self.action_quit)
+
+    def saving_now(self) -> int:
+        """Mark and note changes being saved (recorded, and no save of them failed yet)."""
+        return sum(len(r.store.pending) for r in self.reviews if r.store.failed is None)
+
+    def finish_saves(self) -> None:
+        """At exit: what is not saved yet, tried once more, briefly (a save under way finishes
+        first); what still fails is said on stderr by the command line."""
+        if not any(review.store.pending for review in self.reviews) or not self.saving.acquire(timeout=LOCK_WAIT + 1):
+            return
+        try:
+            for review in self.reviews:
+                try:
+                    review.store.flush(HANG_UP_WAIT)
+                except OSError as exc:
+                    said = f"{len(review.store.pending)} mark or note change(s) could not be saved: {describe(exc)}"
+                    with contextlib.suppress(OSError):
+                        kept = review.store.keep_unsaved()
+                        said += f"; kept in {kept}, for the next save to take in" if kept else ""
+                    self.export_failures.append(said)
+        finally:
+            self.saving.release()
+
+    # ------------------------------------------------------------------ quitting
+
     async def action_quit(self) -> None:
-        unsaved = sum(review.store.unsaved for review in self.reviews)
+        saving = self.saving_now()
+        if saving and not self.quit_when_saved:
+            # Quit once they are saved, or asked about (a lock held elsewhere: up to LOCK_WAIT).
+            self.quit_when_saved = True
+            for review in self.reviews:
+                if review.store.pending:
+                    self.save_marks(review)
+            self.notify(f"saving {saving} mark change{'s' * (saving != 1)}… quitting once saved (q again: ask now)",
+                        markup=False, timeout=LOCK_WAIT)
+            return
+        unsaved = sum(review.store.unsaved for review in self.reviews) + saving
         # ctrl+q reaches here from a note editor too: what is typed there is not saved yet.
         typing = any(isinstance(screen, NoteScreen) and screen.typed for screen in self.screen_stack)
         if not unsaved and not typing:
@@ -165,12 +268,13 @@ class RougeApp(App[None]):
             if yes:
                 self.exit(return_code=1 if unsaved else 0)
 
+        self.quit_when_saved = False  # asked now: a save ending later does not quit
         lost = []
         if typing:
             lost.append("The note you are typing is not saved (ctrl+s saves it).")
         if unsaved:
             lost.append(f"{unsaved} mark or note change{'s' * (unsaved != 1)} could not be saved "
-                        "(the save failed; mark again to retry).")
+                        f"({'still being saved' if saving else 'the save failed; mark again to retry'}).")
         self.push_screen(ConfirmScreen(" ".join(lost) + " Quit and lose what is not saved?"), answer)
 
     def action_help(self) -> None:
@@ -207,7 +311,14 @@ class RougeApp(App[None]):
         self.exports.append(thread)
         thread.start()
 
-    def finish_exports(self, timeout: float = 60.0) -> None:
-        """Wait for every review still being written (the exit says where each went)."""
+    def finish_exports(self, timeout: float = EXPORT_WAIT) -> None:
+        """Wait for the reviews still being written, ``timeout`` seconds in all (the exit says
+        where each went); one not finished by then is said, never dropped in silence."""
+        deadline = time.monotonic() + timeout
         for thread in self.exports:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
+        late = sum(thread.is_alive() for thread in self.exports)
+        if late:
+            self.export_failures.append(
+                f"export not written: {late} review{'s' * (late != 1)} still being written after {timeout:g} s "
+                "left unfinished (e in a new session writes it)")

@@ -76,3 +76,16 @@ class TrendReady(Message):
     analysis: Analysis
     trend: list  # rouge_tui.analysis.history.BuildScores, in name order
     changed: tuple[str, ...] = ()  # compared builds whose files changed since they were read
+
+
+@dataclass
+class MarksSaved(Message):
+    """A save of the marks (`RougeApp.save_marks`) is over: ``error`` says why it failed
+    (the changes stay in the session), ``notice`` what the user should know (another
+    session's mark, a file damaged from outside); ``then`` runs if ``screen`` still shows."""
+
+    screen: object | None  # the screen the change was made on
+    then: object | None  # Callable[[], None]
+    done: str | None = None  # said once saved
+    notice: str | None = None
+    error: str | None = None

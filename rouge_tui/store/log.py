@@ -31,6 +31,7 @@ from rouge_tui.store.paths import (
 __all__ = ["ReferenceChange", "ReviewLog"]
 
 LIMIT = 500  # entries kept per suite and folder
+FOLDERS = 20  # folders kept per suite, the ones reviewed last (CI clones into a new one each run)
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,15 @@ class ReferenceChange:
 
 
 def _newest(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The newest `LIMIT` entries of each folder, in order (a busy copy of a suite elsewhere
-    must not push out the reviews a folder is compared with)."""
+    """The newest `LIMIT` entries of each of the `FOLDERS` folders reviewed last, in order (a
+    busy copy of a suite elsewhere must not push out the reviews a folder is compared with,
+    and a job that clones into a fresh folder each run must not grow the log without end)."""
     kept: list[dict[str, Any]] = []
     counts: dict[object, int] = {}
     for entry in reversed(entries):
         place = entry.get("place")
+        if place not in counts and len(counts) >= FOLDERS:
+            continue
         if counts.get(place, 0) < LIMIT:
             counts[place] = counts.get(place, 0) + 1
             kept.append(entry)

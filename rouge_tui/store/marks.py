@@ -14,17 +14,24 @@ So a mark shows
 
 One file per suite name holds every pair's marks. Each save re-reads the file under a lock,
 applies this session's change and writes it atomically, so two sessions lose nothing; a file
-damaged from outside is set aside and rewritten from everything this session holds.
+damaged from outside, or gone, is set aside and rewritten from everything this session holds;
+what a session ending on a hang-up could not save (the lock held elsewhere) is kept in a file
+beside it, which the next save of any session takes in.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+import os
+import threading
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from rouge_tui.store.paths import (
+    LOCK_WAIT,
     Unreadable,
     atomic_write,
     data_dir,
@@ -86,7 +93,11 @@ def _marks_from(data: Any) -> list[Mark]:
 
 
 class MarkStore:
-    """The marks of one suite, seen from one build pair (`view`)."""
+    """The marks of one suite, seen from one build pair (`view`).
+
+    A change is recorded in memory at once (`record`) and written by `save`, which the app
+    runs off its UI thread: ``all`` and ``pending`` are only ever replaced, never changed in
+    place, so a reader on another thread sees the old dict or the new one, never half."""
 
     def __init__(self, suite: str, fingerprint: str, place: str, named: bool) -> None:
         self.suite = suite
@@ -96,36 +107,72 @@ class MarkStore:
         self.path = data_dir() / "marks" / f"{safe_name(suite, 40)}.json"
         self.all: dict[tuple[str, str, str, str], Mark] = {}
         self.warning: str | None = None
-        # Changes not on disk yet (a save failed): kept, and written by the next save.
+        # Changes not on disk yet (being saved, or a save failed): kept, and written by the
+        # next save; with what this session saw in each slot before its change (`seen`),
+        # and the slots whose change is a note alone (another session's word is kept).
         self.pending: dict[tuple[str, str, str, str], Mark | None] = {}
+        self.seen: dict[tuple[str, str, str, str], Mark | None] = {}
+        self.note_only: frozenset[tuple[str, str, str, str]] = frozenset()
+        self.failed: str | None = None  # why the last save failed
+        # The file was damaged or removed from outside while this session held marks: the
+        # session's marks are the only whole copy, and the next save writes them all back.
+        self.lost: str | None = None
+        self._guard = threading.RLock()  # the in-memory state, swapped as one
 
     # ------------------------------------------------------------------ reading
 
     def _read(self) -> dict[tuple[str, str, str, str], Mark] | None:
-        """The marks on disk; None when the file exists but cannot be read (then it must not
-        be written over), with ``warning`` saying so."""
+        return self._read_kept()[0]
+
+    def _read_kept(self) -> tuple[dict[tuple[str, str, str, str], Mark] | None, list[Path]]:
+        """The marks on disk, with those a session kept beside the file when it could not
+        save (`keep_unsaved`), the newer of two for one slot, and the files those came from;
+        None when the file exists but cannot be read (then it must not be written over), with
+        ``warning`` saying so."""
         try:
             data = read_json(self.path)
-            return {m.slot: m for m in _marks_from(data)} if data is not None else {}
+            found = {m.slot: m for m in _marks_from(data)} if data is not None else {}
         except Unreadable as exc:
             reason = exc.reason
         except ValueError as exc:
             reason = str(exc)
+        else:
+            taken = []
+            for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
+                try:
+                    marks = _marks_from(read_json(kept))
+                except (Unreadable, ValueError):
+                    continue  # left as it is, for a person to read
+                taken.append(kept)
+                for mark in marks:
+                    if mark.slot not in found or found[mark.slot].updated <= mark.updated:
+                        found[mark.slot] = mark
+            return found, taken
         self.warning = f"marks file {self.path} was unreadable ({reason}); {set_aside(self.path)}"
-        return None
+        return None, []
 
     def load(self) -> None:
+        """Read the file again. One set aside as damaged, or gone (a report that read it set it
+        aside, or someone removed it), while this session holds marks leaves them shown, and
+        the next save writes them back: the marks are the user's, the file is only a copy."""
         found = self._read()
-        if found is not None:
-            self.all = found
-        self._apply(self.all)
+        with self._guard:
+            if found is None or (not found and self.all and not self.path.exists()):
+                if set(self.all) - set(self.pending):  # marks it read there: only this session has them now
+                    self.lost = self.warning if found is None else f"{self.path} was gone (set aside or removed)"
+                return
+            # While the file is lost, what others write to a new one joins what is held.
+            self.all = self._applied({**self.all, **found} if self.lost is not None else found)
 
-    def _apply(self, marks: dict) -> None:
+    def _applied(self, marks: dict) -> dict:
+        """``marks`` with the changes not saved yet laid over them (a new dict)."""
+        marks = dict(marks)
         for slot, mark in self.pending.items():
             if mark is None:
                 marks.pop(slot, None)
             else:
                 marks[slot] = mark
+        return marks
 
     # ------------------------------------------------------------------ one pair's view
 
@@ -163,67 +210,129 @@ class MarkStore:
     # ------------------------------------------------------------------ writing
 
     def set(self, baseline: str, candidate: str, example_id: str, mark: str | None,
-            note: str | None, outputs: str) -> str | None:
+            note: str | None, outputs: str, *, fallback: str = "unsure", save: bool = True) -> str | None:
         """Set this pair's mark of ``example_id`` (``None`` keeps the current word or note; a
-        note alone hangs on "unsure", which claims nothing); returns a notice for the user.
+        note alone keeps the word, else takes ``fallback``: "unsure", which claims nothing,
+        or the word of the mark the user saw, carried from another pair); returns a notice
+        for the user. ``save`` False records the change only (the app saves it off its UI
+        thread).
 
-        An OSError (full disk, read-only folder) propagates, and the change stays in
-        ``pending`` and in ``all``: nothing typed is lost, and the next save writes it."""
+        An OSError (full disk, read-only folder, the lock held too long) propagates, and the
+        change stays in ``pending`` and in ``all``: nothing typed is lost, and the next save
+        writes it."""
         slot = (self.fingerprint, baseline, candidate, example_id)
         current = self.all.get(slot)
-        word = mark if mark is not None else (current.mark if current else "unsure")
+        word = mark if mark is not None else (current.mark if current else fallback)
         if word not in MARKS:
             raise ValueError(f"unknown mark {word!r}")
         text = note if note is not None else (current.note if current else "")
         new = Mark(example_id, word, text, outputs, *slot[:3], self.place, now_iso())
-        return self.put(slot, new)
+        self.record(slot, new, note_only=mark is None)
+        return self.save() if save else None
 
     def put(self, slot: tuple[str, str, str, str], mark: Mark | None) -> str | None:
-        """Record ``mark`` in ``slot`` (None clears it; a Mark from `all` restores it)."""
-        before = self.all.get(slot)
-        self.pending[slot] = mark
-        self._apply(self.all)
-        with locked(self.path):
-            on_disk = self._read()
-            damaged = on_disk is None
-            notice = None
-            if damaged:
-                # Damaged from outside: everything this session holds is written back.
-                on_disk = dict(self.all)
-                notice = (  # what happened first: a toast shows the start of a long line
-                    f"the marks file was damaged from outside since this session read it: wrote "
-                    f"back the {len(on_disk)} marks this session holds; {self.warning}"
-                )
-            else:
-                theirs = on_disk.get(slot)
-                if theirs is not None and theirs != before and mark is not None:
-                    notice = (
-                        f"another session had marked this example {theirs.mark}; "
-                        f"replaced with {mark.mark}"
-                    )
-                elif theirs is not None and theirs != before:
-                    # Clearing what this session saw never deletes a mark it did not see.
-                    del self.pending[slot]
-                    notice = (
-                        f"another session had marked this example {theirs.mark} since; "
-                        "kept that mark"
-                    )
-                self._apply(on_disk)
-            atomic_write(self.path, self._payload(on_disk))
-            self.pending.clear()
-            self.all = on_disk
+        """Record ``mark`` in ``slot`` (None clears it; a Mark from `all` restores it) and save."""
+        self.record(slot, mark)
+        return self.save()
+
+    def record(self, slot: tuple[str, str, str, str], mark: Mark | None, note_only: bool = False) -> None:
+        """This session's change, in memory (shown at once; `save` writes it)."""
+        with self._guard:
+            if slot not in self.pending:
+                self.seen = {**self.seen, slot: self.all.get(slot)}
+            self.pending = {**self.pending, slot: mark}
+            self.note_only = self.note_only | {slot} if note_only else self.note_only - {slot}
+            self.all = self._applied(self.all)
+
+    def save(self, wait: float = LOCK_WAIT) -> str | None:
+        """Write the changes not on disk yet (and every mark held, when the file was lost),
+        merged with what other sessions wrote, under the file's lock (waited for at most
+        ``wait`` seconds); returns a notice for the user, or raises OSError and keeps them."""
+        try:
+            with locked(self.path, wait):
+                notice = self._save()
+        except OSError as exc:
+            self.failed = exc.strerror or str(exc)
+            raise
+        self.failed = None
         return notice
 
-    def flush(self) -> None:
-        """Write what a failed save left unsaved (an OSError if it fails again)."""
-        if self.pending:
-            slot, mark = next(iter(self.pending.items()))
-            self.put(slot, mark)
+    def _save(self) -> str | None:
+        with self._guard:
+            pending, seen, note_only, held, lost = self.pending, self.seen, self.note_only, self.all, self.lost
+        on_disk, kept = self._read_kept()
+        reason = self.warning if on_disk is None else lost
+        if reason is not None:
+            # Damaged or gone from outside: every mark this session holds is written back,
+            # beside what another session wrote to a new file since.
+            on_disk = {**held, **(on_disk or {})}
+            seen = {slot: on_disk.get(slot) for slot in pending}
+        notices: list[str] = []
+        result = self._merged(on_disk, pending, seen, note_only, notices)
+        if reason is not None:  # what happened first: a toast shows the start of a long line
+            notices.insert(0, f"the marks file was damaged from outside since this session read it: wrote "
+                              f"back the {len(result)} marks this session holds; {reason}")
+        atomic_write(self.path, self._payload(result))
+        for path in kept:  # now in the file: the copies beside it can go
+            with contextlib.suppress(OSError):
+                path.unlink()
+        with self._guard:  # what was changed again meanwhile stays pending
+            self.pending = {s: m for s, m in self.pending.items() if s not in pending or pending[s] is not m}
+            self.seen = {s: m for s, m in self.seen.items() if s in self.pending}
+            self.note_only = self.note_only & set(self.pending)
+            self.lost = None
+            self.all = self._applied(result)
+        return "; ".join(notices) or None
+
+    @staticmethod
+    def _merged(on_disk: dict, pending: dict, seen: dict, note_only: frozenset, notices: list[str]) -> dict:
+        """The file's marks with this session's changes laid over them. The last writer of a
+        mark wins, and is told when it replaces a mark it had not seen; clearing never deletes
+        a mark it did not see; a note alone never changes a word another session chose."""
+        result = dict(on_disk)
+        for slot, mark in pending.items():
+            theirs = result.get(slot)
+            if theirs is None or theirs == seen.get(slot):
+                if mark is None:
+                    result.pop(slot, None)
+                else:
+                    result[slot] = mark
+            elif mark is None:
+                notices.append(f"another session had marked this example {theirs.mark} since; kept that mark")
+            elif slot in note_only:
+                result[slot] = replace(mark, mark=theirs.mark)
+                notices.append(f"another session had marked this example {theirs.mark} since; "
+                               "kept that mark, with your note")
+            else:
+                result[slot] = mark
+                notices.append(f"another session had marked this example {theirs.mark}; replaced with {mark.mark}")
+        return result
+
+    def keep_unsaved(self) -> Path | None:
+        """The changes a save could not write (the lock held by a stopped session, say), in
+        a file of their own beside the marks file, written without the lock, as the session
+        ends: the next save of any session takes them in. Clearing a mark is not kept (it
+        deletes nothing that was not saved)."""
+        with self._guard:
+            marks = {slot: mark for slot, mark in self.pending.items() if mark is not None}
+            if self.lost is not None:
+                marks = {**self.all, **marks}
+        if not marks:
+            return None
+        kept = self.path.with_name(f"{self.path.name}.unsaved-{now_iso().replace(':', '')}-{os.getpid()}")
+        atomic_write(kept, self._payload(marks), new=True)
+        return kept
+
+    def flush(self, wait: float = LOCK_WAIT) -> str | None:
+        """Write what is not saved yet (an OSError if it fails again)."""
+        if self.pending or self.lost is not None:
+            return self.save(wait)
+        return None
 
     @property
     def unsaved(self) -> int:
-        """Changes a failed save left in memory only."""
-        return len(self.pending)
+        """Changes a failed save left in memory only (not those still being saved)."""
+        return len(self.pending) if self.failed is not None else 0
 
     def _payload(self, marks: dict) -> bytes:
         data = {

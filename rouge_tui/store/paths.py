@@ -27,6 +27,7 @@ import os
 import re
 import stat
 import tempfile
+import time
 import unicodedata
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -39,6 +40,7 @@ from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import read_small
 
 __all__ = [
+    "LOCK_WAIT",
     "NotPrivate",
     "Unreadable",
     "atomic_write",
@@ -58,6 +60,10 @@ APP = "rouge-tui"
 # A state file (marks, review log) is read whole; one larger than this is not ours.
 STATE_LIMIT = 256 << 20
 PRIVATE = 0o700  # the mode of a folder rouge-tui makes for its state
+# How long a state file's lock is waited for (another process updating it takes far less),
+# and how often it is tried meanwhile.
+LOCK_WAIT = 5.0
+LOCK_POLL = 0.02
 
 
 def config_dir() -> Path:
@@ -72,14 +78,18 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir(APP, appauthor=False))
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool = True, *,
+                 new: bool = False) -> None:
     """Replace ``path`` with ``data``: readers see the old file or the new one, never half.
 
     ``mode`` None keeps the private default of a temporary file (0600: state and cache);
     an export passes the permissions the user's umask gives a new file. ``durable`` fsyncs
     the file and its folder, so the write survives a power cut: what the user wrote needs
     it; a cache entry does not, since it is checked when read and rebuilt on any doubt.
-    Missing folders are made private, but with ``mode`` (an export) as the umask says."""
+    Missing folders are made private, but with ``mode`` (an export) as the umask says.
+    ``new``: the file must not exist yet (FileExistsError if it does, even when another
+    process creates it at the same moment): the whole file appears under its name, or
+    nothing does."""
     make_folders(path.parent, private=mode is None)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -90,7 +100,11 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool
                 os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        if new:
+            os.link(tmp, path)  # fails if the name is taken, where a rename would replace
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -178,15 +192,29 @@ def _own_folder(path: Path, follow: bool) -> None:
 
 
 @contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+def locked(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
     """An advisory lock beside ``path`` so two processes update it one at a time; the lock
     file is private and never opened through a link (one planted there would make us
-    create, or lock, whatever it points to)."""
+    create, or lock, whatever it points to).
+
+    Waits at most ``wait`` seconds, then raises TimeoutError (an OSError, so a caller that
+    keeps a failed write for a retry keeps this one too): a stopped session holding the
+    lock must not freeze another one, nor keep it from ending."""
     make_folders(path.parent)
-    fd = os.open(path.with_name(path.name + ".lock"),
-                 os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    lock = path.with_name(path.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(
+                        f"{lock} is held by another process (a stopped rouge-tui?) for over {wait:g} s"
+                    ) from None
+                time.sleep(LOCK_POLL)
         try:
             yield
         finally:

@@ -50,43 +50,26 @@ def describe(exc: BaseException) -> str:
 
 
 def mark(screen: Screen, review: Review, example_id: str, word: str, after: Callable[[], None]) -> None:
-    try:
-        notice = review.set_mark(example_id, word)
-    except OSError as exc:
-        screen.notify(
-            f"could not save the mark (kept in this session; mark again to retry): {describe(exc)}",
-            severity="error", markup=False, timeout=10,
-        )
-        after()
-        return
+    """Mark the example: shown at once, saved off the UI thread (`RougeApp.save_marks`)."""
+    review.set_mark(example_id, word, save=False)
     after()
     screen.notify(f"{one_line(example_id, 40)}: {word}", markup=False, timeout=2)
-    if notice:
-        screen.notify(one_line(notice, 300), severity="warning", markup=False, timeout=8)
+    screen.app.save_marks(review, screen, after, "could not save the mark (kept in this session; mark again to retry)")
 
 
 def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[], None]) -> None:
     shown = review.get(example_id)
 
-    def keep(note: str) -> str | None:
-        return review.set_mark(example_id, None, note)
+    def keep(note: str) -> None:
+        review.set_mark(example_id, None, note, save=False)
 
     def save(note: str | None) -> None:
         if note is None:
             return
-        try:
-            notice = keep(note)
-        except OSError as exc:
-            screen.notify(
-                f"could not save the note (kept in this session; c and enter to retry): {describe(exc)}",
-                severity="error", markup=False, timeout=10,
-            )
-            after()
-            return
+        keep(note)
         after()
-        screen.notify(f"note saved for {one_line(example_id, 40)}", markup=False, timeout=2)
-        if notice:
-            screen.notify(one_line(notice, 300), severity="warning", markup=False, timeout=8)
+        screen.app.save_marks(review, screen, after, "could not save the note (kept in this session; c and enter to retry)",
+                              done=f"note saved for {one_line(example_id, 40)}")
 
     # A note whose save failed is still the session's: it comes back here.
     screen.app.push_screen(NoteScreen(example_id, shown.note if shown else "", keep), save)
@@ -105,15 +88,13 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
         if not yes:
             screen.notify("kept", markup=False, timeout=2)
             return
-        try:
-            review.clear(example_id)
-        except OSError as exc:
-            screen.notify(f"could not save clearing the mark: {describe(exc)}", severity="error", markup=False)
+        review.clear(example_id, save=False)
         after()
         now = review.get(example_id)
         carried = "" if now is None or now.carried_from is None else (
             f"; the {now.word} mark carried from {pair_text(now.carried_from)} shows again")
         screen.notify(f"{one_line(example_id, 40)}: {what} cleared{carried}", markup=False, timeout=5 if carried else 3)
+        screen.app.save_marks(review, screen, after, "could not save clearing the mark")
 
     screen.app.push_screen(ConfirmScreen(f"Clear {what} on {one_line(example_id, 60)}?"), answer)
 
@@ -161,7 +142,7 @@ class NoteScreen(Answers, ModalScreen[str | None]):
         # written by hand or by another tool) as its visible escape, never to the terminal;
         # what people type (emoji joiners, Persian's ZWNJ) as it is.
         self.shown = editable(note)
-        self.keep = keep  # saves a note at once, for `keep_typed`
+        self.keep = keep  # records a note at once, for `keep_typed` (the caller saves it)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box"):
@@ -182,8 +163,9 @@ class NoteScreen(Answers, ModalScreen[str | None]):
         return bool(areas) and areas.first().text != self.shown
 
     def keep_typed(self) -> None:
-        """Save what is typed as the note, at once and without the event loop: the terminal
-        went away (a dropped SSH session is no decision to throw the note away)."""
+        """Keep what is typed as the note, at once and without the event loop, for the
+        caller to save: the terminal went away (a dropped SSH session is no decision to
+        throw the note away)."""
         if self.keep is not None and self.typed:
             self.keep(self.text())
 

@@ -563,6 +563,10 @@ class ReviewScreen(common.Answers, Screen[None]):
             self._marks_seen = seen
             before = {k: (v.word, v.note) for k, v in self.review.shown().items()}
             self.review.reload()
+            if self.review.store.lost is not None:
+                # Set aside as damaged, or gone: the marks this session holds are written back
+                # now, not only with the next mark (the notice says what happened).
+                self.app.save_marks(self.review, self, self.marks_changed, "could not write the marks back")
             after = {k: (v.word, v.note) for k, v in self.review.shown().items()}
             if before != after:
                 self.table.refresh()

@@ -260,8 +260,10 @@ def test_markdown_carries_the_verdicts_reason_warnings_and_notes(
     assert data["verdict_reason"] in text.splitlines()[2]
     row = next(line for line in text.splitlines() if line.startswith("| ") and "| b |" in line)
     assert "| regression |" in row
-    # one line: the pipe escaped, the line break shown as a visible \n (its backslash escaped)
-    assert row.endswith("| the output is \\| gone\\\\nsee b |")
+    # a cell is one line: the pipe escaped, the note's first line there and the whole note
+    # below the table, a quoted line each (issue 38, 9: it read `gone\\nsee b`)
+    assert row.endswith("| the output is \\| gone (whole note below) |")
+    assert "- **1. b**\n\n  > the output is \\| gone\n  > see b\n" in text
     data["warnings"] = ["the references changed", "a second warning"]
     markdown = report.render_markdown(data)
     assert "> **warning:** the references changed" in markdown
@@ -415,7 +417,8 @@ def test_the_html_page_renders_in_a_real_browser_and_suite_text_never_becomes_ma
     assert "<body" in dom and "ROUGE drift review" in dom
     tags = set(re.findall(r"<([a-zA-Z][\w-]*)", dom))  # real elements: escaped text is &lt;...
     assert tags <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span",
-                    "table", "tbody", "tr", "td", "th", "code", "div", "blockquote", "b"}, tags
+                    "table", "tbody", "tr", "td", "th", "code", "div", "blockquote", "b",
+                    "ul", "li"}, tags  # (ul, li: "what the candidate says", a list of ours)
     assert not re.search(r"<[^>]*\son\w+=", dom)  # no event handler on any element
     import html
 

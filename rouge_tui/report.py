@@ -418,6 +418,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         parts.append(f'<h3>{example["rank"]}. {_h(example["id"])}: <span class="mark-{_h(word)}">{_h(mark)}</span></h3>')
         if example.get("note"):
             parts.append(f'<blockquote class="text">{_h_text(example["note"])}</blockquote>')
+        parts += [f"<p class=legend>Cut: {_h(note)}.</p>" for note in example.get("cut", ())]
         for title, pieces, arithmetic in example["sides"]:
             parts.append(f"<p><b>{_h(title)}</b> <span class=arith>{_h(arithmetic)}</span></p><div class=text>{pieces}</div>")
         parts.append(f"<p><b>reference</b></p><div class=text>{example['reference']}</div>")

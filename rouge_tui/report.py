@@ -120,8 +120,23 @@ def to_json(
 
 
 def render_json(data: dict[str, Any]) -> str:
-    """ASCII-only JSON, so no byte of untrusted text can act on a terminal."""
-    return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
+    """ASCII-only JSON, so no byte of untrusted text can act on a terminal; strict JSON: a
+    lone surrogate (a file name's byte that is not UTF-8) is written as the escape the text
+    report shows, ``\\udcff``, never as a lone escape that strict parsers refuse."""
+    return json.dumps(_no_lone_surrogates(data), ensure_ascii=True, indent=2) + "\n"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python str, always a lone one
+
+
+def _no_lone_surrogates(value: Any) -> Any:
+    if type(value) is str:
+        return _SURROGATE.sub(lambda m: one_line(m[0]), value) if _SURROGATE.search(value) else value
+    if type(value) is dict:
+        return {_no_lone_surrogates(k): _no_lone_surrogates(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return [_no_lone_surrogates(v) for v in value]
+    return value
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#])")

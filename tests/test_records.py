@@ -655,3 +655,29 @@ def test_random_bytes_inside_a_gzip_stream(tmp_path: Path, data: bytes) -> None:
         outputs(path)
     except SuiteError as error:
         assert "\n" not in str(error)
+
+
+@pytest.mark.parametrize(("line", "key"), [
+    ('{"id": "a", "output": "x", "id": "b"}', "id"),
+    ('{"id": "a", "output": "one", "output": "two"}', "output"),
+    ('{"id" : "a" , "output" : "x" ,"output":"y"}', "output"),  # spaces before the colons
+    ('{"id": "a", "output": "x: y \\": z", "meta": {"k": 1, "k": 2}}', "k"),  # nested
+    ('{"\\u0069d": "a", "output": "x", "id": "b"}', "id"),  # the same key, escaped once
+])
+def test_a_repeated_key_is_an_error_naming_file_line_and_key(tmp_path: Path, line: str, key: str) -> None:
+    """Issue 39, weak spot: a record with a repeated key took its last value without a word
+    (Python's json and orjson both do); which one was meant, nobody can tell."""
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"id": "z", "output": "fine: yes"}\n\n' + line + "\n", encoding="utf-8")
+    assert str(error_of(read_run, path)) == f"{path}:3: repeated key '{key}' (give each field once)"
+
+
+@pytest.mark.parametrize("line", [
+    '{"id": "a", "output": "Root cause: a push. Fix: a rollback \\": not a key"}',
+    '{"id" : "a",\t"output"\t:\t"x"}',
+    '{"id": "a", "output": "x", "meta": {"id": 1, "output": {"id": 2}}}',  # the same names, apart
+])
+def test_colons_and_the_same_names_in_other_objects_are_no_repeated_key(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    assert list(read_run(path).outputs) == ["a"]

@@ -27,6 +27,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -155,8 +156,30 @@ def _standard(line: bytes, path: Path, number: int) -> object:
     return value
 
 
+_KEY_END = re.compile(rb'"\s*:')  # ends every key (and maybe an escaped quote in a string)
+_SPACED = re.compile(rb'"[ \t\r]')  # where a key spaced from its colon would end
+
+
+def _no_repeated_key(line: bytes, value: dict, path: Path, number: int) -> None:
+    """A SuiteError naming the first key an object of the line repeats (the parsers keep its
+    last value without a word); nothing when none does."""
+    ends = len(_KEY_END.findall(line))  # no fewer than the keys written
+    if ends == len(value) or ends == sum(len(part) for part in _inside(value) if type(part) is dict):
+        return  # no more keys written than kept: none twice
+
+    def once(pairs: list[tuple[str, object]]) -> dict:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise SuiteError(f"repeated key {quoted(key)} (give each field once)", path, number)
+            seen.add(key)
+        return dict(pairs)
+
+    json.loads(line, object_pairs_hook=once, parse_constant=_reject_constant, parse_float=_finite)
+
+
 def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
-    path, loads, failed = blocks.path, orjson.loads, orjson.JSONDecodeError
+    path, loads, failed, spaced = blocks.path, orjson.loads, orjson.JSONDecodeError, _SPACED.search
     for first, lines in blocks:
         if first == 1:
             lines[0] = lines[0].removeprefix(_BOM)
@@ -171,6 +194,11 @@ def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
                 value = loads(line)
             except failed:
                 value = _standard(line, path, number)
+            # Each key has a colon after it: as many colons as keys kept, no key was repeated.
+            # Nor, with no key spaced from its colon, as many '":' (colons in the text).
+            if type(value) is dict and line.count(b":") != len(value) and (
+                    line.count(b'":') != len(value) or spaced(line)):
+                _no_repeated_key(line, value, path, number)
             yield number, value, line
 
 

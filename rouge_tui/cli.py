@@ -210,6 +210,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     references = read_references_file(Path(args.references)).texts
     outputs = read_run(Path(args.outputs)).outputs
     ids = [i for i in outputs if i in references]
+    if len(ids) < max(len(outputs), len(references)):  # left out: said, never silently
+        _say(f"note: {len(ids):,} ids in both files scored; left out {len(outputs) - len(ids):,} "
+             f"only in {args.outputs} and {len(references) - len(ids):,} only in {args.references}")
     scores = engine.rows([references[i] for i in ids], [outputs[i] for i in ids], names, args.tokenizer, args.stem, ids=ids)
     dumps = json.dumps  # ASCII only: an id's control or bidi characters reach no terminal raw
 

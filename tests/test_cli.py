@@ -801,4 +801,22 @@ def test_a_report_cut_short_by_a_file_size_limit_is_exit_2(tmp_path: Path, args:
     )  # fmt: skip
     assert out.stat().st_size == 1024  # the limit was met mid-report
     assert result.returncode == 2, result.stderr
-    assert result.stderr == "rouge-tui: error: writing the output: File too large\n"
+    # one line; score notes first the sample's one reference with no output
+    lines = result.stderr.splitlines()
+    assert lines[-1] == "rouge-tui: error: writing the output: File too large"
+    assert len(lines) == (2 if args[0] == "score" else 1), lines
+
+
+def test_score_says_how_many_ids_it_left_out_on_one_stderr_line(tmp_path: Path) -> None:
+    """Issue 39, weak spot: ids found in only one of the two files were dropped silently."""
+    refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
+    refs.write_text(jsonl(*({"id": i, "reference": "a b"} for i in ("a", "b", "c", "m"))))
+    outs.write_text(jsonl(*({"id": i, "output": "a"} for i in ("x", "a", "y", "b", "z"))))
+    proc = run("score", str(refs), str(outs))
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["id"] for line in proc.stdout.splitlines()] == ["a", "b"]
+    assert proc.stderr == (f"rouge-tui: note: 2 ids in both files scored; left out 3 only in {outs} "
+                           f"and 2 only in {refs}\n")
+    outs.write_text(jsonl(*({"id": i, "output": "a"} for i in ("m", "c", "b", "a"))))
+    quiet = run("score", str(refs), str(outs))
+    assert quiet.returncode == 0 and quiet.stderr == ""  # the same ids: nothing to say

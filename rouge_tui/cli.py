@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from rouge_tui import __version__
 
@@ -51,12 +52,21 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true", help="score from scratch, neither reading nor writing the cache")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its errors one line (exit 2) as every other error, not a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        command = self.prog.removeprefix("rouge-tui").strip()
+        _say(f"error: {command + ': ' if command else ''}{message} (see {self.prog} --help)")
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     # The registries alone (not the settings, nor suite.toml's reader): `score` needs no more.
     from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
     from rouge_tui.rouge.tokenizers import STEMMERS
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rouge-tui",
         description="Review drift in an LLM system's outputs against frozen references with ROUGE.",
         epilog="With no command, 'rouge-tui [SUITE|DIR]' is 'rouge-tui open': no argument opens the bundled sample suite.",
@@ -227,11 +237,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from rouge_tui.suite.suite import find_suites, is_suite
+    from rouge_tui.suite.suite import directory_problem, find_suites, is_suite
 
     target = Path(args.suite) if args.suite else bundled_suite()
-    if not target.is_dir():
-        raise CliError(f"{target}: no such directory" if not target.exists() else f"{target}: not a directory")
+    if problem := directory_problem(target):
+        raise CliError(f"{target}: {problem}")
     suites = [target] if is_suite(target) else find_suites(target)
     if not suites:
         raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")

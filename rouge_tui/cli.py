@@ -9,14 +9,12 @@ with one line on stderr naming the file and line. Every message goes through
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import io
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from rouge_tui import __version__
 
@@ -55,7 +53,7 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
 class _Parser(argparse.ArgumentParser):
     """argparse, its errors one line (exit 2) as every other error, not a usage block."""
 
-    def error(self, message: str) -> NoReturn:
+    def error(self, message: str) -> None:  # exits: argparse's NoReturn
         command = self.prog.removeprefix("rouge-tui").strip()
         _say(f"error: {command + ': ' if command else ''}{message} (see {self.prog} --help)")
         sys.exit(2)
@@ -304,10 +302,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
         # big suite's objects cost (1M-example report 54.9 s -> 40.0 s, benchmarks/README.md).
         gc.disable()
+    restore = _whole_writes(args.command != "open")
     try:
-        with _whole_writes(args.command != "open"):
-            code = handlers[args.command](args)
-            sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
+        code = handlers[args.command](args)
+        sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
         return code
     except (CliError, SuiteError, ValueError) as exc:  # a UsageError is a ValueError
         _say(f"error: {exc}")
@@ -327,6 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a bug of ours must not exit 1 (drift)
         _say(f"error: internal error ({type(exc).__name__}: {exc}); please report it")
         return 2
+    finally:
+        restore()
 
 
 def _empty_path(args: argparse.Namespace) -> str | None:
@@ -346,7 +346,7 @@ class _WholeWrites(io.RawIOBase):
     def __init__(self, fd: int) -> None:
         super().__init__()
         self.fd = fd
-        self.done = False  # then what is left is dropped: flushed already, or failed
+        self.done = False  # then what is left is dropped
 
     def writable(self) -> bool:
         return True
@@ -364,28 +364,29 @@ class _WholeWrites(io.RawIOBase):
         return done
 
 
-@contextlib.contextmanager
-def _whole_writes(wanted: bool) -> Iterator[None]:
-    """sys.stdout through `_WholeWrites` for the duration (when it is a real descriptor)."""
+def _whole_writes(wanted: bool) -> Callable[[], None]:
+    """sys.stdout through `_WholeWrites` (when wanted and it is a real descriptor), and the
+    function that puts it back (what is still buffered then is dropped: flushed already, or
+    failed)."""
     stdout = sys.stdout
     try:
         fd = stdout.fileno() if wanted else -1
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         fd = -1
     if fd < 0:
-        yield
-        return
+        return lambda: None
     stdout.flush()
     raw = _WholeWrites(fd)
     wrapper = io.TextIOWrapper(io.BufferedWriter(raw), encoding=stdout.encoding,
                                errors=stdout.errors, line_buffering=stdout.line_buffering)
     sys.stdout = wrapper
-    try:
-        yield
-    finally:
+
+    def restore() -> None:
         sys.stdout = stdout
-        raw.done = True  # the caller flushed; after an error, nothing more is tried
+        raw.done = True
         wrapper.detach().detach()  # leaves fd open (closing the raw object would close it)
+
+    return restore
 
 
 def _closed(fd: int) -> bool:

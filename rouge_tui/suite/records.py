@@ -207,17 +207,19 @@ def _csv(blocks: LineBlocks, required: tuple[str, ...], several: str | None) -> 
     if csv.field_size_limit() < MAX_LINE:
         csv.field_size_limit(MAX_LINE)  # the default 128 KiB is less than one long output
     # strict: a stray or unclosed quote is an error, not a field that swallows the next lines
-    reader = csv.reader(_csv_lines(blocks), strict=True)
+    lines = _CsvLines()
+    reader = csv.reader(lines.of(blocks), strict=True)
     columns: list[str] = []
     rows = 0
-    start = 1
     while True:
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            raise SuiteError(f"invalid CSV: {exc}", path, start) from None
+            raise SuiteError(f"invalid CSV: {exc}", path, lines.read + lines.skipped + 1) from None
+        start = lines.read + lines.skipped + 1  # lines skipped now were before the row
+        lines.read = reader.line_num
         if row and not columns:
             columns = _header(path, start, row, required, several)
         elif row:
@@ -226,24 +228,45 @@ def _csv(blocks: LineBlocks, required: tuple[str, ...], several: str | None) -> 
                 raise SuiteError(message, path, start)
             rows += 1
             yield start, dict(zip(columns, row)), None
-        start = reader.line_num + 1
     if not columns:
         raise SuiteError("empty file (no header row)", path)
     if not rows:
         raise SuiteError("empty file (a header but no records)", path)
 
 
-def _csv_lines(blocks: LineBlocks) -> Iterator[str]:
-    for first, lines in blocks:
-        data = b"\n".join(lines) + b"\n"
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = first + data.count(b"\n", 0, exc.start)
-            column = exc.start - data.rfind(b"\n", 0, exc.start)
-            message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})"
-            raise SuiteError(message, blocks.path, line) from None
-        yield from io.StringIO(text.removeprefix("\ufeff") if first == 1 else text, newline="")
+class _CsvLines:
+    """A CSV file's lines for csv.reader, a block of empty lines (a newline bomb, CRLF or
+    not) skipped whole where a record would start (inside a quoted field they are its text):
+    ``read``, the reader's lines in the rows it returned (`_csv` sets it); ``skipped``, the
+    lines skipped, which the line numbers count."""
+
+    def __init__(self) -> None:
+        self.read = 0
+        self.skipped = 0
+
+    def of(self, blocks: LineBlocks) -> Iterator[str]:
+        given = 0  # lines given to the reader: all in rows it returned when equal to read
+        for first, lines in blocks:
+            if (given == self.read and len(lines) > _MANY_LINES
+                    and lines.count(b"") + lines.count(b"\r") == len(lines)):
+                self.skipped += len(lines)
+                continue
+            for line in _csv_text(blocks, first, lines):
+                given += 1
+                yield line
+
+
+def _csv_text(blocks: LineBlocks, first: int, lines: list[bytes]) -> io.StringIO:
+    """A block's lines as text, line by line as csv.reader takes them."""
+    data = b"\n".join(lines) + b"\n"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first + data.count(b"\n", 0, exc.start)
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})"
+        raise SuiteError(message, blocks.path, line) from None
+    return io.StringIO(text.removeprefix("\ufeff") if first == 1 else text, newline="")
 
 
 def _header(

@@ -9,12 +9,11 @@ with one line on stderr naming the file and line. Every message goes through
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import io
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rouge_tui import __version__
@@ -51,12 +50,21 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true", help="score from scratch, neither reading nor writing the cache")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, its errors one line (exit 2) as every other error, not a usage block."""
+
+    def error(self, message: str) -> None:  # exits: argparse's NoReturn
+        command = self.prog.removeprefix("rouge-tui").strip()
+        _say(f"error: {command + ': ' if command else ''}{message} (see {self.prog} --help)")
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     # The registries alone (not the settings, nor suite.toml's reader): `score` needs no more.
     from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
     from rouge_tui.rouge.tokenizers import STEMMERS
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rouge-tui",
         description="Review drift in an LLM system's outputs against frozen references with ROUGE.",
         epilog="With no command, 'rouge-tui [SUITE|DIR]' is 'rouge-tui open': no argument opens the bundled sample suite.",
@@ -218,6 +226,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     references = read_references_file(Path(args.references)).texts
     outputs = read_run(Path(args.outputs)).outputs
     ids = [i for i in outputs if i in references]
+    if len(ids) < max(len(outputs), len(references)):  # left out: said, never silently
+        _say(f"note: {len(ids):,} ids in both files scored; left out {len(outputs) - len(ids):,} "
+             f"only in {args.outputs} and {len(references) - len(ids):,} only in {args.references}")
     scores = engine.rows([references[i] for i in ids], [outputs[i] for i in ids], names, args.tokenizer, args.stem, ids=ids)
     dumps = json.dumps  # ASCII only: an id's control or bidi characters reach no terminal raw
 
@@ -232,11 +243,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from rouge_tui.suite.suite import find_suites, is_suite
+    from rouge_tui.suite.suite import directory_problem, find_suites, is_suite
 
     target = Path(args.suite) if args.suite else bundled_suite()
-    if not target.is_dir():
-        raise CliError(f"{target}: no such directory" if not target.exists() else f"{target}: not a directory")
+    if problem := directory_problem(target):
+        raise CliError(f"{target}: {problem}")
     suites = [target] if is_suite(target) else find_suites(target)
     if not suites:
         raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
@@ -319,10 +330,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
         # big suite's objects cost (1M-example report 54.9 s -> 40.0 s, benchmarks/README.md).
         gc.disable()
+    restore = _whole_writes(args.command != "open")
     try:
-        with _whole_writes(args.command != "open"):
-            code = handlers[args.command](args)
-            sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
+        code = handlers[args.command](args)
+        sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
         return code
     except (CliError, SuiteError, ValueError) as exc:  # a UsageError is a ValueError
         _say(f"error: {exc}")
@@ -342,6 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a bug of ours must not exit 1 (drift)
         _say(f"error: internal error ({type(exc).__name__}: {exc}); please report it")
         return 2
+    finally:
+        restore()
 
 
 def _empty_path(args: argparse.Namespace) -> str | None:
@@ -361,7 +374,7 @@ class _WholeWrites(io.RawIOBase):
     def __init__(self, fd: int) -> None:
         super().__init__()
         self.fd = fd
-        self.done = False  # then what is left is dropped: flushed already, or failed
+        self.done = False  # then what is left is dropped
 
     def writable(self) -> bool:
         return True
@@ -379,28 +392,29 @@ class _WholeWrites(io.RawIOBase):
         return done
 
 
-@contextlib.contextmanager
-def _whole_writes(wanted: bool) -> Iterator[None]:
-    """sys.stdout through `_WholeWrites` for the duration (when it is a real descriptor)."""
+def _whole_writes(wanted: bool) -> Callable[[], None]:
+    """sys.stdout through `_WholeWrites` (when wanted and it is a real descriptor), and the
+    function that puts it back (what is still buffered then is dropped: flushed already, or
+    failed)."""
     stdout = sys.stdout
     try:
         fd = stdout.fileno() if wanted else -1
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         fd = -1
     if fd < 0:
-        yield
-        return
+        return lambda: None
     stdout.flush()
     raw = _WholeWrites(fd)
     wrapper = io.TextIOWrapper(io.BufferedWriter(raw), encoding=stdout.encoding,
                                errors=stdout.errors, line_buffering=stdout.line_buffering)
     sys.stdout = wrapper
-    try:
-        yield
-    finally:
+
+    def restore() -> None:
         sys.stdout = stdout
-        raw.done = True  # the caller flushed; after an error, nothing more is tried
+        raw.done = True
         wrapper.detach().detach()  # leaves fd open (closing the raw object would close it)
+
+    return restore
 
 
 def _closed(fd: int) -> bool:

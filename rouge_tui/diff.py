@@ -32,11 +32,13 @@ __all__ = [
     "PLAIN_TEXT",
     "SHARED_CLAUSE",
     "SHARE_LITTLE",
+    "SHOWN",
     "ExampleDiff",
     "Piece",
     "ReferenceView",
     "Side",
     "alignment",
+    "cut_texts",
     "example_diff",
     "fold",
     "styled_pieces",
@@ -410,3 +412,19 @@ def annotate(pieces: Sequence[Piece], tags: Sequence[tuple[int, int, str, str]],
         at = end
     out += [Piece(kind, text) for _, _, kind, text in tags[k:]]
     return out
+
+
+# --------------------------------------------------------------------------- long texts
+
+SHOWN = 100_000  # characters of one text a diff aligns and shows; the rest is left out
+
+
+def cut_texts(named: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """Each ``(name, text)``'s text cut to its first `SHOWN` characters, and a note for each
+    text that was cut, saying where. The diff view, the export and the HTML report align at
+    most this much of a text (200,000 distinct words in one output took 3 GB); grounding
+    and figures still read the whole texts."""
+    notes = [f"the {name} is {len(text):,} characters: too long to align in full; the first "
+             f"{SHOWN:,} are aligned and shown, its figures and tags are for the whole text"
+             for name, text in named if len(text) > SHOWN]
+    return [text[:SHOWN] for _, text in named], notes

@@ -21,6 +21,7 @@ from rouge_tui.diff import (
     OTHER_TEXT,
     Piece,
     annotate,
+    cut_texts,
     empty_output,
     example_diff,
     grounding_tags,
@@ -88,15 +89,21 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"id": example_id, "rank": rank + 1 if rank is not None else "—", "mark": mark, "note": note}
         if rank is not None:
             shown_run = figures.run_moved(rank)
-            baseline, candidate = texts.outputs(example_id, shown_run)
+            whole = texts.outputs(example_id, shown_run)
             references = texts.references.texts[example_id]
             settings = review.analysis.settings
+            # Grounded whole, as the table's counts are; aligned and shown cut, as in the app.
+            found = grounding.ground(whole[1], references, texts.references.sources.get(example_id),
+                                     whole[0], settings.min_support)
+            cut, notes = cut_texts([("baseline", whole[0]), ("candidate", whole[1]),
+                                    *((f"reference {i + 1}", r) for i, r in enumerate(references))])
+            baseline, candidate, references = cut[0], cut[1], cut[2:]
             diff = example_diff(example_id, references, baseline, candidate,
                                 settings, (texts.baseline.name, texts.candidate.name))
-            found = grounding.ground(candidate, references, texts.references.sources.get(example_id),
-                                     baseline, settings.min_support)
-            tags = {"baseline": grounding_tags(found.baseline), "candidate": grounding_tags(found.candidate)}
+            tags = {"baseline": grounding_tags(found.baseline, len(baseline)),
+                    "candidate": grounding_tags(found.candidate, len(candidate))}
             entry.update(
+                cut=notes,
                 runs=(len(texts.baseline.runs), len(texts.candidate.runs)), shown_run=shown_run,
                 run_scores=run_scores(figures, rank),
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
@@ -134,6 +141,7 @@ def review_markdown(review: Review, shown: list[dict[str, Any]], now: datetime) 
         over = " (F: the mean over each build's runs)" if max(entry["runs"]) > 1 else ""
         lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {delta:+.4f}){over}", ""]
         lines += [entry["run_scores"], ""] if entry["run_scores"] else []
+        lines += [f"_Cut: {note}._" for note in entry["cut"]] + [""] * bool(entry["cut"])
         lines += [fenced(block), ""]
     return "\n".join(lines) + "\n"
 
@@ -146,7 +154,7 @@ def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         diff = entry["diff"]
         out.append({
-            "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"],
+            "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"], "cut": entry["cut"],
             "run_scores": entry["run_scores"],
             "sides": [(f"{role} · {side.build}{run_note(runs, entry['shown_run'])}", f'<span class="fold">{empty}</span>' if (empty := empty_output(side.text))
                        else report.html_pieces(pieces), side.arithmetic())

@@ -172,8 +172,23 @@ def band_note(data: dict[str, Any]) -> str:
 
 
 def render_json(data: dict[str, Any]) -> str:
-    """ASCII-only JSON, so no byte of untrusted text can act on a terminal."""
-    return json.dumps(data, ensure_ascii=True, indent=2) + "\n"
+    """ASCII-only JSON, so no byte of untrusted text can act on a terminal; strict JSON: a
+    lone surrogate (a file name's byte that is not UTF-8) is written as the escape the text
+    report shows, ``\\udcff``, never as a lone escape that strict parsers refuse."""
+    return json.dumps(_no_lone_surrogates(data), ensure_ascii=True, indent=2) + "\n"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python str, always a lone one
+
+
+def _no_lone_surrogates(value: Any) -> Any:
+    if type(value) is str:
+        return _SURROGATE.sub(lambda m: one_line(m[0]), value) if _SURROGATE.search(value) else value
+    if type(value) is dict:
+        return {_no_lone_surrogates(k): _no_lone_surrogates(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return [_no_lone_surrogates(v) for v in value]
+    return value
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#])")
@@ -434,9 +449,10 @@ td.prose { white-space: pre-line; overflow-wrap: anywhere; min-width: 12rem; }
 """
 
 
-def _h(text: str) -> str:
-    """A one-line field (id, name, label) for HTML: as ``one_line`` shows it, then entities."""
-    return html.escape(one_line(text), quote=True)
+def _h(text: str, limit: int | None = None) -> str:
+    """A one-line field (id, name, label) for HTML: as ``one_line`` shows it (cut at
+    ``limit``), then entities."""
+    return html.escape(one_line(text, limit), quote=True)
 
 
 def _h_text(text: str) -> str:
@@ -526,9 +542,9 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     if said:
         parts.append("<h3>What the candidate says that its reference, source and baseline do not</h3><ul>")
         for rank, row in said:
-            found = [f"new sentence: {_h(s)}" for s in row["new_sentences"]]
+            found = [f"new sentence: {_h(s, 300)}" for s in row["new_sentences"]]  # as in the Markdown
             if row["new_figures"]:
-                found.append(f"new figures: {_h(', '.join(row['new_figures']))}")
+                found.append(f"new figures: {_h(', '.join(row['new_figures']), 200)}")
             parts.append(f"<li><b>{rank}. {_h(row['id'])}</b><ul>" + "".join(f"<li>{f}</li>" for f in found) + "</ul></li>")
         parts.append("</ul>")
     for example in examples or []:
@@ -539,6 +555,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             parts.append(f'<blockquote class="text">{_h_text(example["note"])}</blockquote>')
         if example.get("run_scores"):
             parts.append(f"<p class=legend>{_h(example['run_scores'])}</p>")
+        parts += [f"<p class=legend>Cut: {_h(note)}.</p>" for note in example.get("cut", ())]
         for title, pieces, arithmetic in example["sides"]:
             parts.append(f"<p><b>{_h(title)}</b> <span class=arith>{_h(arithmetic)}</span></p><div class=text>{pieces}</div>")
         parts.append(f"<p><b>reference</b></p><div class=text>{example['reference']}</div>")

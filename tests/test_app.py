@@ -1286,7 +1286,7 @@ async def test_the_diff_grounds_with_the_whole_source_as_the_table_does(tmp_path
     first SHOWN characters: by SPEC it has a counterpart (support 1), so neither the table nor
     the diff flags it. A candidate longer than SHOWN: its new sentence past the cut counts in
     the table, and no mark is drawn for text the view does not show."""
-    from rouge_tui.app.screens.diff import SHOWN
+    from rouge_tui.diff import SHOWN
 
     filler = " ".join(f"Filler line {i} says nothing of note." for i in range(SHOWN // 30))
     assert len(filler) > SHOWN

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shlex
 import shutil
@@ -807,4 +809,67 @@ def test_a_report_cut_short_by_a_file_size_limit_is_exit_2(tmp_path: Path, args:
     )  # fmt: skip
     assert out.stat().st_size == 1024  # the limit was met mid-report
     assert result.returncode == 2, result.stderr
-    assert result.stderr == "rouge-tui: error: writing the output: File too large\n"
+    # one line; score notes first the sample's one reference with no output
+    lines = result.stderr.splitlines()
+    assert lines[-1] == "rouge-tui: error: writing the output: File too large"
+    assert len(lines) == (2 if args[0] == "score" else 1), lines
+
+
+def test_score_says_how_many_ids_it_left_out_on_one_stderr_line(tmp_path: Path) -> None:
+    """Issue 39, weak spot: ids found in only one of the two files were dropped silently."""
+    refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
+    refs.write_text(jsonl(*({"id": i, "reference": "a b"} for i in ("a", "b", "c", "m"))))
+    outs.write_text(jsonl(*({"id": i, "output": "a"} for i in ("x", "a", "y", "b", "z"))))
+    proc = run("score", str(refs), str(outs))
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["id"] for line in proc.stdout.splitlines()] == ["a", "b"]
+    assert proc.stderr == (f"rouge-tui: note: 2 ids in both files scored; left out 3 only in {outs} "
+                           f"and 2 only in {refs}\n")
+    outs.write_text(jsonl(*({"id": i, "output": "a"} for i in ("m", "c", "b", "a"))))
+    quiet = run("score", str(refs), str(outs))
+    assert quiet.returncode == 0 and quiet.stderr == ""  # the same ids: nothing to say
+
+
+def _main_with_stderr(*args: str) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, err.getvalue()
+
+
+@pytest.mark.parametrize("command", ["report", "open"])
+def test_a_folder_that_cannot_be_entered_or_loops_is_named_so_by_report_and_open(
+    tmp_path: Path, command: str
+) -> None:
+    """Issue 39, weak spot: `report` on a folder of mode 000 said "suite.toml: Permission
+    denied", `open` "not a suite"; a loop of links was "no such directory"."""
+    from safety_helpers import public_folder, unprivileged
+
+    with public_folder() as root:
+        suite = small_suite(root / "s")
+        with contextlib.redirect_stdout(io.StringIO()):  # what report imports, imported
+            assert main(["report", str(suite), "--no-cache"]) in (0, 1)
+        suite.chmod(0o000)
+        assert unprivileged(_main_with_stderr, command, str(suite)) == (
+            2, f"rouge-tui: error: {suite}: cannot enter the folder: Permission denied\n")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert _main_with_stderr(command, str(tmp_path / "a")) == (
+        2, f"rouge-tui: error: {tmp_path}/a: a loop of symbolic links\n")
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["report", str(INCIDENTS), "--metric", "bleu"],
+     ("report: argument --metric: invalid choice: 'bleu' (choose from 'rouge1', 'rouge2', 'rougeL', "
+     "'rougeLsum') (see rouge-tui report --help)")),
+    (["score", "r", "o", "--tokenizer", "x"],
+     ("score: argument --tokenizer: invalid choice: 'x' (choose from 'whitespace', 'rouge-score', "
+     "'unicode', 'character') (see rouge-tui score --help)")),
+    (["report", "--top", "many"], "report: argument --top: invalid int value: 'many' (see rouge-tui report --help)"),
+])
+def test_a_bad_option_value_is_one_line_not_a_usage_block(args: list[str], line: str) -> None:
+    """Issue 39, weak spot: a bad choice printed argparse's usage block (8 lines) first."""
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr == f"rouge-tui: error: {line}\n"

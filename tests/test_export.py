@@ -290,3 +290,30 @@ def test_two_suites_of_one_name_export_under_prefixes_of_their_own(tmp_path: Pat
     # the same suite again: the same prefix
     again = export_review(review_of(tmp_path / "a", name="same name"), NOW)
     assert again[0].name.split("-20261201-")[0] == first[0].name.split("-20261201-")[0]
+
+
+def test_a_text_past_the_diff_limit_is_cut_and_the_export_says_where(tmp_path: Path, capsys) -> None:
+    """Issue 39, 10: the export and `report --format html` diffed whole texts (the app's
+    diff view cuts at 100,000 characters): 200,000 distinct words in one output took 3 GB.
+    The same limit now, and a line saying where the text was cut."""
+    from rouge_tui.diff import SHOWN
+
+    long = " ".join(f"w{j}" for j in range(12)) + " " + " ".join(f"v{j}" for j in range(SHOWN // 6))
+    assert len(long) > SHOWN
+    long += " zzpastthecut"
+    review = review_of(tmp_path / "s", {**CAND, "x11": long})
+    markdown, page = (path.read_text(encoding="utf-8") for path in export_review(review, NOW))
+    note = (f"the candidate is {len(long):,} characters: too long to align in full; the first "
+            f"{SHOWN:,} are aligned and shown, its figures and tags are for the whole text")
+    assert f"_Cut: {note}._" in markdown
+    assert f"Cut: {note}." in page
+    assert markdown.count("_Cut: ") == 1 and page.count("Cut: the ") == 1
+    (block,) = [f for f in _fences(markdown) if "v0" in f]
+    assert "zzpastthecut" not in block and "zzpastthecut" not in page
+    assert f"v{SHOWN // 6 - 200}" not in block  # the last words before it too: past the cut
+    # report --format html draws the same examples
+    from rouge_tui.cli import main
+
+    assert main(["report", str(tmp_path / "s"), "--format", "html"]) in (0, 1)
+    html = capsys.readouterr().out
+    assert f"Cut: {note}." in html and "zzpastthecut" not in html

@@ -655,3 +655,87 @@ def test_random_bytes_inside_a_gzip_stream(tmp_path: Path, data: bytes) -> None:
         outputs(path)
     except SuiteError as error:
         assert "\n" not in str(error)
+
+
+@pytest.mark.parametrize(("line", "key"), [
+    ('{"id": "a", "output": "x", "id": "b"}', "id"),
+    ('{"id": "a", "output": "one", "output": "two"}', "output"),
+    ('{"id" : "a" , "output" : "x" ,"output":"y"}', "output"),  # spaces before the colons
+    ('{"id": "a", "output": "x: y \\": z", "meta": {"k": 1, "k": 2}}', "k"),  # nested
+    ('{"\\u0069d": "a", "output": "x", "id": "b"}', "id"),  # the same key, escaped once
+])
+def test_a_repeated_key_is_an_error_naming_file_line_and_key(tmp_path: Path, line: str, key: str) -> None:
+    """Issue 39, weak spot: a record with a repeated key took its last value without a word
+    (Python's json and orjson both do); which one was meant, nobody can tell."""
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"id": "z", "output": "fine: yes"}\n\n' + line + "\n", encoding="utf-8")
+    assert str(error_of(read_run, path)) == f"{path}:3: repeated key '{key}' (give each field once)"
+
+
+@pytest.mark.parametrize("line", [
+    '{"id": "a", "output": "Root cause: a push. Fix: a rollback \\": not a key"}',
+    '{"id" : "a",\t"output"\t:\t"x"}',
+    '{"id": "a", "output": "x", "meta": {"id": 1, "output": {"id": 2}}}',  # the same names, apart
+])
+def test_colons_and_the_same_names_in_other_objects_are_no_repeated_key(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    assert list(read_run(path).outputs) == ["a"]
+
+
+def test_a_100_mb_csv_of_empty_lines_is_an_error_in_seconds(tmp_path: Path) -> None:
+    """Issue 39, 16, as CSV: 100 MB of "\\r\\n" (or "\\n") took 15-19 s of csv.reader's empty
+    rows to reach "no header row"."""
+    import time
+
+    for name, blank in (("crlf.csv", b"\r\n"), ("lf.csv", b"\n")):
+        path = tmp_path / name
+        with open(path, "wb") as handle:
+            handle.writelines(blank * ((1 << 20) // len(blank)) for _ in range(100))
+        start = time.monotonic()
+        assert str(error_of(read_run, path)) == f"{path}: empty file (no header row)"
+        assert time.monotonic() - start < 4
+
+
+_CSV_PIECES = st.lists(st.one_of(
+    st.tuples(st.just("blank"), st.integers(1, 40), st.sampled_from(["\n", "\r\n"])),
+    st.tuples(st.just("row"), st.integers(0, 3), st.just("")),
+    st.tuples(st.just("quoted"), st.integers(0, 40), st.sampled_from(["\n", "\r\n"])),
+), max_size=25)
+
+
+@given(_CSV_PIECES)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_skipped_blocks_of_empty_csv_lines_change_no_record_and_no_line_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pieces
+) -> None:
+    """Blocks of empty lines are skipped whole where a record would start, never inside a
+    quoted field (where they are its text). Tiny blocks, so most runs fill some: the records
+    and the line number of an error are Python's csv module's, reading the whole file."""
+    from rouge_tui.suite import records as records_module
+
+    monkeypatch.setattr(files_module, "BLOCK", 16)
+    monkeypatch.setattr(records_module, "_MANY_LINES", 2)
+    parts = ["id,output\n"]
+    for i, (kind, size, end) in enumerate(pieces):
+        if kind == "blank":
+            parts.append(end * size)
+        elif kind == "row":
+            parts.append(f"e{i},{'w' * size}\n")
+        else:
+            parts.append(f'e{i},"a{end * size}b"\n')
+    text = "".join(parts) + "bad\n"
+    path = tmp_path / "run.csv"
+    path.write_bytes(text.encode())
+    reader = csv.reader(io.StringIO(text, newline=""))
+    expected, start = {}, 1
+    for row in reader:
+        if row == ["bad"]:
+            break
+        if row and row != ["id", "output"]:
+            expected[row[0]] = row[1]
+        start = reader.line_num + 1
+    assert str(error_of(read_run, path)) == f"{path}:{start}: expected 2 fields as in the header, found 1"
+    path.write_bytes(text.removesuffix("bad\n").encode())
+    if expected:
+        assert read_run(path).outputs == expected

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from pathlib import Path
 
@@ -532,3 +533,19 @@ def test_an_output_every_run_repeats_has_a_delta_of_exactly_zero(capsys: pytest.
     assert all(r["delta"] == 0.0 for r in top if r["id"] in repeated)
     moved = [abs(r["delta"]) for r in top]
     assert moved == sorted(moved, reverse=True)
+
+
+def test_json_of_a_build_whose_file_name_is_not_utf8_is_strict_json(tmp_path: Path, capsys) -> None:
+    """Issue 39, weak spot: a build file named with a byte that is not UTF-8 (0xff) became a
+    lone surrogate escape ("\\udcff") in the JSON, which strict parsers reject. orjson is one
+    (it refuses lone surrogates); the name reads as the text report shows it."""
+    import orjson
+
+    suite = make_suite(tmp_path / "s")
+    builds = os.fsencode(suite / "builds")
+    os.rename(builds + b"/2-new.jsonl", builds + b"/2-new\xff.jsonl")
+    out = rendered(suite, "json", capsys, "--history")
+    data = orjson.loads(out)
+    assert data["candidate"]["name"] == "2-new\\udcff"
+    assert [h["name"] for h in data["history"]] == ["1-old", "2-new\\udcff"]
+    assert "2-new\\udcff" in rendered(suite, "text", capsys)  # the same escape everywhere

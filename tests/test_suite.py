@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 from suite_helpers import ROOT, error_of, jsonl, make_suite
 
+from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import Fields, reference_fingerprint
 from rouge_tui.suite.settings import SuiteSettings
 from rouge_tui.suite.suite import (
     BuildEntry,
     Suite,
+    directory_problem,
     find_suites,
     is_suite,
     open_suite,
@@ -423,3 +425,32 @@ def test_the_real_cnndm_suite_reads(tmp_path: Path) -> None:
 def test_the_suite_package_does_not_import_textual() -> None:
     code = "import sys, rouge_tui.suite; assert 'textual' not in sys.modules, 'textual imported'"
     subprocess.run([sys.executable, "-c", code], check=True, env={"PYTHONPATH": str(ROOT)})
+
+
+def _problems(folder: str) -> tuple[str | None, str]:
+    try:
+        open_suite(folder)
+    except SuiteError as exc:
+        return directory_problem(Path(folder)), str(exc)
+    return directory_problem(Path(folder)), ""
+
+
+def test_a_folder_that_cannot_be_entered_loops_or_is_missing_says_which(tmp_path: Path) -> None:
+    """Issue 39, weak spot: a suite folder of mode 000 read as "suite.toml: Permission denied"
+    (and `open` said "not a suite"), a loop of links as "no such directory"."""
+    from safety_helpers import public_folder, unprivileged
+
+    with public_folder() as root:
+        suite = make_suite(root / "s")
+        suite.chmod(0o000)
+        problem, error = unprivileged(_problems, str(suite))
+        assert problem == "cannot enter the folder: Permission denied"
+        assert error == f"{suite}: cannot enter the folder: Permission denied"
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    assert _problems(str(tmp_path / "a")) == (
+        "a loop of symbolic links", f"{tmp_path}/a: a loop of symbolic links")
+    assert _problems(str(tmp_path / "gone"))[0] == "a broken link (its target does not exist)"
+    assert _problems(str(tmp_path / "none"))[0] == "no such directory"
+    assert directory_problem(make_suite(tmp_path / "ok")) is None

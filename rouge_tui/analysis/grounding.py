@@ -67,6 +67,8 @@ __all__ = [
 ]
 
 MIN_SUPPORT = 0.5
+_SCAN_STEPS = 16  # steps of `fragments`' scan a word of an example's two texts, at most
+_FEW_PLACES = 8  # a word's places in a source that `fragments` scans one by one
 _BLOCK = 1 << 22  # LCS lengths held at once (16 MiB), for any number of sentences
 
 _CLOSERS = "\"')]’”"
@@ -159,27 +161,49 @@ def fragments(
     at each match, extend it as far as it goes, keep it if it is the longest so far (the first
     of equal lengths), and resume the scan after it. Then move the output position past the
     longest match, or one word on when there was none.
+
+    Two things keep repetitive text (a source of ``a a a ...``, an output ``a b a b ...``)
+    from costing |output| x |source|. A match of one word neither beats the first match nor
+    makes the scan skip a place of the word, so past a word's first place only the places
+    where the output's next word follows it are scanned (the same fragments). And an example
+    whose scan has taken `_SCAN_STEPS` steps a word of the two texts (no prose comes near:
+    it takes a word repeated thousands of times, each time followed by the same words) takes,
+    from each further position on, the first match of length two or more, else the first
+    match: a bound on time, the same fragments on any text that stays within it.
     """
     at = word_places(source) if at is None else at
+    after: dict[str, dict[str, list[int]]] = {}  # word -> next word -> the word's places
+    budget = _SCAN_STEPS * (len(output) + len(source))
     found = []
     i = 0
     while i < len(output):
-        best = None
+        places = at.get(output[i])
+        if not places:
+            i += 1
+            continue
+        best = Fragment(i, places[0], 1)
+        if len(places) > _FEW_PLACES and i + 1 < len(output):  # the places the next word follows
+            if output[i] not in after:
+                follow = after[output[i]] = defaultdict(list)
+                for j in places:
+                    if j + 1 < len(source):
+                        follow[source[j + 1]].append(j)
+            places = after[output[i]].get(output[i + 1], ())
         resume = 0
-        for j in at.get(output[i], ()):
+        for j in places:
             if j < resume:
                 continue
             k = 1
             while i + k < len(output) and j + k < len(source) and output[i + k] == source[j + k]:
                 k += 1
-            if best is None or k > best.length:
+            if k > best.length:
                 best = Fragment(i, j, k)
             resume = j + k
-        if best is None:
-            i += 1
-        else:
-            found.append(best)
-            i += best.length
+            budget -= k
+            if budget < 0 and k > 1:
+                break
+        found.append(best)
+        i += best.length
     return found
 
 

@@ -27,6 +27,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -155,8 +156,30 @@ def _standard(line: bytes, path: Path, number: int) -> object:
     return value
 
 
+_KEY_END = re.compile(rb'"\s*:')  # ends every key (and maybe an escaped quote in a string)
+_SPACED = re.compile(rb'"[ \t\r]')  # where a key spaced from its colon would end
+
+
+def _no_repeated_key(line: bytes, value: dict, path: Path, number: int) -> None:
+    """A SuiteError naming the first key an object of the line repeats (the parsers keep its
+    last value without a word); nothing when none does."""
+    ends = len(_KEY_END.findall(line))  # no fewer than the keys written
+    if ends == len(value) or ends == sum(len(part) for part in _inside(value) if type(part) is dict):
+        return  # no more keys written than kept: none twice
+
+    def once(pairs: list[tuple[str, object]]) -> dict:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise SuiteError(f"repeated key {quoted(key)} (give each field once)", path, number)
+            seen.add(key)
+        return dict(pairs)
+
+    json.loads(line, object_pairs_hook=once, parse_constant=_reject_constant, parse_float=_finite)
+
+
 def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
-    path, loads, failed = blocks.path, orjson.loads, orjson.JSONDecodeError
+    path, loads, failed, spaced = blocks.path, orjson.loads, orjson.JSONDecodeError, _SPACED.search
     for first, lines in blocks:
         if first == 1:
             lines[0] = lines[0].removeprefix(_BOM)
@@ -171,6 +194,11 @@ def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
                 value = loads(line)
             except failed:
                 value = _standard(line, path, number)
+            # Each key has a colon after it: as many colons as keys kept, no key was repeated.
+            # Nor, with no key spaced from its colon, as many '":' (colons in the text).
+            if type(value) is dict and line.count(b":") != len(value) and (
+                    line.count(b'":') != len(value) or spaced(line)):
+                _no_repeated_key(line, value, path, number)
             yield number, value, line
 
 
@@ -179,17 +207,19 @@ def _csv(blocks: LineBlocks, required: tuple[str, ...], several: str | None) -> 
     if csv.field_size_limit() < MAX_LINE:
         csv.field_size_limit(MAX_LINE)  # the default 128 KiB is less than one long output
     # strict: a stray or unclosed quote is an error, not a field that swallows the next lines
-    reader = csv.reader(_csv_lines(blocks), strict=True)
+    lines = _CsvLines()
+    reader = csv.reader(lines.of(blocks), strict=True)
     columns: list[str] = []
     rows = 0
-    start = 1
     while True:
         try:
             row = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            raise SuiteError(f"invalid CSV: {exc}", path, start) from None
+            raise SuiteError(f"invalid CSV: {exc}", path, lines.read + lines.skipped + 1) from None
+        start = lines.read + lines.skipped + 1  # lines skipped now were before the row
+        lines.read = reader.line_num
         if row and not columns:
             columns = _header(path, start, row, required, several)
         elif row:
@@ -198,24 +228,45 @@ def _csv(blocks: LineBlocks, required: tuple[str, ...], several: str | None) -> 
                 raise SuiteError(message, path, start)
             rows += 1
             yield start, dict(zip(columns, row)), None
-        start = reader.line_num + 1
     if not columns:
         raise SuiteError("empty file (no header row)", path)
     if not rows:
         raise SuiteError("empty file (a header but no records)", path)
 
 
-def _csv_lines(blocks: LineBlocks) -> Iterator[str]:
-    for first, lines in blocks:
-        data = b"\n".join(lines) + b"\n"
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = first + data.count(b"\n", 0, exc.start)
-            column = exc.start - data.rfind(b"\n", 0, exc.start)
-            message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})"
-            raise SuiteError(message, blocks.path, line) from None
-        yield from io.StringIO(text.removeprefix("\ufeff") if first == 1 else text, newline="")
+class _CsvLines:
+    """A CSV file's lines for csv.reader, a block of empty lines (a newline bomb, CRLF or
+    not) skipped whole where a record would start (inside a quoted field they are its text):
+    ``read``, the reader's lines in the rows it returned (`_csv` sets it); ``skipped``, the
+    lines skipped, which the line numbers count."""
+
+    def __init__(self) -> None:
+        self.read = 0
+        self.skipped = 0
+
+    def of(self, blocks: LineBlocks) -> Iterator[str]:
+        given = 0  # lines given to the reader: all in rows it returned when equal to read
+        for first, lines in blocks:
+            if (given == self.read and len(lines) > _MANY_LINES
+                    and lines.count(b"") + lines.count(b"\r") == len(lines)):
+                self.skipped += len(lines)
+                continue
+            for line in _csv_text(blocks, first, lines):
+                given += 1
+                yield line
+
+
+def _csv_text(blocks: LineBlocks, first: int, lines: list[bytes]) -> io.StringIO:
+    """A block's lines as text, line by line as csv.reader takes them."""
+    data = b"\n".join(lines) + b"\n"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first + data.count(b"\n", 0, exc.start)
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})"
+        raise SuiteError(message, blocks.path, line) from None
+    return io.StringIO(text.removeprefix("\ufeff") if first == 1 else text, newline="")
 
 
 def _header(

@@ -3,6 +3,7 @@ in use. Listing reads no records, so a broken build stops nothing but its own re
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -175,20 +176,36 @@ def open_suite(path: Path | str) -> Suite:
     listed (none read). Problems of the suite as a whole are a SuiteError; a problem of one
     build is kept in its entry."""
     directory = Path(path)
-    try:
-        mode = os.stat(directory).st_mode
-    except OSError:
-        raise SuiteError("no such directory", directory) from None
-    if not stat.S_ISDIR(mode):
-        raise SuiteError(
-            "not a directory (a suite is a directory with references.jsonl and builds/)",
-            directory,
-        )
+    if problem := directory_problem(
+        directory, "not a directory (a suite is a directory with references.jsonl and builds/)"
+    ):
+        raise SuiteError(problem, directory)
     settings = read_suite_settings(directory / "suite.toml")
     references = _references_path(directory)
     builds = _list_builds(directory / "builds")
     name = settings.name or directory.name or directory.resolve().name
     return Suite(directory, name, settings, references, builds)
+
+
+def directory_problem(path: Path, not_one: str = "not a directory") -> str | None:
+    """What keeps ``path`` from being a folder rouge-tui can read in, in words (None: nothing):
+    missing, a broken link, a link loop, not a directory (``not_one``), or not to be
+    reached or entered (a folder of mode 000 holds a suite nobody may read, not none)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+        if exc.errno == errno.ENOENT:
+            return "a broken link (its target does not exist)" if os.path.islink(path) else "no such directory"
+        return f"cannot reach: {exc.strerror or exc}"
+    if not stat.S_ISDIR(mode):
+        return not_one
+    try:
+        os.stat(os.path.join(path, "."))  # the folder may be entered (its x bit, for us)
+    except OSError as exc:
+        return f"cannot enter the folder: {exc.strerror or exc}"
+    return None
 
 
 def is_suite(path: Path) -> bool:

@@ -34,7 +34,7 @@ from rouge_tui.app.widgets.diffview import DiffModel, DiffView
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.app.widgets.overview import shorten_names
-from rouge_tui.diff import FOLD_WORDS, example_diff
+from rouge_tui.diff import FOLD_WORDS, cut_texts, example_diff
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.review import Review
 from rouge_tui.rouge import engine
@@ -45,7 +45,6 @@ __all__ = ["DiffScreen", "Prepared", "make_model"]
 MODES = {"reference": "against the reference", "outputs": "baseline vs candidate"}
 SHORT_MODES = {"reference": "vs ref", "outputs": "base vs cand"}
 INLINE = 60_000  # characters (references, outputs, source) diffed on the spot; more in a worker
-SHOWN = 100_000  # characters of one text a diff aligns and shows; the rest is left out
 
 
 def make_model(review: Review, analysis: Analysis, index: int, run: int, query: str) -> DiffModel:
@@ -58,12 +57,8 @@ def make_model(review: Review, analysis: Analysis, index: int, run: int, query: 
     # Grounded with the whole texts, as the table's counts are: the tags agree with them.
     source = texts.references.sources.get(example_id)
     found = grounding.ground(candidate, references, source, baseline, settings.min_support)
-    notes = []
-    cut = []
-    for name, text in (("baseline", baseline), ("candidate", candidate), *((f"reference {i + 1}", r) for i, r in enumerate(references))):
-        if len(text) > SHOWN:
-            notes.append(f"the {name} is {len(text):,} characters: too long to align in full; the first {SHOWN:,} are aligned and shown, its figures and tags are for the whole text")
-        cut.append(text[:SHOWN])
+    cut, notes = cut_texts([("baseline", baseline), ("candidate", candidate),
+                            *((f"reference {i + 1}", r) for i, r in enumerate(references))])
     baseline, candidate, references = cut[0], cut[1], cut[2:]
     names = shorten_names([figures.baseline.name, figures.candidate.name], 40)
     diff = example_diff(example_id, references, baseline, candidate, settings, (names[0], names[1]))

@@ -588,7 +588,7 @@ async def test_stray_keys_after_a_question_is_answered_close_nothing_under_it() 
         await settle(pilot)
         review = review_screen(app).review
         example = current_id(app)
-        await press(pilot, "g", "x")
+        await press(pilot, "a", "x")
         assert isinstance(app.screen, ConfirmScreen)
         await burst(pilot, "j", "k", "l")
         assert isinstance(app.screen, ReviewScreen) and app.is_running
@@ -762,11 +762,11 @@ async def test_texts_unreadable_twice_keep_the_way_open_and_the_cursor_on_its_ex
         await settle(pilot)
         failed = lambda: [n.message for n in app._notifications if n.message.startswith("could not read the texts")]
         assert len(failed()) == 1 and "history needs the texts" in screen_text(app)
-        await press(pilot, "g")  # reads them again: still broken
+        await press(pilot, "a")  # reads them again: still broken
         await settle(pilot)
         assert len(failed()) == 2 and "not done: the mark is set" in failed()[-1], failed()
         (suite / "builds" / "2.jsonl").write_text(good)
-        await press(pilot, "g")
+        await press(pilot, "a")
         await settle(pilot)
         assert screen.review is not None and screen.review.get(on).word == "fine"
         assert current_id(app) == on
@@ -836,7 +836,7 @@ async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_mark
         await settle(pilot)
         assert screen.analysis is not before and screen.analysis.figures.ids[index] != shown
         assert app.screen.example_id == shown and shown in app.screen.title_text(98).plain
-        await press(pilot, "g")
+        await press(pilot, "a")
         assert screen.review.get(shown).word == "fine"
         assert all(screen.review.get(i) is None for i in screen.analysis.figures.ids if i != shown)
         await press(pilot, "escape")
@@ -857,7 +857,7 @@ async def test_filter_by_signal_mark_and_text() -> None:
         assert "signal truncated" in screen.query_one("#status").render().plain
         await press(pilot, "escape")
         assert screen.table.row_count == figures.paired
-        await press(pilot, "g", "slash")
+        await press(pilot, "a", "slash")
         await type_text(pilot, "fine")
         await settle(pilot)
         assert screen.table.row_count == 1
@@ -998,7 +998,7 @@ async def test_a_failed_save_tried_again_says_so_again(monkeypatch: pytest.Monke
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "g")
+        await press(pilot, "a", "a")
         failed = [n for n in app._notifications if n.message.startswith("could not save the mark")]
         assert len(failed) == 2
 
@@ -1035,7 +1035,7 @@ async def test_the_status_line_and_footer_at_80_columns() -> None:
         assert "1 base only, 1 cand only, 1 no ref" in text
         footer = text.splitlines()[-1]
         assert footer.lstrip().startswith("? help")
-        shown = ("q quit", "⏎ diff", "w walk", "g b u mark", "h history", "e export", "/ filter")
+        shown = ("q quit", "⏎ diff", "w walk", "a b u mark", "h history", "e export", "/ filter")
         assert [footer.index(key) for key in shown] == sorted(footer.index(key) for key in shown), footer
         await press(pilot, "question_mark")
         assert all(f"  {key:<8} " in app.screen.text().plain for key in "csmtx")  # the rest, in ?
@@ -1048,7 +1048,7 @@ async def test_the_status_line_keeps_every_count_with_marks_and_a_filter(width: 
     app = app_for()
     async with app.run_test(size=(width, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "down", "b", "s")
+        await press(pilot, "a", "down", "b", "s")
         if filtered:
             await press(pilot, "slash")
             await type_text(pilot, "trunc")
@@ -1120,7 +1120,7 @@ async def test_brackets_step_onto_the_flag_of_bs_invented_closing_sentence() -> 
         assert any("no more changes that way" in n.message for n in app._notifications)
         await press(pilot, *["right_square_bracket"] * 6)  # said once while it shows, not six times
         assert sum("no more changes that way" in n.message for n in app._notifications) == 1
-        await press(pilot, "g", "b", "g")  # a message said again after another is said again
+        await press(pilot, "a", "b", "a")  # a message said again after another is said again
         said = [n.message for n in app._notifications if n.message.endswith((": fine", ": regression"))]
         assert [m.rsplit(": ", 1)[1] for m in said] == ["fine", "regression", "fine"]
 
@@ -1353,7 +1353,7 @@ async def test_a_mark_in_the_diff_title_does_not_shorten_the_figures_before_it()
         figures_part = (f"rank {index + 1} · Δ {float(figures.delta[index]):+.4f} · "
                         f"{float(figures.baseline_f[index]):.4f} → {float(figures.candidate_f[index]):.4f}")
         assert figures_part in app.screen.title_text(78).plain
-        await press(pilot, "g")
+        await press(pilot, "a")
         title = app.screen.title_text(78).plain
         assert figures_part in title and "fine" in title, title
 
@@ -1678,7 +1678,7 @@ async def test_history_counts_the_marks_made_on_any_pair_with_that_candidate(tmp
     app = app_for(suite)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "h")
+        await press(pilot, "a", "h")
         await settle(pilot)
         lines = history_lines(app)
         assert lines["3"].split()[-1] == "3" and lines["3"].split()[-2] in "▼▲●"  # the marks column
@@ -1766,7 +1766,7 @@ async def test_history_fits_80_columns_one_line_a_build_under_its_column_header(
     app = app_for()
     async with app.run_test(size=(80, 24) if len(size) == 3 else size) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "h")
+        await press(pilot, "a", "h")
         await settle(pilot)
         if len(size) == 3:
             await pilot.resize_terminal(*size[:2])
@@ -1857,7 +1857,7 @@ async def test_a_marked_examples_title_still_says_which_run_at_80_columns() -> N
     app = app_for(baseline="2026-11-24_54c7f3", candidate="2026-11-25_afab85")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "enter", "g")
+        await press(pilot, "enter", "a")
         await settle(pilot)
         for run in (1, 2, 3):
             title = app.screen.title_text(78).plain
@@ -1871,7 +1871,7 @@ async def test_marks_persist_and_come_back() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "down", "b", "down", "u")
+        await press(pilot, "a", "down", "b", "down", "u")
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -1894,14 +1894,14 @@ async def test_q_with_a_mark_that_could_not_be_saved_asks_first(tmp_path: Path, 
             raise OSError(28, "No space left on device")
 
         monkeypatch.setattr(marks, "atomic_write", full)
-        await press(pilot, "g")
+        await press(pilot, "a")
         assert review_screen(app).review.store.unsaved == 1
         await press(pilot, "q")
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
         await press(pilot, "n")
         assert app.is_running
         monkeypatch.undo()
-        await press(pilot, "g")
+        await press(pilot, "a")
         assert review_screen(app).review.store.unsaved == 0
         await press(pilot, "q")
     assert app.return_code == 0
@@ -2517,7 +2517,7 @@ async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Pat
         screen.table.cursor = screen.table.row_of(screen.analysis.figures.ids.index("t1"))
         await press(pilot, "x")
         assert any("the regression mark shown is carried from another pair" in n.message for n in app._notifications)
-        await press(pilot, "g", "x", "y")
+        await press(pilot, "a", "x", "y")
         said = [n.message for n in app._notifications if n.message.startswith("t1: the fine mark cleared")]
         assert said == ["t1: the fine mark cleared; the regression mark carried from 1-base → 2-cand shows again"]
         assert screen.review.get("t1").carried_from == ("1-base", "2-cand")
@@ -2531,7 +2531,7 @@ async def test_a_short_notification_covers_little_of_the_table_and_a_path_still_
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         example = current_id(app)
-        await press(pilot, "g")
+        await press(pilot, "a")
         await pilot.pause(0.2)
         toasts = list(app.screen.query("Toast"))
         assert toasts and f"{example}: fine" in str(toasts[-1].render())
@@ -2541,3 +2541,35 @@ async def test_a_short_notification_covers_little_of_the_table_and_a_path_still_
         await pilot.pause(0.2)
         wide = [t for t in app.screen.query("Toast") if "review written" in str(t.render())]
         assert wide and 60 <= wide[0].region.width <= 74
+
+
+async def test_g_and_shift_g_move_as_in_less_and_never_mark() -> None:
+    """Issue 38, 2: a less or vim user pressed `end` then `g` `g` to go back up and marked
+    the example fine. `g` / `G` go to the first / last row (table, diff, history, help);
+    `a` marks fine; no movement key changes review state."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        review, paired = screen.review, screen.analysis.figures.paired
+        await press(pilot, "end", "g", "g")
+        assert screen.table.cursor == 0
+        await press(pilot, "G")
+        assert screen.table.cursor == paired - 1
+        await press(pilot, "g", "enter")
+        view = app.screen.query_one(DiffView)
+        await press(pilot, "G")
+        assert round(view.scroll_y) == round(view.max_scroll_y) > 0
+        await press(pilot, "g")
+        assert round(view.scroll_y) == 0
+        await press(pilot, "escape", "h", "G")
+        builds = app.screen.query_one(OptionList)
+        assert builds.highlighted == builds.option_count - 1
+        await press(pilot, "g")
+        assert builds.highlighted == 0
+        await press(pilot, "escape", "question_mark", "G", "g", "escape")
+        assert review.shown() == {} and review.store.unsaved == 0
+        await press(pilot, "a")  # accept: the one key that marks fine
+        assert {i: m.word for i, m in review.shown().items()} == {ranked_ids()[0]: "fine"}
+        footer = screen_text(app).splitlines()[-1]
+        assert "a b u mark" in footer, footer

@@ -27,7 +27,7 @@ VIEWS = {
     "diff_against_the_reference": ("enter",),
     "diff_baseline_vs_candidate": ("enter", "d"),
     "walk_the_ten_at_three": ("w", "n", "n"),
-    "marked_rows": ("g", "down", "b", "down", "u", "down"),
+    "marked_rows": ("a", "down", "b", "down", "u", "down"),
     "help_screen": ("question_mark",),
     # The chapter's pair: B's invented closing sentence and A's paraphrase flagged [?].
     "chapter_pair_against_the_reference": (*["down"] * ranked_ids().index("inc-0042"), "enter"),

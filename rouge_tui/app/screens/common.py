@@ -20,10 +20,11 @@ APP_BINDINGS: list[BindingType] = [
     Binding("question_mark", "app.help", "help", id="help"),
     Binding("q", "app.quit", "quit", id="quit"),
 ]
-# The footer shows the three as one "g b u mark"; the help screen each on its own.
+# The footer shows the three as one "a b u mark"; the help screen each on its own. `a`
+# (accept), not `g`: `g` and `G` move, as in less and vim, and no movement key marks.
 MARKING = Binding.Group("mark")
 MARK_BINDINGS: list[BindingType] = [
-    Binding("g", "mark('fine')", "mark fine", id="mark-fine", group=MARKING),
+    Binding("a", "mark('fine')", "mark fine (accept)", id="mark-fine", group=MARKING),
     Binding("b", "mark('regression')", "mark regression", id="mark-regression", group=MARKING),
     Binding("u", "mark('unsure')", "mark unsure", id="mark-unsure", group=MARKING),
 ]

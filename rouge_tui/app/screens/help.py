@@ -17,7 +17,7 @@ from rouge_tui.app.screens import common
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
-MOVING = ("↑ ↓ j k", "move; page up / page down, home / end (the last row)")
+MOVING = ("↑ ↓ j k", "move; g / G first / last (as less and vim: they never mark), page up / page down, home / end")
 # What the overview's short words mean: a newcomer found none of them explained.
 OVERVIEW = (
     ("Δ", "the mean paired delta of F, candidate minus baseline, over the ids both builds have"),
@@ -40,6 +40,8 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         Binding("escape,q,question_mark", "close", "close", id="close"),
         Binding("j", "scroll(1)", "down", show=False),  # as in the table and the diff
         Binding("k", "scroll(-1)", "up", show=False),
+        Binding("g", "edge(False)", "top", show=False),
+        Binding("G", "edge(True)", "bottom", show=False),
     ]
 
     def __init__(self, screen: Screen) -> None:
@@ -104,6 +106,13 @@ class HelpScreen(common.Answers, ModalScreen[None]):
 
     def action_scroll(self, lines: int) -> None:
         self.query_one("#help-box", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_edge(self, end: bool) -> None:
+        box = self.query_one("#help-box", VerticalScroll)
+        if end:
+            box.scroll_end(animate=False)
+        else:
+            box.scroll_home(animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -349,8 +349,8 @@ class DiffView(ScrollView, can_focus=True):
         Binding("down,j", "scroll_down", "down", show=False),
         Binding("pageup", "page_up", "page up", show=False),
         Binding("pagedown,space", "page_down", "page down", show=False),
-        Binding("home", "scroll_home", "top", show=False),
-        Binding("end", "scroll_end", "bottom", show=False),
+        Binding("home,g", "scroll_home", "top", show=False),  # g and G as in less and vim
+        Binding("end,G", "scroll_end", "bottom", show=False),
     ]
 
     mode: reactive[str] = reactive("reference", init=False)

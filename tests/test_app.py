@@ -2089,7 +2089,8 @@ async def test_a_carried_mark_shows_where_it_came_from_and_its_note_in_the_diff(
         screen.table.cursor = screen.table.row_of(ids.index("o2"))
         await press(pilot, "enter")
         await settle(pilot)
-        assert "carried from" not in screen_text(app) and "note " not in screen_text(app)
+        above_footer = "\n".join(screen_text(app).splitlines()[:-1])  # (the footer says "c note")
+        assert "carried from" not in above_footer and "note " not in above_footer
         await press(pilot, "c")
         await settle(pilot)
         await type_text(pilot, "a fuller answer")
@@ -2436,7 +2437,7 @@ async def test_the_tables_keys_pressed_in_a_diff_say_where_they_work() -> None:
                           ("slash", "/ filters"), ("w", "w walks the ten"), ("h", "h shows the history")):
             await press(pilot, key)
             assert app.screen is diff and screen.analysis is shown
-            assert any(n.message == f"{said} in the review table: escape goes back to it" for n in app._notifications), key
+            assert any(n.message == f"{said} in the review table: q or escape goes back to it" for n in app._notifications), key
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         help_text = app.screen.text().plain
@@ -2573,3 +2574,56 @@ async def test_g_and_shift_g_move_as_in_less_and_never_mark() -> None:
         assert {i: m.word for i, m in review.shown().items()} == {ranked_ids()[0]: "fine"}
         footer = screen_text(app).splitlines()[-1]
         assert "a b u mark" in footer, footer
+
+
+async def test_q_closes_a_view_and_shift_q_quits_from_any() -> None:
+    """Issue 38, 3: `q` in a diff or the history quit the whole app, losing the pair, the
+    metric, the filter and the sort. As in less and tig: `q` (and escape) close the view
+    (a diff, the walk, the history, help); in the table `q` quits; `Q` quits from any view."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "s")
+        sort = screen.sort
+        for opens in (("enter",), ("w",), ("h",), ("question_mark",), ("enter", "question_mark"), ("enter", "o")):
+            await press(pilot, *opens)
+            assert app.screen is not screen
+            await press(pilot, *["q"] * len(opens))
+            assert app.screen is screen and app.is_running, opens
+        assert screen.sort == sort
+        await press(pilot, "enter", "Q")
+    assert not app.is_running and app.return_code == 0
+    for view in (("h",), ("question_mark",), ("w",)):
+        app = app_for()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await press(pilot, *view, "Q")
+        assert not app.is_running and app.return_code == 0, view
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "q")
+    assert not app.is_running and app.return_code == 0
+
+
+async def test_shift_q_in_a_diff_asks_first_while_a_mark_is_unsaved(monkeypatch) -> None:
+    """Issue 38, 3: quitting from a view asks, as `q` in the table does, while a mark could
+    not be saved; `q` there only closes the view."""
+    from rouge_tui.store import marks
+
+    def full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(marks, "atomic_write", full)
+        await press(pilot, "enter", "b")
+        assert review_screen(app).review.store.unsaved == 1
+        await press(pilot, "q")
+        assert isinstance(app.screen, ReviewScreen) and app.is_running
+        await press(pilot, "enter", "Q")
+        assert isinstance(app.screen, ConfirmScreen) and app.is_running
+        await press(pilot, "n")
+        assert isinstance(app.screen, DiffScreen) and app.is_running

@@ -204,6 +204,6 @@ async def test_a_43_mb_output_opens_cut_short_with_a_note_and_q_quits_at_once(tm
         notes = app.screen.query_one("DiffView").model.notes
         assert any("too long to align in full" in note for note in notes)
         started = time.monotonic()
-        await pilot.press("q")
+        await pilot.press("Q")  # (q closes the diff; Q quits from it)
         await pilot.pause()
     assert time.monotonic() - started < 3

@@ -34,10 +34,11 @@ FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a m
 
 
 class HelpScreen(common.Answers, ModalScreen[None]):
-    """``?``, ``q`` and ``escape`` close it (``q`` here does not quit the app)."""
+    """``?``, ``q`` and ``escape`` close it (``q`` here does not quit the app; ``Q`` does)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "close", id="close"),
+        common.QUIT_ANYWHERE,
         Binding("j", "scroll(1)", "down", show=False),  # as in the table and the diff
         Binding("k", "scroll(-1)", "up", show=False),
         Binding("g", "edge(False)", "top", show=False),
@@ -55,13 +56,17 @@ class HelpScreen(common.Answers, ModalScreen[None]):
     def text(self) -> Text:
         text = Text()
         text.append("Keys here\n", style="bold underline")
-        seen = set()
+        keys: dict[str, list[str]] = {}  # each action's keys, in the screen's order (q esc back)
+        first: dict[str, Binding] = {}
         for binding in getattr(type(self.source), "BINDINGS", []):
-            if (not hasattr(binding, "action") or binding.action in seen or binding.action in ("down", "up")
+            if (not hasattr(binding, "action") or binding.action in ("down", "up")
                     or binding.action.startswith("table_only")):
                 continue  # (j and k are on the line about moving; the table's keys are its own)
-            seen.add(binding.action)
-            key = self.app.get_key_display(binding)
+            first.setdefault(binding.action, binding)
+            keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))
+        seen = set(first)
+        for binding in first.values():
+            key = " ".join(keys[binding.action])
             text.append(f"  {key:<8}", style="bold")
             text.append(f" {FILTER if binding.action == 'filter' else binding.description}")
             # A key the screen turns off for now (r with one run, f against the reference);
@@ -101,7 +106,7 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         text.append(" (the candidate's mean against the baseline's band)\n")
         text.append("\nMarks: ", style="bold")
         text.append("fine, regression, unsure; ↻ carried from another build pair, ? stale, + has a note\n")
-        text.append("\nescape, q or ? closes this", style="italic")
+        text.append("\nescape, q or ? closes this; Q quits", style="italic")
         return text
 
     def action_scroll(self, lines: int) -> None:

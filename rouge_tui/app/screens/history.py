@@ -52,10 +52,9 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     runs backwards by a slip), or the build under the cursor with the one before it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *common.APP_BINDINGS,
+        *common.VIEW_BINDINGS,
         Binding("enter", "compare", "compare", id="compare"),  # (the list's own, when it has focus)
         Binding("space", "pick", "pick", id="pick"),
-        Binding("escape", "back", "back", id="back"),
         Binding("j", "down", "down", show=False),
         Binding("k", "up", "up", show=False),
     ]

@@ -282,30 +282,6 @@ async def test_after_a_switch_the_cursor_is_on_the_first_row_of_the_new_order() 
         assert table.cursor == 0
 
 
-async def test_a_sort_keeps_the_example_under_the_cursor_on_its_new_row_in_view() -> None:
-    """On row 3 (inc-0200), s put the cursor on the top row: the reader lost the example.
-    Through every sort it now stays under the cursor, on its row of the new order (worked
-    out here from the oracle's deltas for regressions first) and drawn on screen; from the
-    last row too, which another order puts far from where the view was."""
-    app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        table = review_screen(app).table
-        drawn = lambda example_id: any(line.startswith("▶") and f" {example_id} " in line for line in table_lines(table))
-        await press(pilot, "down", "down")
-        assert current_id(app) == "inc-0200" and drawn("inc-0200")
-        deltas, ranked = incident_deltas(), ranked_ids()
-        await press(pilot, "s")  # regressions first
-        assert table.cursor == sorted(deltas, key=lambda i: (deltas[i], ranked.index(i))).index("inc-0200")
-        for _ in SORTS:  # and on round to regressions first again
-            assert current_id(app) == "inc-0200" and drawn("inc-0200"), review_screen(app).sort
-            await press(pilot, "s")
-        await press(pilot, "end")  # regressions first: the last row is the biggest rise
-        assert current_id(app) == max(deltas, key=deltas.get)
-        await press(pilot, "s")  # improvements first: now the first row
-        assert table.cursor == 0 and current_id(app) == max(deltas, key=deltas.get) and drawn(current_id(app))
-
-
 async def test_the_comparison_read_again_under_a_filter_keeps_the_example_under_the_cursor(
     tmp_path: Path
 ) -> None:
@@ -2627,3 +2603,27 @@ async def test_shift_q_in_a_diff_asks_first_while_a_mark_is_unsaved(monkeypatch)
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
         await press(pilot, "n")
         assert isinstance(app.screen, DiffScreen) and app.is_running
+
+
+async def test_a_sort_shows_its_first_rows_with_the_cursor_on_the_first() -> None:
+    """Issue 38, 4: `s` kept the cursor's example, so after "regressions first" the screen
+    showed the end of the list. After a sort, the cursor is on its first row, in view."""
+    deltas = incident_deltas()
+    low, high = min(deltas.values()), max(deltas.values())
+    assert sorted(deltas.values()).count(low) == sorted(deltas.values()).count(high) == 1
+    firsts = {  # each order's first example, from the oracle's deltas
+        "regressions first": next(i for i, d in deltas.items() if d == low),
+        "improvements first": next(i for i, d in deltas.items() if d == high),
+        "by id": min(deltas),
+    }
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        for words, first in firsts.items():
+            await press(pilot, "G")
+            while SORTS[screen.sort].words != words:
+                await press(pilot, "s")
+            assert screen.table.cursor == 0 and round(screen.table.scroll_y) == 0, words
+            top = table_lines(screen.table)[1]
+            assert top.startswith("▶") and f" {first} " in top, (words, top)

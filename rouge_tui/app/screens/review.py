@@ -455,9 +455,9 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def show_rows(self, *, keep: bool = False) -> None:
         """The table in the current sort and filter. ``keep``: the example under the cursor
-        stays under it, on its new row (a sort, the filter cleared or applied again); else,
-        or once it is not shown, the cursor is on the first row (after a switch, a new pair
-        or a new filter, the new order starts at the top)."""
+        stays under it, on its new row (the filter cleared or applied again); else, or once
+        it is not shown, the cursor is on the first row (after a sort, a switch, a new pair or
+        a new filter, the new order starts at the top)."""
         if self.analysis is None:
             return
         current = self.table.current if keep else None
@@ -726,7 +726,7 @@ class ReviewScreen(common.Answers, Screen[None]):
     def action_sort(self) -> None:
         sorts = list(SORTS)
         self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)]
-        self.show_rows(keep=True)
+        self.show_rows()  # from its first row: the example under the cursor stayed, far down
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

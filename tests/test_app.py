@@ -2627,3 +2627,59 @@ async def test_a_sort_shows_its_first_rows_with_the_cursor_on_the_first() -> Non
             assert screen.table.cursor == 0 and round(screen.table.scroll_y) == 0, words
             top = table_lines(screen.table)[1]
             assert top.startswith("▶") and f" {first} " in top, (words, top)
+
+
+def relative_luminance(colour) -> float:
+    """WCAG 2's relative luminance of an sRGB colour (its definition, restated)."""
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = colour
+    return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+
+
+def contrast(style) -> float:
+    """WCAG 2's contrast ratio of a segment's foreground on its background."""
+    lighter, darker = sorted((relative_luminance(style.color.get_truecolor()),
+                              relative_luminance(style.bgcolor.get_truecolor())), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def segments(app) -> list:
+    """Every segment on screen, as the terminal gets it (after Textual's NO_COLOR filter)."""
+    return [segment for strip in app.screen._compositor.render_strips() for segment in strip
+            if segment.text.strip() and segment.style is not None]
+
+
+async def test_no_color_keeps_marks_signs_removed_words_and_the_verdict_legible(monkeypatch) -> None:
+    """Issue 38, 1: under NO_COLOR Textual draws every colour as its grey, and the `regr`
+    mark, negative deltas, removed words and `▼ drift-down` read 1.6-2.5:1. SPEC: each at
+    least 4.5:1 (WCAG's ratio, worked out here from the segments' own colours)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "b", "down", "a", "down", "u")
+        app.clear_notifications()
+        await pilot.pause()
+        shown = segments(app)
+        checked = {
+            "regr": [s for s in shown if s.text.strip() == "regr"],
+            "fine": [s for s in shown if s.text.strip() == "fine"],
+            "unsu": [s for s in shown if s.text.strip() == "unsu"],
+            "negative delta": [s for s in shown if re.fullmatch(r"\s*-0\.\d{4}", s.text)],
+            "verdict": [s for s in shown if "▼ drift-down" in s.text],
+        }
+        await press(pilot, "g", "enter")
+        checked["new figure"] = [s for s in segments(app) if s.text == "«N»"]
+        await press(pilot, "G")  # the reference, at the end: who matched each word
+        checked["baseline only"] = [s for s in segments(app) if s.text == "baseline only"]
+        await press(pilot, "d")
+        shown = segments(app)
+        checked["removed"] = [s for s in shown if s.style.strike]
+        checked["removed's brackets"] = [s for s in shown if s.text in ("[-", "-]")]
+        for what, found in checked.items():
+            assert found, what
+            worst = min(found, key=lambda s: contrast(s.style))
+            assert contrast(worst.style) >= 4.5, (what, worst.text, str(worst.style))

@@ -41,7 +41,7 @@ from rouge_tui.app.screens.history import HistoryScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.widgets.diffview import DiffView
 from rouge_tui.app.widgets.movers import MoversTable
-from rouge_tui.app.widgets.overview import shorten_names
+from rouge_tui.app.widgets.overview import shorten_names, trend_levels
 
 pytestmark = pytest.mark.slow
 
@@ -2683,3 +2683,34 @@ async def test_no_color_keeps_marks_signs_removed_words_and_the_verdict_legible(
             assert found, what
             worst = min(found, key=lambda s: contrast(s.style))
             assert contrast(worst.style) >= 4.5, (what, worst.text, str(worst.style))
+
+
+def test_history_bars_scale_to_the_band_and_equal_means_draw_equal_bars() -> None:
+    """Issue 38, 5: scaled min to max, two means equal to four decimals drew a cliff (█▁).
+    Worked by hand (8 levels, 0-7): the scale spans at least the band's width, centred on
+    the means, rounded from the baseline's mean."""
+    assert trend_levels([0.36171, 0.36168], 0.04, 0.36171) == [4, 4]  # 3.5026 and 3.4974: both from 4
+    assert trend_levels([0.5, 0.5, 0.5], 0.0, 0.5) == [3, 3, 3]  # no span at all: the middle
+    assert trend_levels([0.30, 0.34], 0.04, 0.30) == [0, 7]  # a move of the band's whole width
+    assert trend_levels([0.30, 0.31], 0.04, 0.30) == [3, 5]  # a quarter of it: 2.625 -> 3, 4.375 + 0.375 -> 5
+    assert trend_levels([0.1, 0.52, 0.9], 0.04, 0.52) == [0, 4, 7]  # beyond the band: min to max; 3.675 -> 4
+    assert trend_levels([], 0.04) == []
+
+
+async def test_the_history_line_draws_two_nearly_equal_means_as_equal_bars(tmp_path: Path) -> None:
+    """Issue 38, 5: the history line of two builds whose means differ by 0.005, well inside
+    the band (about ±0.2 here), drew `█▁`; it draws two equal bars."""
+    words = [f"w{n}" for n in range(10)]
+    reference = " ".join(words)
+    kept = [3, 5, 7, 9, 4, 6, 8, 10, 2, 5]  # how many of the reference's words each output keeps
+    rows = lambda counts: jsonl(*({"id": str(i), "output": " ".join(words[:c])} for i, c in enumerate(counts)))
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": str(i), "reference": reference} for i in range(10))), {
+        "1.jsonl": rows(kept),
+        "2.jsonl": rows([*kept[:9], 6]),  # one output keeps one word more
+    })  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        history = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("history "))
+        bars = history.split("history ", 1)[1].split()[0]
+        assert len(bars) == 2 and bars[0] == bars[1], history

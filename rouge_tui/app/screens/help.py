@@ -26,7 +26,8 @@ OVERVIEW = (
               "holds: shorter outputs)")),
     ("ten", "the ten most-moved outputs' share of the total |Δ|: a few outputs moved, or all of them"),
     ("Δ -x ▁█ +x", "how many examples moved how far, from the largest fall to the largest rise"),
-    ("history", "each build's mean over all its own ids, oldest first; B and C: the pair compared"),
+    ("history", ("each build's mean over all its own ids, oldest first; B and C: the pair compared; the bars "
+                 "span at least the baseline's band, so a move inside it looks small")),
     ("copied", ("with sources: each build's mean coverage (cov) and density (dens) of spans "
                 "copied from the source")),
 )

@@ -22,7 +22,7 @@ from rouge_tui.analysis.figures import Figures, percent
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.safetext import one_line
 
-__all__ = ["Overview", "histogram", "shorten_names", "sparkline"]
+__all__ = ["Overview", "histogram", "shorten_names", "sparkline", "trend_levels"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 SCORING = "scoring every build…"  # the history line until its builds are scored
@@ -45,6 +45,25 @@ def sparkline(counts: Sequence[int]) -> str:
         "·" if not count else SPARKS[max(1, math.ceil(count / top * len(SPARKS))) - 1]
         for count in counts
     )
+
+
+def trend_levels(means: Sequence[float], band_width: float, anchor: float | None = None) -> list[int]:
+    """Each mean's bar level (0 to 7) on the history line. The scale spans the means, and
+    at least ``band_width`` (the baseline's band), centred on them, so a move inside the band
+    looks small and not like a cliff (min to max drew two means equal to four decimals as
+    █▁); levels are rounded from ``anchor`` (the baseline's mean), so a mean within half a
+    level of it, or equal to it, draws its bar."""
+    if not means:
+        return []
+    low, high = min(means), max(means)
+    span = max(high - low, band_width)
+    top = len(SPARKS) - 1
+    if span <= 0:
+        return [top // 2] * len(means)
+    start = (low + high) / 2 - span / 2
+    place = lambda mean: (mean - start) / span * top
+    shift = 0.0 if anchor is None else place(anchor) - round(place(anchor))
+    return [min(top, max(0, round(place(mean) - shift))) for mean in means]
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -222,13 +241,15 @@ class Overview(Widget):
         shown = self.trend[-room:]
         means = [b.stats.mean for b in scored]
         low, high = (min(means), max(means)) if means else (0.0, 1.0)
+        baseline = next((b.stats for b in scored if b.name == pair[0]), None)
+        band = f.baseline.band[1] - f.baseline.band[0]
+        levels = dict(zip((b.name for b in scored), trend_levels(means, band, baseline.mean if baseline else None)))
         for build in shown:
             if build.stats is None:
                 line.append("✗", style=self._style("warn"))
                 continue
-            level = 0 if high == low else round((build.stats.mean - low) / (high - low) * (len(SPARKS) - 1))
             picked = build.name in pair
-            line.append(SPARKS[level], style=Style(reverse=True, bold=True) if picked else self._style("spark"))
+            line.append(SPARKS[levels[build.name]], style=Style(reverse=True, bold=True) if picked else self._style("spark"))
         # The history's own means, as its bars draw them: over all of a build's outputs,
         # which differ from the build lines' paired means when the builds hold other ids.
         kept = {b.name: b.stats for b in scored}

@@ -2714,3 +2714,24 @@ async def test_the_history_line_draws_two_nearly_equal_means_as_equal_bars(tmp_p
         history = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("history "))
         bars = history.split("history ", 1)[1].split()[0]
         assert len(bars) == 2 and bars[0] == bars[1], history
+
+
+async def test_a_tiny_delta_interval_is_not_shown_as_zeros_at_80_columns(tmp_path: Path) -> None:
+    """Issue 38, 10: `95% [-0.000, -0.000]` at 80 columns read as no change at all. One of
+    2,000 outputs loses a word (F 1 -> 6/7): the mean delta is -1/14,000 with a standard
+    error of about 0.00007, so both ends are under 0.0005 from zero, one on each side."""
+    ids = [f"e{n:04}" for n in range(2000)]
+    rows = lambda first: jsonl(*({"id": i, "output": first if i == ids[0] else "a b c d"} for i in ids))
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": i, "reference": "a b c d"} for i in ids)), {
+        "1.jsonl": rows("a b c d"), "2.jsonl": rows("a b c"),
+    })  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        low, high = figures.delta_interval
+        assert -0.0005 < low < 0 < high < 0.0005  # the premise, from the figures
+        line = next(line for line in screen_text(app).splitlines() if "95% " in line)
+        assert "95% [-<0.001, +<0.001]" in line, line
+        # Recall falls by 1/4 in one output of 2,000 (-0.000125); precision stays 3/3: zero.
+        assert "R -<0.001" in line and "P +0.000" in line, line

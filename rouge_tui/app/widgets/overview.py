@@ -22,7 +22,7 @@ from rouge_tui.analysis.figures import Figures, percent
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.safetext import one_line
 
-__all__ = ["Overview", "histogram", "shorten_names", "sparkline", "trend_levels"]
+__all__ = ["Overview", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 SCORING = "scoring every build…"  # the history line until its builds are scored
@@ -64,6 +64,21 @@ def trend_levels(means: Sequence[float], band_width: float, anchor: float | None
     place = lambda mean: (mean - start) / span * top
     shift = 0.0 if anchor is None else place(anchor) - round(place(anchor))
     return [min(top, max(0, round(place(mean) - shift))) for mean in means]
+
+
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign in ``digits`` decimals; one too small to show is not written
+    as zeros (`-0.000` read as no change at all) but as ``-<0.001`` or ``+<0.001``: its sign
+    and its size."""
+    shown = f"{value:+.{digits}f}"
+    if value and float(shown) == 0:
+        return f"{shown[0]}<{10.0**-digits:.{digits}f}"
+    return shown
+
+
+def interval_text(low: float, high: float, digits: int) -> str:
+    """An interval in ``digits`` decimals, each end as `signed` writes it."""
+    return f"[{signed(low, digits)}, {signed(high, digits)}]"
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -192,13 +207,13 @@ class Overview(Widget):
         # are on the baseline's line), so those go first; then parts left out end in "…".
         full = [
             ("Δ", f"{f.delta_mean:+.4f}"),
-            ("95%", f"[{low:+.4f}, {high:+.4f}]"),
+            ("95%", interval_text(low, high, 4)),
             ("band", f"{source} k={f.settings.k:g}"),
-            ("P", f"{f.delta_precision:+.3f}"),
-            ("R", f"{f.delta_recall:+.3f}"),
+            ("P", signed(f.delta_precision, 3)),
+            ("R", signed(f.delta_recall, 3)),
             ("ten", f"{percent(f.top_share)} of |Δ|"),
         ]
-        short = [full[0], ("95%", f"[{low:+.3f}, {high:+.3f}]"), *full[3:5], ("ten", percent(f.top_share))]
+        short = [full[0], ("95%", interval_text(low, high, 3)), *full[3:5], ("ten", percent(f.top_share))]
         room = width - verdict.cell_len
         parts = full if sum(len(n) + len(v) + 3 for n, v in full) <= room else short
         for number, (name, value) in enumerate(parts):

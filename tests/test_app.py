@@ -2735,3 +2735,28 @@ async def test_a_tiny_delta_interval_is_not_shown_as_zeros_at_80_columns(tmp_pat
         assert "95% [-<0.001, +<0.001]" in line, line
         # Recall falls by 1/4 in one output of 2,000 (-0.000125); precision stays 3/3: zero.
         assert "R -<0.001" in line and "P +0.000" in line, line
+
+
+async def test_help_entries_wrap_under_their_description_not_at_column_0() -> None:
+    """Issue 38, 10: the help's long entries (the filter, the overview's words) went on at
+    column 0, under the keys. Read on screen at 80x24, page by page: every line of the
+    keys and lists is a heading, blank, or indented."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        box = app.screen.query_one("#help-box")
+        seen: list[str] = []
+        for top in range(0, round(box.max_scroll_y) + 1, 5):
+            box.scroll_to(y=top, animate=False, immediate=True)
+            await pilot.pause()
+            for line in screen_text(app).splitlines()[2:-3]:  # inside the box's borders
+                inside = line.split("│")[1] if line.count("│") >= 2 else ""
+                if inside[1:].strip() and inside[1:] not in seen:
+                    seen.append(inside[1:])  # (less the box's padding)
+        body = seen[: next(i for i, line in enumerate(seen) if line.startswith("Verdicts:"))]
+        headings = ("Keys here", "Metrics", "Tokenizers", "Sorts", "Change signals", "The overview")
+        at_zero = [line for line in body if not line.startswith(" ") and not line.startswith(headings)]
+        assert at_zero == [], at_zero
+        filter_line = next(i for i, line in enumerate(body) if line.startswith("  /        filter:"))
+        assert body[filter_line + 1].startswith(" " * 11) and body[filter_line + 1][11] != " "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -54,8 +55,34 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         with VerticalScroll(id="help-box"):
             yield Static(self.text(), id="help-text")
 
-    def text(self) -> Text:
+    def on_resize(self) -> None:
+        # The entries wrap under their own column, not at column 0: that needs the width.
+        box = self.query_one("#help-box", VerticalScroll)
+        self.query_one("#help-text", Static).update(self.text(box.scrollable_content_region.width))
+
+    def text(self, width: int | None = None) -> Text:
+        """Every entry on a line of its own; with ``width``, an entry too long for it goes
+        on under its description's first word (a hanging indent), never at column 0."""
         text = Text()
+
+        def entry(name: str, column: int, description: str | Text) -> None:
+            head = f"  {name:<{column}} "
+            text.append(head[:-1], style="bold")
+            text.append(" ")
+            words = Text(description) if isinstance(description, str) else description
+            indent = cell_len(head)
+            if width is None or width - indent < 20:
+                text.append_text(words)
+            else:
+                lines = words.wrap(self.app.console, width - indent)
+                for number, line in enumerate(lines):
+                    line.rstrip()
+                    text.append(" " * indent if number else "")
+                    text.append_text(line)
+                    if number < len(lines) - 1:
+                        text.append("\n")
+            text.append("\n")
+
         text.append("Keys here\n", style="bold underline")
         keys: dict[str, list[str]] = {}  # each action's keys, in the screen's order (q esc back)
         first: dict[str, Binding] = {}
@@ -67,41 +94,33 @@ class HelpScreen(common.Answers, ModalScreen[None]):
             keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))
         seen = set(first)
         for binding in first.values():
-            key = " ".join(keys[binding.action])
-            text.append(f"  {key:<8}", style="bold")
-            text.append(f" {FILTER if binding.action == 'filter' else binding.description}")
+            description = Text(FILTER if binding.action == "filter" else binding.description)
             # A key the screen turns off for now (r with one run, f against the reference);
             # the app's own keys (help, quit) are never off.
             name = binding.action.split("(")[0]
             if not name.startswith("app.") and self.source.check_action(name, ()) is not True:
-                text.append(" (not now)", style="italic")
-            text.append("\n")
-        text.append(f"  {MOVING[0]:<8}", style="bold")
-        text.append(f" {MOVING[1]}\n")
+                description.append(" (not now)", style="italic")
+            entry(" ".join(keys[binding.action]), 8, description)
+        entry(MOVING[0], 8, MOVING[1])
 
         def cycles(key: str, action: str) -> str:  # the key works here, or only in the review
             return f"({key} cycles)" if action in seen else f"({key} cycles them in the review table)"
 
         text.append(f"\nMetrics {cycles('m', 'metric')}\n", style="bold underline")
         for metric in METRICS.values():
-            text.append(f"  {metric.name:<10}", style="bold")
-            text.append(f" {metric.summary}\n")
+            entry(metric.name, 10, metric.summary)
         text.append(f"\nTokenizers {cycles('t', 'tokenizer')}\n", style="bold underline")
         for tokenizer in TOKENIZERS.values():
-            text.append(f"  {tokenizer.name:<12}", style="bold")
-            text.append(f" {tokenizer.summary}\n")
+            entry(tokenizer.name, 12, tokenizer.summary)
         text.append(f"\nSorts {cycles('s', 'sort')}\n", style="bold underline")
         for sort in SORTS.values():
-            text.append(f"  {sort.words:<19}", style="bold")
-            text.append(f" {sort.summary}\n")
+            entry(sort.words, 19, sort.summary)
         text.append("\nChange signals (the table's signals column)\n", style="bold underline")
         for signal in SIGNALS:
-            text.append(f"  {signal.short:<6}", style="bold")
-            text.append(f" {signal.name}: {signal.summary}\n")
+            entry(signal.short, 6, f"{signal.name}: {signal.summary}")
         text.append("\nThe overview\n", style="bold underline")
         for name, meaning in OVERVIEW:
-            text.append(f"  {name:<10}", style="bold")
-            text.append(f" {meaning}\n")
+            entry(name, 10, meaning)
         text.append("\nVerdicts: ", style="bold")
         text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
         text.append(" (the candidate's mean against the baseline's band)\n")

@@ -2760,3 +2760,22 @@ async def test_help_entries_wrap_under_their_description_not_at_column_0() -> No
         assert at_zero == [], at_zero
         filter_line = next(i for i, line in enumerate(body) if line.startswith("  /        filter:"))
         assert body[filter_line + 1].startswith(" " * 11) and body[filter_line + 1][11] != " "
+
+
+async def test_an_older_pair_says_so_in_the_overview_until_the_newest_is_back() -> None:
+    """Issue 38, 10: with an older pair compared from the history, only the build names
+    said it was not the newest pair (the one an alert is about). The overview's first line
+    says so, until `h` `end` `enter` brings the newest pair back."""
+    names = sorted(p.name.removesuffix(".jsonl") for p in (INCIDENT / "builds").iterdir())
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "not the newest pair" not in screen_text(app).splitlines()[0]
+        await press(pilot, "h", "k", "k", "enter")
+        await settle(pilot)
+        assert review_screen(app).pair_shown() == (names[-4], names[-3])
+        assert "! not the newest pair (h, end ⏎: the newest)" in screen_text(app).splitlines()[0]
+        await press(pilot, "h", "end", "enter")
+        await settle(pilot)
+        assert review_screen(app).pair_shown() == (names[-2], names[-1])
+        assert "not the newest pair" not in screen_text(app).splitlines()[0]

@@ -658,8 +658,14 @@ class ReviewScreen(common.Answers, Screen[None]):
         """The overview's notice for the comparison shown."""
         unreadable = self.unreadable
         said = [self.refs_notice]
-        if unreadable is not None and unreadable[0] == self.pair_shown():
+        shown = self.pair_shown()
+        if unreadable is not None and unreadable[0] == shown:
             said.append(f"newest pair unreadable: {one_line(unreadable[1], 30)} (h)")
+        elif self.suite is not None and shown is not None and len(self.suite.builds) >= 2 and (
+                shown != tuple(b.name for b in self.suite.builds[-2:])):
+            # Only the build names said that another pair than the newest (the one an alert
+            # is about) was on screen.
+            said.append("not the newest pair (h, end ⏎: the newest)")
         return "; ".join(filter(None, said)) or None
 
     def pair_shown(self) -> tuple[str, str] | None:

@@ -1749,15 +1749,15 @@ async def test_history_fits_80_columns_one_line_a_build_under_its_column_header(
             await settle(pilot)
         rows = screen_text(app).splitlines()
         names = [b.name for b in app.screen.suite.builds]
-        header = rows[1]
+        header = rows[2]  # under the title and the line that says what the figures are
         band = ["band"] if size[0] == 80 else []
         assert header.split() == ["build", "runs", "n", "mean", *band, "paired", "Δ", "marks"]
-        assert rows[2 : 2 + len(names)] == [row for row in rows[2:-1] if row.strip()]  # nothing wrapped
-        for name, row in zip(names, rows[2:]):
+        assert rows[3 : 3 + len(names)] == [row for row in rows[3:-1] if row.strip()]  # nothing wrapped
+        for name, row in zip(names, rows[3:]):
             assert name in row or "…" in row
             assert row.index(f"{app.screen.builds[names.index(name)].stats.mean:.4f}") == header.index("mean")
             assert max(map(len, rows)) <= size[0]
-        candidate = rows[2 + len(names) - 1]
+        candidate = rows[3 + len(names) - 1]
         assert candidate.startswith(" ▶ C") and candidate.rstrip().endswith(" 1")  # the cursor's row
         assert len(candidate.rstrip()) == len(header.rstrip())  # the count under "marks"
         assert candidate.index("-0.0352 ▼") == header.index("paired Δ")
@@ -2779,3 +2779,23 @@ async def test_an_older_pair_says_so_in_the_overview_until_the_newest_is_back() 
         await settle(pilot)
         assert review_screen(app).pair_shown() == (names[-2], names[-1])
         assert "not the newest pair" not in screen_text(app).splitlines()[0]
+
+
+async def test_the_history_says_its_metric_and_that_its_figures_are_over_all_outputs() -> None:
+    """Issue 38, 10: the history view said neither which metric it showed nor that its n,
+    mean and band are over all of a build's outputs, while the overview's are over the ids
+    the pair shares (Δ here is paired too)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        about = screen_text(app).splitlines()[1]
+        assert "rougeL (whitespace)" in about and "each build's own outputs" in about and "paired" in about, about
+        await press(pilot, "q", "m")
+        await settle(pilot)
+        metric = review_screen(app).analysis.settings.metric
+        assert metric != "rougeL"
+        await press(pilot, "h")
+        await settle(pilot)
+        assert f"{metric} (whitespace)" in screen_text(app).splitlines()[1]

@@ -76,6 +76,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
+        yield Static(id="history-about")
         yield Static(id="history-columns")
         yield BuildList(id="builds")
         yield KeyBar()
@@ -165,6 +166,12 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         if cell_len(header) + 24 <= self.size.width:  # where it fits (the column says "paired Δ")
             header += " · Δ vs the build before"
         self.query_one("#history-title", Static).update(Text(header, no_wrap=True, overflow="ellipsis"))
+        # Which figures these are: the overview's n, mean and band are over the ids the pair
+        # shares, these over each build's own (a newcomer took the two for one thing).
+        settings = self.review.analysis.settings
+        scoring = f"{settings.metric} ({settings.tokenizer}{', stem' if settings.stem else ''})"
+        about = f"{scoring} · n, mean, band: each build's own outputs · Δ: paired ids"
+        self.query_one("#history-about", Static).update(Text(about, no_wrap=True, overflow="ellipsis"))
         # Δ and verdict against the build before (the mean paired delta: over the ids both
         # have, so not the difference of the two means); marks made on any pair with it as
         # candidate.

@@ -1959,17 +1959,17 @@ async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) ->
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         text = screen_text(app)
-        assert "incident-summaries-with-a-long-folder-name" in text
+        assert "Incident summaries in incid" in text  # the folder, cut to leave room for the verdict
         assert "drift-down" in text and "within band" in text
         assert "broken" in text and "✗" in text
     # Each suite by its suite.toml name (SPEC "Interfaces": name, builds, latest verdict),
-    # then the folder it is in.
+    # the folder it is in beside it.
     app = RougeApp(sorted(p for p in folder.iterdir()), argparse.Namespace())
     async with app.run_test(size=(160, 24)) as pilot:
         await settle(pilot)
         lines = screen_text(app).splitlines()
         line = next(line for line in lines if "Incident summaries" in line)
-        assert "8 builds · ▼ drift-down" in line and line.rstrip().endswith("in incident-summaries-with-a-long-folder-name")
+        assert "Incident summaries in incident-summaries-with-a-long-folder-name  8 builds · ▼ drift-down" in line
         assert any(line.lstrip(" ▶").startswith("Support answers") for line in lines)
 
 
@@ -2799,3 +2799,25 @@ async def test_the_history_says_its_metric_and_that_its_figures_are_over_all_out
         await press(pilot, "h")
         await settle(pilot)
         assert f"{metric} (whitespace)" in screen_text(app).splitlines()[1]
+
+
+async def test_the_suites_list_tells_six_copies_apart_one_line_each(tmp_path: Path) -> None:
+    """Issue 38, 10: six suites of one name were listed alike, each folder wrapped onto a
+    second line. Each is one line at 80 columns, with its verdict and the part of its
+    folder's name that tells it apart."""
+    import shutil
+
+    folders = [f"incident-summaries-copy-{n}-from-the-nightly-box" for n in range(6)]
+    for folder in folders:
+        shutil.copytree(INCIDENT, tmp_path / folder)
+    app = RougeApp([tmp_path / f for f in folders], argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(100):  # the summaries come one suite at a time
+            if "…" not in screen_text(app).splitlines()[6]:
+                break
+            await pilot.pause(0.1)
+        rows = screen_text(app).splitlines()[1:-1]
+        assert [row for row in rows if row.strip()] == rows[:6], rows  # six lines, nothing wrapped
+        for n, row in enumerate(rows[:6]):
+            assert "Incident summaries" in row and f"copy-{n}" in row and "▼ drift-down Δ -0.0352" in row, row

@@ -187,8 +187,9 @@ class Terminal:
     def exited(self) -> bool:
         return (self.dir / "result.json").exists()
 
-    def stop(self, key: str = "q", timeout: float = 30.0) -> dict:
-        """Press ``key`` (quit) and wait for the command's exit; returns its exit code,
+    def stop(self, key: str = "Q", timeout: float = 30.0) -> dict:
+        """Press ``key`` (Q quits from any view; q closes a diff or the history) and wait
+        for the command's exit; returns its exit code,
         peak RSS (MB) and CPU seconds."""
         result = self.dir / "result.json"
         if not result.exists():

@@ -30,6 +30,7 @@ from test_app_helpers import (
 )
 from textual.widgets import OptionList, Static
 
+from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen
@@ -40,7 +41,7 @@ from rouge_tui.app.screens.history import HistoryScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.widgets.diffview import DiffView
 from rouge_tui.app.widgets.movers import MoversTable
-from rouge_tui.app.widgets.overview import shorten_names
+from rouge_tui.app.widgets.overview import shorten_names, trend_levels
 
 pytestmark = pytest.mark.slow
 
@@ -279,30 +280,6 @@ async def test_after_a_switch_the_cursor_is_on_the_first_row_of_the_new_order() 
         await press(pilot, "end", "t")
         await settle(pilot)
         assert table.cursor == 0
-
-
-async def test_a_sort_keeps_the_example_under_the_cursor_on_its_new_row_in_view() -> None:
-    """On row 3 (inc-0200), s put the cursor on the top row: the reader lost the example.
-    Through every sort it now stays under the cursor, on its row of the new order (worked
-    out here from the oracle's deltas for regressions first) and drawn on screen; from the
-    last row too, which another order puts far from where the view was."""
-    app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        table = review_screen(app).table
-        drawn = lambda example_id: any(line.startswith("▶") and f" {example_id} " in line for line in table_lines(table))
-        await press(pilot, "down", "down")
-        assert current_id(app) == "inc-0200" and drawn("inc-0200")
-        deltas, ranked = incident_deltas(), ranked_ids()
-        await press(pilot, "s")  # regressions first
-        assert table.cursor == sorted(deltas, key=lambda i: (deltas[i], ranked.index(i))).index("inc-0200")
-        for _ in review_screen(app).analysis.figures.sorts():  # and on round to regressions first again
-            assert current_id(app) == "inc-0200" and drawn("inc-0200"), review_screen(app).sort
-            await press(pilot, "s")
-        await press(pilot, "end")  # regressions first: the last row is the biggest rise
-        assert current_id(app) == max(deltas, key=deltas.get)
-        await press(pilot, "s")  # improvements first: now the first row
-        assert table.cursor == 0 and current_id(app) == max(deltas, key=deltas.get) and drawn(current_id(app))
 
 
 async def test_the_comparison_read_again_under_a_filter_keeps_the_example_under_the_cursor(
@@ -609,7 +586,7 @@ async def test_stray_keys_after_a_question_is_answered_close_nothing_under_it() 
         await settle(pilot)
         review = review_screen(app).review
         example = current_id(app)
-        await press(pilot, "g", "x")
+        await press(pilot, "a", "x")
         assert isinstance(app.screen, ConfirmScreen)
         await burst(pilot, "j", "k", "l")
         assert isinstance(app.screen, ReviewScreen) and app.is_running
@@ -783,11 +760,11 @@ async def test_texts_unreadable_twice_keep_the_way_open_and_the_cursor_on_its_ex
         await settle(pilot)
         failed = lambda: [n.message for n in app._notifications if n.message.startswith("could not read the texts")]
         assert len(failed()) == 1 and "history needs the texts" in screen_text(app)
-        await press(pilot, "g")  # reads them again: still broken
+        await press(pilot, "a")  # reads them again: still broken
         await settle(pilot)
         assert len(failed()) == 2 and "not done: the mark is set" in failed()[-1], failed()
         (suite / "builds" / "2.jsonl").write_text(good)
-        await press(pilot, "g")
+        await press(pilot, "a")
         await settle(pilot)
         assert screen.review is not None and screen.review.get(on).word == "fine"
         assert current_id(app) == on
@@ -857,7 +834,7 @@ async def test_a_diff_open_when_a_metric_switch_lands_keeps_its_example_and_mark
         await settle(pilot)
         assert screen.analysis is not before and screen.analysis.figures.ids[index] != shown
         assert app.screen.example_id == shown and shown in app.screen.title_text(98).plain
-        await press(pilot, "g")
+        await press(pilot, "a")
         assert screen.review.get(shown).word == "fine"
         assert all(screen.review.get(i) is None for i in screen.analysis.figures.ids if i != shown)
         await press(pilot, "escape")
@@ -878,7 +855,7 @@ async def test_filter_by_signal_mark_and_text() -> None:
         assert "signal truncated" in screen.query_one("#status").render().plain
         await press(pilot, "escape")
         assert screen.table.row_count == figures.paired
-        await press(pilot, "g", "slash")
+        await press(pilot, "a", "slash")
         await type_text(pilot, "fine")
         await settle(pilot)
         assert screen.table.row_count == 1
@@ -1019,7 +996,7 @@ async def test_a_failed_save_tried_again_says_so_again(monkeypatch: pytest.Monke
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "g")
+        await press(pilot, "a", "a")
         failed = [n for n in app._notifications if n.message.startswith("could not save the mark")]
         assert len(failed) == 2
 
@@ -1056,7 +1033,7 @@ async def test_the_status_line_and_footer_at_80_columns() -> None:
         assert "1 base only, 1 cand only, 1 no ref" in text
         footer = footer_text(app)
         assert footer.lstrip().startswith("? help")
-        shown = ("q quit", "⏎ diff", "w walk", "g b u mark", "h history", "e export", "/ filter")
+        shown = ("q quit", "⏎ diff", "w walk", "a b u mark", "h history", "e export", "/ filter")
         assert [footer.index(key) for key in shown] == sorted(footer.index(key) for key in shown), footer
         await press(pilot, "question_mark")
         assert all(f"  {key:<8} " in app.screen.text().plain for key in "csmtx")  # and in ?
@@ -1106,7 +1083,7 @@ async def test_the_status_line_keeps_every_count_with_marks_and_a_filter(width: 
     app = app_for()
     async with app.run_test(size=(width, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "down", "b", "s")
+        await press(pilot, "a", "down", "b", "s")
         if filtered:
             await press(pilot, "slash")
             await type_text(pilot, "trunc")
@@ -1178,7 +1155,7 @@ async def test_brackets_step_onto_the_flag_of_bs_invented_closing_sentence() -> 
         assert any("no more changes that way" in n.message for n in app._notifications)
         await press(pilot, *["right_square_bracket"] * 6)  # said once while it shows, not six times
         assert sum("no more changes that way" in n.message for n in app._notifications) == 1
-        await press(pilot, "g", "b", "g")  # a message said again after another is said again
+        await press(pilot, "a", "b", "a")  # a message said again after another is said again
         said = [n.message for n in app._notifications if n.message.endswith((": fine", ": regression"))]
         assert [m.rsplit(": ", 1)[1] for m in said] == ["fine", "regression", "fine"]
 
@@ -1471,7 +1448,7 @@ async def test_a_mark_in_the_diff_title_does_not_shorten_the_figures_before_it()
         figures_part = (f"rank {index + 1} · Δ {float(figures.delta[index]):+.4f} · "
                         f"{float(figures.baseline_f[index]):.4f} → {float(figures.candidate_f[index]):.4f}")
         assert figures_part in app.screen.title_text(78).plain
-        await press(pilot, "g")
+        await press(pilot, "a")
         title = app.screen.title_text(78).plain
         assert figures_part in title and "fine" in title, title
 
@@ -1813,7 +1790,7 @@ async def test_history_counts_the_marks_made_on_any_pair_with_that_candidate(tmp
     app = app_for(suite)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "h")
+        await press(pilot, "a", "h")
         await settle(pilot)
         lines = history_lines(app)
         assert lines["3"].split()[-1] == "3" and lines["3"].split()[-2] in "▼▲●"  # the marks column
@@ -1901,7 +1878,7 @@ async def test_history_fits_80_columns_one_line_a_build_under_its_column_header(
     app = app_for()
     async with app.run_test(size=(80, 24) if len(size) == 3 else size) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "h")
+        await press(pilot, "a", "h")
         await settle(pilot)
         if len(size) == 3:
             await pilot.resize_terminal(*size[:2])
@@ -1998,7 +1975,7 @@ async def test_a_marked_examples_title_still_says_which_run_at_80_columns() -> N
     app = app_for(baseline="2026-11-24_54c7f3", candidate="2026-11-25_afab85")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "enter", "g")
+        await press(pilot, "enter", "a")
         await settle(pilot)
         for run in (1, 2, 3):
             title = app.screen.title_text(78).plain
@@ -2012,7 +1989,7 @@ async def test_marks_persist_and_come_back() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "g", "down", "b", "down", "u")
+        await press(pilot, "a", "down", "b", "down", "u")
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -2037,14 +2014,14 @@ async def test_q_with_a_mark_that_could_not_be_saved_asks_first(tmp_path: Path, 
             raise OSError(28, "No space left on device")
 
         monkeypatch.setattr(marks, "atomic_write", full)
-        await press(pilot, "g")
+        await press(pilot, "a")
         assert review_screen(app).review.store.unsaved == 1
         await press(pilot, "q")
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
         await press(pilot, "n")
         assert app.is_running
         monkeypatch.undo()
-        await press(pilot, "g")
+        await press(pilot, "a")
         assert review_screen(app).review.store.unsaved == 0
         await press(pilot, "q")
     assert app.return_code == 0
@@ -2150,17 +2127,17 @@ async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) ->
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         text = screen_text(app)
-        assert "incident-summaries-with-a-long-folder-name" in text
+        assert "Incident summaries in incid" in text  # the folder, cut to leave room for the verdict
         assert "drift-down" in text and "within band" in text
         assert "broken" in text and "✗" in text
     # Each suite by its suite.toml name (SPEC "Interfaces": name, builds, latest verdict),
-    # then the folder it is in.
+    # the folder it is in beside it.
     app = RougeApp(sorted(p for p in folder.iterdir()), argparse.Namespace())
     async with app.run_test(size=(160, 24)) as pilot:
         await settle(pilot)
         lines = screen_text(app).splitlines()
         line = next(line for line in lines if "Incident summaries" in line)
-        assert "8 builds · ▼ drift-down" in line and line.rstrip().endswith("in incident-summaries-with-a-long-folder-name")
+        assert "Incident summaries in incident-summaries-with-a-long-folder-name  8 builds · ▼ drift-down" in line
         assert any(line.lstrip(" ▶").startswith("Support answers") for line in lines)
 
 
@@ -2603,7 +2580,7 @@ async def test_the_tables_keys_pressed_in_a_diff_say_where_they_work() -> None:
                           ("slash", "/ filters"), ("w", "w walks the ten"), ("h", "h shows the history")):
             await press(pilot, key)
             assert app.screen is diff and screen.analysis is shown
-            assert any(n.message == f"{said} in the review table: escape goes back to it" for n in app._notifications), key
+            assert any(n.message == f"{said} in the review table: q or escape goes back to it" for n in app._notifications), key
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
         help_text = app.screen.text().plain
@@ -2684,7 +2661,7 @@ async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Pat
         screen.table.cursor = screen.table.row_of(screen.analysis.figures.ids.index("t1"))
         await press(pilot, "x")
         assert any("the regression mark shown is carried from another pair" in n.message for n in app._notifications)
-        await press(pilot, "g", "x", "y")
+        await press(pilot, "a", "x", "y")
         said = [n.message for n in app._notifications if n.message.startswith("t1: the fine mark cleared")]
         assert said == ["t1: the fine mark cleared; the regression mark carried from 1-base → 2-cand shows again"]
         assert screen.review.get("t1").carried_from == ("1-base", "2-cand")
@@ -2698,7 +2675,7 @@ async def test_a_short_notification_covers_little_of_the_table_and_a_path_still_
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         example = current_id(app)
-        await press(pilot, "g")
+        await press(pilot, "a")
         await pilot.pause(0.2)
         toasts = list(app.screen.query("Toast"))
         assert toasts and f"{example}: fine" in str(toasts[-1].render())
@@ -2726,3 +2703,306 @@ async def test_a_diff_with_replicate_runs_opens_on_the_run_that_moved_most(tmp_p
         assert "run 2/2 moved most" in app.screen.title_text(98).plain
         await press(pilot, "r")
         assert app.screen.run == 0 and "moved most" not in app.screen.title_text(98).plain
+
+
+async def test_g_and_shift_g_move_as_in_less_and_never_mark() -> None:
+    """Issue 38, 2: a less or vim user pressed `end` then `g` `g` to go back up and marked
+    the example fine. `g` / `G` go to the first / last row (table, diff, history, help);
+    `a` marks fine; no movement key changes review state."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        review, paired = screen.review, screen.analysis.figures.paired
+        await press(pilot, "end", "g", "g")
+        assert screen.table.cursor == 0
+        await press(pilot, "G")
+        assert screen.table.cursor == paired - 1
+        await press(pilot, "g", "enter")
+        view = app.screen.query_one(DiffView)
+        await press(pilot, "G")
+        assert round(view.scroll_y) == round(view.max_scroll_y) > 0
+        await press(pilot, "g")
+        assert round(view.scroll_y) == 0
+        await press(pilot, "escape", "h", "G")
+        builds = app.screen.query_one(OptionList)
+        assert builds.highlighted == builds.option_count - 1
+        await press(pilot, "g")
+        assert builds.highlighted == 0
+        await press(pilot, "escape", "question_mark", "G", "g", "escape")
+        assert review.shown() == {} and review.store.unsaved == 0
+        await press(pilot, "a")  # accept: the one key that marks fine
+        assert {i: m.word for i, m in review.shown().items()} == {ranked_ids()[0]: "fine"}
+        footer = screen_text(app).splitlines()[-1]
+        assert "a b u mark" in footer, footer
+
+
+async def test_q_closes_a_view_and_shift_q_quits_from_any() -> None:
+    """Issue 38, 3: `q` in a diff or the history quit the whole app, losing the pair, the
+    metric, the filter and the sort. As in less and tig: `q` (and escape) close the view
+    (a diff, the walk, the history, help); in the table `q` quits; `Q` quits from any view."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "s")
+        sort = screen.sort
+        for opens in (("enter",), ("w",), ("h",), ("question_mark",), ("enter", "question_mark"), ("enter", "o")):
+            await press(pilot, *opens)
+            assert app.screen is not screen
+            await press(pilot, *["q"] * len(opens))
+            assert app.screen is screen and app.is_running, opens
+        assert screen.sort == sort
+        await press(pilot, "enter", "Q")
+    assert not app.is_running and app.return_code == 0
+    for view in (("h",), ("question_mark",), ("w",)):
+        app = app_for()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await press(pilot, *view, "Q")
+        assert not app.is_running and app.return_code == 0, view
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "q")
+    assert not app.is_running and app.return_code == 0
+
+
+async def test_shift_q_in_a_diff_asks_first_while_a_mark_is_unsaved(monkeypatch) -> None:
+    """Issue 38, 3: quitting from a view asks, as `q` in the table does, while a mark could
+    not be saved; `q` there only closes the view."""
+    from rouge_tui.store import marks
+
+    def full(*_args, **_kwargs):
+        raise OSError(28, "No space left on device")
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(marks, "atomic_write", full)
+        await press(pilot, "enter", "b")
+        assert review_screen(app).review.store.unsaved == 1
+        await press(pilot, "q")
+        assert isinstance(app.screen, ReviewScreen) and app.is_running
+        await press(pilot, "enter", "Q")
+        assert isinstance(app.screen, ConfirmScreen) and app.is_running
+        await press(pilot, "n")
+        assert isinstance(app.screen, DiffScreen) and app.is_running
+
+
+async def test_a_sort_shows_its_first_rows_with_the_cursor_on_the_first() -> None:
+    """Issue 38, 4: `s` kept the cursor's example, so after "regressions first" the screen
+    showed the end of the list. After a sort, the cursor is on its first row, in view."""
+    deltas = incident_deltas()
+    low, high = min(deltas.values()), max(deltas.values())
+    assert sorted(deltas.values()).count(low) == sorted(deltas.values()).count(high) == 1
+    firsts = {  # each order's first example, from the oracle's deltas
+        "regressions first": next(i for i, d in deltas.items() if d == low),
+        "improvements first": next(i for i, d in deltas.items() if d == high),
+        "by id": min(deltas),
+    }
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        for words, first in firsts.items():
+            await press(pilot, "G")
+            while SORTS[screen.sort].words != words:
+                await press(pilot, "s")
+            assert screen.table.cursor == 0 and round(screen.table.scroll_y) == 0, words
+            top = table_lines(screen.table)[1]
+            assert top.startswith("▶") and f" {first} " in top, (words, top)
+
+
+def relative_luminance(colour) -> float:
+    """WCAG 2's relative luminance of an sRGB colour (its definition, restated)."""
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = colour
+    return 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+
+
+def contrast(style) -> float:
+    """WCAG 2's contrast ratio of a segment's foreground on its background."""
+    lighter, darker = sorted((relative_luminance(style.color.get_truecolor()),
+                              relative_luminance(style.bgcolor.get_truecolor())), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def segments(app) -> list:
+    """Every segment on screen, as the terminal gets it (after Textual's NO_COLOR filter)."""
+    return [segment for strip in app.screen._compositor.render_strips() for segment in strip
+            if segment.text.strip() and segment.style is not None]
+
+
+async def test_no_color_keeps_marks_signs_removed_words_and_the_verdict_legible(monkeypatch) -> None:
+    """Issue 38, 1: under NO_COLOR Textual draws every colour as its grey, and the `regr`
+    mark, negative deltas, removed words and `▼ drift-down` read 1.6-2.5:1. SPEC: each at
+    least 4.5:1 (WCAG's ratio, worked out here from the segments' own colours)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "b", "down", "a", "down", "u")
+        app.clear_notifications()
+        await pilot.pause()
+        shown = segments(app)
+        checked = {
+            "regr": [s for s in shown if s.text.strip() == "regr"],
+            "fine": [s for s in shown if s.text.strip() == "fine"],
+            "unsu": [s for s in shown if s.text.strip() == "unsu"],
+            "negative delta": [s for s in shown if re.fullmatch(r"\s*-0\.\d{4}", s.text)],
+            "verdict": [s for s in shown if "▼ drift-down" in s.text],
+        }
+        await press(pilot, "g", "enter")
+        checked["new figure"] = [s for s in segments(app) if s.text == "«N»"]
+        await press(pilot, "G")  # the reference, at the end: who matched each word
+        checked["baseline only"] = [s for s in segments(app) if s.text == "baseline only"]
+        await press(pilot, "d")
+        shown = segments(app)
+        checked["removed"] = [s for s in shown if s.style.strike]
+        checked["removed's brackets"] = [s for s in shown if s.text in ("[-", "-]")]
+        for what, found in checked.items():
+            assert found, what
+            worst = min(found, key=lambda s: contrast(s.style))
+            assert contrast(worst.style) >= 4.5, (what, worst.text, str(worst.style))
+
+
+def test_history_bars_scale_to_the_band_and_equal_means_draw_equal_bars() -> None:
+    """Issue 38, 5: scaled min to max, two means equal to four decimals drew a cliff (█▁).
+    Worked by hand (8 levels, 0-7): the scale spans at least the band's width, centred on
+    the means, rounded from the baseline's mean."""
+    assert trend_levels([0.36171, 0.36168], 0.04, 0.36171) == [4, 4]  # 3.5026 and 3.4974: both from 4
+    assert trend_levels([0.5, 0.5, 0.5], 0.0, 0.5) == [3, 3, 3]  # no span at all: the middle
+    assert trend_levels([0.30, 0.34], 0.04, 0.30) == [0, 7]  # a move of the band's whole width
+    assert trend_levels([0.30, 0.31], 0.04, 0.30) == [3, 5]  # a quarter of it: 2.625 -> 3, 4.375 + 0.375 -> 5
+    assert trend_levels([0.1, 0.52, 0.9], 0.04, 0.52) == [0, 4, 7]  # beyond the band: min to max; 3.675 -> 4
+    assert trend_levels([], 0.04) == []
+
+
+async def test_the_history_line_draws_two_nearly_equal_means_as_equal_bars(tmp_path: Path) -> None:
+    """Issue 38, 5: the history line of two builds whose means differ by 0.005, well inside
+    the band (about ±0.2 here), drew `█▁`; it draws two equal bars."""
+    words = [f"w{n}" for n in range(10)]
+    reference = " ".join(words)
+    kept = [3, 5, 7, 9, 4, 6, 8, 10, 2, 5]  # how many of the reference's words each output keeps
+    rows = lambda counts: jsonl(*({"id": str(i), "output": " ".join(words[:c])} for i, c in enumerate(counts)))
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": str(i), "reference": reference} for i in range(10))), {
+        "1.jsonl": rows(kept),
+        "2.jsonl": rows([*kept[:9], 6]),  # one output keeps one word more
+    })  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        history = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("history "))
+        bars = history.split("history ", 1)[1].split()[0]
+        assert len(bars) == 2 and bars[0] == bars[1], history
+
+
+async def test_a_tiny_delta_interval_is_not_shown_as_zeros_at_80_columns(tmp_path: Path) -> None:
+    """Issue 38, 10: `95% [-0.000, -0.000]` at 80 columns read as no change at all. One of
+    2,000 outputs loses a word (F 1 -> 6/7): the mean delta is -1/14,000 with a standard
+    error of about 0.00007, so both ends are under 0.0005 from zero, one on each side."""
+    ids = [f"e{n:04}" for n in range(2000)]
+    rows = lambda first: jsonl(*({"id": i, "output": first if i == ids[0] else "a b c d"} for i in ids))
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": i, "reference": "a b c d"} for i in ids)), {
+        "1.jsonl": rows("a b c d"), "2.jsonl": rows("a b c"),
+    })  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        low, high = figures.delta_interval
+        assert -0.0005 < low < 0 < high < 0.0005  # the premise, from the figures
+        line = next(line for line in screen_text(app).splitlines() if "95% " in line)
+        assert "95% [-<0.001, +<0.001]" in line, line
+        # Recall falls by 1/4 in one output of 2,000 (-0.000125); precision stays 3/3: zero.
+        assert "R -<0.001" in line and "P +0.000" in line, line
+
+
+async def test_help_entries_wrap_under_their_description_not_at_column_0() -> None:
+    """Issue 38, 10: the help's long entries (the filter, the overview's words) went on at
+    column 0, under the keys. Read on screen at 80x24, page by page: every line of the
+    keys and lists is a heading, blank, or indented."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        box = app.screen.query_one("#help-box")
+        seen: list[str] = []
+        for top in range(0, round(box.max_scroll_y) + 1, 5):
+            box.scroll_to(y=top, animate=False, immediate=True)
+            await pilot.pause()
+            for line in screen_text(app).splitlines()[2:-3]:  # inside the box's borders
+                inside = line.split("│")[1] if line.count("│") >= 2 else ""
+                if inside[1:].strip() and inside[1:] not in seen:
+                    seen.append(inside[1:])  # (less the box's padding)
+        body = seen[: next(i for i, line in enumerate(seen) if line.startswith("Verdicts:"))]
+        headings = ("Keys here", "Metrics", "Tokenizers", "Sorts", "Change signals", "The overview")
+        at_zero = [line for line in body if not line.startswith(" ") and not line.startswith(headings)]
+        assert at_zero == [], at_zero
+        filter_line = next(i for i, line in enumerate(body) if line.startswith("  /        filter:"))
+        assert body[filter_line + 1].startswith(" " * 11) and body[filter_line + 1][11] != " "
+
+
+async def test_an_older_pair_says_so_in_the_overview_until_the_newest_is_back() -> None:
+    """Issue 38, 10: with an older pair compared from the history, only the build names
+    said it was not the newest pair (the one an alert is about). The overview's first line
+    says so, until `h` `end` `enter` brings the newest pair back."""
+    names = sorted(p.name.removesuffix(".jsonl") for p in (INCIDENT / "builds").iterdir())
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "not the newest pair" not in screen_text(app).splitlines()[0]
+        await press(pilot, "h", "k", "k", "enter")
+        await settle(pilot)
+        assert review_screen(app).pair_shown() == (names[-4], names[-3])
+        assert "! not the newest pair (h, end ⏎: the newest)" in screen_text(app).splitlines()[0]
+        await press(pilot, "h", "end", "enter")
+        await settle(pilot)
+        assert review_screen(app).pair_shown() == (names[-2], names[-1])
+        assert "not the newest pair" not in screen_text(app).splitlines()[0]
+
+
+async def test_the_history_says_its_metric_and_that_its_figures_are_over_all_outputs() -> None:
+    """Issue 38, 10: the history view said neither which metric it showed nor that its n,
+    mean and band are over all of a build's outputs, while the overview's are over the ids
+    the pair shares (Δ here is paired too)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        about = screen_text(app).splitlines()[1]
+        assert "rougeL (whitespace)" in about and "each build's own outputs" in about and "paired" in about, about
+        await press(pilot, "q", "m")
+        await settle(pilot)
+        metric = review_screen(app).analysis.settings.metric
+        assert metric != "rougeL"
+        await press(pilot, "h")
+        await settle(pilot)
+        assert f"{metric} (whitespace)" in screen_text(app).splitlines()[1]
+
+
+async def test_the_suites_list_tells_six_copies_apart_one_line_each(tmp_path: Path) -> None:
+    """Issue 38, 10: six suites of one name were listed alike, each folder wrapped onto a
+    second line. Each is one line at 80 columns, with its verdict and the part of its
+    folder's name that tells it apart."""
+    import shutil
+
+    folders = [f"incident-summaries-copy-{n}-from-the-nightly-box" for n in range(6)]
+    for folder in folders:
+        shutil.copytree(INCIDENT, tmp_path / folder)
+    app = RougeApp([tmp_path / f for f in folders], argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(100):  # the summaries come one suite at a time
+            if "…" not in screen_text(app).splitlines()[6]:
+                break
+            await pilot.pause(0.1)
+        rows = screen_text(app).splitlines()[1:-1]
+        assert [row for row in rows if row.strip()] == rows[:6], rows  # six lines, nothing wrapped
+        for n, row in enumerate(rows[:6]):
+            assert "Incident summaries" in row and f"copy-{n}" in row and "▼ drift-down Δ -0.0352" in row, row

@@ -94,7 +94,7 @@ async def test_the_app_opens_and_says_so_with_a_corrupt_marks_file_and_log(tmp_p
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert review_of(app).review is not None  # the review opened
-        await press(pilot, "g")  # and marking works: a new file
+        await press(pilot, "a")  # and marking works: a new file
     warnings = said(app, "warning")
     assert any("marks file" in w and "unreadable" in w and "kept it as" in w for w in warnings)
     assert any("review log" in w and "unreadable" in w for w in warnings)
@@ -112,7 +112,7 @@ async def test_the_app_opens_with_a_file_where_the_data_directory_belongs(tmp_pa
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = review_of(app)
-        await press(pilot, "g")
+        await press(pilot, "a")
         assert screen.review.get(screen.current_id()).word == "fine"  # kept in the session
     assert any("could not record the review" in w for w in said(app, "warning"))
     assert any("could not save the mark" in e for e in said(app, "error"))
@@ -199,9 +199,9 @@ async def test_a_marks_file_damaged_while_the_app_is_open_is_rewritten_from_the_
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = review_of(app)
-        await press(pilot, "g", "down", "b", "down", "u")
+        await press(pilot, "a", "down", "b", "down", "u")
         screen.review.store.path.write_bytes(b'{"marks": [{"id": "a", "ma')
-        await press(pilot, "up", "g")
+        await press(pilot, "up", "a")
         warnings = said(app, "warning")
     assert any("damaged from outside" in w for w in warnings), warnings
     assert not any("another session" in w for w in warnings)
@@ -262,6 +262,6 @@ async def test_a_43_mb_output_opens_cut_short_with_a_note_and_q_quits_at_once(tm
         notes = app.screen.query_one("DiffView").model.notes
         assert any("too long to align in full" in note for note in notes)
         started = time.monotonic()
-        await pilot.press("q")
+        await pilot.press("Q")  # (q closes the diff; Q quits from it)
         await pilot.pause()
     assert time.monotonic() - started < 3

@@ -1,5 +1,5 @@
-"""SVG snapshots of the app's main views at 80x24 and 120x40, in true colour and in 16
-colours (pytest-textual-snapshot; syrupy for the 16-colour renderings).
+"""SVG snapshots of the app's main views at 80x24 and 120x40, in true colour, in 16
+colours and under NO_COLOR (pytest-textual-snapshot; syrupy for the 16-colour renderings).
 
 Accept a change with ``pytest tests/test_app_snapshots.py --snapshot-update`` only after
 reading ``snapshot_report.html`` (and looking at the 16-colour SVGs). Nothing time-dependent
@@ -27,7 +27,7 @@ VIEWS = {
     "diff_against_the_reference": ("enter",),
     "diff_baseline_vs_candidate": ("enter", "d"),
     "walk_the_ten_at_three": ("w", "n", "n"),
-    "marked_rows": ("g", "down", "b", "down", "u", "down"),
+    "marked_rows": ("a", "down", "b", "down", "u", "down"),
     "help_screen": ("question_mark",),
     # The chapter's pair: B's invented closing sentence and A's paraphrase flagged [?].
     "chapter_pair_against_the_reference": (*["down"] * ranked_ids().index("inc-0042"), "enter"),
@@ -53,6 +53,14 @@ def app() -> RougeApp:
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_true_colour(snap_compare, view: str, size: tuple[int, int]) -> None:
     assert snap_compare(app(), terminal_size=size, run_before=steps(*VIEWS[view]))
+
+
+@pytest.mark.parametrize("view", ["marked_rows", "diff_against_the_reference", "diff_baseline_vs_candidate"])
+def test_no_color(snap_compare, monkeypatch: pytest.MonkeyPatch, view: str) -> None:
+    """What NO_COLOR gets at 80x24: Textual draws every colour as its grey, and the marks,
+    deltas, removed words and the verdict are drawn in the text's own colour there."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app(), terminal_size=(80, 24), run_before=steps(*VIEWS[view]))
 
 
 @pytest.mark.parametrize("view", list(VIEWS))

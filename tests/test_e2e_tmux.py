@@ -70,7 +70,7 @@ def test_start_enter_mark_export_quit_in_a_real_terminal(tmp_path: Path) -> None
         diff = session.settled(lambda screen: "LCS" in screen, "the diff")
         assert "row 1/" in diff and top in diff
 
-        session.keys("g")
+        session.keys("a")
         wait_for(lambda: marks_of(data).get(top, {}).get("mark") == "fine", "the mark on disk")
         session.settled(lambda screen: "marked fine" in screen, "the mark in the title")
 

@@ -145,7 +145,7 @@ async def test_app_open_mark_note_export_never_writes_the_suite(tmp_path: Path) 
     with Writes() as writes:
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
-            await pilot.press("g", "down", "b", "c")
+            await pilot.press("a", "down", "b", "c")
             app.screen.query_one("TextArea").text = "checked"
             await pilot.press("ctrl+s", "e")
             await settle(pilot)

@@ -67,7 +67,7 @@ class RougeApp(App[None]):
     TITLE = "rouge-tui"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "quit", id="quit"),
+        Binding("Q", "quit", "quit", id="quit"),  # q is each screen's own (it closes a view)
         Binding("question_mark", "help", "help", id="help"),
     ]
 

@@ -15,15 +15,24 @@ from textual.widgets import Static, TextArea
 from rouge_tui.review import Review
 from rouge_tui.safetext import editable, one_line
 
-# First in every screen's bindings: the footer always shows `?` and keeps `q` near it.
-APP_BINDINGS: list[BindingType] = [
-    Binding("question_mark", "app.help", "help", id="help"),
-    Binding("q", "app.quit", "quit", id="quit"),
+# First in every screen's bindings: the footer always shows `?` and keeps `q` near it. As in
+# less and tig, `q` in a view over the table (a diff, the walk, the history) closes it, and
+# only the table's (or the suites list's) quits: a `q` in a diff lost the pair, the metric,
+# the filter and the sort. `Q` quits from any view; both ask first while something is unsaved.
+HELP = Binding("question_mark", "app.help", "help", id="help")
+QUIT_ANYWHERE = Binding("Q", "app.quit", "quit", id="quit-anywhere", show=False)
+APP_BINDINGS: list[BindingType] = [HELP, Binding("q", "app.quit", "quit", id="quit"), QUIT_ANYWHERE]
+VIEW_BINDINGS: list[BindingType] = [
+    HELP,
+    Binding("q", "back", "back", id="back"),
+    Binding("escape", "back", "back", show=False),
+    QUIT_ANYWHERE,
 ]
-# The footer shows the three as one "g b u mark"; the help screen each on its own.
+# The footer shows the three as one "a b u mark"; the help screen each on its own. `a`
+# (accept), not `g`: `g` and `G` move, as in less and vim, and no movement key marks.
 MARKING = Binding.Group("mark")
 MARK_BINDINGS: list[BindingType] = [
-    Binding("g", "mark('fine')", "mark fine", id="mark-fine", group=MARKING),
+    Binding("a", "mark('fine')", "mark fine (accept)", id="mark-fine", group=MARKING),
     Binding("b", "mark('regression')", "mark regression", id="mark-regression", group=MARKING),
     Binding("u", "mark('unsure')", "mark unsure", id="mark-unsure", group=MARKING),
 ]

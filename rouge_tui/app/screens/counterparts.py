@@ -50,7 +50,7 @@ def describe(side, title: str, other: str, min_support: float) -> Text:
 
 
 class CounterpartsScreen(common.Answers, ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,o,q", "close", "close", id="close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,o,q", "close", "close", id="close"), common.QUIT_ANYWHERE]
 
     def __init__(self, example_id: str, grounding, names: tuple[str, str], min_support: float) -> None:
         super().__init__()
@@ -68,7 +68,7 @@ class CounterpartsScreen(common.Answers, ModalScreen[None]):
         if self.grounding.baseline is not None:
             text.append("\n")
             text.append_text(describe(self.grounding.baseline, f"baseline · {one_line(self.names[0], 40)}", "candidate", self.min_support))
-        text.append("\nescape, o or q closes this", style="italic")
+        text.append("\nescape, o or q closes this; Q quits", style="italic")
         with VerticalScroll(id="help-box"):
             yield Static(text)
 

@@ -4,7 +4,7 @@ The screen steps through a sequence of ranked examples (the table's rows, opened
 or the ten, with ``w``). Every figure on it is read from the comparison it was opened on
 (kept when a metric switch lands meanwhile: what it shows and marks stays one example). A diff
 of ordinary texts is made on the spot; a huge one (or one with a huge source: grounding reads
-all of it) in a worker (the keys keep answering and ``q`` quits at once), cut to `SHOWN`
+all of it) in a worker (the keys keep answering and ``Q`` quits at once), cut to `SHOWN`
 characters a text with a note saying so.
 """
 
@@ -124,8 +124,7 @@ class DiffScreen(common.Answers, Screen[str]):
     """One example's diff; ``n`` / ``p`` step through ``sequence`` (ranked indices)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *common.APP_BINDINGS,
-        Binding("escape", "back", "back", id="back"),
+        *common.VIEW_BINDINGS,
         Binding("n", "step(1)", "next", id="next"),
         Binding("p", "step(-1)", "prev", id="previous"),
         Binding("right_square_bracket", "change(1)", "next change", id="next-change",
@@ -425,7 +424,7 @@ class DiffScreen(common.Answers, Screen[str]):
         common.mark(self, self.review, self.example_id, word, self.marks_changed)
 
     def action_table_only(self, what: str) -> None:
-        self.notify(f"{what} in the review table: escape goes back to it", markup=False, timeout=3)
+        self.notify(f"{what} in the review table: q or escape goes back to it", markup=False, timeout=3)
 
     def action_note(self) -> None:
         common.edit_note(self, self.review, self.example_id, self.marks_changed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -17,7 +18,7 @@ from rouge_tui.app.screens import common
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.rouge import METRICS, TOKENIZERS
 
-MOVING = ("↑ ↓ j k", "move; page up / page down, home / end (the last row)")
+MOVING = ("↑ ↓ j k", "move; g / G first / last (as less and vim: they never mark), page up / page down, home / end")
 # What the overview's short words mean: a newcomer found none of them explained.
 OVERVIEW = (
     ("▲ +fig 7", ("a signal drift (second line): a change signal fired on more outputs than its band "
@@ -29,7 +30,8 @@ OVERVIEW = (
               "holds: shorter outputs)")),
     ("ten", "the ten most-moved outputs' share of the total |Δ|: a few outputs moved, or all of them"),
     ("Δ -x ▁█ +x", "how many examples moved how far, from the largest fall to the largest rise"),
-    ("history", "each build's mean over all its own ids, oldest first; B and C: the pair compared"),
+    ("history", ("each build's mean over all its own ids, oldest first; B and C: the pair compared; the bars "
+                 "span at least the baseline's band, so a move inside it looks small")),
     ("copied", ("with sources: each build's mean coverage (cov) and density (dens) of spans "
                 "copied from the source")),
 )
@@ -48,12 +50,15 @@ FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a m
 
 
 class HelpScreen(common.Answers, ModalScreen[None]):
-    """``?``, ``q`` and ``escape`` close it (``q`` here does not quit the app)."""
+    """``?``, ``q`` and ``escape`` close it (``q`` here does not quit the app; ``Q`` does)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "close", id="close"),
+        common.QUIT_ANYWHERE,
         Binding("j", "scroll(1)", "down", show=False),  # as in the table and the diff
         Binding("k", "scroll(-1)", "up", show=False),
+        Binding("g", "edge(False)", "top", show=False),
+        Binding("G", "edge(True)", "bottom", show=False),
     ]
 
     def __init__(self, screen: Screen) -> None:
@@ -64,50 +69,72 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         with VerticalScroll(id="help-box"):
             yield Static(self.text(), id="help-text")
 
-    def text(self) -> Text:
+    def on_resize(self) -> None:
+        # The entries wrap under their own column, not at column 0: that needs the width.
+        box = self.query_one("#help-box", VerticalScroll)
+        self.query_one("#help-text", Static).update(self.text(box.scrollable_content_region.width))
+
+    def text(self, width: int | None = None) -> Text:
+        """Every entry on a line of its own; with ``width``, an entry too long for it goes
+        on under its description's first word (a hanging indent), never at column 0."""
         text = Text()
+
+        def entry(name: str, column: int, description: str | Text) -> None:
+            head = f"  {name:<{column}} "
+            text.append(head[:-1], style="bold")
+            text.append(" ")
+            words = Text(description) if isinstance(description, str) else description
+            indent = cell_len(head)
+            if width is None or width - indent < 20:
+                text.append_text(words)
+            else:
+                lines = words.wrap(self.app.console, width - indent)
+                for number, line in enumerate(lines):
+                    line.rstrip()
+                    text.append(" " * indent if number else "")
+                    text.append_text(line)
+                    if number < len(lines) - 1:
+                        text.append("\n")
+            text.append("\n")
+
         text.append("Keys here\n", style="bold underline")
-        seen = set()
+        keys: dict[str, list[str]] = {}  # each action's keys, in the screen's order (q esc back)
+        first: dict[str, Binding] = {}
         for binding in getattr(type(self.source), "BINDINGS", []):
-            if (not hasattr(binding, "action") or binding.action in seen or binding.action in ("down", "up")
+            if (not hasattr(binding, "action") or binding.action in ("down", "up")
                     or binding.action.startswith("table_only")):
                 continue  # (j and k are on the line about moving; the table's keys are its own)
-            seen.add(binding.action)
-            key = self.app.get_key_display(binding)
-            text.append(f"  {key:<8}", style="bold")
-            text.append(f" {FILTER if binding.action == 'filter' else binding.description}")
+            first.setdefault(binding.action, binding)
+            keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))
+        seen = set(first)
+        for binding in first.values():
+            description = Text(FILTER if binding.action == "filter" else binding.description)
             # A key the screen turns off for now (r with one run, f against the reference);
             # the app's own keys (help, quit) are never off.
             name = binding.action.split("(")[0]
             if not name.startswith("app.") and self.source.check_action(name, ()) is not True:
-                text.append(" (not now)", style="italic")
-            text.append("\n")
-        text.append(f"  {MOVING[0]:<8}", style="bold")
-        text.append(f" {MOVING[1]}\n")
+                description.append(" (not now)", style="italic")
+            entry(" ".join(keys[binding.action]), 8, description)
+        entry(MOVING[0], 8, MOVING[1])
 
         def cycles(key: str, action: str) -> str:  # the key works here, or only in the review
             return f"({key} cycles)" if action in seen else f"({key} cycles them in the review table)"
 
         text.append(f"\nMetrics {cycles('m', 'metric')}\n", style="bold underline")
         for metric in METRICS.values():
-            text.append(f"  {metric.name:<10}", style="bold")
-            text.append(f" {metric.summary}\n")
+            entry(metric.name, 10, metric.summary)
         text.append(f"\nTokenizers {cycles('t', 'tokenizer')}\n", style="bold underline")
         for tokenizer in TOKENIZERS.values():
-            text.append(f"  {tokenizer.name:<12}", style="bold")
-            text.append(f" {tokenizer.summary}\n")
+            entry(tokenizer.name, 12, tokenizer.summary)
         text.append(f"\nSorts {cycles('s', 'sort')}\n", style="bold underline")
         for sort in SORTS.values():
-            text.append(f"  {sort.words:<19}", style="bold")
-            text.append(f" {sort.summary}\n")
+            entry(sort.words, 19, sort.summary)
         text.append("\nChange signals (the table's signals column)\n", style="bold underline")
         for signal in SIGNALS:
-            text.append(f"  {signal.short:<6}", style="bold")
-            text.append(f" {signal.name}: {signal.summary}\n")
+            entry(signal.short, 6, f"{signal.name}: {signal.summary}")
         text.append("\nThe overview\n", style="bold underline")
         for name, meaning in OVERVIEW:
-            text.append(f"  {name:<10}", style="bold")
-            text.append(f" {meaning}\n")
+            entry(name, 10, meaning)
         text.append("\nSignal bands and the flagged\n", style="bold underline")
         for line in TRIAGE:
             text.append(f"  {line}\n")
@@ -116,11 +143,18 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         text.append(" (the candidate's mean against the baseline's band)\n")
         text.append("\nMarks: ", style="bold")
         text.append("fine, regression, unsure; ↻ carried from another build pair, ? stale, + has a note\n")
-        text.append("\nescape, q or ? closes this", style="italic")
+        text.append("\nescape, q or ? closes this; Q quits", style="italic")
         return text
 
     def action_scroll(self, lines: int) -> None:
         self.query_one("#help-box", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_edge(self, end: bool) -> None:
+        box = self.query_one("#help-box", VerticalScroll)
+        if end:
+            box.scroll_end(animate=False)
+        else:
+            box.scroll_home(animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -51,10 +51,9 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     runs backwards by a slip), or the build under the cursor with the one before it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *common.APP_BINDINGS,
+        *common.VIEW_BINDINGS,
         Binding("enter", "compare", "compare", id="compare"),  # (the list's own, when it has focus)
         Binding("space", "pick", "pick", id="pick"),
-        Binding("escape", "back", "back", id="back"),
         Binding("j", "down", "down", show=False),
         Binding("k", "up", "up", show=False),
     ]
@@ -76,6 +75,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="history-title")
+        yield Static(id="history-about")
         yield Static(id="history-columns")
         yield BuildList(id="builds")
         yield KeyBar()
@@ -165,6 +165,12 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         header += " · Δ vs the build before"  # (the column says "paired Δ")
         # What does not fit the width goes on to a second line, never cut off.
         self.query_one("#history-title", Static).update(Text(header))
+        # Which figures these are: the overview's n, mean and band are over the ids the pair
+        # shares, these over each build's own (a newcomer took the two for one thing).
+        settings = self.review.analysis.settings
+        scoring = f"{settings.metric} ({settings.tokenizer}{', stem' if settings.stem else ''})"
+        about = f"{scoring} · n, mean, band: each build's own outputs · Δ: paired ids"
+        self.query_one("#history-about", Static).update(Text(about, no_wrap=True, overflow="ellipsis"))
         # Δ and verdict against the build before (the mean paired delta: over the ids both
         # have, so not the difference of the two means); marks made on any pair with it as
         # candidate.

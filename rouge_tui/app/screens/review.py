@@ -454,9 +454,9 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def show_rows(self, *, keep: bool = False) -> None:
         """The table in the current sort and filter. ``keep``: the example under the cursor
-        stays under it, on its new row (a sort, the filter cleared or applied again); else,
-        or once it is not shown, the cursor is on the first row (after a switch, a new pair
-        or a new filter, the new order starts at the top)."""
+        stays under it, on its new row (the filter cleared or applied again); else, or once
+        it is not shown, the cursor is on the first row (after a sort, a switch, a new pair or
+        a new filter, the new order starts at the top)."""
         if self.analysis is None:
             return
         current = self.table.current if keep else None
@@ -661,8 +661,14 @@ class ReviewScreen(common.Answers, Screen[None]):
         """The overview's notice for the comparison shown."""
         unreadable = self.unreadable
         said = [self.refs_notice]
-        if unreadable is not None and unreadable[0] == self.pair_shown():
+        shown = self.pair_shown()
+        if unreadable is not None and unreadable[0] == shown:
             said.append(f"newest pair unreadable: {one_line(unreadable[1], 30)} (h)")
+        elif self.suite is not None and shown is not None and len(self.suite.builds) >= 2 and (
+                shown != tuple(b.name for b in self.suite.builds[-2:])):
+            # Only the build names said that another pair than the newest (the one an alert
+            # is about) was on screen.
+            said.append("not the newest pair (h, end ⏎: the newest)")
         return "; ".join(filter(None, said)) or None
 
     def pair_shown(self) -> tuple[str, str] | None:
@@ -730,7 +736,7 @@ class ReviewScreen(common.Answers, Screen[None]):
     def action_sort(self) -> None:
         sorts = self.analysis.figures.sorts() if self.analysis is not None else [RANKING]
         self.sort = sorts[(sorts.index(self.sort) + 1) % len(sorts)] if self.sort in sorts else RANKING
-        self.show_rows(keep=True)
+        self.show_rows()  # from its first row: the example under the cursor stayed, far down
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -15,7 +16,8 @@ from textual.widgets import OptionList, Static
 
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
-from rouge_tui.app.widgets.pointed import PointedList
+from rouge_tui.app.widgets.overview import shorten_names
+from rouge_tui.app.widgets.pointed import POINTER, PointedList
 from rouge_tui.safetext import one_line
 
 
@@ -52,16 +54,30 @@ class SuitesScreen(Screen[None]):
         self.summarise()
 
     def fill(self) -> None:
+        # One line a suite, cut to the list's width (the list wrapped a long one onto a second
+        # line), the folder beside the name: six copies of one suite read alike otherwise.
+        width = max(20, self.size.width - 2 - len(POINTER) - 1)  # padding, pointer, scrollbar
+        names = [one_line(self.names.get(number, path.name), 40) for number, path in enumerate(self.paths)]
+        summaries = [self.summaries.get(number, "…") for number in range(len(self.paths))]
+        # The folders get what the longest name and summary leave (the verdict matters more;
+        # a suite's error is cut anyway), at least 12 characters, each cut around where it
+        # differs from the others.
+        said = [cell_len(summary) for summary in summaries if not summary.startswith("✗")]
+        room = width - max(map(cell_len, names), default=0) - max(said, default=0) - 6
+        folders = shorten_names([path.name for path in self.paths], max(12, min(60, room)))
         lines = []
         for number, path in enumerate(self.paths):
             line = Text(no_wrap=True, overflow="ellipsis")
-            name = self.names.get(number, path.name)
-            line.append(one_line(name, 60), style="bold")
-            line.append("  " + self.summaries.get(number, "…"))
-            if name != path.name:  # and the folder, what a person finds on disk
-                line.append(f"  in {one_line(path.name, 60)}", style="dim")
+            line.append(names[number], style="bold")
+            if self.names.get(number, path.name) != path.name:  # and the folder, what a person finds on disk
+                line.append(f" in {folders[number]}", style="dim")
+            line.append("  " + summaries[number])
+            line.truncate(width, overflow="ellipsis")
             lines.append(line)
         self.query_one(SuiteList).show(lines)
+
+    def on_resize(self) -> None:
+        self.fill()
 
     @work(thread=True, exclusive=True, group="summaries")
     def summarise(self) -> None:

@@ -349,8 +349,8 @@ class DiffView(ScrollView, can_focus=True):
         Binding("down,j", "scroll_down", "down", show=False),
         Binding("pageup", "page_up", "page up", show=False),
         Binding("pagedown,space", "page_down", "page down", show=False),
-        Binding("home", "scroll_home", "top", show=False),
-        Binding("end", "scroll_end", "bottom", show=False),
+        Binding("home,g", "scroll_home", "top", show=False),  # g and G as in less and vim
+        Binding("end,G", "scroll_end", "bottom", show=False),
     ]
 
     mode: reactive[str] = reactive("reference", init=False)
@@ -415,13 +415,17 @@ class DiffView(ScrollView, can_focus=True):
         strip = self._drawn.get(index)
         if strip is None:
             base, width = self.rich_style, self.layout_width
+            # NO_COLOR: every colour becomes its grey (removed words' red read 1.7:1 on the
+            # background); the text's own colour there, the brackets, signs and attributes
+            # (strike, underline, bold, reverse) say what each word is.
+            plain = self.app.no_color
             segments: list[Segment] = []
             for number, (sign, line, room) in enumerate(self.rows[index]):
                 if number:
                     segments.append(Segment(" │ ", base))
                 if sign is not None:
                     segments.append(Segment(sign, base + Style(bold=True)))
-                cell = Strip([Segment(text, base + style) for text, style in line])
+                cell = Strip([Segment(text, base + (style.without_color if plain else style)) for text, style in line])
                 segments += cell.adjust_cell_length(room, base)
             strip = Strip(segments).adjust_cell_length(width, base)
             self._drawn[index] = strip

@@ -29,7 +29,7 @@ class KeyBar(Widget):
 
     def keys(self) -> list[tuple[str, str]]:
         """(keys as shown, description) of every shown, enabled binding in the screen's
-        order; bindings of one group share a description (``g b u mark``)."""
+        order; bindings of one group share a description (``a b u mark``)."""
         seen: set[str] = set()
         keys: list[tuple[str, str]] = []
         # The order the screen lists them in (the active bindings come in key order); a

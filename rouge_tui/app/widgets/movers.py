@@ -88,8 +88,8 @@ class MoversTable(ScrollView, can_focus=True):
         Binding("down,j", "cursor_down", "down", show=False),
         Binding("pageup", "page_up", "page up", show=False),
         Binding("pagedown", "page_down", "page down", show=False),
-        Binding("home", "first", "first", show=False),
-        Binding("end", "last", "last", show=False),
+        Binding("home,g", "first", "first", show=False),  # g and G as in less and vim
+        Binding("end,G", "last", "last", show=False),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)

@@ -27,7 +27,7 @@ from rouge_tui.analysis.triage import drift_words
 from rouge_tui.report import p_words, verdict_symbol, verdict_words
 from rouge_tui.safetext import one_line
 
-__all__ = ["Overview", "flow", "histogram", "shorten_names", "sparkline"]
+__all__ = ["Overview", "flow", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 SCORING = "scoring every build…"  # the history line until its builds are scored
@@ -66,6 +66,40 @@ def flow(parts: Sequence[Text], width: int, sep: str = "  ") -> list[Text]:
             line.append_text(part)
             lines.append(line)
     return lines
+
+
+def trend_levels(means: Sequence[float], band_width: float, anchor: float | None = None) -> list[int]:
+    """Each mean's bar level (0 to 7) on the history line. The scale spans the means, and
+    at least ``band_width`` (the baseline's band), centred on them, so a move inside the band
+    looks small and not like a cliff (min to max drew two means equal to four decimals as
+    █▁); levels are rounded from ``anchor`` (the baseline's mean), so a mean within half a
+    level of it, or equal to it, draws its bar."""
+    if not means:
+        return []
+    low, high = min(means), max(means)
+    span = max(high - low, band_width)
+    top = len(SPARKS) - 1
+    if span <= 0:
+        return [top // 2] * len(means)
+    start = (low + high) / 2 - span / 2
+    place = lambda mean: (mean - start) / span * top
+    shift = 0.0 if anchor is None else place(anchor) - round(place(anchor))
+    return [min(top, max(0, round(place(mean) - shift))) for mean in means]
+
+
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign in ``digits`` decimals; one too small to show is not written
+    as zeros (`-0.000` read as no change at all) but as ``-<0.001`` or ``+<0.001``: its sign
+    and its size."""
+    shown = f"{value:+.{digits}f}"
+    if value and float(shown) == 0:
+        return f"{shown[0]}<{10.0**-digits:.{digits}f}"
+    return shown
+
+
+def interval_text(low: float, high: float, digits: int) -> str:
+    """An interval in ``digits`` decimals, each end as `signed` writes it."""
+    return f"[{signed(low, digits)}, {signed(high, digits)}]"
 
 
 def _first_difference(a: str, b: str) -> int:
@@ -220,10 +254,10 @@ class Overview(Widget):
         p = p_words(f.delta_test["p_value"]) if f.delta_test else "?"
         parts = [
             ("Δ", f"{f.delta_mean:+.4f}"),
-            ("95%", f"[{low:+.4f}, {high:+.4f}]"),
+            ("95%", interval_text(low, high, 4)),
             ("p", p),
-            ("P", f"{f.delta_precision:+.3f}"),
-            ("R", f"{f.delta_recall:+.3f}"),
+            ("P", signed(f.delta_precision, 3)),
+            ("R", signed(f.delta_recall, 3)),
             ("ten", f"{percent(f.top_share)} of |Δ|"),
             ("band", f"{f.baseline.band_source} k={f.settings.k:g}"),
         ]
@@ -262,13 +296,15 @@ class Overview(Widget):
         shown = self.trend[-room:]
         means = [b.stats.mean for b in scored]
         low, high = (min(means), max(means)) if means else (0.0, 1.0)
+        baseline = next((b.stats for b in scored if b.name == pair[0]), None)
+        band = f.baseline.band[1] - f.baseline.band[0]
+        levels = dict(zip((b.name for b in scored), trend_levels(means, band, baseline.mean if baseline else None)))
         for build in shown:
             if build.stats is None:
                 line.append("✗", style=self._style("warn"))
                 continue
-            level = 0 if high == low else round((build.stats.mean - low) / (high - low) * (len(SPARKS) - 1))
             picked = build.name in pair
-            line.append(SPARKS[level], style=Style(reverse=True, bold=True) if picked else self._style("spark"))
+            line.append(SPARKS[levels[build.name]], style=Style(reverse=True, bold=True) if picked else self._style("spark"))
         # The history's own means, as its bars draw them: over all of a build's outputs,
         # which differ from the build lines' paired means when the builds hold other ids.
         kept = {b.name: b.stats for b in scored}

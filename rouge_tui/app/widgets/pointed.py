@@ -5,8 +5,10 @@ text)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -16,6 +18,11 @@ POINTER = "▶ "
 class PointedList(OptionList):
     """Rows given as prompts (`show`); each is drawn after two columns that hold `POINTER` on
     the highlighted row."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [  # as in less and vim (and the review table)
+        Binding("g", "first", "first", show=False),
+        Binding("G", "last", "last", show=False),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -37,14 +37,15 @@ OVERVIEW = (
 )
 # SPEC "Triage", in a reader's words (README "Signal bands and the flagged" says the same).
 TRIAGE = (
-    "ROUGE can stay flat while a build invents sentences and figures, so the signals raise the alarm too.",
-    "A signal's band comes from its counts on the earlier build pairs (up to five, ending at the",
-    "baseline): at most the highest earlier share of this pair's outputs, plus three square roots of",
-    "that, plus three. A steady count stays inside; a jump goes past it; one that never fired drifts",
-    "at its fourth output. With fewer than two earlier pairs there is no band, and the line says so.",
-    "The flagged: outputs where a drifting signal fired, past the ten: new figures first, then new",
-    "sentences (the least supported first), then the rest. The walk (w) goes on to them after the",
-    "ten; s can sort them first. [alarm] signals in suite.toml picks the signals that may raise it.",
+    ("why", "ROUGE can stay flat while a build invents sentences and figures: the signals raise the alarm too"),
+    ("band", ("from a signal's counts on the earlier build pairs (up to five, ending at the baseline): at "
+              "most the highest earlier share of this pair's outputs, plus three square roots of that, plus "
+              "three. A steady count stays inside, a jump goes past it, one that never fired drifts at its "
+              "fourth output; with fewer than two earlier pairs there is no band, and the overview says so")),
+    ("flagged", ("outputs where a drifting signal fired, past the ten: new figures first, then new sentences "
+                 "(the least supported first), then the rest. The walk (w) goes on to them after the ten; "
+                 "s can sort them first")),
+    ("alarm", "[alarm] signals in suite.toml: the signals that may raise it ([] for none)"),
 )
 FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"
 
@@ -136,8 +137,8 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for name, meaning in OVERVIEW:
             entry(name, 10, meaning)
         text.append("\nSignal bands and the flagged\n", style="bold underline")
-        for line in TRIAGE:
-            text.append(f"  {line}\n")
+        for name, meaning in TRIAGE:
+            entry(name, 10, meaning)
         text.append("\nVerdicts: ", style="bold")
         text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
         text.append(" (the candidate's mean against the baseline's band)\n")

@@ -202,7 +202,9 @@ class Overview(Widget):
         parts = [Text(one_line(f.suite, max(40, width)), style=self._style("title"))]
         if self.notice:
             parts.append(Text(f"! {one_line(self.notice)}", style=self._style("warn")))
-        parts.append(Text(f.signature))
+        # The signature but for its seed: the paired test's, the same for every comparison
+        # the app draws (the report's signature carries it, for comparing across runs).
+        parts.append(Text(f.signature.rsplit("|seed:", 1)[0]))
         parts.append(Text.assemble(("refs ", self._style("label")), f.reference_fingerprint[:12]))
         return flow(parts, width)
 

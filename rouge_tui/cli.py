@@ -156,11 +156,12 @@ def cmd_report(args: argparse.Namespace) -> int:
             for h in trend(suite, texts.references, settings, caches, read=(texts.baseline, texts.candidate))
         ]
     details = None
-    if args.top > len(figures.details):  # beyond the ranks the figures keep: from the texts
+    if min(args.top, figures.paired) > len(figures.details):  # beyond the ranks the figures keep: from the texts
         from rouge_tui.analysis.pipeline import details as grounded
 
         texts = analysis.texts.result()
-        details = grounded(texts, figures.ids[: args.top], settings.min_support)
+        rows = range(min(args.top, figures.paired))  # each on the run its diff opens on
+        details = grounded(texts, [figures.ids[r] for r in rows], settings.min_support, [figures.run_moved(r) for r in rows])
     data = report.to_json(figures, args.top, marks, details, extra=extra)
     data["warnings"] += warnings
     data["references_changed"] = (

@@ -171,7 +171,7 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     now = now or datetime.now(UTC)
     figures = review.analysis.figures
     # The ten, the flagged (SPEC "Triage"), then every other example marked.
-    ids = [*figures.ids[: figures.ten], *(figures.ids[row] for row in figures.flagged)]
+    ids = [*figures.ids[: figures.ten], *(figures.ids[row] for row, _ in figures.flagged_after(figures.ten))]
     ids += sorted(set(review.shown()) - set(ids))
     shown = examples(review, ids)
     # Two suites of one name (copies in two folders) export under prefixes of their own.

@@ -74,7 +74,7 @@ def to_json(
     f = figures
     shown = details if details is not None else f.details
     rows = [_row(f, rank, shown[rank] if rank < len(shown) else {}) for rank in range(min(top, f.paired))]
-    flagged = [_row(f, rank, found) for rank, found in zip(f.flagged, f.flagged_details)]
+    flagged = [_row(f, rank, found) for rank, found in f.flagged_after(len(rows))]  # (past those in top)
     data = {
         "suite": f.suite,
         "metric": f.settings.metric,
@@ -168,7 +168,7 @@ def alarm_lines(data: dict[str, Any]) -> list[str]:
 def band_note(data: dict[str, Any]) -> str:
     """Why the signals have no band, once (too little history), else nothing."""
     reasons = {r["no_band"] for r in data.get("signal_rates", []) if r.get("no_band")}
-    return f"no signal band yet: {min(reasons).removeprefix('no band: ')}" if reasons else ""
+    return f"no signal band: {min(reasons).removeprefix('no band: ')}" if reasons else ""
 
 
 def render_json(data: dict[str, Any]) -> str:
@@ -232,7 +232,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         (f"**Verdict: {verdict_symbol(data['verdict'])} {verdict_words(data['verdict'])}**"
          f" (band k = {data['k']:g}): {data['verdict_reason']}"),
         "",
-        *(f"**Signal drift: {md(line)}**" for line in alarm_lines(data)),
+        *(f"- **Signal drift:** {md(line)}" for line in alarm_lines(data)),
         *([""] if data["signal_drift"] else []),
         *([f"_{md(band_note(data))}_", ""] if band_note(data) else []),
         *(f"> **warning:** {md(w)}" for w in data["warnings"]),

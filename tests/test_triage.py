@@ -68,7 +68,7 @@ def test_too_little_history_gives_no_band_and_says_why():
 
 def test_only_signals_allowed_to_raise_the_alarm_drift():
     earlier = history(0, 0)
-    (rate,) = [r for r in triage.rates({"new-figure": 50}, 100, earlier, []) if r.signal == "new-figure"]
+    (rate,) = [r for r in triage.rates({"new-figure": 50}, 100, earlier, ["empty"]) if r.signal == "new-figure"]
     assert rate.band is not None and rate.rate > rate.band[1] and not rate.drift
 
 
@@ -161,6 +161,20 @@ def test_an_invented_sentence_rouge_cannot_see_raises_the_alarm(tmp_path: Path, 
                                        "new_sentences", "new_figures"}
 
 
+@pytest.mark.parametrize("top", [3, 10, 25])
+def test_the_flagged_are_the_reading_order_past_the_rows_top_lists(tmp_path: Path, capsys, top: int):
+    """With --top 3 the invented outputs ranked 4th to 10th were in neither list; with --top
+    25 some were in both (and drawn twice in the HTML)."""
+    _, data = report_json(chapter_suite(tmp_path / "s"), capsys, "--top", str(top))
+    listed = {row["id"] for row in data["top"]}
+    flagged = [row["id"] for row in data["flagged"]]
+    assert not listed & set(flagged)
+    invented = {f"ex-{k:02d}" for k in range(INVENTED)}
+    # every invented output is read: in top, or among the flagged (ten at most)
+    assert invented <= listed | set(flagged) or len(flagged) == 10
+    assert len(flagged) == min(10, len(invented - listed))
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_every_format_says_the_signal_drift(tmp_path: Path, capsys, fmt: str):
     suite = chapter_suite(tmp_path / "s")
@@ -175,6 +189,8 @@ def test_the_alarm_signals_setting_turns_it_off_or_picks(tmp_path: Path, capsys)
     off = chapter_suite(tmp_path / "off", toml="[band]\nk = 50\n[alarm]\nsignals = []\n")
     code, data = report_json(off, capsys)
     assert (code, data["signal_drift"], data["flagged"]) == (0, [], [])
+    # and why there is no band says so, not "too little history" (five earlier pairs here)
+    assert {r["no_band"] for r in data["signal_rates"]} == {"no band: no signal may raise the alarm ([alarm] signals = [])"}
     figures_only = chapter_suite(tmp_path / "fig", toml='[band]\nk = 50\n[alarm]\nsignals = ["new-figure"]\n')
     code, data = report_json(figures_only, capsys)
     assert code == 1 and [d["signal"] for d in data["signal_drift"]] == ["new-figure"]
@@ -262,6 +278,7 @@ def test_replicate_runs_fire_in_any_run_and_say_in_how_many(tmp_path: Path, caps
     noisy = rows["noisy"]
     assert "new-figure" in noisy["signals"] and noisy["signal_runs"]["new-figure"] == 1
     assert noisy["shown_run"] == 2  # the whole move is in run 2
+    assert noisy["new_figures"] == ["42"]  # said from that run's text, not run 1's
     assert noisy["runs"]["baseline"] == [1.0, 1.0] and noisy["runs"]["candidate"][0] == 1.0
     assert rows["moves"]["shown_run"] == 1  # equal moves: the first run
     capsys.readouterr()

@@ -86,7 +86,8 @@ class Figures:
     # Figures with any are shown, never cached nor reported.
     pending: tuple[str, ...] = ()
     # SPEC "Triage": every banded signal's rate on this pair and its band (`triage.Rate`), and
-    # the flagged, rows where a drifting signal fired in their reading order (past the ten).
+    # the flagged, rows where a drifting signal fired in their reading order (from the top, as
+    # far as the ten and the flagged after them go: `flagged_after`).
     rates: list[Rate] = field(default_factory=list)
     flagged: list[int] = field(default_factory=list)
     flagged_details: list[dict] = field(default_factory=list)  # as ``details``, for each of ``flagged``
@@ -96,6 +97,14 @@ class Figures:
     # runs each signal fired in (signals x examples); else empty and None.
     run_f: dict[str, np.ndarray] = field(default_factory=dict)
     runs_fired: np.ndarray | None = None
+
+    def flagged_after(self, skip: int) -> list[tuple[int, dict]]:
+        """The flagged past the first ``skip`` ranks (the ten the app walks first, or the rows
+        a report's --top lists), at most `triage.FLAGGED`, each with its details."""
+        from rouge_tui.analysis.triage import FLAGGED
+
+        found = [(row, detail) for row, detail in zip(self.flagged, self.flagged_details) if row >= skip]
+        return found[:FLAGGED]
 
     @property
     def drifting(self) -> list[Rate]:

@@ -471,12 +471,13 @@ def compute(
         missing_reference=pairing.missing_reference,
         partial=partial,
         warnings=warnings,
-        details=details(texts, [ids[i] for i in order[:DETAIL_ROWS].tolist()], settings.min_support),
         pending=tuple(s.name for s in signals.SIGNALS if s.grounded),
         run_f=({"baseline": np.ascontiguousarray(base[:, order, 2]), "candidate": np.ascontiguousarray(cand[:, order, 2])}
                if replicated else {}),
     )
-    if early is not None and not grounded.done():
+    top = range(min(DETAIL_ROWS, len(ids)))  # each on the run the app's diff opens on
+    figures.details = details(texts, [figures.ids[r] for r in top], settings.min_support, [figures.run_moved(r) for r in top])
+    if early is not None and not (grounded.done() and before_counts.done()):
         early(figures)
         tell("finding new sentences and figures", 0.0)
     found, copied = grounded.result()  # the grounded signals read them
@@ -492,10 +493,16 @@ def compute(
     new_figures = np.max([new[1] for new in found], axis=0)[order]
     least = np.min([new[2] for new in found], axis=0)[order]
     ranked = every[order]
-    flagged = triage.reading_order(ranked, drifting, new_figures, least, skip=figures.ten)
+    # The reading order from the top, as far as the ten and the flagged after them go: the
+    # report leaves out the rows its --top lists, the app and the export the ten.
+    flagged = triage.reading_order(ranked, drifting, new_figures, least, skip=0, limit=compare.TEN + triage.FLAGGED)
+    # Each flagged row's evidence from the run where it says most (replicate runs: a figure
+    # invented in run 2 only is not in run 1's text).
+    said = [max(range(len(found)), key=lambda k, r=row: (found[k][1][order[r]], found[k][0][order[r]], -k))
+            if replicated and (new_figures[row] or least[row] < 1) else figures.run_moved(row) for row in flagged]
     return replace(
         figures, signals=ranked, copied=copied, pending=(), rates=rates, flagged=flagged,
-        flagged_details=details(texts, [figures.ids[row] for row in flagged], settings.min_support),
+        flagged_details=details(texts, [figures.ids[row] for row in flagged], settings.min_support, said),
         runs_fired=(np.sum([(f[order, None] >> np.arange(len(signals.SIGNALS), dtype=np.uint32)) & 1 for f in flags],
                            axis=0, dtype=np.uint8).T.copy() if replicated else None),
     ), _earlier_read(before)
@@ -572,6 +579,8 @@ def earlier_counts(suite: Suite, settings: Settings, texts: Texts, caches: Cache
         counts = count_pair(texts.references, builds[0], builds[1], settings.min_support)
         remember_counts(suite, settings, texts.references, builds, caches, counts)
         out.append(counts)
+        # Only the next pair's first build is wanted again (a big suite holds no five builds).
+        read = {name: build for name, build in read.items() if name in (b.name, texts.baseline.name)}
     return out
 
 
@@ -617,13 +626,14 @@ def _beside(work: Callable[[], object]) -> Future:
 DETAIL_ROWS = compare.TEN  # ranks whose grounding the figures keep: report's default --top
 
 
-def details(texts: Texts, ids: Sequence[str], min_support: float) -> list[dict]:
-    """What overlap cannot see in each of ``ids``' candidate output, as the report lists it."""
+def details(texts: Texts, ids: Sequence[str], min_support: float, runs: Sequence[int] | None = None) -> list[dict]:
+    """What overlap cannot see in each of ``ids``' candidate output, as the report lists it
+    (``runs``: the replicate run of each, else the first)."""
     from rouge_tui.analysis import grounding  # not for cached figures (`Pairs.count_new`)
 
     out = []
-    for example_id in ids:
-        baseline, candidate = texts.outputs(example_id)
+    for example_id, run in zip(ids, runs or [0] * len(ids)):
+        baseline, candidate = texts.outputs(example_id, run)
         source = texts.references.sources.get(example_id)
         found = grounding.ground_side(
             candidate, texts.references.texts[example_id], source, baseline, min_support=min_support

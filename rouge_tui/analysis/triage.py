@@ -37,6 +37,7 @@ MIN_PAIRS = 2  # earlier pairs needed for a band (as for the volatile signal)
 NOISE = 3.0  # how many square roots of the expected count the band allows above it
 SLACK = 3  # and how many examples more, so that a signal that never fired needs four
 FLAGGED = 10  # the flagged read by default, after the ten most-moved
+OFF = "no band: no signal may raise the alarm ([alarm] signals = [])"  # so no earlier pair is counted
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def rates(counts: dict[str, int], paired: int, history: Sequence[PairCounts], al
     for signal in signals.SIGNALS:
         if not signal.banded:
             continue
-        found, reason = band(usable, signal.name, paired)
+        found, reason = band(usable, signal.name, paired) if alarm else (None, OFF)
         out.append(Rate(signal.name, counts.get(signal.name, 0), paired, found, usable, signal.name in alarm, reason))
     return out
 

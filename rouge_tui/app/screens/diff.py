@@ -117,7 +117,7 @@ def walk_step(figures: Figures, k: int) -> str:
     ``flagged 2/6`` (SPEC "Triage": the examples where a drifting signal fired)."""
     if k <= figures.ten:
         return f"{k}/{figures.ten}"
-    return f"flagged {k - figures.ten}/{len(figures.flagged)}"
+    return f"flagged {k - figures.ten}/{len(figures.flagged_after(figures.ten))}"
 
 
 class DiffScreen(common.Answers, Screen[str]):

@@ -711,7 +711,8 @@ class ReviewScreen(common.Answers, Screen[None]):
         def walk() -> None:
             assert self.analysis is not None
             figures = self.analysis.figures  # the ten most-moved, then the flagged (SPEC "Triage")
-            self.push_diff(np.asarray([*range(figures.ten), *figures.flagged], dtype=np.int64), 0, walk=True)
+            flagged = [row for row, _ in figures.flagged_after(figures.ten)]
+            self.push_diff(np.asarray([*range(figures.ten), *flagged], dtype=np.int64), 0, walk=True)
 
         self.with_asked(walk, "the walk starts")
 

@@ -229,7 +229,7 @@ class Overview(Widget):
             return flow([Text(part, style=self._style("down")) for part in said], width - 2)
         reasons = {rate.reason for rate in f.rates if rate.reason}
         if reasons:
-            line.append(f"signal bands: none yet ({min(reasons).removeprefix('no band: ')})", style=self._style("label"))
+            line.append(f"signal bands: none ({min(reasons).removeprefix('no band: ')})", style=self._style("label"))
         elif f.rates:
             line.append(f"signals within their bands (from {len(f.rates[0].history)} earlier build pairs)",
                         style=self._style("label"))

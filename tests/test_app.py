@@ -110,7 +110,11 @@ async def test_the_table_shows_before_the_new_sentences_are_found_and_says_they_
             if screen.analysis is not None:
                 break
         assert screen.analysis is not None and screen.analysis.figures.pending == ("new-sentence", "new-figure")
-        text = screen_text(app)
+        for _ in range(50):  # the overview takes its height for the lines on the next layout
+            text = screen_text(app)
+            if "+sent …" in text:
+                break
+            await pilot.pause(0.02)
         assert "+sent …" in text and "+fig …" in text and "signals…" in text
         assert current_id(app) == ranked_ids()[0]
         await pilot.press("down", "enter")

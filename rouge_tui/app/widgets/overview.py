@@ -153,7 +153,7 @@ class Overview(Widget):
         "overview--up", "overview--within", "overview--spark", "overview--warn",
     }
 
-    MIN_HEIGHT = 6  # title, two builds, verdict, signals, history
+    MIN_HEIGHT = 7  # title, signal drift, two builds, verdict, signals, history
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -16,6 +16,7 @@ from typing import Any
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import BuildStats
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
+from rouge_tui.analysis.triage import drift_words
 from rouge_tui.safetext import one_line, visible
 
 __all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_symbol", "verdict_words"]
@@ -159,8 +160,6 @@ def p_words(p: float) -> str:
 def alarm_lines(data: dict[str, Any]) -> list[str]:
     """Each signal drift in words, with the top of its band in outputs at this pair's size
     (``▲ new figures: 50 outputs (earlier pairs 0-3), band up to 9``)."""
-    from rouge_tui.analysis.triage import drift_words
-
     return [f"{drift_words(d)}, band up to {math.floor(d['band'][1] * data['paired'] + 1e-9)}"
             for d in data["signal_drift"]]
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from rouge_tui.analysis.compare import TEN, BuildStats
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.analysis.triage import PairCounts, Rate
+from rouge_tui.analysis.triage import FLAGGED, PairCounts, Rate, flagged_first
 
 __all__ = ["MOVED_BY", "RANKING", "SORTS", "Figures", "Sort", "percent"]
 
@@ -101,8 +101,6 @@ class Figures:
     def flagged_after(self, skip: int) -> list[tuple[int, dict]]:
         """The flagged past the first ``skip`` ranks (the ten the app walks first, or the rows
         a report's --top lists), at most `triage.FLAGGED`, each with its details."""
-        from rouge_tui.analysis.triage import FLAGGED
-
         found = [(row, detail) for row, detail in zip(self.flagged, self.flagged_details) if row >= skip]
         return found[:FLAGGED]
 
@@ -192,8 +190,6 @@ class Figures:
             bit = [s.name for s in SIGNALS].index("volatile")
             return np.lexsort((rank, self.signals >> bit & 1))
         if sort == "flagged":
-            from rouge_tui.analysis.triage import flagged_first
-
             return flagged_first(self.signals, [rate.signal for rate in self.drifting])
         if sort == "noise":
             magnitude = np.abs(self.delta)

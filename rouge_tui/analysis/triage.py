@@ -11,7 +11,7 @@ change signals:
 - *the flagged*: the examples where a drifting signal fired, most telling first
   (`reading_order`), read after the ten most-moved.
 
-The band's rule, in words (README "Signal bands"): take the highest rate of the earlier
+The band's rule, in words (README "Signal bands and the flagged"): take the highest rate of the earlier
 pairs, and expect that share of this pair's examples; the band's top is that expected count
 plus three times its square root (a count's own Poisson noise) plus three examples. A steady
 rate never crosses it; a jump does; a signal that never fired before crosses it at its fourth
@@ -100,12 +100,6 @@ class Rate:
     def drift(self) -> bool:
         """Above its band, and allowed to raise the alarm."""
         return self.alarm and self.band is not None and self.rate > self.band[1]
-
-    @property
-    def earlier(self) -> tuple[int, int] | None:
-        """The least and the most examples it fired on in an earlier pair."""
-        counts = [h.counts.get(self.signal, 0) for h in self.history]
-        return (min(counts), max(counts)) if counts else None
 
     def to_json(self) -> dict:
         """SPEC's ``signal_drift`` entry (for any signal, drifting or not)."""

@@ -34,14 +34,15 @@ def type_name(value: object, mapping: str = "object") -> str:
 
 
 class SuiteError(Exception):
-    """One line for a person: ``PATH:LINE: message`` or ``PATH: message``.
+    """One line for a person: ``PATH:LINE: message`` or ``PATH: message``; ``LINE`` may be
+    a member's name (``log.eval:samples/3_epoch_1.json: ...``) for a file inside an archive.
 
     ``str(e)`` always goes through `one_line`, so no path, id or excerpt from a file can put
     a control character, an escape sequence or a line break in front of the reader.
     """
 
     def __init__(
-        self, message: str, path: Path | str | None = None, line: int | None = None
+        self, message: str, path: Path | str | None = None, line: int | str | None = None
     ) -> None:
         self.message = message
         self.path: Path | None = Path(path) if path is not None else None

@@ -38,7 +38,7 @@ import orjson
 from rouge_tui.suite.errors import SuiteError, quoted, quoted_list, type_name
 from rouge_tui.suite.files import MAX_LINE, LineBlocks
 
-__all__ = ["Fields", "References", "Run", "read_references_file", "read_run", "reference_fingerprint"]
+__all__ = ["Fields", "References", "Run", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -200,6 +200,14 @@ def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
                     line.count(b'":') != len(value) or spaced(line)):
                 _no_repeated_key(line, value, path, number)
             yield number, value, line
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, object]]:
+    """A JSON Lines file's values with their line numbers, through the same checked reading as
+    a suite's own files (bounded lines, strict UTF-8, no NaN, no repeated key, gzip by name):
+    for importers, whose records then have their own shape."""
+    for number, value, _line in _jsonl(LineBlocks(Path(path))):
+        yield number, value
 
 
 def _csv(blocks: LineBlocks, required: tuple[str, ...], several: str | None) -> Iterator[Record]:

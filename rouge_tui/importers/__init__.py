@@ -1,0 +1,33 @@
+"""Other tools' outputs, read where they are (SPEC, "Other tools' outputs (importers)").
+
+`FORMATS` is the only list of importers: a name (what ``--format`` and suite.toml's
+``format`` take) and the module that holds its `base.Format`. A new format is one module
+with a ``FORMAT`` and its tests, plus its line here. Modules are imported when a format is
+asked for, so `report` on a native suite loads none of them.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+
+from rouge_tui.importers.base import Format
+
+__all__ = ["FORMATS", "get", "recognise"]
+
+FORMATS: dict[str, str] = {
+    "lm-eval": "rouge_tui.importers.lm_eval",
+    "inspect": "rouge_tui.importers.inspect_ai",
+    "promptfoo": "rouge_tui.importers.promptfoo",
+    "helm": "rouge_tui.importers.helm",
+}
+
+
+def get(name: str) -> Format:
+    """The importer called ``name``; KeyError when there is none."""
+    return import_module(FORMATS[name]).FORMAT
+
+
+def recognise(path: Path) -> list[str]:
+    """The names of the formats whose files ``path`` has the shape of, in registry order."""
+    return [name for name in FORMATS if get(name).recognise(Path(path))]

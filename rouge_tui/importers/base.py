@@ -1,0 +1,214 @@
+"""What every importer shares: the shape of what it finds (`Layout`), field paths, and the
+checked making of references and runs from another tool's records.
+
+An importer reads its harness's files where they are and hands back the suite the rest of
+rouge-tui knows: references, builds in history order (each one run or several replicate
+runs), sources. Nothing here parses a format; each format is one module of this package.
+Every problem is one `SuiteError` naming the file and the line (or the archive member) and
+the field path, raised only when the build it belongs to is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rouge_tui.suite.errors import SuiteError, quoted, type_name
+from rouge_tui.suite.records import References, Run
+from rouge_tui.suite.settings import SuiteSettings
+
+__all__ = [
+    "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field",
+    "make_references", "make_run", "parse_path", "selector_digest",
+]
+
+# Where a record was found: (file, line number or archive member). Errors are written
+# ``file:line: field: message`` or ``file:member: field: message``.
+Where = tuple[Path, "int | str | None"]
+
+
+class Missing(LookupError):
+    """A field path leads nowhere in a record (`get_field`); ``at`` is the part that failed."""
+
+    def __init__(self, at: str) -> None:
+        super().__init__(at)
+        self.at = at
+
+
+def parse_path(dotted: str) -> tuple[str | int, ...]:
+    """``"filtered_resps.0"`` -> ``("filtered_resps", 0)``: dot-separated keys, a part made of
+    digits only is a list index (a dict key of digits is still found by `get_field`)."""
+    parts: list[str | int] = []
+    for part in dotted.split("."):
+        if not part:
+            raise ValueError(f"empty part in the field path {quoted(dotted)}")
+        parts.append(int(part) if part.isdigit() else part)
+    return tuple(parts)
+
+
+def get_field(record: object, dotted: str | Sequence[str | int]) -> object:
+    """The value at a field path (`parse_path`); `Missing` naming the first part that is not
+    there (a key absent, an index past the list's end, a step into a string or number)."""
+    parts = parse_path(dotted) if isinstance(dotted, str) else tuple(dotted)
+    value = record
+    walked: list[str] = []
+    for part in parts:
+        walked.append(str(part))
+        if isinstance(value, dict):
+            key = str(part)
+            if key not in value:
+                raise Missing(".".join(walked))
+            value = value[key]
+        elif isinstance(value, list) and isinstance(part, int):
+            if part >= len(value):
+                raise Missing(".".join(walked))
+            value = value[part]
+        else:
+            raise Missing(".".join(walked))
+    return value
+
+
+def _error(where: Where, message: str) -> SuiteError:
+    path, at = where
+    return SuiteError(message, path, at)
+
+
+def field_text(record: object, dotted: str, where: Where, *, default: str | None = None) -> str:
+    """The string at ``dotted`` in ``record``; a missing field is ``default`` when one is
+    given, else (and any value that is no string) a `SuiteError` naming the field path."""
+    try:
+        value = get_field(record, dotted)
+    except Missing as exc:
+        if default is not None:
+            return default
+        raise _error(where, f"missing field {quoted(exc.at)}") from None
+    if type(value) is not str:
+        raise _error(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
+    return value
+
+
+def _key(value: object, name: str, where: Where) -> str:
+    """An id as rouge-tui keeps it: a non-empty string, or an integer as its decimal text."""
+    if type(value) is str and value:
+        return value
+    if type(value) is int:
+        return str(value)
+    if value == "":
+        raise _error(where, f"empty {quoted(name)}")
+    raise _error(where, f"{quoted(name)} must be a string or an integer, not {type_name(value)}")
+
+
+def _place(where: Where) -> str:
+    _path, at = where
+    return f"line {at}" if isinstance(at, int) else f"member {quoted(str(at), 80)}" if at else "the file"
+
+
+def make_references(
+    rows: Iterable[tuple[Where, object, Sequence[str], str | None]], digest: str, id_name: str = "id",
+    empty_where: Where | None = None,
+) -> References:
+    """References from an importer's rows ``(where, id, references, source or None)``, checked
+    as a references file is: ids unique (a repeat names where the first was), at least one
+    reference each, every reference a string. ``digest`` identifies the bytes they came from
+    (`selector_digest`); ``empty_where`` is named when there are no rows at all."""
+    texts: dict[str, tuple[str, ...]] = {}
+    sources: dict[str, str] = {}
+    first: dict[str, Where] = {}
+    empty: list[str] = []
+    for where, raw, references, source in rows:
+        key = _key(raw, id_name, where)
+        if key in texts:
+            raise _error(where, f"duplicate id {quoted(key)} (first at {_place(first[key])})")
+        if not references:
+            raise _error(where, f"no reference for id {quoted(key)}")
+        for position, text in enumerate(references):
+            if type(text) is not str:
+                raise _error(where, f"reference {position} of {quoted(key)} must be a string, not {type_name(text)}")
+        texts[key] = tuple(references)
+        first[key] = where
+        if all(not text or text.isspace() for text in references):
+            empty.append(key)
+        if source is not None:
+            sources[key] = source
+    if not texts:
+        raise SuiteError("no examples found", *(empty_where or (None, None)))
+    return References(texts, sources, {}, empty, digest)
+
+
+def make_run(rows: Iterable[tuple[Where, object, str]], path: Path, digest: str, id_name: str = "id") -> Run:
+    """One run from an importer's rows ``(where, id, output)``, checked as a run file is: ids
+    unique (a repeat names where the first was), outputs strings, at least one row."""
+    outputs: dict[str, str] = {}
+    first: dict[str, Where] = {}
+    for where, raw, text in rows:
+        key = _key(raw, id_name, where)
+        if key in outputs:
+            raise _error(where, f"duplicate id {quoted(key)} (first at {_place(first[key])})")
+        if type(text) is not str:
+            raise _error(where, f"output of {quoted(key)} must be a string, not {type_name(text)}")
+        outputs[key] = text
+        first[key] = where
+    if not outputs:
+        raise SuiteError("no examples found", path)
+    return Run(path, outputs, digest)
+
+
+def selector_digest(file_digest: str, *selector: str) -> str:
+    """The digest of one build's (or one run's) part of a file that holds several: the file's
+    bytes (`files.file_digest`) and what picks the part out, so that two builds read from one
+    promptfoo export never share a cache entry, and an edit of the file changes both."""
+    digest = hashlib.sha256(b"rouge-tui import v1\n" + file_digest.encode())
+    for part in selector:
+        digest.update(f"{len(part)}:{part}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ImportedBuild:
+    """One build an importer listed, nothing read: its name (model and date, or provider and
+    prompt: short enough to tell apart at 80 columns), the files its bytes come from (one per
+    replicate run where the runs are files; the same file repeated where they are epochs of
+    one log), and when in history it was made (the harness's own date, ISO text; "" unknown)."""
+
+    name: str
+    path: Path  # the build's file or folder, for messages
+    run_files: tuple[Path, ...]
+    created: str = ""
+    problem: SuiteError | None = None  # what makes this build (only) unreadable
+    selector: tuple[str, ...] = ()  # what picks this build out of files that hold several
+
+
+@dataclass
+class Layout:
+    """A suite in another tool's files, as an importer found it: listed, nothing read.
+
+    ``builds`` are in history order (the harness's date, then the name). ``read_references``
+    and ``read_build`` read and check; a problem there is a `SuiteError` raised only then.
+    ``stored``, where the harness kept its own per-example ROUGE: (build name) -> {id: F},
+    for `report` to say how many of ours agree (never shown as rouge-tui's)."""
+
+    format: str
+    path: Path
+    name: str  # the task or eval the harness wrote (suite.toml's name wins over it)
+    builds: list[ImportedBuild]
+    read_references: Callable[[], References] = field(repr=False)
+    read_build: Callable[[ImportedBuild], list[Run]] = field(repr=False)
+    stored: Callable[[ImportedBuild], dict[str, float]] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Format:
+    """One importer in the registry (`rouge_tui.importers.FORMATS`).
+
+    ``recognise(path)`` says, from the files' own shape and cheaply (a listing, a file's first
+    bytes, a zip's member names), whether ``path`` is this format: never by a guess that could
+    mis-read another layout. ``open(path, settings)`` lists the suites at ``path`` (an
+    lm-eval output folder with several tasks is several suites), reading nothing more than
+    naming and ordering need."""
+
+    name: str
+    summary: str  # one line for --help and the README
+    recognise: Callable[[Path], bool]
+    open: Callable[[Path, SuiteSettings], list[Layout]]

@@ -42,6 +42,9 @@ class SuiteSettings:
     min_delta: float | None = None
     min_support: float | None = None
     fields: Fields = field(default_factory=Fields)
+    # The [fields] written in suite.toml, by name: an importer's own defaults give way only to
+    # these (its harness's field paths are not the native "id" / "output").
+    fields_given: dict[str, str] = field(default_factory=dict, compare=False)
     alarm: tuple[str, ...] | None = None  # [alarm] signals, checked against the registry later
     alarm_where: str | None = field(default=None, compare=False)  # where it is set, for that check
 
@@ -220,6 +223,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
         min_delta=band.number("min_delta", lambda d: d >= 0, "a number >= 0"),
         min_support=grounding.number("min_support", lambda s: 0 < s <= 1, "a number in (0, 1]"),
         fields=fields,
+        fields_given={key: value for key, value in given.items() if value is not None},
         alarm=None if signals is None else tuple(signals),
         alarm_where=None if signals is None else f"{path}:{alarm.line_of('signals')}",
     )

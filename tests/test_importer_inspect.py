@@ -290,6 +290,19 @@ def test_builds_in_one_minute_are_told_apart(tmp_path: Path) -> None:
                      "gpt-4o 2026-11-20 14:03:40 #2"]
 
 
+def test_a_log_still_running_is_read_from_its_journal(tmp_path: Path) -> None:
+    start = {"version": 2, "eval": header(created="2026-11-23T07:00:00+00:00")["eval"], "plan": {}}
+    members = [("_journal/start.json", dumps(start)),
+               ("_journal/summaries/1.json", b"[]"),
+               ("samples/1_epoch_1.json", dumps(TWO[0]))]
+    log = tmp_path / "running.eval"
+    log.write_bytes(zstd_zip(members))
+    assert FORMAT.recognise(log)
+    layout = open_one(log)
+    assert layout.builds[0].name == "gpt-4o 2026-11-23 07:00"
+    assert outputs(layout) == [{"1": "Disk full at 02:14."}]
+
+
 def test_a_sample_run_again_is_its_last_member(tmp_path: Path) -> None:
     log = tmp_path / "requeued.eval"
     members = [("header.json", dumps(header())),
@@ -415,6 +428,14 @@ def test_a_json_log_sample_is_named_by_its_place(tmp_path: Path) -> None:
     assert str(error_of(open_one(log).read_references)) == (
         f"{log}:samples.1: 'target' must be a string or a list of strings, not object"
     )
+
+
+def test_an_id_with_control_characters_is_named_on_one_line(tmp_path: Path) -> None:
+    hostile = sample("a\nb\x1b[31m", "x", "y")
+    del hostile["target"]
+    log = eval_log(tmp_path / "hostile.eval", [hostile])
+    error = error_of(open_one(log).read_references)  # one line, no escape byte: error_of checks
+    assert error.line == "samples/a\nb\x1b[31m_epoch_1.json" and error.message == "missing field 'target'"
 
 
 def test_a_zstd_bomb_is_refused(tmp_path: Path) -> None:

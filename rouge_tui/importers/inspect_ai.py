@@ -6,8 +6,8 @@ not frozen (inspect_ai#5066). A ``.eval`` is a zip holding ``header.json`` (a fi
 epoch: ``samples/{id}_epoch_{n}.json``, or in the chunked shape a folder
 ``samples/{id}_epoch_{n}/`` whose ``sample.json`` holds all but the messages, events and
 ``metadata.json``. Members are deflated, or zstd-compressed (zip method 93, inspect_ai's
-default since 0.3.206; Python < 3.14 reads it through backports.zstd). A ``.json`` log is the
-whole EvalLog in one object, ``version``, ``status`` and ``eval`` first.
+default since 0.3.206; before Python 3.14 read through backports.zstd, imported when met).
+A ``.json`` log is the whole EvalLog in one object, ``version``, ``status`` and ``eval`` first.
 
 A build is one log file, its epochs replicate runs; a folder of logs of several tasks is
 several suites, one per ``eval.task``.
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import BinaryIO
 
 import orjson
@@ -55,11 +56,6 @@ from rouge_tui.suite.files import (
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 
-if sys.version_info >= (3, 14):
-    from compression import zstd
-else:
-    from backports import zstd
-
 __all__ = ["FORMAT"]
 
 MEMBER_LIMIT = 1 << 30  # bytes one zip member may decompress to (a sample with all its events)
@@ -80,6 +76,16 @@ _CONTENT = "output.choices.0.message.content"  # before it: the first choice's t
 
 
 # --------------------------------------------------------------------------- zip members
+
+
+def _zstd() -> ModuleType:
+    """compression.zstd, or before Python 3.14 its backport: imported when a zstd member is
+    met, so that listing formats never fails for want of it."""
+    if sys.version_info >= (3, 14):
+        from compression import zstd
+    else:
+        from backports import zstd
+    return zstd
 
 
 def _fail(where: Where, message: str) -> SuiteError:
@@ -118,6 +124,9 @@ def _member(archive: zipfile.ZipFile, raw: BinaryIO, info: zipfile.ZipInfo, path
         raise _fail(where, f"compression method {info.compress_type} (Inspect writes deflate or zstd)")
     if why := _too_much(info.file_size, info.compress_size):
         raise _fail(where, why)
+    broken: tuple[type[Exception], ...] = (zipfile.BadZipFile, zlib.error, EOFError)
+    if info.compress_type == ZIP_ZSTD:
+        broken += (_zstd().ZstdError,)
     parts: list[bytes] = []
     size = 0
     try:
@@ -127,7 +136,7 @@ def _member(archive: zipfile.ZipFile, raw: BinaryIO, info: zipfile.ZipInfo, path
                 if why := _too_much(size, info.compress_size):
                     raise _fail(where, why)
                 parts.append(chunk)
-    except (zipfile.BadZipFile, zlib.error, zstd.ZstdError, EOFError, NotImplementedError) as exc:
+    except broken as exc:
         raise _fail(where, f"damaged ({exc})") from None
     except OSError as exc:
         raise _fail(where, f"cannot read: {exc.strerror or exc}") from None
@@ -154,7 +163,7 @@ def _opened(
     packed = raw.read(info.compress_size)
     if len(packed) < info.compress_size:
         raise _fail(where, "damaged (the file ends inside it)")
-    return zstd.ZstdFile(io.BytesIO(packed))
+    return _zstd().ZstdFile(io.BytesIO(packed))
 
 
 def _parse(data: bytes, where: Where) -> object:

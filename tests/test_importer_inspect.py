@@ -335,6 +335,14 @@ def test_ids_keep_their_type_as_text_and_fields_can_be_named(tmp_path: Path) -> 
     )
 
 
+def test_outputs_are_in_id_order_whatever_the_ids(tmp_path: Path) -> None:
+    huge = "1" + "0" * 5000  # past what int() takes from text
+    ids: list[int | str] = ["a", "\u00b2", huge, 10, 2]
+    eval_log(tmp_path / "ids.eval", [sample(i, "x", f"out {i}"[:20]) for i in ids])
+    [run] = open_one(tmp_path).read_build(open_one(tmp_path).builds[0])
+    assert list(run.outputs) == ["2", "10", huge, "a", "\u00b2"]
+
+
 # --------------------------------------------------------------------------- what is no log
 
 

@@ -68,7 +68,7 @@ ZIP_ZSTD = 93  # zip's method number for zstd (APPNOTE 4.4.5), unknown to Python
 HEADER = "header.json"
 START = "_journal/start.json"
 # A sample's member, monolith (.json) or chunked (/sample.json); the id as the name writes it.
-_SAMPLE = re.compile(r"samples/(.+)_epoch_([0-9]+)(\.json|/sample\.json)", re.DOTALL)
+_SAMPLE = re.compile(r"samples/(.+)_epoch_([0-9]{1,9})(\.json|/sample\.json)", re.DOTALL)
 _SPACE = re.compile(r"[ \t\r\n]*")
 
 _COMPLETION = "output.completion"  # since inspect_ai 0.3.154
@@ -305,8 +305,12 @@ def _head(path: Path) -> _Head:
     )
 
 
-def _order(name_id: str) -> tuple[int, int | str]:
-    return (0, int(name_id)) if name_id.isdigit() else (1, name_id)
+def _order(name_id: str) -> tuple[int, int, str]:
+    """Integer ids in their numbers' order (without int(), which refuses 5,000 digits),
+    then the others in code point order."""
+    if name_id.isascii() and name_id.isdigit():
+        return (0, len(name_id.lstrip("0")), name_id)
+    return (1, 0, name_id)
 
 
 def _eval_samples(path: Path, metadata: bool, first_epoch: bool) -> Iterator[tuple[Where, dict]]:

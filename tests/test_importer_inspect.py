@@ -396,6 +396,18 @@ def test_a_sample_member_that_is_not_json(tmp_path: Path) -> None:
     assert str(error_of(layout.read_references)) == message
 
 
+def test_a_sample_member_nested_too_deeply_or_with_a_huge_number(tmp_path: Path) -> None:
+    member = "samples/1_epoch_1.json"
+    cases = {
+        b"[" * 100_000 + b"]" * 100_000: "not valid JSON: nested too deeply",
+        b'{"id": 1' + b"0" * 5000 + b"}": "not valid JSON: Exceeds the limit (4300 digits)",
+    }
+    for data, message in cases.items():
+        log = tmp_path / "bad.eval"
+        log.write_bytes(zstd_zip([("header.json", dumps(header())), (member, data)]))
+        assert str(error_of(open_one(log).read_references)).startswith(f"{log}:{member}: {message}")
+
+
 def test_a_sample_without_target(tmp_path: Path) -> None:
     untargeted = sample(2, "x", "An output.")
     del untargeted["target"]

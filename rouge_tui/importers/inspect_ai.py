@@ -178,6 +178,8 @@ def _parse(data: bytes, where: Where) -> object:
         raise _fail(where, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except UnicodeDecodeError:
         raise _fail(where, "not valid JSON: not UTF-8 text") from None
+    except ValueError as exc:  # an integer of more digits than int() takes from text
+        raise _fail(where, f"not valid JSON: {exc}") from None
     except RecursionError:
         raise _fail(where, "not valid JSON: nested too deeply") from None
 

@@ -14,9 +14,12 @@ import struct
 import sys
 import zipfile
 import zlib
+from functools import partial
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from suite_helpers import error_of, within
 
 from rouge_tui.importers import get
@@ -481,9 +484,9 @@ def test_a_damaged_member_is_named(tmp_path: Path) -> None:
         "frame.eval": {"packed": zstd.compress(data)[:-6]},
         "method.eval": {"method": 12, "packed": b"BZh9"},
     }
-    for name, given in cases.items():
+    for name, fields in cases.items():
         log = tmp_path / name
-        log.write_bytes(zstd_zip([("header.json", dumps(header())), ("samples/1_epoch_1.json", data, given)]))
+        log.write_bytes(zstd_zip([("header.json", dumps(header())), ("samples/1_epoch_1.json", data, fields)]))
         layout = open_one(log)
         error = error_of(layout.read_build, layout.builds[0])
         assert isinstance(error, SuiteError) and error.line == "samples/1_epoch_1.json", name
@@ -491,3 +494,43 @@ def test_a_damaged_member_is_named(tmp_path: Path) -> None:
     assert str(error_of(open_one(tmp_path / "method.eval").read_references)).endswith(
         ": compression method 12 (Inspect writes deflate or zstd)"
     )
+
+
+# --------------------------------------------------------------------------- anything at all
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+FIELDS = st.sampled_from(["output.choices.0.message.content", "output.choices", "output", "output.completion",
+                          "target", "id", "epoch", "metadata"])
+
+
+def read_all(path: Path) -> None:
+    """Everything a caller asks of a log; a SuiteError is the one allowed failure."""
+    for layout in FORMAT.open(path, SuiteSettings(fields_given={"source": "metadata.doc"})):
+        for read in [layout.read_references] + [partial(layout.read_build, b) for b in layout.builds]:
+            try:
+                read()
+            except SuiteError as exc:
+                assert "\n" not in str(exc) and str(exc).startswith(str(path))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=FIELDS, value=st.lists(JSON, min_size=1, max_size=3) | JSON, noise=st.binary(max_size=64))
+def test_any_sample_or_bytes_is_read_or_one_line(tmp_path: Path, field: str, value: object, noise: bytes) -> None:
+    old = field.startswith("output.choices")  # a log before output.completion
+    good = sample(1, "Disk full.", None if old else "Disk full.", metadata={"doc": "The disk."},
+                  content="Disk full.")
+    spot = good
+    *parents, last = field.split(".")
+    for part in parents:
+        spot = spot[int(part)] if part.isdigit() else spot[part]
+    spot[last] = value  # type: ignore[index]
+    log = tmp_path / "any.eval"
+    log.write_bytes(zstd_zip([("header.json", dumps(header())), ("samples/1_epoch_1.json", dumps(good)),
+                              ("samples/2_epoch_1.json", noise)]))
+    read_all(log)
+    log.write_bytes(noise + zstd_zip([("header.json", dumps(header()))])[len(noise):])
+    read_all(tmp_path)

@@ -274,12 +274,15 @@ def test_a_folder_of_two_tasks_is_two_suites_in_history_order(tmp_path: Path) ->
     # 10:00 at UTC-5 is 15:00 UTC: after 14:00 UTC though its text sorts first.
     eval_log(tmp_path / "a.eval", TWO, header(created="2026-11-20T10:00:00-05:00"))
     eval_log(tmp_path / "b.eval", TWO, header(created="2026-11-20T14:00:00+00:00", model="openai/gpt-4o-mini"))
-    eval_log(tmp_path / "c.eval", TWO, header(task="classify", created="2026-11-19T00:00:00+00:00"))
+    eval_log(tmp_path / "c.eval", TWO, header(task="classify", created="2026-11-20T14:00:30+00:00",
+                                             model="openai/gpt-4o-mini"))
     summarise, classify = sorted(FORMAT.open(tmp_path, SuiteSettings()), key=lambda s: s.name, reverse=True)
     assert (summarise.name, classify.name) == ("summarise", "classify")
     assert [b.name for b in summarise.builds] == ["gpt-4o-mini 2026-11-20 14:00", "gpt-4o 2026-11-20 15:00"]
     assert [b.path.name for b in summarise.builds] == ["b.eval", "a.eval"]
     assert [b.path.name for b in classify.builds] == ["c.eval"]
+    # Names are told apart within a suite: another task's log in the same minute is no reason.
+    assert [b.name for b in classify.builds] == ["gpt-4o-mini 2026-11-20 14:00"]
     # suite.toml's name names a folder's one suite, not each of several.
     assert open_one(tmp_path / "a.eval", SuiteSettings(name="Incidents")).name == "Incidents"
 

@@ -555,8 +555,12 @@ def _logs(path: Path) -> list[Path]:
         if path.suffix == ".eval" or (path.suffix == ".json" and _is_json_log(path)):
             return [path]
         raise SuiteError("not an Inspect log (a .eval zip or a .json EvalLog)", path)
+    try:
+        entries = sorted(path.iterdir())
+    except OSError as exc:
+        raise SuiteError(f"cannot read: {exc.strerror or exc}", path) from None
     found = [
-        entry for entry in sorted(path.iterdir())
+        entry for entry in entries
         if not entry.name.startswith(".") and entry.is_file()
         and (entry.suffix == ".eval" or (entry.suffix == ".json" and _is_log(entry)))
     ]
@@ -576,16 +580,14 @@ def open_logs(path: Path, settings: SuiteSettings) -> list[Layout]:
         except SuiteError as exc:
             broken.append(ImportedBuild(log.name, log, (log,), "", exc))
     heads.sort(key=lambda item: (item[1].created, item[0].name))
-    names = dict(zip((log for log, _ in heads), _names(heads)))
-    tasks = sorted({head.task for _log, head in heads})
-    if not tasks:
-        tasks = [path.stem]
+    tasks = sorted({head.task for _log, head in heads}) or [path.stem]
     fields = _Fields.of(settings)
     layouts: list[Layout] = []
     for task in tasks:
+        mine = [(log, head) for log, head in heads if head.task == task]
         builds = broken + [
-            ImportedBuild(names[log], log, (log,) * head.epochs, head.created)
-            for log, head in heads if head.task == task
+            ImportedBuild(name, log, (log,) * head.epochs, head.created)
+            for name, (log, head) in zip(_names(mine), mine)
         ]
         builds.sort(key=lambda build: (build.created, build.name))
         layouts.append(Layout(

@@ -3,7 +3,9 @@
 Every log here is written by hand from inspect_ai's own source (``log/_recorders/eval.py``,
 ``chunked/format.py``, ``json.py``, ``log/_log.py``): deflate members through the standard
 zipfile, zstd members (method 93) through a zip writer below that sets each header field
-itself, so the reader is never checked against its own way of reading a zip.
+itself, so the reader is never checked against its own way of reading a zip. (The importer
+was also run by hand on logs inspect_ai 0.3.285 wrote: .eval in zstd, .json, and chunked by
+its own converter; none of them is copied here.)
 """
 
 from __future__ import annotations
@@ -365,6 +367,10 @@ def test_what_is_not_an_inspect_log_is_not_recognised(tmp_path: Path) -> None:
     array.write_text('[{"eval": 1, "version": 2}]')
     for path in (native, plain, not_zip, array, tmp_path / "missing.eval"):
         assert not FORMAT.recognise(path), path
+    for path, message in ((tmp_path / "missing.eval", "no such file or folder"),
+                          (array, "not an Inspect log (a .eval zip or a .json EvalLog)"),
+                          (native, "no Inspect logs in this folder (.eval or .json)")):
+        assert str(error_of(FORMAT.open, path, SuiteSettings())) == f"{path}: {message}"
     fifo = tmp_path / "fifos" / "pipe.eval"
     fifo.parent.mkdir()
     os.mkfifo(fifo)  # nobody writes: an open() that blocks would hang

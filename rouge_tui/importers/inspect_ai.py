@@ -552,6 +552,8 @@ def _logs(path: Path) -> list[Path]:
     """The logs at ``path``: the file itself, or a folder's ``.eval`` files (a broken one is a
     build that says so) and the ``.json`` files shaped as an EvalLog; not its subfolders."""
     if not path.is_dir():
+        if not path.exists():
+            raise SuiteError("no such file or folder", path)
         if path.suffix == ".eval" or (path.suffix == ".json" and _is_json_log(path)):
             return [path]
         raise SuiteError("not an Inspect log (a .eval zip or a .json EvalLog)", path)

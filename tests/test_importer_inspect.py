@@ -486,6 +486,20 @@ def test_a_zstd_bomb_is_refused(tmp_path: Path) -> None:
         log.unlink()
 
 
+def test_many_small_members_of_a_few_packed_bytes_are_a_bomb_together(tmp_path: Path) -> None:
+    # Each member is 1 MiB from a few hundred bytes (under the 64 MiB any member may take);
+    # 80 of them are 80 MiB from a file of some 30 KiB: over 200 times its size.
+    members = [("header.json", dumps(header()))]
+    members += [(f"samples/{i}_epoch_1.json", dumps(sample(i, "x", " " * (1 << 20)))) for i in range(80)]
+    log = tmp_path / "many.eval"
+    log.write_bytes(zstd_zip(members))
+    assert log.stat().st_size * 200 < 80 << 20
+    layout = open_one(log)
+    assert str(error_of(layout.read_build, layout.builds[0])) == (
+        f"{log}: its members decompress to over 200 times its size (a zip bomb?)"
+    )
+
+
 def test_a_damaged_member_is_named(tmp_path: Path) -> None:
     data = dumps(sample(1, "x", "y"))
     cases = {

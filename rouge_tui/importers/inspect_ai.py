@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import struct
 import sys
@@ -318,9 +319,23 @@ def _order(name_id: str) -> tuple[int, int, str]:
 def _eval_samples(path: Path, metadata: bool, first_epoch: bool) -> Iterator[tuple[Where, dict]]:
     """A ``.eval`` log's samples in id and epoch order (the id as its member's name writes
     it), with ``metadata.json`` put back into a chunked one when ``metadata`` is asked for;
-    only each id's lowest epoch with ``first_epoch``."""
+    only each id's lowest epoch with ``first_epoch``. All the members read are bounded
+    together too, like one gzip file: many members of the same few packed bytes (entries
+    that overlap) are a bomb even when each is small."""
     with open_binary(path) as raw:
         archive, members = _zip(raw, path)
+        packed = os.fstat(raw.fileno()).st_size
+        total = 0
+
+        def read(name: str, what: str) -> dict:
+            nonlocal total
+            data = _member(archive, raw, members[name], path)
+            total += len(data)
+            if total > GZIP_FREE and total > GZIP_RATIO * packed:
+                message = f"its members decompress to over {GZIP_RATIO} times its size (a zip bomb?)"
+                raise SuiteError(message, path)
+            return _object(data, (path, name), what)
+
         found: dict[tuple[str, int], str] = {}
         for name in members:
             if (match := _SAMPLE.fullmatch(name)) is not None:
@@ -336,12 +351,10 @@ def _eval_samples(path: Path, metadata: bool, first_epoch: bool) -> Iterator[tup
         for key in chosen:
             name = found[key]
             where: Where = (path, name)
-            record = _object(_member(archive, raw, members[name], path), where, "a sample")
+            record = read(name, "a sample")
             extra = name.removesuffix("sample.json") + "metadata.json"
             if metadata and name.endswith("/sample.json") and extra in members:
-                record["metadata"] = _object(
-                    _member(archive, raw, members[extra], path), (path, extra), "a sample's metadata"
-                )
+                record["metadata"] = read(extra, "a sample's metadata")
             yield where, record
 
 

@@ -242,6 +242,20 @@ def test_stored_rouge_is_lm_evals_own_number_never_a_corpus_pair(tmp_path: Path)
     assert layout.stored(layout.builds[0]) == {"0": 0.25, "1": 1.0}
 
 
+def test_nan_and_infinity_that_the_harness_writes_are_read_not_refused(tmp_path: Path) -> None:
+    # json.dumps writes a float that is not finite as NaN / Infinity: a failed metric, a doc's
+    # missing number
+    lines = [sample(0, "a", "x", rougeL=float("nan")), sample(1, "b", "y", rougeL=0.5)]
+    lines[0]["doc"]["rating"] = float("-inf")
+    path = write_run(tmp_path / "m", FRIDAY, {"xsum": lines})["xsum"]
+    assert '"rougeL": NaN' in path.read_text() and "-Infinity" in path.read_text()
+    layout = open_one(tmp_path / "m", source="doc.article")
+    assert outputs(layout, layout.builds[0]) == {"0": "x", "1": "y"}
+    assert layout.read_references().texts == {"0": ("a",), "1": ("b",)}
+    assert layout.stored is not None
+    assert layout.stored(layout.builds[0]) == {"1": 0.5}
+
+
 # --------------------------------------------------------------------------- malformed
 
 

@@ -227,10 +227,11 @@ def _stored(record: dict, where: Where) -> float | None:
 def _keyed(path: Path, id_field: str, take: Callable[[dict, Where], object]) -> list[tuple[Where, str, object]]:
     """``(where, id, take(record))`` for each line of a samples file, in file order. The id is
     the doc's, with ``|filter`` after it when the file holds more than one filter (one line
-    per doc and filter: the doc's id alone would repeat)."""
+    per doc and filter: the doc's id alone would repeat). The harness's json.dumps writes a
+    float that is not finite as NaN (a failed metric, a doc's missing number): null here."""
     rows = []
     filters = set()
-    for line, record in json_lines(path):
+    for line, record in json_lines(path, nan_as_null=True):
         where: Where = (path, line)
         if type(record) is not dict:
             raise SuiteError(f"expected a JSON object, found {type_name(record)}", path, line)

@@ -7,10 +7,12 @@ and ``str(target)``; utils.py, ``sanitize_model_name``), never copied from its f
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from suite_helpers import within
 
 from rouge_tui import importers
 from rouge_tui.importers.base import ImportedBuild, Layout
@@ -147,6 +149,22 @@ def test_one_model_folder_opened_alone_names_its_runs_by_it(tmp_path: Path) -> N
     assert layout.name == "Nightly summaries"
     assert [b.name for b in layout.builds] == ["checkpoint-1200 2026-11-16T09:30", "checkpoint-1200 2026-11-20T10:02"]
     assert [outputs(layout, b) for b in layout.builds] == [{"0": "c"}, {"0": "b"}]
+
+
+def test_listing_reads_no_samples_file_and_a_fifo_is_named_when_its_run_is_read(tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    write_run(folder, FRIDAY, {"xsum": [sample(0, "a", "x")]})
+    (folder / f"results_{MONDAY}.json").write_text("{}")
+    fifo = folder / f"samples_xsum_{MONDAY}.jsonl"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer
+    layouts = within(10, FORMAT.open, folder, SuiteSettings())
+    assert isinstance(layouts, list)
+    (layout,) = layouts
+    assert [b.path for b in layout.builds] == [fifo, folder / f"samples_xsum_{FRIDAY}.jsonl"]
+    assert outputs(layout, layout.builds[1]) == {"0": "x"}
+    caught = within(10, layout.read_build, layout.builds[0])
+    assert isinstance(caught, SuiteError)
+    assert str(caught) == f"{fifo}: not a regular file (a FIFO)"
 
 
 # --------------------------------------------------------------------------- the traps
@@ -308,14 +326,21 @@ def test_a_malformed_line_is_one_error_naming_file_line_and_field_only_when_read
 
 
 def test_a_broken_list_target_is_one_error_naming_the_line_and_target(tmp_path: Path) -> None:
+    write_run(tmp_path / "m", MONDAY, {"xsum": [sample(0, "a", "x"), sample(1, "b", "y")]})
     bad = write_run(tmp_path / "m", FRIDAY, {"xsum": [sample(0, "a", "x"), sample(1, "['one', 'two'", "y")]})
+    message = f"{bad['xsum']}:2: 'target' starts as a Python list of strings but is not one: '['one', 'two''"
     layout = open_one(tmp_path / "m")
-    assert outputs(layout, layout.builds[0]) == {"0": "x", "1": "y"}  # outputs need no target
+    with pytest.raises(SuiteError) as caught:
+        layout.read_build(layout.builds[1])
+    assert str(caught.value) == message
+    # the references come from the newest run that reads: the older one's targets
+    assert layout.read_references().texts == {"0": ("a",), "1": ("b",)}
+    assert outputs(layout, layout.builds[0]) == {"0": "x", "1": "y"}
+    # no run reads: the newest run's error
+    (tmp_path / "m" / f"samples_xsum_{MONDAY}.jsonl").write_text("{", encoding="utf-8")
     with pytest.raises(SuiteError) as caught:
         layout.read_references()
-    assert str(caught.value) == (
-        f"{bad['xsum']}:2: 'target' starts as a Python list of strings but is not one: '['one', 'two''"
-    )
+    assert str(caught.value) == message
 
 
 def test_a_line_that_is_no_object_and_a_repeated_doc_are_named(tmp_path: Path) -> None:

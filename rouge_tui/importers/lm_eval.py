@@ -75,9 +75,11 @@ def _folders(path: Path) -> list[Path]:
 
 
 def _names(folder: Path) -> list[str]:
+    """What is in ``folder`` besides folders: a FIFO or a broken link named as a run is listed
+    too, and said to be one when read, never read while listing."""
     try:
         with os.scandir(folder) as entries:
-            return sorted(e.name for e in entries if e.is_file())
+            return sorted(e.name for e in entries if not e.is_dir())
     except OSError:
         return []  # a subfolder we may not read holds no run we can list
 
@@ -249,22 +251,33 @@ def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str,
     reference = given.get("references", given.get("reference"))
     source = given.get("source")
 
+    def example(record: dict, where: Where) -> tuple[str, tuple[str, ...], str | None]:
+        """A line's output, references and source: a run reads only when all of them do, so
+        the run the references come from is always one that reads."""
+        text = None if source is None else field_text(record, source, where)
+        return _output(record, output, where), _references(record, reference, where), text
+
     def read_references() -> References:
-        newest = builds[-1].path
-
-        def take(record: dict, where: Where) -> tuple[tuple[str, ...], str | None]:
-            texts = _references(record, reference, where)
-            return texts, None if source is None else field_text(record, source, where)
-
-        rows = _keyed(newest, id_field, take)
-        digest = selector_digest(file_digest(newest), "references", id_field, reference or _TARGET, source or "")
-        return make_references(
-            ((where, key, texts, text) for where, key, (texts, text) in rows),  # type: ignore[misc]
-            digest, id_field, (newest, None),
-        )
+        """The newest run's targets; where its file does not read, the newest run's that does
+        (the broken run's error is raised when it is used, as any run's)."""
+        newest: SuiteError | None = None
+        for build in reversed(builds):
+            try:
+                rows = _keyed(build.path, id_field, example)
+                digest = selector_digest(
+                    file_digest(build.path), "references", id_field, reference or _TARGET, source or "",
+                )
+                return make_references(
+                    ((where, key, texts, text) for where, key, (_, texts, text) in rows),  # type: ignore[misc]
+                    digest, id_field, (build.path, None),
+                )
+            except SuiteError as exc:
+                newest = newest or exc
+        assert newest is not None  # a layout has at least one build
+        raise newest
 
     def read_build(build: ImportedBuild) -> list[Run]:
-        rows = _keyed(build.path, id_field, lambda record, where: _output(record, output, where))
+        rows = _keyed(build.path, id_field, lambda record, where: example(record, where)[0])
         digest = selector_digest(file_digest(build.path), "run", id_field, output)
         return [make_run(rows, build.path, digest, id_field)]  # type: ignore[arg-type]
 

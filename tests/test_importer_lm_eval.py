@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from suite_helpers import within
 
 from rouge_tui import importers
@@ -214,6 +216,21 @@ def test_a_target_written_as_a_python_list_is_several_references(tmp_path: Path)
         "4": ("plain text, one reference",),
     }
     assert references.sources == {}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.text(max_size=12), min_size=1, max_size=3), min_size=1, max_size=4),
+       st.lists(st.text(max_size=12), max_size=3))
+def test_any_list_of_strings_the_harness_writes_reads_back_and_other_text_is_itself(
+    tmp_path_factory: pytest.TempPathFactory, lists: list[list[str]], texts: list[str],
+) -> None:
+    # the oracle is Python's own str(), which save_results_samples applies to the target
+    folder = tmp_path_factory.mktemp("m")
+    plain = [text for text in texts if not text.lstrip().startswith(("[", "("))]
+    targets = [str(item) for item in lists] + [str(tuple(item)) for item in lists] + plain
+    write_run(folder, FRIDAY, {"t": [sample(n, target, "x") for n, target in enumerate(targets)]})
+    expected = [tuple(item) for item in lists] * 2 + [(text,) for text in plain]
+    assert open_one(folder).read_references().texts == {str(n): refs for n, refs in enumerate(expected)}
 
 
 def test_filtered_resps_one_list_deeper_gives_its_first_response(tmp_path: Path) -> None:

@@ -135,12 +135,16 @@ def test_names_grow_only_where_they_would_collide(tmp_path: Path) -> None:
     write_run(out / "org-a__tiny", "2026-11-20T10-02-01", {"t": lines})
     write_run(out / "org-a__tiny", "2026-11-20T10-02-59.25", {"t": lines})
     write_run(out / "org-b__tiny", "2026-11-20T10-02-01", {"t": lines})
+    # a long name is cut in its middle, keeping the size and the version
+    write_run(out / "mistralai__Mistral-7B-Instruct-v0.3", "2026-11-20T10-02-01", {"t": lines})
     (layout,) = FORMAT.open(out, SuiteSettings())
     assert [b.name for b in layout.builds] == [
+        "Mistral-7B-…struct-v0.3 2026-11-20T10:02",
         "org-a__tiny 2026-11-20T10:02:01",
         "org-b__tiny 2026-11-20T10:02",
         "org-a__tiny 2026-11-20T10:02:59",
     ]
+    assert max(len(b.name) for b in layout.builds) == 40
 
 
 def test_one_model_folder_opened_alone_names_its_runs_by_it(tmp_path: Path) -> None:

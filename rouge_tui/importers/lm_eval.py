@@ -56,7 +56,9 @@ _ID = "doc_id"
 _OUTPUT = "filtered_resps.0"
 _TARGET = "target"
 _STORED = "rougeL"  # lm-eval's own per-example figure, where a task's metric wrote one
-_MODEL_WIDTH = 28  # a build name is this, a space and a date: two fit an 80-column title
+# A build name is the model in at most this, a space and the date to the minute: 40 in all,
+# what the report's and the diff's columns show of a name whole.
+_MODEL_WIDTH = 23
 # str() of a list or tuple of strings starts so; any other target is the text itself.
 _LISTED = re.compile(r"\s*[\[(]\s*['\"]")
 
@@ -113,9 +115,13 @@ def _created(date: str) -> str:
 
 def _short(model: str) -> str:
     """``meta-llama__Llama-3.1-8B-Instruct`` -> ``Llama-3.1-8B-Instruct``: the part after the
-    organisation (or a local checkpoint's last folder), cut to fit a title."""
+    organisation (or a local checkpoint's last folder), cut from the middle to fit a column
+    (a model's size and its version, at either end, both stay)."""
     short = model.rsplit("__", 1)[-1] or model
-    return short if len(short) <= _MODEL_WIDTH else short[: _MODEL_WIDTH - 1] + "…"
+    if len(short) <= _MODEL_WIDTH:
+        return short
+    head = (_MODEL_WIDTH - 1) // 2
+    return short[:head] + "…" + short[len(short) - (_MODEL_WIDTH - 1 - head):]
 
 
 def _build_names(runs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:

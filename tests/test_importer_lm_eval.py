@@ -262,6 +262,13 @@ def test_suite_toml_fields_name_the_source_output_and_references(tmp_path: Path)
     assert plain.read_build(plain.builds[0])[0].digest != layout.read_build(layout.builds[0])[0].digest
 
 
+def test_a_field_path_with_an_empty_part_is_one_error_when_opened(tmp_path: Path) -> None:
+    write_run(tmp_path / "m", FRIDAY, {"xsum": [sample(0, "a", "x")]})
+    with pytest.raises(SuiteError) as caught:
+        FORMAT.open(tmp_path / "m", SuiteSettings(fields_given={"output": "filtered_resps..0"}))
+    assert str(caught.value) == f"{tmp_path / 'm'}: fields.output: empty part in the field path 'filtered_resps..0'"
+
+
 def test_references_come_from_the_newest_run(tmp_path: Path) -> None:
     write_run(tmp_path / "m", MONDAY, {"xsum": [sample(0, "old target", "x")]})
     write_run(tmp_path / "m", FRIDAY, {"xsum": [sample(0, "new target", "x"), sample(1, "added", "y")]})

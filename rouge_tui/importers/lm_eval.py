@@ -145,6 +145,11 @@ def open_layouts(path: Path, settings: SuiteSettings) -> list[Layout]:
     """One suite per task found at ``path`` (an output folder, or one model's folder), its
     builds in history order: the run's date, then the name. Reads no samples file."""
     path = Path(path)
+    for key, dotted in settings.fields_given.items():
+        try:
+            parse_path(dotted)
+        except ValueError as exc:
+            raise SuiteError(f"fields.{key}: {exc}", path) from None
     found: dict[str, list[tuple[str, str, Path]]] = {}
     for folder in _folders(path):
         model = (folder if folder != path else path.resolve()).name

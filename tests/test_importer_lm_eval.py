@@ -6,6 +6,7 @@ and ``str(target)``; utils.py, ``sanitize_model_name``), never copied from its f
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Callable
@@ -93,6 +94,21 @@ def test_recognises_an_output_folder_and_a_model_folder_by_their_file_names(tmp_
     assert not FORMAT.recognise(native)
     assert not FORMAT.recognise(native / "references.jsonl")
     assert not FORMAT.recognise(tmp_path / "absent")
+
+
+def test_output_path_given_as_a_json_file_and_gzipped_samples(tmp_path: Path) -> None:
+    # --output_path evals/nightly.json: the results are evals/nightly_<date>.json, the samples
+    # beside them (evaluation_tracker.py); a samples file gzipped afterwards reads the same
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    (folder / f"nightly_{FRIDAY}.json").write_text("{}")
+    line = json.dumps(sample(0, "the target", "the output")) + "\n"
+    (folder / f"samples_xsum_{FRIDAY}.jsonl.gz").write_bytes(gzip.compress(line.encode()))
+    assert FORMAT.recognise(folder)
+    layout = open_one(folder)
+    assert [b.name for b in layout.builds] == ["evals 2026-11-20T10:02"]
+    assert outputs(layout, layout.builds[0]) == {"0": "the output"}
+    assert layout.read_references().texts == {"0": ("the target",)}
 
 
 def test_a_folder_with_no_run_is_one_error_naming_it(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ argument with ``/`` (and ``:"<>|\\?*[]``) made ``__``; ``<date>`` is the run's
 A suite is one task; a build is one run of it (a model folder and a date); an id is the
 ``doc_id``, followed by ``|`` and the filter's name when the file holds several filters
 (gsm8k's ``strict-match`` and ``flexible-extract``), so each filter's answer is an example
-of its own, scored against the same target. References come from the newest run's file.
+of its own, scored against the same target. References are the targets of the newest run
+that reads.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ __all__ = ["FORMAT"]
 
 # evaluation_tracker.py: datetime.now().isoformat().replace(":", "-"); isoformat leaves the
 # microseconds out when they are zero.
-_DATE = r"(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2}(?:\.\d{1,6})?)"
+_DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,6})?"
 # The task is what lies between the first "_" and the date (utils.get_file_task_name).
 _SAMPLES = re.compile(rf"samples_(.+)_({_DATE})\.jsonl(?:\.gz)?")
 # results_<date>.json, or <stem>_<date>.json when --output_path named a .json file.
@@ -271,7 +272,7 @@ def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str,
     def read_references() -> References:
         """The newest run's targets; where its file does not read, the newest run's that does
         (the broken run's error is raised when it is used, as any run's)."""
-        newest: SuiteError | None = None
+        failed: list[SuiteError] = []
         for build in reversed(builds):
             try:
                 rows = _keyed(build.path, id_field, example)
@@ -283,9 +284,8 @@ def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str,
                     digest, id_field, (build.path, None),
                 )
             except SuiteError as exc:
-                newest = newest or exc
-        assert newest is not None  # a layout has at least one build
-        raise newest
+                failed.append(exc)
+        raise failed[0]  # a layout has a build: none read, the newest one's error
 
     def read_build(build: ImportedBuild) -> list[Run]:
         rows = _keyed(build.path, id_field, lambda record, where: example(record, where)[0])

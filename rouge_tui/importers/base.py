@@ -20,7 +20,7 @@ from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 
 __all__ = [
-    "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field",
+    "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field", "id_text",
     "make_references", "make_run", "parse_path", "selector_digest",
 ]
 
@@ -98,6 +98,12 @@ def _key(value: object, name: str, where: Where) -> str:
     if value == "":
         raise _error(where, f"empty {quoted(name)}")
     raise _error(where, f"{quoted(name)} must be a string or an integer, not {type_name(value)}")
+
+
+def id_text(value: object, name: str, where: Where) -> str:
+    """`_key` for importers that make an id of several parts (lm-eval's doc and filter):
+    the part checked as an id is, its error naming the field ``name``."""
+    return _key(value, name, where)
 
 
 def _place(where: Where) -> str:

@@ -333,13 +333,35 @@ def test_an_assertion_that_gives_no_reference(tmp_path: Path, asserts, message: 
     assert str(error_of(layout.read_references)).startswith(f"{path}:results.results[0]: {message}")
 
 
-def test_two_tests_with_the_same_vars_are_duplicates(tmp_path: Path) -> None:
+def test_two_tests_with_the_same_vars_and_other_references_are_duplicates(tmp_path: Path) -> None:
     records = [result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "x", rouge("x")),
-               result(0, 1, "openai:gpt-4o", "s", {"n": 0}, "y", rouge("x"))]
+               result(0, 1, "openai:gpt-4o", "s", {"n": 0}, "y", rouge("y"))]
     path = write_export(tmp_path / "results.json", records)
     layout = open_one(path)
     assert str(error_of(layout.read_references)) == (
         f"{path}:results.results[1]: duplicate id '{{\"n\":0}}' (first at member 'results.results[0]')")
+
+
+def test_repeat_gives_replicate_runs(tmp_path: Path) -> None:
+    # promptfoo eval --repeat 2: the tests again with new testIdx, the same vars.
+    records = [result(0, i, "openai:gpt-4o", "s", {"n": i % 2}, f"out {i}", rouge(f"ref {i % 2}")) for i in range(4)]
+    records[3] = result(0, 3, "openai:gpt-4o", "s", {"n": 1}, None, rouge("ref 1"), error="timeout", response=None)
+    layout = open_one(write_export(tmp_path / "results.json", records))
+    first, second = layout.read_build(layout.builds[0])
+    assert first.outputs == {'{"n":0}': "out 0", '{"n":1}': "out 1"}
+    assert second.outputs == {'{"n":0}': "out 2"}  # the errored repeat is left out of its run
+    assert first.digest != second.digest
+    assert layout.read_references().texts == {'{"n":0}': ("ref 0",), '{"n":1}': ("ref 1",)}
+
+
+def test_an_id_repeated_unevenly_is_a_duplicate(tmp_path: Path) -> None:
+    records = [result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "a", rouge("x")),
+               result(0, 1, "openai:gpt-4o", "s", {"n": 1}, "b", rouge("x")),
+               result(0, 2, "openai:gpt-4o", "s", {"n": 0}, "c", rouge("x"))]
+    path = write_export(tmp_path / "results.json", records)
+    layout = open_one(path)
+    assert str(error_of(layout.read_build, layout.builds[0])) == (
+        f"{path}:results.results[2]: duplicate id '{{\"n\":0}}' (first at member 'results.results[0]')")
 
 
 def test_a_bad_field_path_in_suite_toml(tmp_path: Path) -> None:

@@ -18,6 +18,8 @@ is one stored result per line (``id``, ``evalId``, ``promptIdx``, ``testIdx``, `
   (default ``response.output``, JSON text when it is no string) in the result.
 - A result promptfoo marked as an error (``error`` set, no output) is left out of its build,
   so the example shows as missing there rather than scored as an empty text.
+- ``eval --repeat N`` gives each test N results with the same vars: a column's N replicate
+  runs (`_repeats`).
 """
 
 from __future__ import annotations
@@ -315,6 +317,26 @@ def _output(record: dict, path: str, where: Where) -> str | None:
     return value if type(value) is str else _canonical(value)
 
 
+def _repeats(rows: list[tuple[Where, object, str | None]]) -> list[list[tuple[Where, object, str | None]]]:
+    """A column's results as replicate runs: ``promptfoo eval --repeat N`` gives each test N
+    results with the same vars (new testIdx each), so the n-th result of an id belongs to
+    run n. Only when every id comes back equally often; else the rows as one run, where a
+    repeated id is the duplicate it then is."""
+    seen: dict[object, int] = {}
+    numbered: list[int] = []
+    for _where, raw, _text in rows:
+        key = str(raw) if type(raw) in (str, int) else repr(raw)
+        numbered.append(seen.get(key, 0))
+        seen[key] = numbered[-1] + 1
+    counts = set(seen.values())
+    if len(counts) != 1 or counts == {1}:
+        return [rows]
+    parts: list[list[tuple[Where, object, str | None]]] = [[] for _ in range(counts.pop())]
+    for number, row in zip(numbered, rows):
+        parts[number].append(row)
+    return parts
+
+
 # --------------------------------------------------------------------------- the suite
 
 
@@ -375,16 +397,16 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
             raise build.problem
         export = export_of(build.run_files[0])
         column = int(build.selector[0])
-        rows: list[tuple[Where, object, str]] = []
+        rows: list[tuple[Where, object, str | None]] = []
         for where, value in export.records:
             record = _record(where, value)
-            if _index(record, "promptIdx", where) != column:
-                continue
-            output = _output(record, output_path, where)
-            if output is not None:
-                rows.append((where, _example_id(record, where, id_path), output))
-        digest = selector_digest(export.digest, *build.selector)
-        return [make_run(rows, build.path, digest)]
+            if _index(record, "promptIdx", where) == column:
+                rows.append((where, _example_id(record, where, id_path), _output(record, output_path, where)))
+        return [
+            make_run([row for row in part if row[2] is not None], build.path,  # type: ignore[misc]
+                     selector_digest(export.digest, *build.selector, f"repeat {number}"))
+            for number, part in enumerate(_repeats(rows))
+        ]
 
     def read_references() -> References:
         rows: list[tuple[Where, object, tuple[str, ...], str | None]] = []
@@ -395,6 +417,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
             digests.append(export.digest)
             tests: set[int] = set()
             ids: set[str] = set()
+            repeated: dict[str, tuple[tuple[str, ...], str | None]] = {}
             for where, value in export.records:
                 record = _record(where, value)
                 test = _index(record, "testIdx", where)
@@ -405,8 +428,6 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
                 key = str(raw) if type(raw) in (str, int) else None  # else: make_references says why
                 if key in newer:
                     continue
-                if key is not None:
-                    ids.add(key)
                 test_where = _member(where, "testCase")
                 if reference_path is not None:
                     texts = _texts(_in_test(record, reference_path, where), f"testCase.{reference_path}", where)
@@ -417,7 +438,11 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
                     source = _in_test(record, source_path, where)
                     if type(source) is not str:
                         raise _fail(where, f"'testCase.{source_path}' must be a string, not {type_name(source)}")
+                if key is not None and repeated.setdefault(key, (texts, source)) == (texts, source) and key in ids:
+                    continue  # a --repeat of a test already listed: the same vars, references, source
                 rows.append((where, raw, texts, source))
+                if key is not None:
+                    ids.add(key)
             newer |= ids
         digest = selector_digest(*digests, "references") if digests else ""
         return make_references(rows, digest, empty_where=(path, None))

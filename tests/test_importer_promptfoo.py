@@ -368,3 +368,13 @@ def test_a_bad_field_path_in_suite_toml(tmp_path: Path) -> None:
     path = write_export(tmp_path / "results.json", TWO_PROVIDERS)
     message = str(error_of(FORMAT.open, path, SuiteSettings(fields_given={"id": "vars..id"})))
     assert message == f"{path}: [fields] id: empty part in the field path 'vars..id'"
+
+
+def test_a_timestamp_that_is_no_date_is_no_date(tmp_path: Path) -> None:
+    records = [result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "x", rouge("x"))]
+    write_export(tmp_path / "a.json", records, stamp="yesterday\x1b[2J")
+    write_export(tmp_path / "b.json", records, stamp="2024-05-01T12:34:56.789Z")
+    layout = open_one(tmp_path)
+    # No date: first in history, named by its file where the date would be.
+    assert [(b.created, b.name) for b in layout.builds] == [
+        ("", "a openai:gpt-4o · s"), ("2024-05-01T12:34:56.789Z", "2024-05-01 12:34 openai:gpt-4o · s")]

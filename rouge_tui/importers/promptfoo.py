@@ -61,6 +61,7 @@ _JSON_HEAD = re.compile(
     rb'\s*"results"\s*:\s*\{\s*"version"\s*:\s*\d'
 )
 _LINE_KEYS = ("promptIdx", "testIdx", "provider")
+_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")  # results.timestamp: toISOString()
 _EVAL_DATE = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)$")  # createEvalId's suffix
 REFERENCE_ASSERTIONS = ("rouge-n", "similar", "equals")
 _VAR = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")  # "{{expected}}": one var, nothing else
@@ -169,7 +170,7 @@ def _read(path: Path) -> _Export:
         path,
         [((path, f"results.results[{i}]"), value) for i, value in enumerate(results)],
         hashlib.sha256(data).hexdigest(),
-        stamp if type(stamp) is str else "",
+        stamp if type(stamp) is str and _ISO.match(stamp) else "",
         description if type(description) is str and description.strip() else None,
     )
 

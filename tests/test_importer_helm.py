@@ -240,7 +240,7 @@ def test_recognises_only_its_own_shape(tmp_path: Path) -> None:
     (lambda s: s["instance"].pop("id"), "missing field 'instance.id'"),
     (lambda s: s["result"].update(completions=[]), "missing field 'result.completions.0'"),
     (lambda s: s["result"]["completions"][0].update(text=None), "'result.completions.0.text' must be a string, not null"),
-    (lambda s: s.update(train_trial_index="0"), "'train_trial_index' must be a whole number >= 0, not string"),
+    (lambda s: s.update(train_trial_index="0"), "'train_trial_index' must be a whole number >= 0, not a string"),
     (lambda s: s["instance"].update(perturbation={"robustness": True}), "missing field 'instance.perturbation.name'"),
 ])
 def test_a_request_state_that_cannot_be_read(tmp_path: Path, change, message: str) -> None:

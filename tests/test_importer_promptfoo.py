@@ -233,6 +233,15 @@ def test_untrusted_names_are_made_visible_and_short(tmp_path: Path) -> None:
     assert build.name == "evil:\\x1b[31mred\\x1b[0m · a prompt that goes…"
 
 
+def test_a_provider_label_that_is_null_is_no_label(tmp_path: Path) -> None:
+    records = [result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "x", rouge("x")),
+               result(1, 0, "openai:gpt-4o", "s", {"n": 0}, "y", rouge("x"))]
+    records[0]["provider"]["label"] = None  # toEvaluateResult copies a label the store holds as null
+    records[1]["provider"]["label"] = "fast"
+    layout = open_one(write_export(tmp_path / "results.json", records))
+    assert [b.name for b in layout.builds] == ["fast · s", "openai:gpt-4o · s"]
+
+
 def test_duplicate_names_get_their_column(tmp_path: Path) -> None:
     records = [result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "x", rouge("x")),
                result(1, 0, "openai:gpt-4o", "s", {"n": 0}, "y", rouge("x"))]
@@ -285,8 +294,8 @@ def test_version_2_is_named(tmp_path: Path) -> None:
     path = write_export(tmp_path / "results.json", TWO_PROVIDERS, version=2)
     (layout,) = FORMAT.open(path, SuiteSettings())
     assert str(layout.builds[0].problem) == (
-        f"{path}:results.version: results.version 2 (rouge-tui reads version 3: export it "
-        "with promptfoo 0.80 or later)")
+        f"{path}:results.version: results.version 2 (rouge-tui reads version 3: export the "
+        "eval again with a current promptfoo)")
 
 
 @pytest.mark.parametrize(("change", "member", "message"), [

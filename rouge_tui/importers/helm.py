@@ -154,7 +154,7 @@ def _string(record: dict, path: str, where: Where) -> str:
 def _trial(record: dict, name: str, where: Where) -> int:
     value = record.get(name, 0)
     if type(value) is not int or value < 0:
-        raise _fail(where, f"{quoted(name)} must be a whole number >= 0, not {type_name(value)}")
+        raise _fail(where, f"{quoted(name)} must be a whole number >= 0, not a {type_name(value)}")
     return value
 
 

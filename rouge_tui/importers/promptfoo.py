@@ -156,7 +156,7 @@ def _read(path: Path) -> _Export:
     if type(summary) is not dict:
         raise SuiteError("'results' must be an object (a promptfoo eval summary)", path)
     if summary.get("version") != 3:
-        message = f"results.version {_canonical(summary.get('version'))} (rouge-tui reads version 3: export it with promptfoo 0.80 or later)"
+        message = f"results.version {_canonical(summary.get('version'))} (rouge-tui reads version 3: export the eval again with a current promptfoo)"
         raise SuiteError(message, path, "results.version")
     results = summary.get("results")
     if type(results) is not list:
@@ -198,7 +198,7 @@ def _text_at(record: dict, path: str, where: Where) -> str | None:
         value = get_field(record, path)
     except Missing:
         return None
-    if type(value) is not str:
+    if value is not None and type(value) is not str:  # null: a provider with no label
         raise _fail(where, f"{quoted(path)} must be a string, not {type_name(value)}")
     return value
 

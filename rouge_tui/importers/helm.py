@@ -24,12 +24,8 @@ cache across runs), so builds are in name order.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from pathlib import Path
-
-import orjson
 
 from rouge_tui.importers.base import (
     Format,
@@ -41,11 +37,12 @@ from rouge_tui.importers.base import (
     make_references,
     make_run,
     parse_path,
+    read_json,
+    reference_texts,
     selector_digest,
 )
 from rouge_tui.safetext import one_line
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import read_small
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 
@@ -83,27 +80,6 @@ def recognise(path: Path) -> bool:
         return False
 
 
-def _load(path: Path, limit: int) -> tuple[object, str]:
-    """A whole JSON file, parsed, and its digest; a SuiteError naming the line where it is
-    not JSON. HELM writes with Python's json.dumps, which spells a NaN or infinite float
-    (a token's logprob, a stat's mean) as NaN / Infinity: those files are read with
-    Python's json, which reads them back, where orjson refuses them."""
-    try:
-        data = read_small(path, limit)
-    except FileNotFoundError:
-        raise SuiteError("no such file", path) from None
-    try:
-        value = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        try:
-            value = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
-        except (RecursionError, UnicodeDecodeError) as exc:
-            raise SuiteError(f"invalid JSON: {type(exc).__name__}", path) from None
-    return value, hashlib.sha256(data).hexdigest()
-
-
 def _arguments(run_name: str) -> tuple[str, dict[str, str]]:
     """``"mmlu:subject=x,model=org_m"`` -> ``("mmlu", {"subject": "x", "model": "org_m"})``."""
     scenario, _, rest = run_name.partition(":")
@@ -116,7 +92,7 @@ def _spec(run: Path) -> tuple[str, str | None]:
     where it is readable, else from the folder's name (which HELM makes the run's name)."""
     run_name, model = run.name, None
     try:
-        spec, _digest = _load(run / SPEC, SPEC_LIMIT)
+        spec, _digest = read_json(run / SPEC, SPEC_LIMIT)
     except SuiteError:
         spec = None  # naming only: the files a build is read from say what is wrong with it
     if type(spec) is dict:
@@ -179,7 +155,7 @@ def _states(run: Path) -> tuple[list[tuple[Where, dict]], str, bool]:
     """A run's request states that generated text (one per instance, trial and
     perturbation), where each is, the file's digest, and whether it holds several trials."""
     path = run / STATE
-    top, digest = _load(path, STATE_LIMIT)
+    top, digest = read_json(path, STATE_LIMIT)
     states = top.get("request_states") if type(top) is dict else None
     if type(states) is not list:
         found = "missing" if type(top) is dict and "request_states" not in top else f"a {type_name(states)}"
@@ -202,15 +178,6 @@ def _state_id(state: dict, where: Where, several: bool, id_path: str) -> object:
     perturbation = _perturbation(state, "instance.perturbation", where)
     trial = _trial(state, "train_trial_index", where) if several else None
     return _key(instance_id, perturbation, trial)
-
-
-def _texts(value: object, name: str, where: Where) -> tuple[str, ...]:
-    """One reference (a string) or several (an array of strings) at a named field."""
-    if type(value) is str:
-        return (value,)
-    if type(value) is list and value and all(type(item) is str for item in value):
-        return tuple(value)
-    raise _fail(where, f"{quoted(name)} must be a string or an array of strings, not {type_name(value)}")
 
 
 def _correct(state: dict, where: Where) -> tuple[str, ...]:
@@ -246,7 +213,7 @@ def _stored(run: Path) -> dict[str, float]:
     path = run / STATS
     if not path.exists():
         return {}
-    entries, _digest = _load(path, STATE_LIMIT)
+    entries, _digest = read_json(path, STATE_LIMIT)
     if type(entries) is not list:
         raise SuiteError(f"expected an array of per-instance stats, found {type_name(entries)}", path)
     checked: list[tuple[Where, dict]] = []
@@ -344,7 +311,7 @@ def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings:
                     texts = _correct(state, where)
                 else:
                     name = f"instance.{reference_path}"
-                    texts = _texts(_at(state, name, where), name, where)
+                    texts = reference_texts(_at(state, name, where), name, where)
                 source = _string(state, f"instance.{source_path}", where)
                 rows.append((where, raw, texts, source))
             later |= ids

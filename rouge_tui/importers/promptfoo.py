@@ -24,7 +24,6 @@ is one stored result per line (``id``, ``evalId``, ``promptIdx``, ``testIdx``, `
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -42,11 +41,13 @@ from rouge_tui.importers.base import (
     make_references,
     make_run,
     parse_path,
+    read_json,
+    reference_texts,
     selector_digest,
 )
 from rouge_tui.safetext import one_line
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import file_digest, read_head, read_small
+from rouge_tui.suite.files import file_digest, read_head
 from rouge_tui.suite.records import References, Run, json_lines
 from rouge_tui.suite.settings import SuiteSettings
 
@@ -133,13 +134,6 @@ class _Export:
     description: str | None  # config.description, where the .json export has one
 
 
-def _parse_json(path: Path, data: bytes) -> object:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
-
-
 def _read(path: Path) -> _Export:
     """A results file, parsed and its outer shape checked (the results themselves: when used)."""
     if path.suffix == ".jsonl":
@@ -150,8 +144,7 @@ def _read(path: Path) -> _Export:
         eval_id = first.get("evalId") if type(first) is dict else None
         found = _EVAL_DATE.search(eval_id) if type(eval_id) is str else None
         return _Export(path, records, file_digest(path), found.group(1) if found else "", None)
-    data = read_small(path, JSON_LIMIT)
-    top = _parse_json(path, data)
+    top, digest = read_json(path, JSON_LIMIT)
     summary = top.get("results") if type(top) is dict else None
     if type(summary) is not dict:
         raise SuiteError("'results' must be an object (a promptfoo eval summary)", path)
@@ -169,7 +162,7 @@ def _read(path: Path) -> _Export:
     return _Export(
         path,
         [((path, f"results.results[{i}]"), value) for i, value in enumerate(results)],
-        hashlib.sha256(data).hexdigest(),
+        digest,
         stamp if type(stamp) is str and _ISO.match(stamp) else "",
         description if type(description) is str and description.strip() else None,
     )
@@ -252,15 +245,6 @@ def _example_id(record: dict, where: Where, id_path: str | None) -> object:
     return _canonical(variables)
 
 
-def _texts(value: object, name: str, where: Where) -> tuple[str, ...]:
-    """One reference (a string) or several (an array of strings)."""
-    if type(value) is str:
-        return (value,)
-    if type(value) is list and value and all(type(item) is str for item in value):
-        return tuple(value)
-    raise _fail(where, f"{quoted(name)} must be a string or an array of strings, not {type_name(value)}")
-
-
 def _asserted(record: dict, where: Where, test_where: Where) -> tuple[str, ...]:
     """The references a test's rouge-n / similar / equals assertions compare against."""
     try:
@@ -275,7 +259,7 @@ def _asserted(record: dict, where: Where, test_where: Where) -> tuple[str, ...]:
         if type(kind) is not str or kind.split(":")[0] not in REFERENCE_ASSERTIONS:
             continue
         name = f"testCase.assert.{position}.value"
-        for text in _texts(assertion.get("value"), name, where):
+        for text in reference_texts(assertion.get("value"), name, where):
             found.append(_rendered(record, text, name, where))
     if not found:
         raise _fail(test_where, (
@@ -431,7 +415,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
                     continue
                 test_where = _member(where, "testCase")
                 if reference_path is not None:
-                    texts = _texts(_in_test(record, reference_path, where), f"testCase.{reference_path}", where)
+                    texts = reference_texts(_in_test(record, reference_path, where), f"testCase.{reference_path}", where)
                 else:
                     texts = _asserted(record, where, test_where)
                 source = None

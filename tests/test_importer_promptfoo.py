@@ -48,21 +48,30 @@ def rouge(reference: str) -> list[dict]:
 
 
 def write_export(path: Path, results: list[dict], *, eval_id: str = EVAL_ID, stamp: str = STAMP,
-                 description: str | None = "Incident summaries", version: int = 3) -> Path:
+                 description: str | None = "Incident summaries", version: int = 3, pretty: bool = True) -> Path:
     """A .json export in promptfoo's key order (evalId, results{version, timestamp, prompts,
-    results, stats}, config, shareableUrl, metadata), two-space indented as it writes it."""
+    results, stats}, config, shareableUrl, metadata), two-space indented as it writes it
+    (``pretty``), or on one line as another tool might re-save it. ``prompts`` holds one
+    CompletedPrompt per column, its ``provider`` the provider's label, else its id."""
+    prompts: dict[int, dict] = {}
+    for record in results:
+        column, provider = record.get("promptIdx"), record.get("provider")
+        if type(column) is int and type(provider) is dict and column not in prompts:
+            prompts[column] = {"raw": record["prompt"].get("raw"), "label": record["prompt"].get("label"),
+                               "provider": provider.get("label") or provider.get("id"),
+                               "metrics": {"score": 1, "testPassCount": 1, "testFailCount": 0}}
     config: dict = {"prompts": ["summarize"], "providers": []}
     if description is not None:
         config["description"] = description
     document = {
         "evalId": eval_id,
-        "results": {"version": version, "timestamp": stamp, "prompts": [], "results": results,
-                    "stats": {"successes": len(results), "failures": 0, "errors": 0}},
+        "results": {"version": version, "timestamp": stamp, "prompts": [prompts[k] for k in sorted(prompts)],
+                    "results": results, "stats": {"successes": len(results), "failures": 0, "errors": 0}},
         "config": config,
         "shareableUrl": None,
         "metadata": {"promptfooVersion": "0.90.0", "exportedAt": stamp},
     }
-    path.write_text(json.dumps(document, indent=2))
+    path.write_text(json.dumps(document, indent=2) if pretty else json.dumps(document))
     return path
 
 
@@ -103,8 +112,9 @@ def test_registry_names_the_module() -> None:
     assert get("promptfoo") is FORMAT
 
 
-def test_two_providers_with_a_rouge_n_assertion(tmp_path: Path) -> None:
-    layout = open_one(write_export(tmp_path / "results.json", TWO_PROVIDERS))
+@pytest.mark.parametrize("pretty", [True, False])
+def test_two_providers_with_a_rouge_n_assertion(tmp_path: Path, pretty: bool) -> None:
+    layout = open_one(write_export(tmp_path / "results.json", TWO_PROVIDERS, pretty=pretty))
     assert layout.format == "promptfoo"
     assert layout.name == "Incident summaries"  # config.description
     # One eval: no date in the names; same date, so name order ("ollama" < "openai").
@@ -148,13 +158,15 @@ def test_jsonl_error_names_the_line(tmp_path: Path) -> None:
     assert str(error_of(layout.read_build, gpt)) == f"{path}:3: missing field 'response'"
 
 
-def test_an_output_that_is_an_object_is_canonical_json_text(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pretty", [True, False])
+def test_an_output_that_is_an_object_is_canonical_json_text(tmp_path: Path, pretty: bool) -> None:
     records = [result(0, 0, "openai:gpt-4o", "extract", {"q": 1}, {"b": 2, "a": ["x", None]}, rouge("x"))]
-    layout = open_one(write_export(tmp_path / "results.json", records))
+    layout = open_one(write_export(tmp_path / "results.json", records, pretty=pretty))
     assert outputs(layout, "openai:gpt-4o · extract") == {'{"q":1}': '{"a":["x",null],"b":2}'}
 
 
-def test_vars_are_the_id_across_two_evals_in_different_orders(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pretty", [True, False])
+def test_vars_are_the_id_across_two_evals_in_different_orders(tmp_path: Path, pretty: bool) -> None:
     old = [
         result(0, 0, "openai:gpt-4o", "summarize", {"text": "pool", "lang": "en"}, "old pool", rouge("pool timed out")),
         result(0, 1, "openai:gpt-4o", "summarize", {"text": "disk", "lang": "en"}, "old disk", rouge("disk filled")),
@@ -165,8 +177,8 @@ def test_vars_are_the_id_across_two_evals_in_different_orders(tmp_path: Path) ->
     ]
     # File names sort against the dates: the eval's own date orders the history.
     write_export(tmp_path / "a-new.json", new, eval_id="eval-Bbb-2024-06-02T09:00:00",
-                 stamp="2024-06-02T09:00:00.000Z")
-    write_export(tmp_path / "b-old.json", old, eval_id="eval-Aaa-2024-05-01T12:34:56")
+                 stamp="2024-06-02T09:00:00.000Z", pretty=pretty)
+    write_export(tmp_path / "b-old.json", old, eval_id="eval-Aaa-2024-05-01T12:34:56", pretty=pretty)
     layout = open_one(tmp_path)
     assert layout.name == "Incident summaries"  # both evals say so
     assert [b.name for b in layout.builds] == [
@@ -180,10 +192,11 @@ def test_vars_are_the_id_across_two_evals_in_different_orders(tmp_path: Path) ->
     assert layout.read_references().texts == {disk: ("the disk filled",), pool: ("pool timed out",)}
 
 
-def test_a_missing_assertion_without_a_reference_var(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pretty", [True, False])
+def test_a_missing_assertion_without_a_reference_var(tmp_path: Path, pretty: bool) -> None:
     records = [result(0, i, "openai:gpt-4o", "s", {"n": i}, "out", rouge("ref")) for i in range(3)]
     records.append(result(0, 3, "openai:gpt-4o", "s", {"n": 3}, "out", [{"type": "contains", "value": "x"}]))
-    path = write_export(tmp_path / "results.json", records)
+    path = write_export(tmp_path / "results.json", records, pretty=pretty)
     layout = open_one(path)
     message = str(error_of(layout.read_references))
     assert message.startswith(f"{path}:results.results[3].testCase: no reference: no 'rouge-n', "
@@ -233,19 +246,21 @@ def test_untrusted_names_are_made_visible_and_short(tmp_path: Path) -> None:
     assert build.name == "evil:\\x1b[31mred\\x1b[0m · a prompt that goes…"
 
 
-def test_a_provider_label_that_is_null_is_no_label(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pretty", [True, False])
+def test_a_provider_label_that_is_null_is_no_label(tmp_path: Path, pretty: bool) -> None:
     records = [result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "x", rouge("x")),
                result(1, 0, "openai:gpt-4o", "s", {"n": 0}, "y", rouge("x"))]
     records[0]["provider"]["label"] = None  # toEvaluateResult copies a label the store holds as null
     records[1]["provider"]["label"] = "fast"
-    layout = open_one(write_export(tmp_path / "results.json", records))
+    layout = open_one(write_export(tmp_path / "results.json", records, pretty=pretty))
     assert [b.name for b in layout.builds] == ["fast · s", "openai:gpt-4o · s"]
 
 
-def test_duplicate_names_get_their_column(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pretty", [True, False])
+def test_duplicate_names_get_their_column(tmp_path: Path, pretty: bool) -> None:
     records = [result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "x", rouge("x")),
                result(1, 0, "openai:gpt-4o", "s", {"n": 0}, "y", rouge("x"))]
-    layout = open_one(write_export(tmp_path / "results.json", records))
+    layout = open_one(write_export(tmp_path / "results.json", records, pretty=pretty))
     assert [b.name for b in layout.builds] == ["openai:gpt-4o · s", "openai:gpt-4o · s #1"]
     assert outputs(layout, "openai:gpt-4o · s #1") == {'{"n":0}': "y"}
 
@@ -281,13 +296,26 @@ def test_a_jsonl_whose_first_line_is_longer_than_the_peek(tmp_path: Path) -> Non
 def test_invalid_json_is_a_problem_build_naming_the_line(tmp_path: Path) -> None:
     path = write_export(tmp_path / "results.json", TWO_PROVIDERS)
     text = path.read_text().splitlines()
-    text[6] = text[6] + " ,,"
+    assert text[5] == '    "prompts": ['
+    text[5] += " ,,"  # in the head: listing cannot skim it, and reads it all
     path.write_text("\n".join(text))
     (layout,) = FORMAT.open(path, SuiteSettings())  # listing still works
     (build,) = layout.builds
     assert build.name == "results" and build.problem is not None
     message = str(error_of(layout.read_build, build))
-    assert message.startswith(f"{path}:7: invalid JSON:")
+    assert message.startswith(f"{path}:6: invalid JSON:")
+
+
+def test_invalid_json_among_the_results_is_found_when_a_build_is_read(tmp_path: Path) -> None:
+    path = write_export(tmp_path / "results.json", TWO_PROVIDERS)
+    text = path.read_text().splitlines()
+    line = next(n for n, row in enumerate(text) if '"latencyMs"' in row)
+    text[line] += " ,,"
+    path.write_text("\n".join(text))
+    (layout,) = FORMAT.open(path, SuiteSettings())  # skimmed: named from results.prompts
+    assert [b.name for b in layout.builds] == ["ollama:llama3 · summarize", "openai:gpt-4o · summarize"]
+    for build in layout.builds:
+        assert str(error_of(layout.read_build, build)).startswith(f"{path}:{line + 1}: invalid JSON:")
 
 
 def test_version_2_is_named(tmp_path: Path) -> None:
@@ -307,7 +335,7 @@ def test_version_2_is_named(tmp_path: Path) -> None:
 def test_a_result_that_cannot_be_listed(tmp_path: Path, change, member: str, message: str) -> None:
     records = json.loads(json.dumps(TWO_PROVIDERS))
     change(records[1])
-    path = write_export(tmp_path / "results.json", records)
+    path = write_export(tmp_path / "results.json", records, pretty=False)  # listed from its results
     (layout,) = FORMAT.open(path, SuiteSettings())
     (build,) = layout.builds
     assert str(error_of(layout.read_build, build)) == f"{path}:{member}: {message}"

@@ -47,7 +47,7 @@ from rouge_tui.importers.base import (
 )
 from rouge_tui.safetext import one_line
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import file_digest, read_head
+from rouge_tui.suite.files import file_digest, read_head, read_small
 from rouge_tui.suite.records import References, Run, json_lines
 from rouge_tui.suite.settings import SuiteSettings
 
@@ -166,6 +166,79 @@ def _read(path: Path) -> _Export:
         stamp if type(stamp) is str and _ISO.match(stamp) else "",
         description if type(description) is str and description.strip() else None,
     )
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """What names and orders one eval's builds: its date, its description, its columns
+    (promptIdx -> provider, prompt label)."""
+
+    created: str
+    description: str | None
+    columns: dict[int, tuple[str, str]]
+
+
+def _value_at(data: bytes, key: bytes, start: int, end: int) -> object:
+    """The JSON value of the first ``key`` line in ``data[start:end]``; `Missing` when none."""
+    found = data.find(key, start, end)
+    if found < 0:
+        raise Missing(key.decode())
+    text = data[found + len(key): end].decode("utf-8")
+    return json.JSONDecoder().raw_decode(text)[0]
+
+
+def _skim(data: bytes) -> _Listing | None:
+    """The listing of a ``.json`` export laid out as promptfoo writes it (``JSON.stringify(x,
+    null, 2)``), read from its head and its config without parsing ``results.results``: in
+    that layout a raw line break is only ever whitespace between values, so a line that
+    starts with two spaces and a key is a key of the top object, with four one of
+    ``results`` or ``config``. None where the file is laid out otherwise, or the head is not
+    what promptfoo writes: the whole file is parsed then, and says what is wrong."""
+    results = data.find(b'\n  "results": {')
+    array = data.find(b'\n    "results": [', results)
+    if results < 0 or array < 0:
+        return None
+    try:
+        version = _value_at(data, b'\n    "version": ', results, array)
+        stamp = _value_at(data, b'\n    "timestamp": ', results, array)
+        prompts = _value_at(data, b'\n    "prompts": ', results, array)
+        config = data.find(b'\n  "config": {', array)
+        description = None
+        if config >= 0:
+            following = data.find(b'\n  "', config + 1)
+            try:
+                description = _value_at(data, b'\n    "description": ', config, len(data) if following < 0 else following)
+            except Missing:
+                pass
+    except (Missing, ValueError):  # json's errors and UnicodeDecodeError are ValueErrors
+        return None
+    if version != 3 or type(prompts) is not list or not prompts:
+        return None
+    columns: dict[int, tuple[str, str]] = {}
+    for column, prompt in enumerate(prompts):
+        provider = prompt.get("provider") if type(prompt) is dict else None
+        label = prompt.get("label") if type(prompt) is dict else None
+        if type(provider) is not str or not provider or type(label) is not str:
+            return None
+        columns[column] = (provider, label)
+    return _Listing(
+        stamp if type(stamp) is str and _ISO.match(stamp) else "",
+        description if type(description) is str and description.strip() else None,
+        columns,
+    )
+
+
+def _list(path: Path) -> _Listing:
+    """The listing of a results file: skimmed where promptfoo's layout allows, else read."""
+    if path.suffix == ".json":
+        try:
+            skimmed = _skim(read_small(path, JSON_LIMIT))
+        except FileNotFoundError:
+            raise SuiteError("no such file", path) from None
+        if skimmed is not None:
+            return skimmed
+    export = _read(path)
+    return _Listing(export.created, export.description, _columns(export))
 
 
 def _fail(where: Where, message: str) -> SuiteError:
@@ -345,23 +418,22 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
     reference_path = fields.get("reference") or fields.get("references")
     source_path = fields.get("source")
     output_path = fields.get("output", "response.output")
-    exports: dict[Path, _Export] = {}
+    dates: dict[Path, str] = {}  # the readable files and their evals' dates
     listed: list[ImportedBuild] = []
     descriptions: set[str | None] = set()
     several = len(files) > 1
     for file in files:
         try:
-            export = _read(file)
-            columns = _columns(export)
+            listing = _list(file)
         except SuiteError as exc:
             listed.append(ImportedBuild(file.stem, file, (file,), "", exc))
             descriptions.add(None)
             continue
-        exports[file] = export
-        descriptions.add(export.description)
-        date = export.created[:16].replace("T", " ")
+        dates[file] = listing.created
+        descriptions.add(listing.description)
+        date = listing.created[:16].replace("T", " ")
         names: set[str] = set()
-        for column, (provider, label) in columns.items():
+        for column, (provider, label) in listing.columns.items():
             name = f"{_short(provider, _NAME_PARTS[0])} · {_short(label, _NAME_PARTS[1])}"
             if several and date:
                 name = f"{date} {name}"
@@ -370,17 +442,13 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
             if name in names:
                 name = f"{name} #{column}"
             names.add(name)
-            listed.append(ImportedBuild(name, file, (file,), export.created, selector=(str(column),)))
+            listed.append(ImportedBuild(name, file, (file,), listing.created, selector=(str(column),)))
     listed.sort(key=lambda build: (build.created, build.name))
-
-    def export_of(file: Path) -> _Export:
-        """The file as listed, read again when it is used: bytes are never kept between."""
-        return _read(file)
 
     def read_build(build: ImportedBuild) -> list[Run]:
         if build.problem is not None:
             raise build.problem
-        export = export_of(build.run_files[0])
+        export = _read(build.run_files[0])
         column = int(build.selector[0])
         rows: list[tuple[Where, object, str | None]] = []
         for where, value in export.records:
@@ -397,8 +465,8 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
         rows: list[tuple[Where, object, tuple[str, ...], str | None]] = []
         newer: set[str] = set()  # ids a newer eval gave references for: those win
         digests: list[str] = []
-        for file in sorted(exports, key=lambda f: (exports[f].created, str(f)), reverse=True):
-            export = export_of(file)
+        for file in sorted(dates, key=lambda f: (dates[f], str(f)), reverse=True):
+            export = _read(file)
             digests.append(export.digest)
             tests: set[int] = set()
             ids: set[str] = set()

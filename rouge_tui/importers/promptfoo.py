@@ -5,7 +5,8 @@ What promptfoo writes (its ``src/util/output`` writer and ``src/types``): ``.jso
 "timestamp", "prompts", "results": [EvaluateResult...], "stats"}, "config", ...}``; ``.jsonl``
 is one stored result per line (``id``, ``evalId``, ``promptIdx``, ``testIdx``, ``testCase``,
 ``prompt``, ``response``, ``provider``, ...), with no eval timestamp but the one in the
-``evalId`` (``eval-XYZ-2024-05-01T12:34:56``).
+``evalId`` (``eval-XYZ-2024-05-01T12:34:56``). Listing a ``.json`` reads its head and its
+config, not its results (`_skim`); a ``.jsonl`` names its columns only in its lines.
 
 - A build is one column of one eval: a ``promptIdx`` (one provider and one prompt). Its name
   is the provider (its label, else its id) and the prompt's label, with the eval's date in

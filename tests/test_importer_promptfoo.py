@@ -415,3 +415,17 @@ def test_a_timestamp_that_is_no_date_is_no_date(tmp_path: Path) -> None:
     # No date: first in history, named by its file where the date would be.
     assert [(b.created, b.name) for b in layout.builds] == [
         ("", "a openai:gpt-4o · s"), ("2024-05-01T12:34:56.789Z", "2024-05-01 12:34 openai:gpt-4o · s")]
+
+
+def test_batches_glued_on_one_line_are_named(tmp_path: Path) -> None:
+    # promptfoo's first .jsonl writer joined each batch of results with line breaks but
+    # appended the batches with none between them: the last of one batch and the first of
+    # the next share a line.
+    lines = [json.dumps(stored_line(r)) for r in TWO_PROVIDERS]
+    path = tmp_path / "old.jsonl"
+    path.write_text(lines[0] + "\n" + lines[1] + lines[2] + "\n" + lines[3])
+    layout = open_one(path)
+    (build,) = layout.builds
+    message = str(error_of(layout.read_build, build))
+    assert message.startswith(f"{path}:2: invalid JSON: Extra data (column {len(lines[1]) + 1})")
+    assert message.endswith("two results on one line, as older promptfoo versions wrote .jsonl exports: export the eval again")

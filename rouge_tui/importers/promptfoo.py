@@ -138,7 +138,13 @@ class _Export:
 def _read(path: Path) -> _Export:
     """A results file, parsed and its outer shape checked (the results themselves: when used)."""
     if path.suffix == ".jsonl":
-        records: list[tuple[Where, object]] = [((path, n), value) for n, value in json_lines(path)]
+        try:
+            records: list[tuple[Where, object]] = [((path, n), value) for n, value in json_lines(path)]
+        except SuiteError as exc:
+            if "Extra data" not in exc.message:
+                raise
+            hint = "two results on one line, as older promptfoo versions wrote .jsonl exports: export the eval again"
+            raise SuiteError(f"{exc.message}; {hint}", exc.path, exc.line) from None
         if not records:
             raise SuiteError("no results in the file", path)
         first = records[0][1]

@@ -294,3 +294,18 @@ def test_bad_stored_stats_name_the_entry(tmp_path: Path) -> None:
     layout = open_one(run)
     assert str(error_of(layout.stored, layout.builds[0])) == (
         f"{run}/per_instance_stats.json:[0]: 'stats.1.mean' must be a number, not string")
+
+
+def test_a_multiple_choice_letter_is_the_choice_it_maps_to(tmp_path: Path) -> None:
+    # multiple_choice_joint: the model writes a letter, output_mapping says which choice
+    # it is, and HELM's own metrics score that choice's text.
+    mapping = {"A": "Boston", "B": "New York"}
+    refs = [reference("Boston"), reference("New York", "correct")]
+    run = write_run(tmp_path / "run", [
+        state("id1", refs, " B", output_mapping=mapping),
+        state("id2", refs, " M", output_mapping=mapping),  # no such choice: the text as written
+        state("id3", refs, "New York"),
+    ])
+    assert outputs(open_one(run)) == {"id1": "New York", "id2": " M", "id3": "New York"}
+    settings = SuiteSettings(fields_given={"output": "result.completions.0.text"})
+    assert outputs(open_one(run, settings))["id1"] == " B"  # a path named: that field, as it is

@@ -15,7 +15,8 @@ indent=2)``, so absent optional fields are left out, never null):
 A build is one run folder, named by its model. An example's id is ``instance.id``, then
 ``|`` and the perturbation's name for an augmented copy, then ``|`` and the train trial when
 the run holds several trials (``id4|typos|0``). Its references are those tagged
-``correct``; its source ``instance.input.text``. A folder of run folders is one suite per
+``correct``; its output the first completion (a multiple-choice letter: the choice
+``output_mapping`` maps it to); its source ``instance.input.text``. A folder of run folders is one suite per
 scenario (the run name without its ``model=`` and ``model_deployment=`` arguments: the
 subjects of ``mmlu:subject=...`` are different instance sets). These files carry no date
 of the run (``result.request_datetime`` is when a request was first sent, kept in HELM's
@@ -53,6 +54,7 @@ STATS = "per_instance_stats.json"
 SPEC = "run_spec.json"
 CORRECT = "correct"  # HELM's CORRECT_TAG
 STORED_METRIC = "rouge_l"
+OUTPUT = "result.completions.0.text"
 # HELM writes each file with one json.dumps: these bound what rouge-tui will hold in memory.
 STATE_LIMIT = 4 << 30
 SPEC_LIMIT = 16 << 20
@@ -200,12 +202,19 @@ def _correct(state: dict, where: Where) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _output(state: dict, path: str, where: Where) -> str | None:
-    """The generated text; None for a request HELM recorded as failed (``success`` false)."""
+def _output(state: dict, path: str | None, where: Where) -> str | None:
+    """The generated text (``path``, else the first completion, and for a multiple-choice
+    letter the choice ``output_mapping`` maps it to, the text HELM's metrics score); None
+    for a request HELM recorded as failed (``success`` false)."""
     result = state.get("result")
     if type(result) is dict and result.get("success") is False:
         return None
-    return _string(state, path, where)
+    if path is not None:
+        return _string(state, path, where)
+    text = _string(state, OUTPUT, where)
+    mapping = state.get("output_mapping")
+    mapped = mapping.get(text.strip()) if type(mapping) is dict else None
+    return mapped if type(mapped) is str else text
 
 
 def _stored(run: Path) -> dict[str, float]:
@@ -281,7 +290,7 @@ def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings:
     id_path = fields.get("id", "id")
     reference_path = fields.get("reference") or fields.get("references")
     source_path = fields.get("source", "input.text")
-    output_path = fields.get("output", "result.completions.0.text")
+    output_path = fields.get("output")
     builds = _builds(models)
 
     def read_build(build: ImportedBuild) -> list[Run]:

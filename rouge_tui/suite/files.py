@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rouge_tui.suite.errors import SuiteError
 
-__all__ = ["MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "read_small", "size_text"]
+__all__ = ["MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "read_head", "read_small", "size_text"]
 
 MAX_LINE = 64 << 20  # bytes in one line (one JSON record, one CSV line)
 MAX_BYTES = 16 << 30  # bytes one data file may yield, after gunzip
@@ -148,6 +148,17 @@ def read_small(path: Path, limit: int = 64 << 20, own: bool = False) -> bytes:
             if raw.count > limit:
                 raise SuiteError(f"too big (over {size_text(limit)})", raw.path)
     return b"".join(parts)  # one part: that part itself, not a copy
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a file (all of it when shorter), through the same checks:
+    for telling a file's format by its first bytes without reading the rest.
+    FileNotFoundError when it does not exist."""
+    parts: list[bytes] = []
+    with _reading(Path(path), None, hashed=False) as raw:
+        while raw.count < size and (chunk := raw.read(min(BLOCK, size - raw.count))):
+            parts.append(chunk)
+    return b"".join(parts)
 
 
 def file_digest(path: Path) -> str:

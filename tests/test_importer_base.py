@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of
 
-from rouge_tui.importers.base import read_json, reference_texts
+from rouge_tui.importers.base import parse_json, read_json, reference_texts
 
 
 def test_read_json_gives_the_value_and_the_digest_of_the_bytes(tmp_path: Path) -> None:
@@ -35,6 +35,25 @@ def test_read_json_errors_name_the_file_and_line(tmp_path: Path) -> None:
     assert str(error_of(read_json, path, 100)) == f"{path}:2: not valid UTF-8 (byte 0xff)"
     assert str(error_of(read_json, path, 4)) == f"{path}: too big (over 4 bytes)"
     assert str(error_of(read_json, tmp_path / "absent.json", 4)) == f"{tmp_path}/absent.json: no such file"
+
+
+def test_read_json_of_a_number_past_what_int_takes_or_too_deep_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "odd.json"
+    path.write_bytes(b'{"a": 1' + b"0" * 5000 + b"}")
+    assert str(error_of(read_json, path, 10_000)).startswith(f"{path}: invalid JSON: Exceeds the limit (4300 digits)")
+    path.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    assert str(error_of(read_json, path, 300_000)) == f"{path}: invalid JSON: nested too deeply"
+
+
+def test_parse_json_of_a_member_says_the_line_in_its_message() -> None:
+    where = (Path("log.eval"), "samples/1_epoch_1.json")
+    assert parse_json(b'{"a": NaN}', *where)["a"] != 0
+    assert str(error_of(parse_json, b'{\n  "a": oops}', *where)) == (
+        "log.eval:samples/1_epoch_1.json: invalid JSON: Expecting value (line 2, column 8)"
+    )
+    assert str(error_of(parse_json, b'{\n\n"a": "\xff"}', *where)) == (
+        "log.eval:samples/1_epoch_1.json: not valid UTF-8 (line 3, byte 0xff)"
+    )
 
 
 @pytest.mark.parametrize(("value", "texts"), [("one", ("one",)), (["one", "two"], ("one", "two"))])

@@ -25,7 +25,8 @@ from rouge_tui.suite.settings import SuiteSettings
 
 __all__ = [
     "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field", "id_text",
-    "make_references", "make_run", "parse_path", "read_json", "reference_texts", "selector_digest",
+    "make_references", "make_run", "parse_json", "parse_path", "read_json", "reference_texts",
+    "selector_digest",
 ]
 
 # Where a record was found: (file, line number or archive member). Errors are written
@@ -104,28 +105,41 @@ def reference_texts(value: object, name: str, where: Where) -> tuple[str, ...]:
 
 
 def read_json(path: Path, limit: int) -> tuple[object, str]:
-    """A whole JSON file (at most ``limit`` bytes), parsed, and the sha256 of its bytes; a
-    `SuiteError` naming the line where it is not JSON. A file written by Python's json
-    (HELM, a results file) may spell a NaN or infinite float as ``NaN`` / ``Infinity``,
-    which orjson refuses: such a file is read with the standard json module, which takes
-    them (they land in fields an importer does not read, or that it checks)."""
+    """A whole JSON file (at most ``limit`` bytes), parsed (`parse_json`), and the sha256 of
+    its bytes; a `SuiteError` naming the line where it is not JSON."""
     try:
         data = read_small(Path(path), limit)
     except FileNotFoundError:
         raise SuiteError("no such file", path) from None
+    return parse_json(data, path), hashlib.sha256(data).hexdigest()
+
+
+def parse_json(data: bytes, path: Path, member: str | None = None) -> object:
+    """JSON bytes parsed: a file's, or an archive ``member``'s. A file written by Python's
+    json (HELM, a results file, an Inspect log) may spell a NaN or infinite float as ``NaN``
+    / ``Infinity``, which orjson refuses: such bytes are read with the standard json module,
+    which takes them (they land in fields an importer does not read, or that it checks).
+    A `SuiteError` names the file and line where they are not JSON (a member: the member,
+    the line said in the message)."""
     try:
-        value = orjson.loads(data)
+        return orjson.loads(data)
     except orjson.JSONDecodeError:
-        try:
-            value = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, exc.lineno) from None
-        except RecursionError:
-            raise SuiteError("invalid JSON: nested too deeply", path) from None
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            raise SuiteError(f"not valid UTF-8 (byte 0x{data[exc.start]:02x})", path, line) from None
-    return value, hashlib.sha256(data).hexdigest()
+        pass
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as exc:
+        message, line, details = f"invalid JSON: {exc.msg}", exc.lineno, [f"column {exc.colno}"]
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message, details = "not valid UTF-8", [f"byte 0x{data[exc.start]:02x}"]
+    except RecursionError:
+        message, line, details = "invalid JSON: nested too deeply", None, []
+    except ValueError as exc:  # an integer of more digits than int() takes from text
+        message, line, details = f"invalid JSON: {exc}", None, []
+    if member is not None and line is not None:
+        details.insert(0, f"line {line}")
+    text = f"{message} ({', '.join(details)})" if details else message
+    raise SuiteError(text, path, line if member is None else member) from None
 
 
 def _key(value: object, name: str, where: Where) -> str:

@@ -25,6 +25,7 @@ HEADLESS = [
     "rouge_tui.export",
     "rouge_tui.cli",
     "rouge_tui.importers.lm_eval",
+    "rouge_tui.importers.inspect_ai",
 ]
 
 

@@ -233,7 +233,7 @@ def test_references_read_only_each_ids_lowest_epoch(tmp_path: Path) -> None:
     layout = open_one(log)
     assert layout.read_references().texts == {"1": ("Disk full.",)}
     assert str(error_of(layout.read_build, layout.builds[0])).startswith(
-        f"{log}:samples/1_epoch_2.json: not valid JSON"
+        f"{log}:samples/1_epoch_2.json: invalid JSON"
     )
 
 
@@ -403,7 +403,7 @@ def test_a_sample_member_that_is_not_json(tmp_path: Path) -> None:
     log = tmp_path / "bad.eval"
     log.write_bytes(zstd_zip(members))
     layout = open_one(log)
-    message = f"{log}:samples/1_epoch_1.json: not valid JSON: Expecting value (line 1, column 21)"
+    message = f"{log}:samples/1_epoch_1.json: invalid JSON: Expecting value (line 1, column 21)"
     assert str(error_of(layout.read_build, layout.builds[0])) == message
     assert str(error_of(layout.read_references)) == message
 
@@ -411,8 +411,8 @@ def test_a_sample_member_that_is_not_json(tmp_path: Path) -> None:
 def test_a_sample_member_nested_too_deeply_or_with_a_huge_number(tmp_path: Path) -> None:
     member = "samples/1_epoch_1.json"
     cases = {
-        b"[" * 100_000 + b"]" * 100_000: "not valid JSON: nested too deeply",
-        b'{"id": 1' + b"0" * 5000 + b"}": "not valid JSON: Exceeds the limit (4300 digits)",
+        b"[" * 100_000 + b"]" * 100_000: "invalid JSON: nested too deeply",
+        b'{"id": 1' + b"0" * 5000 + b"}": "invalid JSON: Exceeds the limit (4300 digits)",
     }
     for data, message in cases.items():
         log = tmp_path / "bad.eval"
@@ -429,8 +429,9 @@ def test_a_sample_without_target(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
-    ("target", 3, "'target' must be a string or a list of strings, not number"),
-    ("target", ["a", None], "'target.1' must be a string, not null"),
+    ("target", 3, "'target' must be a string or an array of strings, not number"),
+    ("target", ["a", None], "'target' must be a string or an array of strings, not array"),
+    ("target", [], "'target' must be a string or an array of strings, not array"),
     ("id", 1.5, "'id' must be a string or an integer, not number"),
     ("epoch", "1", "'epoch' must be a whole number, not string"),
 ])
@@ -458,7 +459,7 @@ def test_a_json_log_sample_is_named_by_its_place(tmp_path: Path) -> None:
     log = tmp_path / "bad.json"
     log.write_bytes(dumps(header() | {"samples": [TWO[0], sample(2, "x", "y") | {"target": {}}]}))
     assert str(error_of(open_one(log).read_references)) == (
-        f"{log}:samples.1: 'target' must be a string or a list of strings, not object"
+        f"{log}:samples.1: 'target' must be a string or an array of strings, not object"
     )
 
 

@@ -32,8 +32,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO
 
-import orjson
-
 from rouge_tui.importers.base import (
     Format,
     ImportedBuild,
@@ -43,6 +41,9 @@ from rouge_tui.importers.base import (
     get_field,
     make_references,
     make_run,
+    parse_json,
+    read_json,
+    reference_texts,
     selector_digest,
 )
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
@@ -51,7 +52,7 @@ from rouge_tui.suite.files import (
     GZIP_RATIO,
     file_digest,
     open_binary,
-    read_small,
+    read_head,
     size_text,
 )
 from rouge_tui.suite.records import References, Run
@@ -167,26 +168,8 @@ def _opened(
     return _zstd().ZstdFile(io.BytesIO(packed))
 
 
-def _parse(data: bytes, where: Where) -> object:
-    """A JSON value; NaN and Infinity allowed (inspect_ai writes them in scores)."""
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        return json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise _fail(where, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    except UnicodeDecodeError:
-        raise _fail(where, "not valid JSON: not UTF-8 text") from None
-    except ValueError as exc:  # an integer of more digits than int() takes from text
-        raise _fail(where, f"not valid JSON: {exc}") from None
-    except RecursionError:
-        raise _fail(where, "not valid JSON: nested too deeply") from None
-
-
 def _object(data: bytes, where: Where, what: str) -> dict:
-    value = _parse(data, where)
+    value = parse_json(data, *where)
     if type(value) is not dict:
         raise _fail(where, f"{what} must be a JSON object, not {type_name(value)}")
     return value
@@ -234,15 +217,10 @@ def _top_level(head: bytes) -> dict[str, object]:
         at += 1
 
 
-def _first_bytes(path: Path) -> bytes:
-    with open_binary(path) as raw:
-        return raw.read(HEAD_BYTES)
-
-
 def _is_json_log(path: Path) -> bool:
     """A ``.json`` whose first bytes are an object with ``eval`` and ``version`` or
     ``samples`` at its top (an EvalLog as inspect_ai writes it)."""
-    keys = _top_level(_first_bytes(path))
+    keys = _top_level(read_head(path, HEAD_BYTES))
     return "eval" in keys and ("version" in keys or "samples" in keys)
 
 
@@ -293,9 +271,9 @@ def _head(path: Path) -> _Head:
             header = _object(_member(archive, raw, members[name], path), where, "the header")
     else:
         where = (path, None)
-        header = {"eval": _top_level(_first_bytes(path)).get("eval")}
+        header = {"eval": _top_level(read_head(path, HEAD_BYTES)).get("eval")}
         if type(header["eval"]) is not dict:  # longer than the first bytes: the whole log
-            header = _object(read_small(path, JSON_LIMIT), where, "an Inspect log")
+            header = _log_object(path)
     try:
         epochs = get_field(header, "eval.config.epochs")
     except Missing:
@@ -358,8 +336,16 @@ def _eval_samples(path: Path, metadata: bool, first_epoch: bool) -> Iterator[tup
             yield where, record
 
 
+def _log_object(path: Path) -> dict:
+    """A whole ``.json`` log."""
+    log, _digest = read_json(path, JSON_LIMIT)
+    if type(log) is not dict:
+        raise SuiteError(f"an Inspect log must be a JSON object, not {type_name(log)}", path)
+    return log
+
+
 def _json_samples(path: Path) -> Iterator[tuple[Where, dict]]:
-    log = _object(read_small(path, JSON_LIMIT), (path, None), "an Inspect log")
+    log = _log_object(path)
     samples = log.get("samples", [])
     if type(samples) is not list:
         raise _fail((path, None), f"'samples' must be an array, not {type_name(samples)}")
@@ -400,16 +386,10 @@ def _epoch(record: dict, where: Where) -> int:
 
 def _targets(record: dict, dotted: str, where: Where) -> tuple[str, ...]:
     """A sample's references: its target, a string or a list of strings."""
-    value = _value(record, dotted, where)
-    if type(value) is str:
-        return (_unicode(value, dotted, where),)
-    if type(value) is list:
-        for position, text in enumerate(value):
-            if type(text) is not str:
-                raise _fail(where, f"'{dotted}.{position}' must be a string, not {type_name(text)}")
-            _unicode(text, f"{dotted}.{position}", where)
-        return tuple(value)
-    raise _fail(where, f"{quoted(dotted)} must be a string or a list of strings, not {type_name(value)}")
+    texts = reference_texts(_value(record, dotted, where), dotted, where)
+    for position, text in enumerate(texts):
+        _unicode(text, dotted if len(texts) == 1 else f"{dotted}.{position}", where)
+    return texts
 
 
 def _output(record: dict, dotted: str, where: Where) -> str:

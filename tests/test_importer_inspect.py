@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from suite_helpers import error_of, within
 
-from rouge_tui.importers import get
+from rouge_tui.importers import get, recognise
 from rouge_tui.importers.base import Layout
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.settings import SuiteSettings
@@ -146,6 +146,7 @@ def test_an_eval_log_zstd_or_deflate_is_one_build(tmp_path: Path, deflate: bool)
     methods = {info.compress_type for info in zipfile.ZipFile(log).infolist()}
     assert methods == ({zipfile.ZIP_DEFLATED} if deflate else {ZSTD})
     assert FORMAT.recognise(log) and FORMAT.recognise(tmp_path)
+    assert recognise(tmp_path) == recognise(log) == ["inspect"]  # no other format claims it
     layout = open_one(tmp_path)
     assert layout.format == "inspect" and layout.name == "summarise"
     [build] = layout.builds
@@ -256,6 +257,7 @@ def test_a_json_log_is_the_whole_evallog(tmp_path: Path) -> None:
     (tmp_path / "listing.json").write_text('{"logs": ["a.eval"]}')  # inspect's own, no log
     (tmp_path / "results_2026.json").write_text('{"results": {"eval": 1}, "versions": {}}')
     assert FORMAT.recognise(log) and FORMAT.recognise(tmp_path)
+    assert recognise(log) == ["inspect"]
     assert not FORMAT.recognise(tmp_path / "listing.json")
     layout = open_one(tmp_path)
     [build] = layout.builds

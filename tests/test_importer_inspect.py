@@ -150,7 +150,7 @@ def test_an_eval_log_zstd_or_deflate_is_one_build(tmp_path: Path, deflate: bool)
     layout = open_one(tmp_path)
     assert layout.format == "inspect" and layout.name == "summarise"
     [build] = layout.builds
-    assert build.name == "gpt-4o 2026-11-20 14:03"
+    assert build.name == "gpt-4o 2026-11-20T14:03"
     assert build.created == "2026-11-20T14:03:12+00:00" and build.path == log and build.problem is None
     references = layout.read_references()
     assert references.texts == {
@@ -261,7 +261,7 @@ def test_a_json_log_is_the_whole_evallog(tmp_path: Path) -> None:
     assert not FORMAT.recognise(tmp_path / "listing.json")
     layout = open_one(tmp_path)
     [build] = layout.builds
-    assert build.name == "claude-3-5-sonnet-latest 2026-11-21 09:00"
+    assert build.name == "claude-3-5-…nnet-latest 2026-11-21T09:00"  # 11 + … + 11 of 24
     assert layout.read_references().texts["2"] == ("Rolled back.", "The deploy was rolled back.")
     assert outputs(layout) == [{"1": "Disk full at 02:14.", "2": "We rolled back the deploy."}]
 
@@ -271,7 +271,7 @@ def test_a_json_log_whose_eval_runs_past_the_first_bytes_is_still_named(tmp_path
     whole["eval"]["task_args"] = {"prompt": "x" * 200_000}  # past the 64 KiB looked at first
     (tmp_path / "long.json").write_bytes(dumps(whole | {"samples": TWO}))
     layout = open_one(tmp_path)
-    assert layout.name == "long" and layout.builds[0].name == "gpt-4o 2026-11-22 08:30"
+    assert layout.name == "long" and layout.builds[0].name == "gpt-4o 2026-11-22T08:30"
 
 
 def test_a_folder_of_two_tasks_is_two_suites_in_history_order(tmp_path: Path) -> None:
@@ -282,11 +282,11 @@ def test_a_folder_of_two_tasks_is_two_suites_in_history_order(tmp_path: Path) ->
                                              model="openai/gpt-4o-mini"))
     summarise, classify = sorted(FORMAT.open(tmp_path, SuiteSettings()), key=lambda s: s.name, reverse=True)
     assert (summarise.name, classify.name) == ("summarise", "classify")
-    assert [b.name for b in summarise.builds] == ["gpt-4o-mini 2026-11-20 14:00", "gpt-4o 2026-11-20 15:00"]
+    assert [b.name for b in summarise.builds] == ["gpt-4o-mini 2026-11-20T14:00", "gpt-4o 2026-11-20T15:00"]
     assert [b.path.name for b in summarise.builds] == ["b.eval", "a.eval"]
     assert [b.path.name for b in classify.builds] == ["c.eval"]
     # Names are told apart within a suite: another task's log in the same minute is no reason.
-    assert [b.name for b in classify.builds] == ["gpt-4o-mini 2026-11-20 14:00"]
+    assert [b.name for b in classify.builds] == ["gpt-4o-mini 2026-11-20T14:00"]
     # suite.toml's name names a folder's one suite, not each of several.
     assert open_one(tmp_path / "a.eval", SuiteSettings(name="Incidents")).name == "Incidents"
 
@@ -296,8 +296,8 @@ def test_builds_in_one_minute_are_told_apart(tmp_path: Path) -> None:
                           ("z.eval", "2026-11-20T14:03:40+00:00")):
         eval_log(tmp_path / name, TWO, header(created=created))
     names = [build.name for build in open_one(tmp_path).builds]
-    assert names == ["gpt-4o 2026-11-20 14:03:12", "gpt-4o 2026-11-20 14:03:40 #1",
-                     "gpt-4o 2026-11-20 14:03:40 #2"]
+    assert names == ["gpt-4o 2026-11-20T14:03:12", "gpt-4o 2026-11-20T14:03:40 #1",
+                     "gpt-4o 2026-11-20T14:03:40 #2"]
 
 
 def test_a_log_still_running_is_read_from_its_journal(tmp_path: Path) -> None:
@@ -309,7 +309,7 @@ def test_a_log_still_running_is_read_from_its_journal(tmp_path: Path) -> None:
     log.write_bytes(zstd_zip(members))
     assert FORMAT.recognise(log)
     layout = open_one(log)
-    assert layout.builds[0].name == "gpt-4o 2026-11-23 07:00"
+    assert layout.builds[0].name == "gpt-4o 2026-11-23T07:00"
     assert outputs(layout) == [{"1": "Disk full at 02:14."}]
 
 
@@ -386,7 +386,7 @@ def test_a_broken_log_is_a_build_that_fails_only_when_read(tmp_path: Path) -> No
     del no_date["eval"]["created"]
     eval_log(tmp_path / "undated.eval", TWO, head=no_date)
     layout = open_one(tmp_path)
-    assert [b.name for b in layout.builds] == ["cut.eval", "undated.eval", "gpt-4o 2026-11-20 14:03"]
+    assert [b.name for b in layout.builds] == ["cut.eval", "undated.eval", "gpt-4o 2026-11-20T14:03"]
     cut, undated, good = layout.builds
     assert good.problem is None and cut.created == undated.created == ""
     assert str(error_of(layout.read_build, cut)).startswith(f"{tmp_path}/cut.eval: not a zip file")

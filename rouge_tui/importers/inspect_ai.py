@@ -64,7 +64,9 @@ MEMBER_LIMIT = 1 << 30  # bytes one zip member may decompress to (a sample with 
 JSON_LIMIT = 1 << 30  # bytes of a .json log, read whole
 HEAD_BYTES = 64 << 10  # of a .json log, where its version, status and eval are looked for
 READ = 1 << 20  # bytes asked of a member per read
-MODEL_WIDTH = 24  # characters of the model's name in a build's name
+# A build name is the model in at most this, a space and the date to the minute: 40 in all,
+# as lm-eval's (what the report's and the diff's columns show of a name whole).
+MODEL_WIDTH = 23
 
 ZIP_ZSTD = 93  # zip's method number for zstd (APPNOTE 4.4.5), unknown to Python 3.11's zipfile
 HEADER = "header.json"
@@ -519,14 +521,17 @@ def _read_build(build: ImportedBuild, fields: _Fields) -> list[Run]:
 
 
 def _names(heads: list[tuple[Path, _Head]]) -> list[str]:
-    """Each log's build name, model and date: to the minute, to the second where two share
-    a minute, then numbered; the model's last part only (``openai/gpt-4o`` -> ``gpt-4o``)."""
+    """Each log's build name, model and date in UTC: to the minute, to the second where two
+    share a minute, then numbered. The model is its last part (``openai/gpt-4o`` ->
+    ``gpt-4o``), cut in its middle past `MODEL_WIDTH` so that its size and its version, at
+    either end, both stay, as lm-eval's build names cut it."""
 
     def label(head: _Head, length: int) -> str:
         model = head.model.rsplit("/", 1)[-1] or head.model
         if len(model) > MODEL_WIDTH:
-            model = model[: MODEL_WIDTH - 1] + "…"
-        return f"{model} {head.created[:length].replace('T', ' ')}"
+            cut = (MODEL_WIDTH - 1) // 2
+            model = model[:cut] + "…" + model[len(model) - (MODEL_WIDTH - 1 - cut):]
+        return f"{model} {head.created[:length]}"
 
     minutes = [label(head, 16) for _path, head in heads]
     names = [

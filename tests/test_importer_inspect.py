@@ -353,6 +353,47 @@ def test_outputs_are_in_id_order_whatever_the_ids(tmp_path: Path) -> None:
     assert list(run.outputs) == ["2", "10", huge, "a", "\u00b2"]
 
 
+def test_the_newest_log_of_one_epoch_is_read_once_for_references_and_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rouge_tui.importers import inspect_ai
+
+    reads: list[str] = []
+    real = inspect_ai._member
+
+    def counted(archive, raw, info, path):  # type: ignore[no-untyped-def]
+        reads.append(f"{path.name}:{info.filename}")
+        return real(archive, raw, info, path)
+
+    monkeypatch.setattr(inspect_ai, "_member", counted)
+    eval_log(tmp_path / "a.eval", TWO, header(created="2026-11-19T00:00:00+00:00"))
+    eval_log(tmp_path / "b.eval", TWO)
+    layout = open_one(tmp_path)
+    reads.clear()
+    layout.read_references()
+    baseline, candidate = (layout.read_build(build) for build in layout.builds)
+    assert baseline[0].outputs == candidate[0].outputs == {"1": "Disk full at 02:14.", "2": "We rolled back the deploy."}
+    samples = ["samples/1_epoch_1.json", "samples/2_epoch_1.json"]
+    assert reads == [f"b.eval:{name}" for name in samples] + [f"a.eval:{name}" for name in samples]
+    # Read again, or after the file changed, it is read afresh.
+    reads.clear()
+    assert outputs(layout) == [candidate[0].outputs] and len(reads) == 2
+    eval_log(tmp_path / "b.eval", [sample(1, "x", "Changed."), TWO[1]])
+    layout.read_references()
+    layout.read_build(layout.builds[0])
+    assert outputs(layout) == [{"1": "Changed.", "2": "We rolled back the deploy."}]
+
+
+def test_an_output_error_of_the_newest_log_waits_for_its_build(tmp_path: Path) -> None:
+    log = eval_log(tmp_path / "bad.eval", [TWO[0], sample(2, "Rolled back.", None, content=7)])
+    layout = open_one(log)
+    assert layout.read_references().texts["2"] == ("Rolled back.",)
+    assert str(error_of(layout.read_build, layout.builds[0])) == (
+        f"{log}:samples/2_epoch_1.json: 'output.choices.0.message.content' must be a string or a list of "
+        "parts, not number"
+    )
+
+
 # --------------------------------------------------------------------------- what is no log
 
 

@@ -25,9 +25,8 @@ import zipfile
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO
@@ -475,46 +474,76 @@ def _samples(path: Path, metadata: bool, first_epoch: bool) -> Iterator[tuple[Wh
     return _json_samples(path)
 
 
-def _read_references(builds: list[ImportedBuild], fields: _Fields) -> References:
-    """The references of the newest log that could be listed: its targets (and sources), each
-    id's from its lowest epoch (the target is the sample's, whatever the epoch)."""
-    readable = [build for build in builds if build.problem is None]
-    if not readable:
-        raise builds[-1].problem  # type: ignore[misc]
-    path = readable[-1].path
-    digest = selector_digest(file_digest(path), "references", fields.id, fields.reference, fields.source)
-    wants_metadata = _in_metadata(fields.id, fields.reference, fields.source)
-    rows = []
-    for where, record in _samples(path, wants_metadata, first_epoch=True):
-        raw = _value(record, fields.id, where)
-        rows.append((_epoch(record, where), where, raw, _targets(record, fields.reference, where),
-                     _source(record, fields.source, where)))
-    lowest: dict[str, int] = {}
-    for epoch, _where, raw, _texts, _text_source in rows:
-        key = _loose_key(raw)
-        lowest[key] = min(lowest.get(key, epoch), epoch)
-    chosen = ((where, raw, texts, source) for epoch, where, raw, texts, source in rows
-              if lowest[_loose_key(raw)] == epoch)
-    return make_references(chosen, digest, fields.id, empty_where=(path, None))
+Outputs = dict[int, list[tuple[Where, object, str]]]  # epoch -> (where, id, output) in order
 
 
-def _read_build(build: ImportedBuild, fields: _Fields) -> list[Run]:
-    """One run per epoch, in epoch order."""
-    if build.problem is not None:
-        raise build.problem
-    path = build.path
-    wants_metadata = _in_metadata(fields.id, fields.output)
-    by_epoch: dict[int, list[tuple[Where, object, str]]] = {}
-    for where, record in _samples(path, wants_metadata, first_epoch=False):
-        raw = _value(record, fields.id, where)
-        by_epoch.setdefault(_epoch(record, where), []).append((where, raw, _output(record, fields.output, where)))
-    if not by_epoch:
-        raise SuiteError("no samples in this log", path)
-    digest = file_digest(path)
-    return [
-        make_run(rows, path, selector_digest(digest, "epoch", str(epoch), fields.id, fields.output), fields.id)
-        for epoch, rows in sorted(by_epoch.items())
-    ]
+@dataclass
+class _Reader:
+    """One suite's reads: references from the newest log that could be listed, runs from
+    any. Where that log has one epoch, the pass that reads its references takes its outputs
+    too and keeps them for its build (the candidate unless flags say otherwise), so the log
+    is read once; an output's error is kept with them, raised only when the build is read."""
+
+    builds: list[ImportedBuild]
+    fields: _Fields
+    kept: dict[tuple[Path, str], tuple[Outputs, SuiteError | None]] = field(default_factory=dict)
+
+    def references(self) -> References:
+        """Each sample's target (and source), each id's from its lowest epoch (the target is
+        the sample's, whatever the epoch)."""
+        readable = [build for build in self.builds if build.problem is None]
+        if not readable:
+            raise self.builds[-1].problem  # type: ignore[misc]
+        path, fields = readable[-1].path, self.fields
+        keep = len(readable[-1].run_files) == 1
+        file_hash = file_digest(path)
+        digest = selector_digest(file_hash, "references", fields.id, fields.reference, fields.source)
+        read = (fields.id, fields.reference, fields.source) + ((fields.output,) if keep else ())
+        rows = []
+        outputs: Outputs = {}
+        failed: SuiteError | None = None
+        for where, record in _samples(path, _in_metadata(*read), first_epoch=not keep):
+            raw, epoch = _value(record, fields.id, where), _epoch(record, where)
+            rows.append((epoch, where, raw, _targets(record, fields.reference, where),
+                         _source(record, fields.source, where)))
+            if keep and failed is None:
+                try:
+                    outputs.setdefault(epoch, []).append((where, raw, _output(record, fields.output, where)))
+                except SuiteError as exc:
+                    failed = exc
+        lowest: dict[str, int] = {}
+        for epoch, _where, raw, _texts, _text_source in rows:
+            key = _loose_key(raw)
+            lowest[key] = min(lowest.get(key, epoch), epoch)
+        chosen = ((where, raw, texts, source) for epoch, where, raw, texts, source in rows
+                  if lowest[_loose_key(raw)] == epoch)
+        references = make_references(chosen, digest, fields.id, empty_where=(path, None))
+        self.kept = {(path, file_hash): (outputs, failed)} if keep else {}
+        return references
+
+    def runs(self, build: ImportedBuild) -> list[Run]:
+        """One run per epoch, in epoch order."""
+        if build.problem is not None:
+            raise build.problem
+        path, fields = build.path, self.fields
+        file_hash = file_digest(path)
+        if (path, file_hash) in self.kept:
+            by_epoch, failed = self.kept.pop((path, file_hash))
+            if failed is not None:
+                raise failed
+        else:
+            by_epoch = {}
+            for where, record in _samples(path, _in_metadata(fields.id, fields.output), first_epoch=False):
+                raw = _value(record, fields.id, where)
+                by_epoch.setdefault(_epoch(record, where), []).append(
+                    (where, raw, _output(record, fields.output, where))
+                )
+        if not by_epoch:
+            raise SuiteError("no samples in this log", path)
+        return [
+            make_run(rows, path, selector_digest(file_hash, "epoch", str(epoch), fields.id, fields.output), fields.id)
+            for epoch, rows in sorted(by_epoch.items())
+        ]
 
 
 # --------------------------------------------------------------------------- listing
@@ -590,13 +619,14 @@ def open_logs(path: Path, settings: SuiteSettings) -> list[Layout]:
             for name, (log, head) in zip(_names(mine), mine)
         ]
         builds.sort(key=lambda build: (build.created, build.name))
+        reader = _Reader(builds, fields)
         layouts.append(Layout(
             format=FORMAT.name,
             path=path,
             name=settings.name if settings.name and len(tasks) == 1 else task,
             builds=builds,
-            read_references=partial(_read_references, builds, fields),
-            read_build=partial(_read_build, fields=fields),
+            read_references=reader.references,
+            read_build=reader.runs,
         ))
     return layouts
 

@@ -10,7 +10,8 @@ default since 0.3.206; before Python 3.14 read through backports.zstd, imported 
 A ``.json`` log is the whole EvalLog in one object, ``version``, ``status`` and ``eval`` first.
 
 A build is one log file, its epochs replicate runs; a folder of logs of several tasks is
-several suites, one per ``eval.task``.
+several suites, one per ``eval.task``. The references are the newest log's targets (that
+log's outputs taken on the same pass); listing reads each log's header and nothing more.
 """
 
 from __future__ import annotations

@@ -29,5 +29,16 @@ def get(name: str) -> Format:
 
 
 def recognise(path: Path) -> list[str]:
-    """The names of the formats whose files ``path`` has the shape of, in registry order."""
-    return [name for name in FORMATS if get(name).recognise(Path(path))]
+    """The names of the formats whose files ``path`` has the shape of, in registry order (a
+    format whose module is not installed yet is passed over: a dependency it lacks is not)."""
+    found = []
+    for name, module in FORMATS.items():
+        try:
+            format = get(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        if format.recognise(Path(path)):
+            found.append(name)
+    return found

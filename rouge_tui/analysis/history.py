@@ -28,9 +28,8 @@ from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge.engine import TooLong
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import file_digest
-from rouge_tui.suite.records import References, Run
-from rouge_tui.suite.suite import Build, BuildEntry, Suite, read_build
+from rouge_tui.suite.records import References
+from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 
 __all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "history_band", "remember",
            "trend", "volatile"]
@@ -90,7 +89,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     if build is None and entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
     try:
-        digests = [run.digest for run in build.runs] if build is not None else [file_digest(p) for p in entry.run_files]
+        digests = [run.digest for run in build.runs] if build is not None else build_digests(suite, entry)
         key = None if caches.builds is None else _key(settings, references, suite, entry.name, digests)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
@@ -106,7 +105,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     except SuiteError as exc:
         # Unreadable as the bytes digested above, unless they changed meanwhile (then as
         # bytes no key names).
-        same = digests == _digests_now(entry)
+        same = digests == _digests_now(suite, entry)
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc), tuple(digests) if same else ())
     read = tuple(run.digest for run in build.runs)
     if key is not None and list(read) != digests:  # replaced meanwhile
@@ -127,10 +126,10 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     return result
 
 
-def _digests_now(entry: BuildEntry) -> list[str] | None:
-    """The digests of ``entry``'s run files as they are now (None: one cannot be read)."""
+def _digests_now(suite: Suite, entry: BuildEntry) -> list[str] | None:
+    """The digests of ``entry``'s runs as they are now (None: one cannot be read)."""
     try:
-        return [file_digest(p) for p in entry.run_files]
+        return build_digests(suite, entry, fresh=True)
     except SuiteError:
         return None
 
@@ -160,15 +159,15 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     return out
 
 
-def changed_since_read(read: Sequence[Build]) -> list[str]:
+def changed_since_read(suite: Suite, read: Sequence[Build]) -> list[str]:
     """The names of the builds in ``read`` whose files are no longer the bytes read."""
-    def same(run: Run) -> bool:
+    def same(build: Build) -> bool:
         try:
-            return file_digest(run.path) == run.digest
+            return build_digests(suite, suite.build(build.name), fresh=True) == [run.digest for run in build.runs]
         except SuiteError:  # gone, or unreadable: not the bytes read
             return False
 
-    return [build.name for build in read if not all(map(same, build.runs))]
+    return [build.name for build in read if not same(build)]
 
 
 def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildEntry]:

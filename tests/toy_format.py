@@ -3,8 +3,8 @@ CLI, `import`): no real harness's, so that those tests hold whichever importers 
 
 A toy output folder holds, per task, ``refs~TASK.jsonl`` (``{"doc": {"n": 1}, "gold": ...}``,
 gold a string or a list) and its builds' files ``out~TASK~DATE~MODEL.jsonl`` (``{"doc": {"n":
-1}, "resp": ["text"]}``), replicate runs as ``out~TASK~DATE~MODEL~RUN.jsonl``. A build is a
-(date, model); history order is the date, then the model (not the name: ``MODEL@DATE``). A
+1}, "resp": ["text"]}``), replicate runs as ``out~TASK~DATE~MODEL~RUN.jsonl`` (MODEL %-quoted,
+so that a name may hold a ``/``). A build is a (date, model); history order is the date, then the model (not the name: ``MODEL@DATE``). A
 file name with too few parts is a build that cannot be read. Install it with `install`.
 """
 
@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -63,7 +64,7 @@ def _layout(path: Path, task: str, names: list[str], fields: dict[str, str]) -> 
             problem = SuiteError("a toy build file names its task, date and model", path / name)
             broken.append(ImportedBuild(name, path / name, (path / name,), "", problem))
             continue
-        builds.setdefault((parts[2], parts[3]), []).append(path / name)
+        builds.setdefault((parts[2], unquote(parts[3])), []).append(path / name)
     listed = [ImportedBuild(f"{model}@{date}", files[0], tuple(files), date, None, (model, date))
               for (date, model), files in sorted(builds.items())]
 
@@ -119,7 +120,7 @@ def write_toy(folder: Path, task: str = "summ", builds: dict[tuple[str, str], di
     for (date, model), outputs in builds.items():
         runs = outputs if isinstance(outputs, list) else [outputs]
         for number, run in enumerate(runs, 1):
-            suffix = f"~{number}" if isinstance(outputs, list) else ""
-            (folder / f"out~{task}~{date}~{model}{suffix}.jsonl").write_text(
+            suffix = f"~{number:02d}" if isinstance(outputs, list) else ""
+            (folder / f"out~{task}~{date}~{quote(model, safe='@:')}{suffix}.jsonl").write_text(
                 "".join(json.dumps({"doc": {"n": key}, "resp": [text]}) + "\n" for key, text in run.items()))
     return folder

@@ -567,9 +567,10 @@ def test_a_broken_imported_build_stops_only_itself(tmp_path: Path, monkeypatch: 
 
 
 def test_a_native_suite_loads_no_importer() -> None:
+    """The registry's names are all a native suite needs of the importers."""
     code = ("import sys\nfrom rouge_tui.suite.suite import open_suite, read_build, read_references\n"
             f"s = open_suite({str(ROOT / 'sample_suites' / 'incident-summaries')!r})\n"
             "read_references(s); read_build(s, s.builds[-1])\n"
-            "print(sorted(m for m in sys.modules if m.startswith('rouge_tui.importers')))\n")
+            "print(sorted(m for m in sys.modules if m.startswith('rouge_tui.importers.')))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

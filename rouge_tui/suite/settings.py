@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rouge_tui import importers
+from rouge_tui.importers import NATIVE_FORMATS
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.rouge.tokenizers import cannot_stem
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
@@ -20,10 +22,7 @@ from rouge_tui.suite.records import Fields
 MAX_K = 100.0
 K_RANGE = f"a positive number up to {MAX_K:g}"
 BAND_SOURCES = ("auto", "history")  # [band] source: replicate runs, else analytic; or history
-# The formats the native reader takes ("Suite on disk"); the rest are importers' (their registry).
-NATIVE_FORMATS = ("native", "parquet")
-
-__all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "NATIVE_FORMATS", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
+__all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
 
 _TOML_LIMIT = 1 << 20
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
@@ -187,9 +186,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     top.only("name", "format", "metric", "tokenizer", "stem", "band", "grounding", "fields", "alarm")
     format = top.string("format")
     if format is not None and format not in NATIVE_FORMATS:
-        from rouge_tui.importers import FORMATS  # only for a suite that names another tool's
-
-        format = top.string("format", [*NATIVE_FORMATS, *FORMATS])
+        format = top.string("format", [*NATIVE_FORMATS, *importers.FORMATS])
     tokenizer = top.string("tokenizer", list(TOKENIZERS))
     stem = top.data.get("stem")
     if stem is not None and not isinstance(stem, bool):

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rouge_tui.importers import NATIVE_FORMATS
 from rouge_tui.suite.errors import SuiteError, quoted, quoted_list
 from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import References, Run, read_references_file, read_run
-from rouge_tui.suite.settings import NATIVE_FORMATS, SuiteSettings, read_suite_settings
+from rouge_tui.suite.settings import SuiteSettings, read_suite_settings
 
 if TYPE_CHECKING:
     from rouge_tui.importers.base import ImportedBuild, Layout
@@ -365,16 +366,6 @@ def is_suite(path: Path) -> bool:
     if not _is_dir(path) or not _is_dir(path / "builds"):
         return False
     return any(os.path.lexists(path / name) for name in _REFERENCE_NAMES)
-
-
-def find_suites(path: Path) -> list[Path]:
-    """The immediate subdirectories of ``path`` that are suites, sorted by name."""
-    path = Path(path)
-    try:
-        names = _listing(path)
-    except SuiteError:
-        return []
-    return [path / name for name in names if is_suite(path / name)]
 
 
 def read_references(suite: Suite) -> References:

@@ -258,7 +258,7 @@ def _only_format(target: Path) -> str | None:
 
     found = importers.recognise(target)
     if len(found) > 1:
-        raise SuiteError(f"reads as several formats ({', '.join(found)}): name one with --format NAME "
+        raise SuiteError(f"reads as several formats ({', '.join(found)}): name one with --layout NAME "
                          "or suite.toml's format", target)
     return found[0] if found else None
 

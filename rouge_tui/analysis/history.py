@@ -1,4 +1,4 @@
-"""The suite's history: every build in name order, scored once (SPEC "History").
+"""The suite's history: every build in its order (by name, or a harness's dates), scored once (SPEC "History").
 
 - `build_scores`: one build's per-example F over its own ids that have a usable reference,
   through the caches (the score cache per example, and a per-build entry keyed by the
@@ -146,7 +146,7 @@ def remember(suite: Suite, build: Build, references: References, settings: Setti
 
 def trend(suite: Suite, references: References, settings: Settings, caches,
           progress: Callable[[str, float], None] | None = None, read: Sequence[Build] = ()) -> list[BuildScores]:
-    """Every build of the suite, in name order; those in ``read`` (a comparison's two) as
+    """Every build of the suite, in history order; those in ``read`` (a comparison's two) as
     they were read, so that the history beside a comparison shows that comparison's
     builds even where a file has changed since."""
     known = {build.name: build for build in read}
@@ -171,7 +171,7 @@ def changed_since_read(suite: Suite, read: Sequence[Build]) -> list[str]:
 
 
 def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildEntry]:
-    """The last ``builds`` builds ending with the baseline, in name order."""
+    """The last ``builds`` builds ending with the baseline, in history order."""
     names = [entry.name for entry in suite.builds]
     end = names.index(baseline) + 1
     return suite.builds[max(0, end - builds) : end]
@@ -179,7 +179,7 @@ def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildE
 
 def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
     """For each of ``ids``: whether its F moved by MOVE or more in more than half of the
-    consecutive pairs of ``history`` (builds in name order ending with the baseline) in
+    consecutive pairs of ``history`` (builds in history order ending with the baseline) in
     which it was scored; fewer than two such pairs and it is not volatile."""
     pairs = [(a, b) for a, b in pairwise(history) if a.stats is not None and b.stats is not None][-PAIRS:]
     out = np.zeros(len(ids), dtype=bool)
@@ -193,7 +193,7 @@ def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
 
 
 def baseline_stats(history: Sequence[BuildScores], settings: Settings) -> tuple[BuildStats, str | None]:
-    """The last build of ``history`` (builds in name order ending with the baseline) with the
+    """The last build of ``history`` (builds in history order ending with the baseline) with the
     band a comparison against it uses: its own, or with [band] source = "history" the band
     from history; with too few builds for that, its own band and a warning saying so."""
     baseline = history[-1].stats

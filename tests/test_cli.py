@@ -955,9 +955,10 @@ def test_format_names_the_layout_where_several_could_read_it(tmp_path: Path, mon
 
     install(monkeypatch, "toy-too")
     folder = write_toy(tmp_path / "harness")
-    assert _main_out("report", str(folder)) == (2, "", (
-        f"rouge-tui: error: {folder}: reads as several formats (toy, toy-too): name one with --layout NAME "
-        "or suite.toml's format\n"))
+    several = (f"rouge-tui: error: {folder}: reads as several formats (toy, toy-too): name one with --layout NAME "
+               "or suite.toml's format\n")
+    assert _main_out("report", str(folder)) == (2, "", several)
+    assert _main_out(str(folder)) == (2, "", several)  # rouge-tui PATH: before any screen
     code, text, err = _main_out("report", str(folder), "--layout", "toy-too", "--format", "json", "--no-cache")
     assert code == 1 and json.loads(text)["suite"] == "summ"
     (folder / "suite.toml").write_text('name = "Summaries"\n\nformat = "toy-to"\n')

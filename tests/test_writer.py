@@ -81,3 +81,12 @@ def test_references_that_disagree_across_paths_are_refused(tmp_path: Path, monke
     assert str(error) == f"{second}: id '2' has other references (or source) here than in an earlier path"
     assert not (tmp_path / "out").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"]  # no temporary folder left
+
+
+def test_an_out_inside_an_input_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "in")
+    before = sorted(p.name for p in folder.iterdir())
+    error = error_of(import_suites, [folder], "toy", folder / "native")
+    assert str(error) == f"{folder / 'native'}: inside {folder}, which is only read: name a folder outside the inputs"
+    assert sorted(p.name for p in folder.iterdir()) == before

@@ -82,6 +82,9 @@ def import_suites(paths: Sequence[Path], format: str, out: Path, name: str | Non
     out = Path(out)
     if problem := _out_problem(out):
         raise SuiteError(problem, out)
+    for path in paths:  # a folder written inside an input changes it
+        if Path(path).is_dir() and out.resolve().is_relative_to(Path(path).resolve()):
+            raise SuiteError(f"inside {path}, which is only read: name a folder outside the inputs", out)
     suites = [open_suite(Path(path), format, name) for path in paths]
     references: dict[str, dict] = {}
     for suite in suites:

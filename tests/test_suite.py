@@ -551,6 +551,10 @@ def test_several_suites_at_one_path(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert list_suites(tmp_path / "all") == [
         SuiteRef(folder, "toy", "qa"), SuiteRef(folder, "toy", "summ"), SuiteRef(tmp_path / "all" / "native"),
         SuiteRef(tmp_path / "all" / "one", "toy")]
+    # a format named picks the suites read that way
+    assert list_suites(tmp_path / "all", "native") == [SuiteRef(tmp_path / "all" / "native", "native")]
+    assert list_suites(tmp_path / "all", "toy") == [
+        SuiteRef(folder, "toy", "qa"), SuiteRef(folder, "toy", "summ"), SuiteRef(tmp_path / "all" / "one", "toy")]
 
 
 def test_a_broken_imported_build_stops_only_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

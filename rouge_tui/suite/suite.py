@@ -297,8 +297,9 @@ def _open_imported(target: Path, settings: SuiteSettings, format: str, name: str
 def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:
     """The suites at ``path``: itself (a native suite, or one or more an importer finds
     there), else its immediate subfolders that are (natives sorted by name, each harness
-    folder's suites as its importer lists them). A subfolder that cannot be told or opened
-    is listed, its problem said when it is opened."""
+    folder's suites as its importer lists them). ``format`` (``--format``) picks which of
+    them are read, and how. A subfolder of a harness's shape that cannot be opened is
+    listed, its problem said when it is opened."""
     path = Path(path)
     here = _suites_here(path, format, strict=True)
     if here:
@@ -307,36 +308,47 @@ def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:
         names = _listing(path)
     except SuiteError:
         return []
-    return [ref for name in names for ref in _suites_here(path / name, None, strict=False)]
+    return [ref for name in names for ref in _suites_here(path / name, format, strict=False)]
 
 
 def _suites_here(path: Path, format: str | None, strict: bool) -> list[SuiteRef]:
-    """The suites ``path`` itself is ([] none). ``strict`` (the path given): its problems
-    raised; else (a subfolder) one that cannot be told apart is no suite, and one that is a
-    harness's but cannot be opened is listed alone, its problem said when it is opened."""
-    if format in NATIVE_FORMATS or (format is None and is_suite(path)):
-        return [SuiteRef(path, format)]
+    """The suites ``path`` itself is ([] none): a native suite, or what the format its
+    suite.toml names, or the one format that recognises it (``format``, where given: it
+    must recognise it or be suite.toml's) lists there. ``strict`` (the path given): its
+    problems raised; else (a subfolder) one that cannot be told is no suite, and one of a
+    harness's shape that cannot be opened is listed alone."""
+    if format is None and is_suite(path):
+        return [SuiteRef(path)]
     try:
         settings = _settings_at(path)
     except SuiteError:
         if strict:
             raise
         return []
-    format = format or settings.format
-    if format in NATIVE_FORMATS:
-        return [SuiteRef(path, format)]
+    chosen = format or settings.format
+    if chosen in NATIVE_FORMATS:
+        return [SuiteRef(path, chosen)] if is_suite(path) else []
     try:
-        format = format or _only_format(path)
-        if format is None:
+        if chosen is None:
+            chosen = _only_format(path)
+        elif chosen != settings.format and not _recognises(chosen, path):
             return []
-        layouts = _layouts(path, settings, format)
+        if chosen is None:
+            return []
+        layouts = _layouts(path, settings, chosen)
     except SuiteError:
         if strict:
             raise
-        return [SuiteRef(path, format)]
+        return [SuiteRef(path, chosen)]
     if len(layouts) == 1:
-        return [SuiteRef(path, format)]
-    return [SuiteRef(path, format, layout.name) for layout in layouts]
+        return [SuiteRef(path, chosen)]
+    return [SuiteRef(path, chosen, layout.name) for layout in layouts]
+
+
+def _recognises(format: str, path: Path) -> bool:
+    from rouge_tui import importers
+
+    return importers.get(format).recognise(path)
 
 
 def directory_problem(path: Path, not_one: str = "not a directory") -> str | None:

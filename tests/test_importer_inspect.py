@@ -384,6 +384,21 @@ def test_the_newest_log_of_one_epoch_is_read_once_for_references_and_outputs(
     assert outputs(layout) == [{"1": "Changed.", "2": "We rolled back the deploy."}]
 
 
+def test_references_come_from_the_newest_log_whose_samples_read(tmp_path: Path) -> None:
+    eval_log(tmp_path / "old.eval", TWO, header(created="2026-11-19T00:00:00+00:00"))
+    untargeted = sample(2, "x", "A newer output.")
+    del untargeted["target"]
+    new = eval_log(tmp_path / "new.eval", [TWO[0], untargeted])
+    layout = open_one(tmp_path)
+    assert [b.path for b in layout.builds] == [tmp_path / "old.eval", new]
+    assert layout.read_references().texts["2"] == ("Rolled back.", "The deploy was rolled back.")
+    assert outputs(layout) == [{"1": "Disk full at 02:14.", "2": "A newer output."}]
+    (tmp_path / "old.eval").unlink()
+    assert str(error_of(open_one(tmp_path).read_references)) == (
+        f"{new}:samples/2_epoch_1.json: missing field 'target'"
+    )
+
+
 def test_an_output_error_of_the_newest_log_waits_for_its_build(tmp_path: Path) -> None:
     log = eval_log(tmp_path / "bad.eval", [TWO[0], sample(2, "Rolled back.", None, content=7)])
     layout = open_one(log)

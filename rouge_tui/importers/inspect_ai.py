@@ -480,8 +480,8 @@ Outputs = dict[int, list[tuple[Where, object, str]]]  # epoch -> (where, id, out
 
 @dataclass
 class _Reader:
-    """One suite's reads: references from the newest log that could be listed, runs from
-    any. Where that log has one epoch, the pass that reads its references takes its outputs
+    """One suite's reads: references from the newest log that reads, runs from any. Where
+    that log has one epoch, the pass that reads its references takes its outputs
     too and keeps them for its build (the candidate unless flags say otherwise), so the log
     is read once; an output's error is kept with them, raised only when the build is read."""
 
@@ -490,13 +490,23 @@ class _Reader:
     kept: dict[tuple[Path, str], tuple[Outputs, SuiteError | None]] = field(default_factory=dict)
 
     def references(self) -> References:
+        """The newest log's references; where its samples do not read, the newest's that do
+        (the broken log's error is raised when it is used, as any log's)."""
+        failed: list[SuiteError] = []
+        for build in reversed(self.builds):
+            try:
+                if build.problem is not None:
+                    raise build.problem
+                return self._references_of(build)
+            except SuiteError as exc:
+                failed.append(exc)
+        raise failed[0]  # a layout has a build: none read, the newest one's error
+
+    def _references_of(self, build: ImportedBuild) -> References:
         """Each sample's target (and source), each id's from its lowest epoch (the target is
         the sample's, whatever the epoch)."""
-        readable = [build for build in self.builds if build.problem is None]
-        if not readable:
-            raise self.builds[-1].problem  # type: ignore[misc]
-        path, fields = readable[-1].path, self.fields
-        keep = len(readable[-1].run_files) == 1
+        path, fields = build.path, self.fields
+        keep = len(build.run_files) == 1
         file_hash = file_digest(path)
         digest = selector_digest(file_hash, "references", fields.id, fields.reference, fields.source)
         read = (fields.id, fields.reference, fields.source) + ((fields.output,) if keep else ())

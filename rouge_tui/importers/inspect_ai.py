@@ -481,9 +481,9 @@ Outputs = dict[int, list[tuple[Where, object, str]]]  # epoch -> (where, id, out
 @dataclass
 class _Reader:
     """One suite's reads: references from the newest log that reads, runs from any. Where
-    that log has one epoch, the pass that reads its references takes its outputs
-    too and keeps them for its build (the candidate unless flags say otherwise), so the log
-    is read once; an output's error is kept with them, raised only when the build is read."""
+    that log has one epoch, the pass that reads its references takes its outputs too and
+    keeps them for its build (the candidate unless flags say otherwise), so the log is read
+    once; an output's error is kept with them, raised only when the build is read."""
 
     builds: list[ImportedBuild]
     fields: _Fields

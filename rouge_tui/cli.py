@@ -81,7 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="print the comparison; exit 0 within band, 1 drift, 2 bad input")
     report.add_argument("suite", nargs="?", help="a suite directory (default: the bundled sample)")
     _scoring_options(report)
-    report.add_argument("--format", choices=list(FORMATS), default="text")
+    report.add_argument("--format", choices=list(FORMATS), default="text",
+                        help="parquet: the per-example table, binary: to --out FILE or a redirect, never a terminal")
+    report.add_argument("--out", metavar="FILE", help="write the report to FILE (replaced whole) instead of standard output")
     # 10: compare.TEN, not imported here (numpy, for --help)
     report.add_argument("--top", type=int, default=10, metavar="N", help="how many most-moved outputs to list")
     report.add_argument("--history", action="store_true", help="add every build's n, mean and band")
@@ -117,16 +119,34 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.top < 0:
         raise CliError("--top must be 0 or more")
     form = report.FORMATS[args.format]
-    opened = open_review(Request.of(args.suite or bundled_suite(), args))
+    out = Path(args.out) if args.out else None
+    if out is None and form.binary and _terminal(sys.stdout):
+        raise CliError(f"--format {form.name} is binary: name a file with --out FILE, or redirect the output")
+    request = Request.of(args.suite or bundled_suite(), args)
+    if out is not None and out.resolve().is_relative_to(request.path.resolve()):
+        raise CliError(f"--out {out}: inside the suite, which rouge-tui never writes; name a file elsewhere")
+    opened = open_review(request)
     made = report.build(
         opened.analysis.figures, args.top, marks=opened.marks(), warnings=opened.warnings, change=opened.change,
         history=opened.history() if args.history else None, texts=opened.texts,
         review=opened.review() if form.texts else None,
     )
+    tty = out is None and sys.stdout.isatty()
+    rendered = form.render(made, shutil.get_terminal_size().columns if tty else None)
+    if out is not None:
+        from rouge_tui.store.paths import atomic_write, umask_mode
+
+        data = rendered if isinstance(rendered, bytes) else rendered.encode("utf-8", "surrogatepass")
+        atomic_write(out, data, umask_mode())
+        return opened.exit_code
     # The exit status is known before a byte is written, so a reader that closes the pipe
     # early (`| head`) still gets the alarm's.
     try:
-        sys.stdout.write(form.render(made, shutil.get_terminal_size().columns if sys.stdout.isatty() else None))
+        if isinstance(rendered, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(rendered)
+        else:
+            sys.stdout.write(rendered)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped reading: not an error of ours, and no reason to hide drift
         _silence_stdout()
@@ -338,6 +358,14 @@ def _whole_writes(wanted: bool) -> Callable[[], None]:
         wrapper.detach().detach()  # leaves fd open (closing the raw object would close it)
 
     return restore
+
+
+def _terminal(stream: object) -> bool:
+    """Whether ``stream``'s descriptor is a terminal (`_WholeWrites` says no for its own)."""
+    try:
+        return os.isatty(stream.fileno())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
 
 
 def _closed(fd: int) -> bool:

@@ -1,5 +1,5 @@
 """Renderings of a comparison: `build` makes one `Report`, and every format in `FORMATS`
-(text, JSON, the contract other tools read, Markdown and HTML) renders from it.
+(text, JSON, the contract other tools read, Markdown, HTML and Parquet) renders from it.
 
 Importing this module loads no analysis (the command line reads `FORMATS` for ``--help``).
 Suite text (ids, build and suite names, outputs) is untrusted: in text it goes through
@@ -756,11 +756,12 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
 class Format:
     """One way to write a report: ``render`` takes the report and the terminal's width when
     it goes to a terminal (None: a pipe, a file); ``texts``: it shows the texts, so the report
-    needs its review."""
+    needs its review; ``binary``: bytes that never go to a terminal."""
 
     name: str
-    render: Callable[[Report, int | None], str]
+    render: Callable[[Report, int | None], str | bytes]
     texts: bool = False
+    binary: bool = False
 
 
 def _text(made: Report, width: int | None) -> str:
@@ -786,10 +787,46 @@ def _html(made: Report, width: int | None) -> str:
     return render_html(made.data, html_examples(made.examples))
 
 
+def _parquet(made: Report, width: int | None) -> bytes:
+    """Every paired example, in rank order: its id, each build's precision, recall and F (the
+    mean over its runs), the delta of F, its signals and its mark and note (null: none), for
+    a notebook or a warehouse. F and delta are the figures' own, so they equal the JSON's."""
+    import io
+
+    import numpy as np
+    import polars as pl
+
+    from rouge_tui.analysis import signals
+    from rouge_tui.analysis.compare import run_mean
+    from rouge_tui.rouge import engine
+
+    assert made.review is not None, "the table needs the texts"
+    f, texts = made.figures, made.review.texts
+    s = f.settings
+    references = [texts.references.texts[i] for i in f.ids]
+    columns: dict[str, Any] = {"id": f.ids}
+    for role, build, mean_f in (("baseline", texts.baseline, f.baseline_f), ("candidate", texts.candidate, f.candidate_f)):
+        # Precision and recall are not in the figures: scored here, as the pipeline scores them.
+        scores = run_mean(np.stack([engine.score(references, [run.outputs[i] for i in f.ids], s.metric, s.tokenizer, s.stem)
+                                    for run in build.runs]))
+        columns[f"{role}_precision"], columns[f"{role}_recall"] = scores[:, 0], scores[:, 1]
+        columns[f"{role}_f"] = mean_f
+    columns["delta"] = f.delta
+    columns["signals"] = [signals.names(int(flags)) for flags in f.signals]
+    marks = made.data["marks"]
+    columns["mark"] = [marks[i]["mark"] if i in marks else None for i in f.ids]
+    columns["note"] = [marks[i]["note"] if i in marks else None for i in f.ids]
+    table = pl.DataFrame(columns, schema_overrides={"signals": pl.List(pl.String), "mark": pl.String, "note": pl.String})
+    out = io.BytesIO()
+    table.write_parquet(out)
+    return out.getvalue()
+
+
 # The one list of formats: ``report --format`` offers these, in this order.
 FORMATS: dict[str, Format] = {format.name: format for format in (
     Format("text", _text),
     Format("json", lambda made, width: render_json(made.data)),
     Format("markdown", lambda made, width: render_markdown(made.data)),
     Format("html", _html, texts=True),
+    Format("parquet", _parquet, texts=True, binary=True),
 )}

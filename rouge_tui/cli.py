@@ -12,7 +12,6 @@ import argparse
 import gc
 import io
 import os
-import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -113,6 +112,8 @@ def _normalise(argv: list[str]) -> list[str]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    import shutil
+
     from rouge_tui import report
     from rouge_tui.review import Request, open_review
 

@@ -145,7 +145,7 @@ def open_review(
     from rouge_tui.analysis.settings import for_suite
     from rouge_tui.suite.suite import open_suite
 
-    suite = open_suite(request.path)
+    suite = open_suite(request.path)  # (request.format goes here once open_suite takes an importer's name)
     settings = for_suite(suite.settings, request)
     caches = request.caches()
     unreadable = None

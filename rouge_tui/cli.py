@@ -127,11 +127,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     if out is not None and out.resolve().is_relative_to(request.path.resolve()):
         raise CliError(f"--out {out}: inside the suite, which rouge-tui never writes; name a file elsewhere")
     opened = open_review(request)
-    made = report.build(
-        opened.analysis.figures, args.top, marks=opened.marks(), warnings=opened.warnings, change=opened.change,
-        history=opened.history() if args.history else None, texts=opened.texts,
-        review=opened.review() if form.texts else None,
-    )
+    # What reads the texts first: figures cached from files changed since are computed again.
+    review = opened.review() if form.texts else None
+    history = opened.history() if args.history else None
+    made = report.build(opened.analysis.figures, args.top, marks=opened.marks(), warnings=opened.warnings,
+                        change=opened.change, history=history, texts=opened.texts, review=review)
     tty = out is None and sys.stdout.isatty()
     rendered = form.render(made, shutil.get_terminal_size().columns if tty else None)
     if out is not None:

@@ -294,6 +294,31 @@ def test_parquet_with_replicate_runs_gives_each_builds_mean_over_runs(
         assert row["baseline_recall"] == pytest.approx(math.fsum(s.recall for s in each) / 2, abs=1e-15)
 
 
+def test_html_of_files_changed_since_their_figures_were_cached_shows_the_files_as_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build rewritten between its cached figures and its texts being read: the page's
+    figures are computed again from the texts it shows (it said "run it again", exit 2)."""
+    from rouge_tui.analysis import pipeline
+
+    suite = make_suite(tmp_path / "s")
+    report_json(suite, capsys)  # the figures cached
+    real = pipeline.read_texts
+
+    def rewritten_first(*args, **kwargs):
+        (suite / "builds" / "2-new.jsonl").write_text(jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": ""}))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "read_texts", rewritten_first)
+    page = rendered(suite, "html", capsys)
+    monkeypatch.setattr(pipeline, "read_texts", real)
+    now = report_json(suite, capsys, "--no-cache")
+    # "a": "the cat" (F 0.8) -> "the cat sat" (F 1.0), worked by hand against "the cat sat".
+    rows = {row["id"]: row for row in now["top"]}
+    assert (rows["a"]["baseline"], rows["a"]["candidate"]) == (pytest.approx(0.8), 1.0)
+    assert f"{now['delta']:+.4f}" in page and f"{now['candidate']['mean']:.4f}" in page
+
+
 # ---------------------------------------------------------------------- Markdown and text
 
 

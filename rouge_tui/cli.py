@@ -19,7 +19,6 @@ from pathlib import Path
 from rouge_tui import __version__
 
 COMMANDS = ("open", "report", "score", "serve", "import")
-FORMATS = ("text", "json", "markdown", "html")
 
 
 class CliError(Exception):
@@ -75,6 +74,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     # The registries alone (not the settings, nor suite.toml's reader): `score` needs no more.
     from rouge_tui.importers import FORMATS as IMPORTERS
+    from rouge_tui.report import FORMATS
     from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
     from rouge_tui.rouge.tokenizers import STEMMERS
 
@@ -96,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="print the comparison; exit 0 within band, 1 drift, 2 bad input")
     report.add_argument("suite", nargs="?", help="a suite, or another tool's outputs (default: the bundled sample)")
     _scoring_options(report)
-    report.add_argument("--format", choices=FORMATS, default="text", help="what to print (--layout: how to read PATH)")
+    report.add_argument("--format", choices=list(FORMATS), default="text",
+                        help="parquet: the per-example table, binary: to --out FILE or a redirect, never a terminal")
+    report.add_argument("--out", metavar="FILE", help="write the report to FILE (replaced whole) instead of standard output")
     _layout_options(report, "--layout", name=True)
     # 10: compare.TEN, not imported here (numpy, for --help)
     report.add_argument("--top", type=int, default=10, metavar="N", help="how many most-moved outputs to list")
@@ -137,105 +139,46 @@ def _normalise(argv: list[str]) -> list[str]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    import shutil
+
     from rouge_tui import report
-    from rouge_tui.analysis.pipeline import Caches, analyse, open_analysis
-    from rouge_tui.analysis.settings import for_suite
-    from rouge_tui.review import Review, store_for
-    from rouge_tui.store.log import ReviewLog
-    from rouge_tui.suite.suite import open_suite
+    from rouge_tui.review import Request, open_review
 
     if args.top < 0:
         raise CliError("--top must be 0 or more")
-    suite = open_suite(Path(args.suite) if args.suite else bundled_suite(), args.layout, args.suite_name)
-    settings = for_suite(suite.settings, args)
-    caches = Caches.none() if args.no_cache else Caches.default()
-    analysis = open_analysis(suite, settings, args.baseline, args.candidate, caches=caches)
-    warnings: list[str] = []
-    marks = {}
-    store = store_for(analysis, analysis.figures.reference_fingerprint)
-    store.load()
-    if store.all:  # marks need the texts: is each still about the same outputs?
-        texts = analysis.texts.result()
-        if not analysis.fresh(texts):  # a file changed after its cached figures were read
-            analysis = analyse(suite, settings, texts, caches=caches)
-        review = Review(analysis, texts)
-        marks = review.marks_json()
-        store = review.store
-    if store.warning:
-        warnings.append(store.warning)
-    figures = analysis.figures
-    if caches.warning():
-        warnings.append(caches.warning())
-    log = ReviewLog.of(suite)
-    change = log.record_review(figures)
-    warnings += [w for w in (log.warning, change.message() if change else None) if w]
-    extra = {}
-    if args.history:
-        from rouge_tui.analysis.history import trend
+    form = report.FORMATS[args.format]
+    out = Path(args.out) if args.out else None
+    if out is None and form.binary and _terminal(sys.stdout):
+        raise CliError(f"--format {form.name} is binary: name a file with --out FILE, or redirect the output")
+    request = Request.of(args.suite or bundled_suite(), args)
+    if out is not None and out.resolve().is_relative_to(request.path.resolve()):
+        raise CliError(f"--out {out}: inside the suite, which rouge-tui never writes; name a file elsewhere")
+    opened = open_review(request)
+    # What reads the texts first: figures cached from files changed since are computed again.
+    review = opened.review() if form.texts else None
+    history = opened.history() if args.history else None
+    made = report.build(opened.analysis.figures, args.top, marks=opened.marks(), warnings=opened.warnings,
+                        change=opened.change, history=history, texts=opened.texts, review=review)
+    tty = out is None and sys.stdout.isatty()
+    rendered = form.render(made, shutil.get_terminal_size().columns if tty else None)
+    if out is not None:
+        from rouge_tui.store.paths import atomic_write, umask_mode
 
-        texts = analysis.texts.result()
-        extra["history"] = [
-            {"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
-             "mean": h.stats.mean if h.stats else None,
-             "band": list(h.stats.band) if h.stats else None,
-             "band_source": h.stats.band_source if h.stats else None,
-             **({"error": h.problem} if h.problem else {})}
-            for h in trend(suite, texts.references, settings, caches, read=(texts.baseline, texts.candidate))
-        ]
-    details = None
-    if min(args.top, figures.paired) > len(figures.details):  # beyond the ranks the figures keep: from the texts
-        from rouge_tui.analysis.pipeline import details as grounded
-
-        texts = analysis.texts.result()
-        rows = range(min(args.top, figures.paired))  # each on the run its diff opens on
-        details = grounded(texts, [figures.ids[r] for r in rows], settings.min_support, [figures.run_moved(r) for r in rows])
-    data = report.to_json(figures, args.top, marks, details, extra=extra)
-    data["warnings"] += warnings
-    data["references_changed"] = (
-        {"previous": change.previous, "current": change.current, "since": change.since} if change else None
-    )
-    # Known before a byte is written, so a reader that closes the pipe early (`| head`)
-    # still gets the alarm's exit status.
-    args.exit_code = 1 if figures.alarm else 0  # a ROUGE drift or a signal drift
-    if args.format == "json":
-        text = report.render_json(data)
-    elif args.format == "markdown":
-        text = report.render_markdown(data)
-    elif args.format == "html":
-        from rouge_tui.export import examples, html_examples
-
-        texts = analysis.texts.result()
-        if not analysis.fresh(texts):
-            raise CliError("the suite's files changed while the report was made; run it again")
-        review = Review(analysis, texts)
-        ids = [row["id"] for row in data["top"] + data["flagged"]]
-        ids += sorted(set(review.shown()) - set(ids))
-        text = report.render_html(data, html_examples(examples(review, ids)))
-    else:
-        text = _rich_text(report.render_text(data))
-    sys.stdout.write(text)
-    return args.exit_code
-
-
-def _rich_text(renderable: object) -> str:
-    """Rich's rendering as a string sized for stdout: writing it ourselves keeps one error
-    path for every format (Rich's own broken-pipe handling would exit 1, which reads as drift).
-    Not to a terminal (a pipe, a file, a CI log), 80 columns and no trailing spaces, so the
-    bytes are the same wherever it runs and read well in an 80-column pager."""
-    import io
-    import shutil
-
-    from rich.console import Console
-
-    tty = sys.stdout.isatty()
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer, force_terminal=tty, width=shutil.get_terminal_size().columns if tty else 80,
-        highlight=False, emoji=False, markup=False, soft_wrap=False,
-    )
-    console.print(renderable)
-    text = buffer.getvalue()
-    return text if tty else "".join(line.rstrip() + "\n" for line in text.splitlines())
+        data = rendered if isinstance(rendered, bytes) else rendered.encode("utf-8", "surrogatepass")
+        atomic_write(out, data, umask_mode())
+        return opened.exit_code
+    # The exit status is known before a byte is written, so a reader that closes the pipe
+    # early (`| head`) still gets the alarm's.
+    try:
+        if isinstance(rendered, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(rendered)
+        else:
+            sys.stdout.write(rendered)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped reading: not an error of ours, and no reason to hide drift
+        _silence_stdout()
+    return opened.exit_code
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -375,9 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader stopped reading: not an error of ours, and no reason to hide drift.
+        # The reader stopped reading: not an error of ours (report says its exit status itself).
         _silence_stdout()
-        return getattr(args, "exit_code", 0)
+        return 0
     except OSError as exc:
         # stdout on a full disk, say: exit 2 with one line, never 1 (which means drift)
         _silence_stdout()
@@ -451,6 +394,14 @@ def _whole_writes(wanted: bool) -> Callable[[], None]:
         wrapper.detach().detach()  # leaves fd open (closing the raw object would close it)
 
     return restore
+
+
+def _terminal(stream: object) -> bool:
+    """Whether ``stream``'s descriptor is a terminal (`_WholeWrites` says no for its own)."""
+    try:
+        return os.isatty(stream.fileno())  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
 
 
 def _closed(fd: int) -> bool:

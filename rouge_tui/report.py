@@ -1,5 +1,7 @@
-"""Renderings of a comparison: JSON (the contract other tools read), text, Markdown and HTML.
+"""Renderings of a comparison: `build` makes one `Report`, and every format in `FORMATS`
+(text, JSON, the contract other tools read, Markdown, HTML and Parquet) renders from it.
 
+Importing this module loads no analysis (the command line reads `FORMATS` for ``--help``).
 Suite text (ids, build and suite names, outputs) is untrusted: in text it goes through
 ``safetext.one_line`` into Rich ``Text`` (never markup), JSON is ASCII-escaped, Markdown
 escapes its own punctuation, HTML shows ``one_line`` (running texts ``visible``) as entities.
@@ -11,15 +13,22 @@ import html
 import json
 import math
 import re
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-from rouge_tui.analysis import signals
-from rouge_tui.analysis.compare import BuildStats
-from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
-from rouge_tui.analysis.triage import drift_words
 from rouge_tui.safetext import one_line, visible
 
-__all__ = ["render_json", "render_markdown", "render_text", "to_json", "verdict_symbol", "verdict_words"]
+if TYPE_CHECKING:
+    from rouge_tui.analysis.compare import BuildStats
+    from rouge_tui.analysis.figures import Figures
+    from rouge_tui.analysis.pipeline import Texts
+    from rouge_tui.review import Review
+    from rouge_tui.store.log import ReferenceChange
+
+__all__ = ["FORMATS", "Format", "Report", "build", "render_json", "render_markdown", "render_text", "verdict_symbol",
+           "verdict_words"]
 
 VERDICT_WORDS = {"drift-down": "drift-down", "drift-up": "drift-up", "within-band": "within band"}
 VERDICT_SYMBOLS = {"drift-down": "▼", "drift-up": "▲", "within-band": "●"}
@@ -72,6 +81,9 @@ def to_json(
 ) -> dict[str, Any]:
     """The report as one JSON object; the field names are SPEC's contract. ``details`` are
     the grounding fields of the first rows (what overlap cannot see), one dict per row."""
+    from rouge_tui.analysis import signals
+    from rouge_tui.analysis.figures import MOVED_BY
+
     f = figures
     shown = details if details is not None else f.details
     rows = [_row(f, rank, shown[rank] if rank < len(shown) else {}) for rank in range(min(top, f.paired))]
@@ -117,6 +129,8 @@ def to_json(
 def _row(f: Figures, rank: int, found: dict[str, Any]) -> dict[str, Any]:
     """One example as `top` and `flagged` list it (``found``: its grounding fields); with
     replicate runs also each run's F, how many runs each signal fired in, and the run shown."""
+    from rouge_tui.analysis import signals
+
     row = {
         "id": f.ids[rank],
         "baseline": float(f.baseline_f[rank]),
@@ -135,6 +149,58 @@ def _row(f: Figures, rank: int, found: dict[str, Any]) -> dict[str, Any]:
             row["signal_runs"] = {s.name: int(f.runs_fired[bit, rank]) for bit, s in enumerate(signals.SIGNALS)
                                   if f.signals[rank] >> bit & 1}
     return row
+
+
+@dataclass(frozen=True)
+class Report:
+    """One comparison as every format shows it: ``data``, the JSON object (SPEC's contract:
+    the other formats render from it), the ``figures`` it was made from, and ``review``, the
+    marks laid on the texts, for the formats that show the texts (`Format.texts`)."""
+
+    data: dict[str, Any]
+    figures: Figures
+    review: Review | None = None
+
+    @cached_property
+    def examples(self) -> list[dict[str, Any]]:
+        """Each example the page and the exported review show, with its diff (`examples`):
+        the top, the flagged, then every other example marked."""
+        assert self.review is not None, "the examples need the texts"
+        ids = [row["id"] for row in self.data["top"] + self.data["flagged"]]
+        ids += sorted(set(self.data["marks"]) - set(ids))
+        return examples(self.review, ids)
+
+
+def build(
+    figures: Figures,
+    top: int,
+    *,
+    marks: dict[str, dict[str, Any]] | None = None,
+    warnings: list[str] | tuple[str, ...] = (),
+    change: ReferenceChange | None = None,
+    history: list[dict[str, Any]] | None = None,
+    texts: Callable[[], Texts] | None = None,
+    review: Review | None = None,
+) -> Report:
+    """The report of ``figures`` with its ``top`` most-moved outputs (the rows past those whose
+    grounding the figures keep are grounded in ``texts()``, read only then), the ``marks`` as the
+    JSON gives them, the ``warnings`` of the review beyond the figures' own, how the
+    references moved since (``change``), each build's ``history`` row (with --history), and
+    the ``review`` the formats that show texts need."""
+    details = None
+    if min(top, figures.paired) > len(figures.details):  # beyond the ranks the figures keep: from the texts
+        from rouge_tui.analysis.pipeline import details as grounded
+
+        assert texts is not None, "rows past the figures' own need the texts"
+        rows = range(min(top, figures.paired))  # each on the run its diff opens on
+        details = grounded(texts(), [figures.ids[r] for r in rows], figures.settings.min_support,
+                           [figures.run_moved(r) for r in rows])
+    data = to_json(figures, top, marks, details, extra={"history": history} if history is not None else None)
+    data["warnings"] += warnings
+    data["references_changed"] = (
+        {"previous": change.previous, "current": change.current, "since": change.since} if change else None
+    )
+    return Report(data, figures, review)
 
 
 def signal_words(row: dict[str, Any], runs: int) -> str:
@@ -160,6 +226,8 @@ def p_words(p: float) -> str:
 def alarm_lines(data: dict[str, Any]) -> list[str]:
     """Each signal drift in words, with the top of its band in outputs at this pair's size
     (``▲ new figures: 50 outputs (earlier pairs 0-3), band up to 9``)."""
+    from rouge_tui.analysis.triage import drift_words
+
     return [f"{drift_words(d)}, band up to {math.floor(d['band'][1] * data['paired'] + 1e-9)}"
             for d in data["signal_drift"]]
 
@@ -223,6 +291,8 @@ def _mark_word(data: dict[str, Any], example_id: str) -> str:
 
 def render_markdown(data: dict[str, Any]) -> str:
     """The report as Markdown, for a CI summary or a ticket."""
+    from rouge_tui.analysis.figures import percent
+
     b, c = data["baseline"], data["candidate"]
     low, high = data["delta_interval"]
     lines = [
@@ -313,6 +383,8 @@ def render_text(data: dict[str, Any]) -> Any:
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
+
+    from rouge_tui.analysis.figures import percent
 
     b, c = data["baseline"], data["candidate"]
     low, high = data["delta_interval"]
@@ -427,6 +499,105 @@ def render_text(data: dict[str, Any]) -> Any:
     return Group(*parts)
 
 
+# --------------------------------------------------------------------------- examples
+
+
+def run_note(runs: int, shown: int = 0) -> str:
+    """Which run of a build with replicate runs an export shows (the one the app's diff
+    opens on, whose F moved most: the app's `r` steps through the others)."""
+    return f", run {min(shown, runs - 1) + 1} of {runs}" if runs > 1 else ""
+
+
+def run_scores(figures: Figures, rank: int) -> str:
+    """Every run's F of both builds, and which run is shown (SPEC "Triage": replicate runs)."""
+    if not figures.run_f:
+        return ""
+    each = "; ".join(f"{role} " + " ".join(f"{f:.4f}" for f in figures.run_f[role][:, rank])
+                     for role in ("baseline", "candidate"))
+    return f"F by run: {each} (shown: run {figures.run_moved(rank) + 1}, the one that moved most)"
+
+
+def mark_words(review: Review, example_id: str) -> tuple[str, str]:
+    shown = review.get(example_id)
+    if shown is None:
+        return "not reviewed", ""
+    word = shown.word
+    if shown.carried_from:
+        word += f" (carried from {shown.carried_from[0]} → {shown.carried_from[1]})"
+    if shown.stale:
+        word += f" (stale: {shown.reason})"
+    return word, shown.note
+
+
+def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
+    """What the renderings show of each example: rank, mark, note, and its diff's pieces."""
+    from rouge_tui.analysis import grounding
+    from rouge_tui.diff import (
+        OTHER_TEXT,
+        annotate,
+        cut_texts,
+        example_diff,
+        grounding_tags,
+        word_diff,
+    )
+
+    figures, texts = review.analysis.figures, review.texts
+    ranks = {example_id: rank for rank, example_id in enumerate(figures.ids)}
+    out = []
+    for example_id in ids:
+        mark, note = mark_words(review, example_id)
+        rank = ranks.get(example_id)
+        entry: dict[str, Any] = {"id": example_id, "rank": rank + 1 if rank is not None else "—", "mark": mark, "note": note}
+        if rank is not None:
+            shown_run = figures.run_moved(rank)
+            whole = texts.outputs(example_id, shown_run)
+            references = texts.references.texts[example_id]
+            settings = review.analysis.settings
+            # Grounded whole, as the table's counts are; aligned and shown cut, as in the app.
+            found = grounding.ground(whole[1], references, texts.references.sources.get(example_id),
+                                     whole[0], settings.min_support)
+            cut, notes = cut_texts([("baseline", whole[0]), ("candidate", whole[1]),
+                                    *((f"reference {i + 1}", r) for i, r in enumerate(references))])
+            baseline, candidate, references = cut[0], cut[1], cut[2:]
+            diff = example_diff(example_id, references, baseline, candidate,
+                                settings, (texts.baseline.name, texts.candidate.name))
+            tags = {"baseline": grounding_tags(found.baseline, len(baseline)),
+                    "candidate": grounding_tags(found.candidate, len(candidate))}
+            entry.update(
+                cut=notes,
+                runs=(len(texts.baseline.runs), len(texts.candidate.runs)), shown_run=shown_run,
+                run_scores=run_scores(figures, rank),
+                scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
+                diff=diff,
+                sides=(annotate(diff.baseline.pieces(), tags["baseline"]), annotate(diff.candidate.pieces(), tags["candidate"])),
+                words=annotate(word_diff(baseline, candidate)[2], tags["candidate"], skip=OTHER_TEXT),
+            )
+        out.append(entry)
+    return out
+
+
+def html_examples(shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The examples in the form `render_html` takes."""
+    from rouge_tui.diff import empty_output
+
+    out = []
+    for entry in shown:
+        if "diff" not in entry:
+            continue
+        diff = entry["diff"]
+        out.append({
+            "rank": entry["rank"], "id": entry["id"], "mark": entry["mark"], "note": entry["note"], "cut": entry["cut"],
+            "run_scores": entry["run_scores"],
+            "sides": [(f"{role} · {side.build}{run_note(runs, entry['shown_run'])}", f'<span class="fold">{empty}</span>' if (empty := empty_output(side.text))
+                       else html_pieces(pieces), side.arithmetic())
+                      for role, side, pieces, runs in (("baseline", diff.baseline, entry["sides"][0], entry["runs"][0]),
+                                                        ("candidate", diff.candidate, entry["sides"][1], entry["runs"][1]))],
+            "reference": html_pieces(diff.reference.pieces()),
+            "words": html_pieces(entry["words"]),
+        })
+    return out
+
+
 # --------------------------------------------------------------------------- HTML
 
 _PAGE_STYLE = """
@@ -478,6 +649,8 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     ``examples``, its diff highlighted as in the app. An example is a dict with ``rank``,
     ``id``, ``mark``, ``note``, ``sides`` (list of (title, pieces html, arithmetic)),
     ``reference`` (pieces html) and ``words`` (the word diff's pieces html)."""
+    from rouge_tui.analysis.figures import percent
+
     b, c = data["baseline"], data["candidate"]
     low, high = data["delta_interval"]
     rows = "".join(
@@ -574,3 +747,86 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         parts.append("</table></div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+# --------------------------------------------------------------------------- the formats
+
+
+@dataclass(frozen=True)
+class Format:
+    """One way to write a report: ``render`` takes the report and the terminal's width when
+    it goes to a terminal (None: a pipe, a file); ``texts``: it shows the texts, so the report
+    needs its review; ``binary``: bytes that never go to a terminal."""
+
+    name: str
+    render: Callable[[Report, int | None], str | bytes]
+    texts: bool = False
+    binary: bool = False
+
+
+def _text(made: Report, width: int | None) -> str:
+    """Rich's rendering as a string: writing it ourselves keeps one error path for every
+    format (Rich's own broken-pipe handling would exit 1, which reads as drift). Not to a
+    terminal (a pipe, a file, a CI log), 80 columns and no trailing spaces, so the bytes are
+    the same wherever it runs and read well in an 80-column pager."""
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, force_terminal=width is not None, width=width or 80,
+        highlight=False, emoji=False, markup=False, soft_wrap=False,
+    )
+    console.print(render_text(made.data))
+    text = buffer.getvalue()
+    return text if width is not None else "".join(line.rstrip() + "\n" for line in text.splitlines())
+
+
+def _html(made: Report, width: int | None) -> str:
+    return render_html(made.data, html_examples(made.examples))
+
+
+def _parquet(made: Report, width: int | None) -> bytes:
+    """Every paired example, in rank order: its id, each build's precision, recall and F (the
+    mean over its runs), the delta of F, its signals and its mark and note (null: none), for
+    a notebook or a warehouse. F and delta are the figures' own, so they equal the JSON's."""
+    import io
+
+    import numpy as np
+    import polars as pl
+
+    from rouge_tui.analysis import signals
+    from rouge_tui.analysis.compare import run_mean
+    from rouge_tui.rouge import engine
+
+    assert made.review is not None, "the table needs the texts"
+    f, texts = made.figures, made.review.texts
+    s = f.settings
+    references = [texts.references.texts[i] for i in f.ids]
+    columns: dict[str, Any] = {"id": f.ids}
+    for role, build, mean_f in (("baseline", texts.baseline, f.baseline_f), ("candidate", texts.candidate, f.candidate_f)):
+        # Precision and recall are not in the figures: scored here, as the pipeline scores them.
+        scores = run_mean(np.stack([engine.score(references, [run.outputs[i] for i in f.ids], s.metric, s.tokenizer, s.stem)
+                                    for run in build.runs]))
+        columns[f"{role}_precision"], columns[f"{role}_recall"] = scores[:, 0], scores[:, 1]
+        columns[f"{role}_f"] = mean_f
+    columns["delta"] = f.delta
+    columns["signals"] = [signals.names(int(flags)) for flags in f.signals]
+    marks = made.data["marks"]
+    columns["mark"] = [marks[i]["mark"] if i in marks else None for i in f.ids]
+    columns["note"] = [marks[i]["note"] if i in marks else None for i in f.ids]
+    table = pl.DataFrame(columns, schema_overrides={"signals": pl.List(pl.String), "mark": pl.String, "note": pl.String})
+    out = io.BytesIO()
+    table.write_parquet(out)
+    return out.getvalue()
+
+
+# The one list of formats: ``report --format`` offers these, in this order.
+FORMATS: dict[str, Format] = {format.name: format for format in (
+    Format("text", _text),
+    Format("json", lambda made, width: render_json(made.data)),
+    Format("markdown", lambda made, width: render_markdown(made.data)),
+    Format("html", _html, texts=True),
+    Format("parquet", _parquet, texts=True, binary=True),
+)}

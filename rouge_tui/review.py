@@ -5,17 +5,175 @@ mark shows on this comparison: made here (stale when the outputs changed since),
 another build pair whose two outputs were the same, or made against earlier references. It
 also records new marks and notes. The report, the export and the app all go through it; it
 imports no Textual.
+
+`open_review` is the one way in: the command line builds a `Request` once, and the report,
+the app and the list of suites each turn it into an `Opened` review through it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from rouge_tui.analysis.pipeline import Analysis, Texts
+from rouge_tui.analysis.pipeline import (
+    Analysis,
+    Caches,
+    NewestUnreadable,
+    Progress,
+    Texts,
+    analyse,
+    open_analysis,
+)
+from rouge_tui.store.log import ReferenceChange, ReviewLog
 from rouge_tui.store.marks import Mark, MarkStore, outputs_hash
+from rouge_tui.suite.suite import SuiteRef
 
-__all__ = ["Review", "Shown"]
+__all__ = ["Opened", "Request", "Review", "Shown", "open_review"]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a person asked to review: a suite, the flags given (None: not given, so the
+    suite's setting or the default) and whether the cache is used."""
+
+    path: Path
+    format: str | None = None  # how the path is read (None: native, else by its files' shape)
+    name: str | None = None  # which suite, where an importer finds several at the path
+    baseline: str | None = None
+    candidate: str | None = None
+    metric: str | None = None
+    tokenizer: str | None = None
+    stem: bool | None = None
+    k: float | None = None
+    cache: bool = True
+
+    @classmethod
+    def of(cls, where: Path | str | SuiteRef, flags: object = None) -> Request:
+        """The request the command line's ``flags`` (an argparse namespace; a missing
+        attribute: not given) make for the suite at ``where``: a path (read as ``--layout`` /
+        ``--suite-name`` say) or a suite the list found (its own format and name)."""
+        given = {name: getattr(flags, name, None) for name in ("baseline", "candidate", "metric", "tokenizer", "stem", "k")}
+        if isinstance(where, SuiteRef):
+            path, format, name = where.path, where.format, where.name
+        else:
+            path, format, name = Path(where), getattr(flags, "layout", None), getattr(flags, "suite_name", None)
+        return cls(path, format, name, **given, cache=not getattr(flags, "no_cache", False))
+
+    def caches(self) -> Caches:
+        """The stores this request reads and fills (none with --no-cache)."""
+        return Caches.default() if self.cache else Caches.none()
+
+
+@dataclass
+class Opened:
+    """A request turned into a review: the comparison, the caches it went through, the warnings
+    that come with it (the marks', the cache's, the log's), how the frozen references moved
+    since the builds were last reviewed, and, where the newest pair could not be read and the
+    newest that can be is shown instead, why."""
+
+    request: Request
+    analysis: Analysis
+    caches: Caches
+    warnings: list[str] = field(default_factory=list)
+    change: ReferenceChange | None = None
+    unreadable: NewestUnreadable | None = None
+    _review: Review | None = field(default=None, repr=False)
+    _marks: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
+
+    @property
+    def exit_code(self) -> int:
+        """``report``'s exit status: 1 for a ROUGE drift or a signal drift, else 0."""
+        return 1 if self.analysis.figures.alarm else 0
+
+    def texts(self) -> Texts:
+        """The compared texts, read now if the figures came from the cache; figures computed
+        again if a file changed since they were cached."""
+        texts = self.analysis.texts.result()
+        if not self.analysis.fresh(texts):
+            self.analysis = analyse(self.analysis.suite, self.analysis.settings, texts, caches=self.caches)
+            self._review = None
+        return texts
+
+    def review(self) -> Review:
+        """The marks laid on this comparison (reads the texts)."""
+        texts = self.texts()
+        if self._review is None or self._review.analysis is not self.analysis:
+            self._review = Review(self.analysis, texts)
+        return self._review
+
+    def marks(self) -> dict[str, dict[str, Any]]:
+        """The marks as the report's JSON gives them, judged once; the texts are read only
+        when there are marks to judge against them. Why the marks could not be read goes to
+        `warnings`."""
+        if self._marks is None:
+            store = store_for(self.analysis, self.analysis.figures.reference_fingerprint)
+            store.load()
+            self._marks = {}
+            if store.all:  # marks need the texts: is each still about the same outputs?
+                review = self.review()
+                self._marks, store = review.marks_json(), review.store
+            if store.warning:
+                self.warnings.insert(0, store.warning)
+        return self._marks
+
+    def history(self) -> list[dict[str, Any]]:
+        """Every build's n, mean and band, in name order (``report --history``)."""
+        from rouge_tui.analysis.history import trend
+
+        texts = self.texts()
+        return [
+            {"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
+             "mean": h.stats.mean if h.stats else None,
+             "band": list(h.stats.band) if h.stats else None,
+             "band_source": h.stats.band_source if h.stats else None,
+             **({"error": h.problem} if h.problem else {})}
+            for h in trend(self.analysis.suite, texts.references, self.analysis.settings, self.caches,
+                           read=(texts.baseline, texts.candidate))
+        ]
+
+
+def open_review(
+    request: Request,
+    *,
+    marks: bool = True,
+    log: bool = True,
+    fall_back: bool = False,
+    progress: Progress | None = None,
+    early: Callable[[Analysis], None] | None = None,
+) -> Opened:
+    """The one way from a request to its review: the suite opened, its settings settled with
+    the flags, the two builds compared through the caches; with ``marks``, the marks judged
+    now (else when first asked for: the app shows the figures before the texts are in); with
+    ``log``, the review recorded in the suite's log. ``fall_back``: when the newest pair (not
+    named by the request) cannot be read, the two newest that can be are shown instead.
+    ``progress`` and ``early`` are `open_analysis`'s."""
+    from rouge_tui.analysis.settings import for_suite
+    from rouge_tui.suite.suite import open_suite
+
+    suite = open_suite(request.path, request.format, request.name)
+    settings = for_suite(suite.settings, request)
+    caches = request.caches()
+    unreadable = None
+    try:
+        analysis = open_analysis(suite, settings, request.baseline, request.candidate,
+                                 caches=caches, progress=progress, early=early)
+    except NewestUnreadable as exc:
+        if not fall_back or exc.instead is None:
+            raise
+        analysis = open_analysis(suite, settings, *exc.instead, caches=caches, progress=progress, early=early)
+        unreadable = exc
+    opened = Opened(request, analysis, caches, unreadable=unreadable)
+    if marks:
+        opened.marks()
+    if caches.warning():
+        opened.warnings.append(caches.warning())
+    if log:
+        record = ReviewLog.of(suite)
+        opened.change = record.record_review(opened.analysis.figures)
+        opened.warnings += [w for w in (record.warning, opened.change.message() if opened.change else None) if w]
+    return opened
 
 
 @dataclass(frozen=True)

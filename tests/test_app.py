@@ -970,13 +970,13 @@ async def test_help_never_says_the_apps_own_keys_are_off(monkeypatch: pytest.Mon
 
     from rouge_tui.app.screens import review as review_module
 
-    slow = review_module.open_analysis
+    slow = review_module.open_review
 
     def slower(*args, **kwargs):
         clock.sleep(3.0)
         return slow(*args, **kwargs)
 
-    monkeypatch.setattr(review_module, "open_analysis", slower)
+    monkeypatch.setattr(review_module, "open_review", slower)
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.2)
@@ -2184,6 +2184,28 @@ async def test_the_list_of_suites_gives_the_verdict_the_opened_suite_shows_confi
     pair = argparse.Namespace(baseline="2026-11-25_afab85", candidate="2026-11-26_aa3f5f")
     picked, opened = await listed_then_opened(pair)
     assert picked == f"{opened:+.4f}" and picked not in (listed, default_listed)
+
+
+async def test_the_list_of_suites_keeps_to_no_cache(tmp_path: Path) -> None:
+    """--no-cache reads and writes no cache, in the list of suites too (it scored every suite
+    through the cache whatever the flag said); without the flag, the list fills it."""
+    import shutil
+
+    from rouge_tui.store.paths import cache_dir
+
+    folder = tmp_path / "suites"
+    shutil.copytree(INCIDENT, folder / "incident")
+    shutil.copytree(SUPPORT, folder / "support")
+
+    async def cached_after_listing(options: argparse.Namespace) -> list[Path]:
+        app = RougeApp(sorted(folder.iterdir()), options)
+        async with app.run_test(size=(100, 24)) as pilot:
+            await settle(pilot)
+            assert sum("Δ" in line for line in screen_text(app).splitlines()) == 2  # both compared
+        return [path for path in cache_dir().rglob("*") if path.is_file()] if cache_dir().exists() else []
+
+    assert await cached_after_listing(argparse.Namespace(no_cache=True)) == []
+    assert await cached_after_listing(argparse.Namespace()) != []
 
 
 async def test_config_toml_sets_the_theme_and_an_unknown_one_names_its_line() -> None:

@@ -996,3 +996,50 @@ def test_import_refuses_a_folder_that_holds_anything_and_help_lists_the_formats(
         with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
             main([command, "--help"])
         assert listed in " ".join(out.getvalue().split()), out.getvalue()
+
+
+def test_parquet_goes_to_out_or_a_redirect_and_never_to_a_terminal(tmp_path: Path) -> None:
+    """Parquet is binary: ``--out FILE`` writes it, a redirect takes it, and a terminal is
+    refused with one line and exit 2 (nothing run, nothing written there)."""
+    import os
+    import pty
+
+    suite = small_suite(tmp_path / "suite")
+    home = tmp_path / "home"
+    written = cli("report", str(suite), "--format", "parquet", "--out", str(tmp_path / "r.parquet"), home=home)
+    assert written.returncode in (0, 1) and written.stdout == "", written.stderr
+    piped = subprocess.run([sys.executable, "-m", "rouge_tui", "report", str(suite), "--format", "parquet"],
+                           capture_output=True, timeout=60, env=xdg_env(home), check=False)
+    assert piped.returncode == written.returncode
+    assert piped.stdout == (tmp_path / "r.parquet").read_bytes() and piped.stdout.startswith(b"PAR1")
+    leader, follower = pty.openpty()
+    try:
+        refused = subprocess.run([sys.executable, "-m", "rouge_tui", "report", str(suite), "--format", "parquet"],
+                                 stdout=follower, stderr=subprocess.PIPE, text=True, timeout=60, env=xdg_env(home),
+                                 check=False)
+        os.set_blocking(leader, False)
+        with contextlib.suppress(BlockingIOError):
+            assert os.read(leader, 4096) == b""  # not a byte of it on the terminal
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert refused.returncode == 2
+    assert_one_line_error("", refused.stderr, "--format parquet", "--out FILE")
+
+
+def test_out_writes_what_stdout_would_and_never_into_the_suite(tmp_path: Path) -> None:
+    """``--out FILE`` holds the bytes standard output would have had, with the same exit
+    status; a FILE inside the suite is refused (the suite directory is never written)."""
+    from safety_helpers import tree
+
+    suite = small_suite(tmp_path / "suite")
+    home = tmp_path / "home"
+    printed = cli("report", str(suite), "--format", "json", home=home)
+    written = cli("report", str(suite), "--format", "json", "--out", str(tmp_path / "r.json"), home=home)
+    assert (written.returncode, written.stdout) == (printed.returncode, "")
+    assert (tmp_path / "r.json").read_text() == printed.stdout
+    before = tree(suite)
+    inside = cli("report", str(suite), "--format", "json", "--out", str(suite / "builds" / "r.json"), home=home)
+    assert inside.returncode == 2
+    assert_one_line_error(inside.stdout, inside.stderr, "inside the suite")
+    assert tree(suite) == before

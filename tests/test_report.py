@@ -231,6 +231,94 @@ def test_marks_in_the_json_with_stale_and_carried_from(
     assert "x03 (carried from 1 → 2) as intended" in " ".join(notes.split())
 
 
+def parquet_rows(suite: Path, out: Path, *flags: str) -> list[dict]:
+    import polars as pl
+
+    assert cli.main(["report", str(suite), "--format", "parquet", "--out", str(out), *flags]) in (0, 1)
+    return pl.read_parquet(out).to_dicts()
+
+
+def test_parquet_is_the_json_reports_every_row_with_precision_and_recall(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SPEC "Interfaces": ``--format parquet``, the per-example table (id, baseline and
+    candidate P/R/F, delta, signals, marks), read back with polars: every paired example in
+    rank order, F, delta, signals and marks as the JSON report gives them, P and R as
+    rouge-score computes them; the same bytes from a second run."""
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+        {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in BASE.items())),
+         "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in CAND.items()))},
+    )  # fmt: skip
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    Review(analysis, analysis.texts.result()).set_mark("x03", "regression", "cut short")
+    rows = parquet_rows(suite, tmp_path / "r.parquet")
+    assert parquet_rows(suite, tmp_path / "again.parquet") == rows
+    assert (tmp_path / "again.parquet").read_bytes() == (tmp_path / "r.parquet").read_bytes()
+    data = report_json(suite, capsys, "--top", str(len(REFS)))
+    assert [row["id"] for row in rows] == [row["id"] for row in data["top"]] and len(rows) == len(REFS)
+    oracle = rouge_score(metrics=["rougeL"])
+    for row, shown in zip(rows, data["top"]):
+        example = row["id"]
+        assert (row["baseline_f"], row["candidate_f"], row["delta"]) == (shown["baseline"], shown["candidate"], shown["delta"])
+        assert row["signals"] == shown["signals"]
+        for role, outputs in (("baseline", BASE), ("candidate", CAND)):
+            expected = oracle.score(REFS[example], outputs[example])["rougeL"]
+            assert row[f"{role}_precision"] == pytest.approx(expected.precision, abs=1e-15), (example, role)
+            assert row[f"{role}_recall"] == pytest.approx(expected.recall, abs=1e-15), (example, role)
+            assert row[f"{role}_f"] == pytest.approx(expected.fmeasure, abs=1e-15), (example, role)
+        assert (row["mark"], row["note"]) == (("regression", "cut short") if example == "x03" else (None, None))
+    assert data["marks"]["x03"]["mark"] == "regression"
+
+
+def test_parquet_with_replicate_runs_gives_each_builds_mean_over_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A build with replicate runs: its P, R and F in the table are the means over its runs
+    (F equal to the JSON's, P and R each run's rouge-score value averaged)."""
+    runs = {"run-1.jsonl": BASE, "run-2.jsonl": CAND}
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+        {"1": {name: jsonl(*({"id": k, "output": v} for k, v in texts.items())) for name, texts in runs.items()},
+         "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in CAND.items()))},
+    )  # fmt: skip
+    rows = parquet_rows(suite, tmp_path / "r.parquet", "--no-cache")
+    data = report_json(suite, capsys, "--top", str(len(REFS)), "--no-cache")
+    oracle = rouge_score(metrics=["rougeL"])
+    for row, shown in zip(rows, data["top"], strict=True):
+        assert (row["id"], row["baseline_f"], row["delta"]) == (shown["id"], shown["baseline"], shown["delta"])
+        each = [oracle.score(REFS[row["id"]], texts[row["id"]])["rougeL"] for texts in runs.values()]
+        assert row["baseline_precision"] == pytest.approx(math.fsum(s.precision for s in each) / 2, abs=1e-15)
+        assert row["baseline_recall"] == pytest.approx(math.fsum(s.recall for s in each) / 2, abs=1e-15)
+
+
+def test_html_of_files_changed_since_their_figures_were_cached_shows_the_files_as_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build rewritten between its cached figures and its texts being read: the page's
+    figures are computed again from the texts it shows (it said "run it again", exit 2)."""
+    from rouge_tui.analysis import pipeline
+
+    suite = make_suite(tmp_path / "s")
+    report_json(suite, capsys)  # the figures cached
+    real = pipeline.read_texts
+
+    def rewritten_first(*args, **kwargs):
+        (suite / "builds" / "2-new.jsonl").write_text(jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": ""}))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "read_texts", rewritten_first)
+    page = rendered(suite, "html", capsys)
+    monkeypatch.setattr(pipeline, "read_texts", real)
+    now = report_json(suite, capsys, "--no-cache")
+    # "a": "the cat" (F 0.8) -> "the cat sat" (F 1.0), worked by hand against "the cat sat".
+    rows = {row["id"]: row for row in now["top"]}
+    assert (rows["a"]["baseline"], rows["a"]["candidate"]) == (pytest.approx(0.8), 1.0)
+    assert f"{now['delta']:+.4f}" in page and f"{now['candidate']['mean']:.4f}" in page
+
+
 # ---------------------------------------------------------------------- Markdown and text
 
 

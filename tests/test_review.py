@@ -401,3 +401,49 @@ def test_marks_on_a_build_whose_file_name_is_not_utf8_come_back(tmp_path: Path) 
         "t1": ("regression", "cut", False, "", None),
         "o2": ("fine", "", False, "", None),
     }
+
+
+# ---------------------------------------------------------------------- the one way in
+
+
+def test_open_review_reads_the_texts_only_for_marks_to_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With figures in the cache, `open_review` gives them without reading the texts (the
+    app's first frame, a report with no marks); marks to judge are judged against the texts
+    read then, and the app's opening (``marks=False``) leaves even that for later."""
+    from rouge_tui.analysis import pipeline
+    from rouge_tui.review import Request, open_review
+
+    path = write_suite(tmp_path / "s")
+    first = open_review(Request(path))  # fills the cache
+    # Two outputs cut short and one emptied: the candidate's mean falls out of the band.
+    assert first.marks() == {} and (first.analysis.figures.verdict, first.exit_code) == ("drift-down", 1)
+    reads: list[str] = []
+    real = pipeline.read_texts
+    monkeypatch.setattr(pipeline, "read_texts", lambda *args, **kwargs: reads.append("read") or real(*args, **kwargs))
+
+    opened = open_review(Request(path))
+    assert opened.marks() == {} and reads == []  # no marks: nothing to read
+    assert opened.analysis.figures.verdict == first.analysis.figures.verdict
+    Review(opened.analysis, opened.texts()).set_mark("t1", "regression", "cut short")
+    assert reads == ["read"]
+
+    app_like = open_review(Request(path), marks=False)
+    assert reads == ["read"]  # the figures only
+    assert app_like.marks()["t1"]["mark"] == "regression" and reads == ["read", "read"]
+    reported = open_review(Request(path))  # a report: its marks judged as it opens
+    assert reads == ["read"] * 3 and reported.marks()["t1"]["note"] == "cut short"
+
+
+def test_a_request_without_the_cache_reads_and_writes_none(tmp_path: Path) -> None:
+    """``Request(cache=False)`` (--no-cache) opens the same review and leaves the cache
+    folder as it found it: empty."""
+    from rouge_tui.review import Request, open_review
+    from rouge_tui.store.paths import cache_dir
+
+    path = write_suite(tmp_path / "s")
+    bare = open_review(Request(path, cache=False))
+    assert not cache_dir().exists() or not any(p.is_file() for p in cache_dir().rglob("*"))
+    cached = open_review(Request(path))
+    assert any(p.is_file() for p in cache_dir().rglob("*"))
+    assert bare.analysis.figures.verdict == cached.analysis.figures.verdict
+    assert bare.analysis.figures.ids == cached.analysis.figures.ids

@@ -391,35 +391,49 @@ def compute(
     caches = caches or Caches.none()
     tell = progress or (lambda stage, fraction: None)
     pairing = pair(texts.references, texts.baseline, texts.candidate)
-    ids = pairing.ids
-    if not ids:
+    if not pairing.ids:
         raise ValueError(
             f"builds {texts.baseline.name!r} and {texts.candidate.name!r} share no example "
             "with a usable reference"
         )
-    references = [texts.references.texts[i] for i in ids]
-    sources = [texts.references.sources.get(i) for i in ids]
-    runs = run_pairs(texts.references, texts.baseline, texts.candidate, ids, settings.min_support)
+    runs = run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
     # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
     # GIL free (side by side, a cold CNN/DM report 1.76 -> 1.50 s: grounding adds 21%, was 50%);
     # so are the earlier build pairs' signal counts the signal bands come from.
     grounded = _grounding(texts, runs)
     before_counts = _beside(lambda: earlier_counts(suite, settings, texts, caches))
-    # The builds before the baseline first, in name order as they were made: each is scored
-    # against the one before (`Scorer`).
+    before, base, cand = _score_pair(suite, settings, texts, caches, pairing.ids, tell)
+    tell("finding change signals", 0.0)
+    figures, flags, order = _compared(suite, settings, texts, caches, pairing, runs, before, base, cand)
+    if early is not None and not (grounded.done() and before_counts.done()):
+        early(figures)
+        tell("finding new sentences and figures", 0.0)
+    found, copied = grounded.result()  # the grounded signals read them
+    return _with_grounding(suite, settings, texts, caches, figures, runs, flags, order, found, copied,
+                          before_counts.result()), _earlier_read(before)
+
+
+def _score_pair(suite: Suite, settings: Settings, texts: Texts, caches: Caches, ids: list[str],
+               tell: Progress) -> tuple[list[history.BuildScores], np.ndarray, np.ndarray]:
+    """The earlier builds' history entries, then the baseline's and the candidate's (runs,
+    len(ids), 3) precision, recall and F. The builds before the baseline first, in name order
+    as they were made: each is scored against the one before (`Scorer`)."""
     with Scorer(texts.references.texts, settings, caches.scores) as scorer:
         before = earlier_history(suite, settings, texts, caches, scorer)
         base, cand = (
             scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
             for number, build in enumerate((texts.baseline, texts.candidate), 1)
         )
-    tell("finding change signals", 0.0)
-    base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
-    cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
-    base_mean, cand_mean = compare.run_mean(base), compare.run_mean(cand)  # per example, over runs
-    delta = cand_mean[:, 2] - base_mean[:, 2]
-    order = compare.rank(ids, delta)
-    warnings = []
+    return before, base, cand
+
+
+def _with_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches, ids: list[str],
+                 before: list[history.BuildScores], stats: tuple[compare.BuildStats, compare.BuildStats],
+                 means: tuple[np.ndarray, np.ndarray]) -> tuple[compare.BuildStats, list[history.BuildScores], str | None]:
+    """Each compared build's history entry kept (where every one of its ids is paired); the
+    baseline's stats with the band the settings ask for (history or its own), the history the
+    volatile signal reads, and why the history band could not be had (None: it could)."""
+    (base_stats, cand_stats), (base_mean, cand_mean) = stats, means
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
     # A build whose every id is paired here has its history entry made: the trend reads it,
     # not the build again (a cold 100,000-example open: the history line 2.0 s -> 0.1 s after).
@@ -431,16 +445,15 @@ def compute(
         if sum(i in usable for i in build.ids) == len(ids):  # (not when the other build lacks some)
             history.remember(suite, build, texts.references, settings, caches, shown)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
-    if too_few:
-        warnings.append(too_few)
-    for run in runs:
-        run.extra["history"] = [*before, shown_baseline]
-    flags = [signals.find(run, grounded=False) for run in runs]  # while what overlap cannot see is found
-    delta_mean = compare.fmean(delta)
-    moved = np.abs(delta)
-    total = math.fsum(moved.tolist())
-    top_share = math.fsum(moved[order[: compare.TEN]].tolist()) / total if total else 0.0
-    guard = zero_token_warning(settings, references)
+    return base_stats, [*before, shown_baseline], too_few
+
+
+def _warnings(settings: Settings, texts: Texts, ids: list[str], base_stats: compare.BuildStats,
+                        partial: dict[str, list[str]]) -> list[str]:
+    """What the figures warn of beyond the history band: the zero-token guard, a band of zero
+    width, ids missing from some runs, and no source at all."""
+    warnings = []
+    guard = zero_token_warning(settings, [texts.references.texts[i] for i in ids])
     if guard:
         warnings.append(guard)
     if base_stats.band[0] == base_stats.band[1]:
@@ -448,11 +461,36 @@ def compute(
             "the baseline's band has zero width (identical runs or outputs): any change is "
             "drift; [band] min_delta in suite.toml sets the smallest delta that counts"
         )
-    partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} {'id' if len(left) == 1 else 'ids'} missing from some runs, left out")
-    if all(source is None for source in sources):
+    if all(texts.references.sources.get(i) is None for i in ids):
         warnings.append(NO_SOURCE)
+    return warnings
+
+
+def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pairing: Pairing,
+             runs: list[signals.Pairs], before: list[history.BuildScores], base: np.ndarray,
+             cand: np.ndarray) -> tuple[Figures, list[np.ndarray], np.ndarray]:
+    """The figures of the scored pair, all but the grounded signals (`Figures.pending`): means,
+    bands, verdict, ranking, the other signals, warnings; with each run's signal flags and
+    the ranking's order, which `_with_grounding` completes."""
+    ids = pairing.ids
+    base_stats = compare.build_stats(texts.baseline.name, base[:, :, 2], settings.k)
+    cand_stats = compare.build_stats(texts.candidate.name, cand[:, :, 2], settings.k)
+    base_mean, cand_mean = compare.run_mean(base), compare.run_mean(cand)  # per example, over runs
+    delta = cand_mean[:, 2] - base_mean[:, 2]
+    order = compare.rank(ids, delta)
+    base_stats, earlier, too_few = _with_history(suite, settings, texts, caches, ids, before,
+                                                (base_stats, cand_stats), (base_mean, cand_mean))
+    for run in runs:
+        run.extra["history"] = earlier
+    flags = [signals.find(run, grounded=False) for run in runs]  # while what overlap cannot see is found
+    delta_mean = compare.fmean(delta)
+    moved = np.abs(delta)
+    total = math.fsum(moved.tolist())
+    top_share = math.fsum(moved[order[: compare.TEN]].tolist()) / total if total else 0.0
+    partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
+    warnings = [*([too_few] if too_few else []), *_warnings(settings, texts, ids, base_stats, partial)]
     replicated = len(runs) > 1
     figures = Figures(
         suite=suite.name,
@@ -484,18 +522,25 @@ def compute(
     )
     top = range(min(DETAIL_ROWS, len(ids)))  # each on the run the app's diff opens on
     figures.details = details(texts, [figures.ids[r] for r in top], settings.min_support, [figures.run_moved(r) for r in top])
-    if early is not None and not (grounded.done() and before_counts.done()):
-        early(figures)
-        tell("finding new sentences and figures", 0.0)
-    found, copied = grounded.result()  # the grounded signals read them
+    return figures, flags, order
+
+
+def _with_grounding(suite: Suite, settings: Settings, texts: Texts, caches: Caches, figures: Figures,
+                   runs: list[signals.Pairs], flags: list[np.ndarray], order: np.ndarray,
+                   found: list[tuple[np.ndarray, ...]], copied: dict[str, list[float]],
+                   before_counts: list[triage.PairCounts]) -> Figures:
+    """``figures`` completed with what overlap cannot see (``found``, ``copied``: `_ground`):
+    the grounded signals, the signal rates against their bands (``before_counts``: the earlier
+    pairs'), the flagged and their details; this pair's counts kept for tomorrow's bands."""
+    replicated = len(runs) > 1
     for run, flag, new in zip(runs, flags, found):
         run.grounded = new
         flag |= signals.find(run, grounded=True)
     every = np.bitwise_or.reduce(flags)
-    counts = triage.PairCounts(texts.baseline.name, texts.candidate.name, len(ids), signals.counts(every))
+    counts = triage.PairCounts(texts.baseline.name, texts.candidate.name, figures.paired, signals.counts(every))
     remember_counts(suite, settings, texts.references, (texts.baseline, texts.candidate), caches, counts)
     alarm = signals.ALARM if settings.alarm is None else settings.alarm
-    rates = triage.rates(counts.counts, len(ids), before_counts.result(), alarm)
+    rates = triage.rates(counts.counts, figures.paired, before_counts, alarm)
     drifting = [rate.signal for rate in rates if rate.drift]
     new_figures = np.max([new[1] for new in found], axis=0)[order]
     least = np.min([new[2] for new in found], axis=0)[order]
@@ -512,7 +557,7 @@ def compute(
         flagged_details=details(texts, [figures.ids[row] for row in flagged], settings.min_support, said),
         runs_fired=(np.sum([(f[order, None] >> np.arange(len(signals.SIGNALS), dtype=np.uint32)) & 1 for f in flags],
                            axis=0, dtype=np.uint8).T.copy() if replicated else None),
-    ), _earlier_read(before)
+    )
 
 
 # Said once when no example has a source (SPEC "Triage").

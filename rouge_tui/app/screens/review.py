@@ -28,15 +28,8 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from rouge_tui.analysis.figures import RANKING, SORTS
-from rouge_tui.analysis.pipeline import (
-    Analysis,
-    Caches,
-    NewestUnreadable,
-    Texts,
-    analyse,
-    open_analysis,
-)
-from rouge_tui.analysis.settings import Settings, for_suite
+from rouge_tui.analysis.pipeline import Analysis, Texts, analyse, open_analysis
+from rouge_tui.analysis.settings import Settings
 from rouge_tui.app.messages import (
     AnalysisReady,
     FilterDone,
@@ -50,10 +43,10 @@ from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell, MoversTable
 from rouge_tui.app.widgets.overview import Overview
-from rouge_tui.review import Review, find_rows, searched_text
+from rouge_tui.review import Opened, Request, Review, find_rows, open_review, searched_text
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.safetext import one_line
-from rouge_tui.suite.suite import Suite, open_suite
+from rouge_tui.suite.suite import Suite
 
 if TYPE_CHECKING:
     from rouge_tui.app.screens.diff import Prepared
@@ -64,10 +57,6 @@ STATUS_STEPS = ("out", "sort", "rows", "filter", "filter", "out", "sort")
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
 MARKS_CHECK = 2.0  # seconds between looks at the marks file (another session's marks)
 REST = 0.15  # seconds the cursor rests on a row before its diff is made ahead
-
-
-def option(options: argparse.Namespace | None, name: str) -> object:
-    return getattr(options, name, None) if options is not None else None
 
 
 @dataclass(frozen=True)
@@ -133,7 +122,8 @@ class ReviewScreen(common.Answers, Screen[None]):
         # The m or t step refused last (setting, value): the next press of that key steps on
         # from it (rougeLsum past its limit: m goes on to rouge1, not back to it).
         self.refused: tuple[str, str] | None = None
-        self.caches = Caches.none() if option(options, "no_cache") else Caches.default()
+        self.request = Request.of(path, options)
+        self.caches = self.request.caches()
         self.export_path: Path | None = None
         self._marks_seen: float | None = None
         self.prepared: Prepared | None = None  # diffs made ahead (made with the first)
@@ -192,44 +182,32 @@ class ReviewScreen(common.Answers, Screen[None]):
     def load(self) -> None:
         """Open the suite and its comparison; then read the texts if the figures came first."""
         try:
-            suite = open_suite(self.path)
-            settings = for_suite(suite.settings, self.options)
-
             def early(shown: Analysis) -> None:  # the table before the grounded signals are in
                 self.post_message(AnalysisReady(shown))
 
-            unreadable = None  # one of the newest pair, which the reader did not pick
-            try:
-                analysis = open_analysis(
-                    suite, settings, option(self.options, "baseline"), option(self.options, "candidate"),
-                    caches=self.caches, progress=self._progress(), early=early,
-                )
-            except NewestUnreadable as exc:  # open on the newest pair that reads, and say why
-                if exc.instead is None:
-                    raise
-                analysis = open_analysis(suite, settings, *exc.instead, caches=self.caches, progress=self._progress(),
-                                         early=early)
+            # The marks come with the texts (`on_texts_ready`): the figures are shown first.
+            opened = open_review(self.request, marks=False, fall_back=True, progress=self._progress(), early=early)
+            self.caches = opened.caches
+            unreadable = opened.unreadable  # one of the newest pair, which the reader did not pick
+            if unreadable is not None and unreadable.instead is not None:  # the newest pair that reads is shown
                 self.post_message(WorkFailed(
-                    f"{exc.reason}; showing {common.pair_text(exc.instead)}, the two newest builds that can be "
-                    "read (h lists every build)", fatal=False, severity="warning"))
-                unreadable = exc.build
-            self.post_message(AnalysisReady(analysis, notice=self._logged(analysis), unreadable=unreadable))
-            self._texts_of(analysis)
+                    f"{unreadable.reason}; showing {common.pair_text(unreadable.instead)}, the two newest builds "
+                    "that can be read (h lists every build)", fatal=False, severity="warning"))
+            self.post_message(AnalysisReady(opened.analysis, notice=self._logged(opened),
+                                            unreadable=unreadable.build if unreadable else None))
+            self._texts_of(opened.analysis)
         except InterruptedError:
             return
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line, not a traceback
             self.post_message(WorkFailed(common.describe(exc), fatal=self.analysis is None))
 
-    def _logged(self, analysis: Analysis) -> str | None:
-        """Record this review in the suite's log; what the overview should say if the
-        frozen references moved since builds compared now were scored."""
-        from rouge_tui.store.log import ReviewLog
-
-        log = ReviewLog.of(analysis.suite)
-        change = log.record_review(analysis.figures)
-        for warning in (log.warning, change.message() if change else None, self.caches.warning()):
-            if warning:
-                self.post_message(WorkFailed(warning, fatal=False, severity="warning"))
+    def _logged(self, opened: Opened) -> str | None:
+        """Say what the review's opening warned of (the cache, the suite's log); what the
+        overview should say if the frozen references moved since builds compared now were
+        scored."""
+        for warning in opened.warnings:
+            self.post_message(WorkFailed(warning, fatal=False, severity="warning"))
+        change = opened.change
         return f"refs changed since {change.since[:10]}" if change else None
 
     def _texts_of(self, analysis: Analysis) -> None:

@@ -83,19 +83,16 @@ class SuitesScreen(Screen[None]):
     def summarise(self) -> None:
         """Each suite's builds and newest verdict, one at a time; a broken suite says why
         and the next one goes on."""
-        from rouge_tui.analysis.pipeline import Caches, open_analysis
-        from rouge_tui.analysis.settings import for_suite
         from rouge_tui.report import verdict_symbol, verdict_words
+        from rouge_tui.review import Request, open_review
         from rouge_tui.suite.suite import open_suite
 
         for number, path in enumerate(self.paths):
             try:
-                suite = open_suite(path)
+                suite = open_suite(path)  # its name and builds, said even when they cannot be compared
                 self.names[number] = suite.name
                 summary = f"{len(suite.builds)} builds"
-                figures = open_analysis(
-                    suite, for_suite(suite.settings, self.options), getattr(self.options, "baseline", None),
-                    getattr(self.options, "candidate", None), caches=Caches.default()).figures
+                figures = open_review(Request.of(path, self.options), marks=False, log=False).analysis.figures
                 summary += f" · {verdict_symbol(figures.verdict)} {verdict_words(figures.verdict)} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"

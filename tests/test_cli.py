@@ -873,3 +873,13 @@ def test_a_bad_option_value_is_one_line_not_a_usage_block(args: list[str], line:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == f"rouge-tui: error: {line}\n"
+
+
+def test_report_on_a_parquet_suite_is_its_jsonl_twins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_suite import as_parquet
+
+    twin = as_parquet(INCIDENTS, tmp_path / INCIDENTS.name)
+    assert main(["report", str(INCIDENTS), "--format", "json", "--no-cache"]) == 1
+    expected = json.loads(capsys.readouterr().out)
+    assert main(["report", str(twin), "--format", "json", "--no-cache"]) == 1
+    assert json.loads(capsys.readouterr().out) == expected

@@ -483,6 +483,35 @@ def test_parquet_reads_as_its_jsonl_twin(tmp_path: Path) -> None:
     )) == {"a": ("x",), "b": ("y", "w")}
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ids=st.one_of(
+        st.lists(st.text(max_size=6), min_size=1, max_size=8),
+        st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=8),
+    ),
+    texts=st.lists(st.text(max_size=12), min_size=8, max_size=8),
+)
+def test_parquet_and_jsonl_of_the_same_rows_read_the_same(
+    tmp_path: Path, ids: list, texts: list[str]
+) -> None:
+    """Any rows (empty ids and duplicates included): the same outputs, or the same error at
+    the same place, ``row N`` for ``line N``."""
+    rows = list(zip(ids, texts))
+    run_file(tmp_path, jsonl(*({"id": k, "output": v} for k, v in rows)), "twin.jsonl")
+    write_parquet(tmp_path / "b.parquet", {"id": ids, "output": texts[: len(ids)]})
+    try:
+        expected: object = list(outputs(tmp_path / "twin.jsonl").items())
+    except SuiteError as exc:
+        expected = str(exc).replace(str(tmp_path / "twin.jsonl"), "").replace("(first on line ", "(first on row ")
+    try:
+        got: object = list(outputs(tmp_path / "b.parquet").items())
+    except SuiteError as exc:
+        got = str(exc).replace(str(tmp_path / "b.parquet"), "")
+        if got.startswith(":row "):
+            got = ":" + got[len(":row "):]
+    assert got == expected
+
+
 def test_parquet_remapped_fields(tmp_path: Path) -> None:
     fields = Fields(id="key", output="answer", reference="gold")
     run = write_parquet(tmp_path / "b.parquet", {"key": ["a"], "answer": ["x"], "output": [1]})

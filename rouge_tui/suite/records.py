@@ -31,7 +31,6 @@ import io
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -370,6 +369,8 @@ class ParquetRows:
         itself wrote. In this process a damaged file can abort it: a flipped byte in a
         page header asks for 2 EiB and Rust aborts, others panic with a backtrace on the
         terminal (tests/test_records.py::test_damaged_parquet_files_are_one_line_errors)."""
+        import subprocess  # here: JSON Lines and CSV never start a process
+
         try:
             done = subprocess.run(
                 [sys.executable, "-I", "-c", _DECODE], input=data, capture_output=True, check=False,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rouge_tui import __version__
 
-COMMANDS = ("open", "report", "score", "serve")
+COMMANDS = ("open", "report", "score", "serve", "import")
 FORMATS = ("text", "json", "markdown", "html")
 
 
@@ -33,6 +33,19 @@ def bundled_suite() -> Path:
         if (folder / "incident-summaries").is_dir():
             return folder / "incident-summaries"
     raise CliError("the bundled sample suite is not installed here; name a suite directory")
+
+
+def _layout_options(parser: argparse.ArgumentParser, *flags: str, name: bool = False) -> None:
+    """How PATH is read: ``flags`` name the option (``--layout``; ``--format`` where it means
+    nothing else), its choices the registries' (names only: no importer is loaded)."""
+    from rouge_tui.importers import FORMATS, NATIVE_FORMATS
+
+    parser.add_argument(*flags, dest="layout", choices=[*NATIVE_FORMATS, *FORMATS], metavar="NAME",
+                        help=f"read PATH as this format, whatever its shape or suite.toml says: "
+                             f"{', '.join([*NATIVE_FORMATS, *FORMATS])}")
+    if name:
+        parser.add_argument("--suite-name", metavar="NAME",
+                            help="the suite to use where PATH holds several (an lm-eval folder with several tasks)")
 
 
 def _scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -61,32 +74,37 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     # The registries alone (not the settings, nor suite.toml's reader): `score` needs no more.
+    from rouge_tui.importers import FORMATS as IMPORTERS
     from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
     from rouge_tui.rouge.tokenizers import STEMMERS
 
     parser = _Parser(
         prog="rouge-tui",
         description="Review drift in an LLM system's outputs against frozen references with ROUGE.",
-        epilog="With no command, 'rouge-tui [SUITE|DIR]' is 'rouge-tui open': no argument opens the bundled sample suite.",
+        epilog="With no command, 'rouge-tui [SUITE|DIR]' is 'rouge-tui open': no argument opens the bundled sample suite. "
+               f"A SUITE may be another tool's outputs, read where they are ({', '.join(IMPORTERS)}).",
     )
     parser.add_argument("--version", action="version", version=f"rouge-tui {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="{open,report,score,serve}")
+    sub = parser.add_subparsers(dest="command", metavar="{open,report,score,serve,import}")
 
     opened = sub.add_parser("open", help="open a suite (or a folder of suites) in the app")
-    opened.add_argument("suite", nargs="?", help="a suite directory, or a directory of suites")
+    opened.add_argument("suite", nargs="?", help="a suite, another tool's outputs, or a folder of either")
     _scoring_options(opened)
+    _layout_options(opened, "--format", "--layout")
     opened.add_argument("--no-mouse", action="store_true", help="leave the mouse to the terminal (select text over SSH)")
 
     report = sub.add_parser("report", help="print the comparison; exit 0 within band, 1 drift, 2 bad input")
-    report.add_argument("suite", nargs="?", help="a suite directory (default: the bundled sample)")
+    report.add_argument("suite", nargs="?", help="a suite, or another tool's outputs (default: the bundled sample)")
     _scoring_options(report)
-    report.add_argument("--format", choices=FORMATS, default="text")
+    report.add_argument("--format", choices=FORMATS, default="text", help="what to print (--layout: how to read PATH)")
+    _layout_options(report, "--layout", name=True)
     # 10: compare.TEN, not imported here (numpy, for --help)
     report.add_argument("--top", type=int, default=10, metavar="N", help="how many most-moved outputs to list")
     report.add_argument("--history", action="store_true", help="add every build's n, mean and band")
 
     served = sub.add_parser("serve", help="the app in a browser (textual-serve), on 127.0.0.1 by default")
-    served.add_argument("suite", nargs="?", help="a suite directory, or a directory of suites")
+    served.add_argument("suite", nargs="?", help="a suite, another tool's outputs, or a folder of either")
+    _layout_options(served, "--format", "--layout")
     served.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1; there is no authentication)")
     served.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
@@ -97,6 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--metrics", default=metrics.DEFAULT, help=f"comma-separated, of: {','.join(METRICS)}")
     score.add_argument("--tokenizer", choices=list(TOKENIZERS), default=tokenizers.DEFAULT)
     score.add_argument("--stem", action="store_true", help=f"Porter stemming ({STEMMERS} tokenizer)")
+    imported = sub.add_parser("import", help="write another tool's outputs as a native suite",
+                              description="Read each PATH as FORMAT and write its references and builds as a "
+                                          "native suite in DIR. The PATHs' order is the history order: the "
+                                          "last is the candidate. The inputs are never written.")
+    imported.add_argument("import_format", metavar="FORMAT", choices=list(IMPORTERS), help=", ".join(IMPORTERS))
+    imported.add_argument("paths", metavar="PATH", nargs="+", help="another tool's outputs, oldest first")
+    imported.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) folder for the suite")
+    imported.add_argument("--suite-name", metavar="NAME",
+                          help="the suite to import where a PATH holds several (an lm-eval folder with several tasks)")
     return parser
 
 
@@ -119,7 +146,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if args.top < 0:
         raise CliError("--top must be 0 or more")
-    suite = open_suite(Path(args.suite) if args.suite else bundled_suite())
+    suite = open_suite(Path(args.suite) if args.suite else bundled_suite(), args.layout, args.suite_name)
     settings = for_suite(suite.settings, args)
     caches = Caches.none() if args.no_cache else Caches.default()
     analysis = open_analysis(suite, settings, args.baseline, args.candidate, caches=caches)
@@ -243,13 +270,19 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from rouge_tui.suite.writer import import_suites
+
+    suite = import_suites([Path(path) for path in args.paths], args.import_format, Path(args.out), args.suite_name)
+    _say(f"wrote {suite.name!r}: {len(suite.builds)} builds, to {suite.path}")
+    return 0
+
+
 def cmd_open(args: argparse.Namespace) -> int:
-    from rouge_tui.suite.suite import directory_problem, find_suites, is_suite
+    from rouge_tui.suite.suite import list_suites
 
     target = Path(args.suite) if args.suite else bundled_suite()
-    if problem := directory_problem(target):
-        raise CliError(f"{target}: {problem}")
-    suites = [target] if is_suite(target) else find_suites(target)
+    suites = list_suites(target, args.layout)
     if not suites:
         raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
     import asyncio
@@ -284,13 +317,13 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     target = Path(args.suite) if args.suite else bundled_suite()
-    if not target.is_dir():
-        raise CliError(f"{target}: no such directory" if not target.exists() else f"{target}: not a directory")
+    if not target.exists():
+        raise CliError(f"{target}: no such file or directory")
     if not 0 < args.port < 65536:
         raise CliError(f"--port {args.port}: expected 1 to 65535")
     from rouge_tui.app.serve import serve
 
-    serve(target, args.host, args.port)
+    serve(target, args.host, args.port, args.layout)
     return 0
 
 
@@ -326,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"error: {empty} is an empty path (an unset variable?); name a file or folder")
         return 2
 
-    handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score, "serve": cmd_serve}
+    handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score, "serve": cmd_serve, "import": cmd_import}
     if args.command != "open":
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
         # big suite's objects cost (1M-example report 54.9 s -> 40.0 s, benchmarks/README.md).
@@ -361,9 +394,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _empty_path(args: argparse.Namespace) -> str | None:
     """The first path argument given as "" (``report "$SUITE"`` with SUITE unset): it must
     never fall back to the bundled sample, whose verdict would page someone or silence them."""
-    for name in ("suite", "references", "outputs"):
+    for name in ("suite", "references", "outputs", "out"):
         if getattr(args, name, None) == "":
-            return "the suite" if name == "suite" else f"the {name} file"
+            return "the suite" if name == "suite" else "--out" if name == "out" else f"the {name} file"
+    if "" in (getattr(args, "paths", None) or ()):
+        return "a PATH"
     return None
 
 

@@ -47,7 +47,7 @@ class Shown:
 def store_for(analysis: Analysis, fingerprint: str) -> MarkStore:
     suite = analysis.suite
     return MarkStore(
-        suite.name, fingerprint, str(suite.path.resolve()), named=suite.settings.name is not None
+        suite.name, fingerprint, str(suite.path.resolve()), named=suite.named
     )
 
 

@@ -3018,3 +3018,27 @@ async def test_the_suites_list_tells_six_copies_apart_one_line_each(tmp_path: Pa
         assert [row for row in rows if row.strip()] == rows[:6], rows  # six lines, nothing wrapped
         for n, row in enumerate(rows[:6]):
             assert "Incident summaries" in row and f"copy-{n}" in row and "▼ drift-down Δ -0.0352" in row, row
+
+
+async def test_a_harness_folder_with_two_tasks_lists_both_and_opens_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An lm-eval-like output folder with two tasks is two suites in the list, each by its
+    task's name, with its builds and verdict; enter opens the one under the cursor."""
+    from toy_format import install, write_toy
+
+    from rouge_tui.suite.suite import list_suites
+
+    install(monkeypatch)
+    folder = write_toy(write_toy(tmp_path / "harness", task="qa"), task="summ")
+    app = RougeApp(list_suites(folder), argparse.Namespace())
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        assert any(line.lstrip(" ▶").startswith("qa in harness  3 builds · ") for line in lines), lines
+        assert any(line.lstrip(" ▶").startswith("summ in harness  3 builds · ") for line in lines), lines
+        await press(pilot, "end", "enter")
+        await settle(pilot)
+        analysis = review_screen(app).analysis
+        assert analysis.suite.name == "summ"
+        assert (analysis.figures.baseline.name, analysis.figures.candidate.name) == ("alpha@2026-01-02", "mid@2026-01-03")

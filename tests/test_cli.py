@@ -875,6 +875,129 @@ def test_a_bad_option_value_is_one_line_not_a_usage_block(args: list[str], line:
     assert proc.stderr == f"rouge-tui: error: {line}\n"
 
 
+# ------------------------------------------------------------------ another tool's files
+
+
+def _main_out(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _figures(report: dict) -> dict:
+    """A report's figures without the builds' names (an import numbers them)."""
+    keep = ("n", "runs", "mean", "band", "band_source")
+    return {"suite": report["suite"], "paired": report["paired"], "delta": report["delta"],
+            "verdict": report["verdict"], "signature": report["signature"],
+            "delta_interval": report["delta_interval"],
+            **{side: {k: report[side][k] for k in keep} for side in ("baseline", "candidate")},
+            "top": [(row["id"], row["baseline"], row["candidate"]) for row in report["top"]],
+            "history": [{k: h[k] for k in ("runs", "n", "mean", "band")} for h in report.get("history", [])]}
+
+
+def test_report_reads_another_tools_files_and_import_gives_the_same_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`report PATH` on a harness's files; `import` of the same files, then `report` on the
+    native suite written: the same figures, the builds in the same (history) order; the
+    inputs untouched."""
+    from toy_format import install, write_toy
+
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "harness", builds={
+        ("2026-01-01", "zeta"): {1: "the cat sat on a mat", 2: "a dog ran", 3: "rain fell all day"},
+        ("2026-01-02", "alpha"): [{1: "the cat sat", 2: "the dog ran far", 3: "rain all day"},
+                                  {1: "the cat sat down", 2: "the dog ran", 3: "rain all day long"}],
+        ("2026-01-03", "mid"): {1: "a cat", 2: "dogs", 3: "sun shone"}})
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--history", "--no-cache")
+    assert code == 1 and err == "", err  # the candidate fell apart: drift
+    harness = json.loads(text)
+    assert (harness["baseline"]["name"], harness["candidate"]["name"]) == ("alpha@2026-01-02", "mid@2026-01-03")
+    assert [h["name"] for h in harness["history"]] == ["zeta@2026-01-01", "alpha@2026-01-02", "mid@2026-01-03"]
+    assert harness["suite"] == "summ" and harness["baseline"]["runs"] == 2
+
+    out = tmp_path / "native"
+    assert _main_out("import", "toy", str(folder), "--out", str(out)) == (
+        0, "", f"rouge-tui: wrote 'summ': 3 builds, to {out}\n")
+    assert sorted(p.name for p in (out / "builds").iterdir()) == ["1-zeta@2026-01-01.jsonl", "2-alpha@2026-01-02", "3-mid@2026-01-03.jsonl"]
+    assert sorted(p.name for p in (out / "builds" / "2-alpha@2026-01-02").iterdir()) == ["run-1.jsonl", "run-2.jsonl"]
+    code, text, err = _main_out("report", str(out), "--format", "json", "--history", "--no-cache")
+    assert code == 1 and err == "", err
+    native = json.loads(text)
+    assert (native["baseline"]["name"], native["candidate"]["name"]) == ("2-alpha@2026-01-02", "3-mid@2026-01-03")
+    assert _figures(native) == _figures(harness)
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()} == before
+
+
+def test_a_broken_third_build_of_another_tools_files_stops_only_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toy_format import install, write_toy
+
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "harness")
+    broken = folder / "out~summ~2026-01-03~mid.jsonl"
+    broken.write_text(jsonl({"doc": {"n": 1}, "resp": ["x"]}, {"doc": {"n": 2}, "resp": [7]}))
+    code, text, err = _main_out("report", str(folder), "--baseline", "zeta@2026-01-01",
+                                "--candidate", "alpha@2026-01-02", "--format", "json", "--no-cache")
+    assert code in (0, 1) and err == "" and json.loads(text)["candidate"]["name"] == "alpha@2026-01-02"
+    code, text, err = _main_out("report", str(folder), "--candidate", "mid@2026-01-03", "--no-cache")
+    assert (code, text) == (2, "")
+    assert err == f"rouge-tui: error: {broken}:2: 'resp.0' must be a string, not number\n"
+    code, _, err = _main_out("import", "toy", str(folder), "--out", str(tmp_path / "new"))
+    assert code == 2 and err.startswith(f"rouge-tui: error: {broken}:2: ") and not (tmp_path / "new").exists()
+
+
+def test_format_names_the_layout_where_several_could_read_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toy_format import install, write_toy
+
+    install(monkeypatch, "toy-too")
+    folder = write_toy(tmp_path / "harness")
+    several = (f"rouge-tui: error: {folder}: reads as several formats (toy, toy-too): name one with --layout NAME "
+               "or suite.toml's format\n")
+    assert _main_out("report", str(folder)) == (2, "", several)
+    assert _main_out(str(folder)) == (2, "", several)  # rouge-tui PATH: before any screen
+    code, text, err = _main_out("report", str(folder), "--layout", "toy-too", "--format", "json", "--no-cache")
+    assert code == 1 and json.loads(text)["suite"] == "summ"
+    (folder / "suite.toml").write_text('name = "Summaries"\n\nformat = "toy-to"\n')
+    assert _main_out("report", str(folder)) == (2, "", (
+        f"rouge-tui: error: {folder / 'suite.toml'}:3: unknown format 'toy-to' (did you mean 'toy-too'?); "
+        "expected one of native, parquet, toy, toy-too\n"))
+    (folder / "suite.toml").write_text('name = "Summaries"\nformat = "toy"\n')
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache")
+    assert (code, err) == (1, "") and json.loads(text)["suite"] == "Summaries"
+    write_toy(folder, task="qa")  # two suites at one path: report needs one named
+    code, text, err = _main_out("report", str(folder), "--suite-name", "qa", "--format", "json", "--no-cache")
+    assert (code, err) == (1, "") and json.loads(text)["suite"] == "Summaries"  # suite.toml's name wins
+    (folder / "suite.toml").unlink()
+    assert _main_out("report", str(folder), "--layout", "toy") == (2, "", (
+        f"rouge-tui: error: {folder}: holds 2 suites ('qa', 'summ'): name one with --suite-name NAME\n"))
+
+
+def test_import_refuses_a_folder_that_holds_anything_and_help_lists_the_formats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toy_format import install, write_toy
+
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "harness")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / ".keep").write_text("")
+    assert _main_out("import", "toy", str(folder), "--out", str(tmp_path / "full")) == (
+        2, "", f"rouge-tui: error: {tmp_path / 'full'}: exists and is not empty: name a new folder for the suite\n")
+    assert sorted(p.name for p in (tmp_path / "full").iterdir()) == [".keep"]
+    (tmp_path / "empty").mkdir()
+    assert _main_out("import", "toy", str(folder), "--out", str(tmp_path / "empty"))[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "full", "harness"]  # no temporary left
+    for command, listed in (("import", "FORMAT toy"), ("report", "format, whatever its shape or suite.toml says: native, parquet, toy")):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert listed in " ".join(out.getvalue().split()), out.getvalue()
+
+
 def test_report_on_a_parquet_suite_is_its_jsonl_twins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from test_suite import as_parquet
 

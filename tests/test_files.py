@@ -19,11 +19,23 @@ from suite_helpers import error_of, in_child, within
 
 from rouge_tui.suite import files as files_module
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import MAX_LINE, LineBlocks, file_digest, read_small
+from rouge_tui.suite.files import (
+    MAX_LINE,
+    LineBlocks,
+    file_digest,
+    open_binary,
+    read_head,
+    read_small,
+)
 
 
 def lines_of(path: Path) -> list[tuple[int, list[bytes]]]:
     return list(LineBlocks(path))
+
+
+def first_bytes(path: Path) -> bytes:
+    with open_binary(path) as opened:
+        return opened.read(4)
 
 
 # --------------------------------------------------------------------------- plain reads
@@ -115,10 +127,21 @@ def test_read_small_of_a_state_file_takes_only_the_users_own_never_a_link(tmp_pa
 
 def test_missing_data_file_and_broken_link(tmp_path: Path) -> None:
     assert str(error_of(lines_of, tmp_path / "no.jsonl")) == f"{tmp_path}/no.jsonl: no such file"
+    assert str(error_of(first_bytes, tmp_path / "no.eval")) == f"{tmp_path}/no.eval: no such file"
     (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere")
     assert str(error_of(read_small, tmp_path / "dangling.json")) == (
         f"{tmp_path}/dangling.json: a broken link (its target does not exist)"
     )
+
+
+def test_read_head_gives_the_first_bytes_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(files_module, "BLOCK", 4)  # the head spans several reads
+    path = tmp_path / "x.json"
+    path.write_bytes(b'{"evalId": "e", "results": {}}')
+    assert read_head(path, 11) == b'{"evalId": '
+    assert read_head(path, 1000) == b'{"evalId": "e", "results": {}}'
+    with pytest.raises(FileNotFoundError):
+        read_head(tmp_path / "absent.json", 10)
 
 
 # --------------------------------------------------------------------------- not regular files
@@ -127,7 +150,7 @@ def test_missing_data_file_and_broken_link(tmp_path: Path) -> None:
 def test_a_fifo_is_refused_at_once_by_every_reader(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)  # nobody writes: a plain open() would block forever
-    for read in (read_small, lines_of, file_digest):
+    for read in (read_small, lines_of, file_digest, lambda path: read_head(path, 16), first_bytes):
         error = within(5, read, fifo)
         assert isinstance(error, SuiteError), error
         assert str(error) == f"{fifo}: not a regular file (a FIFO)"

@@ -152,9 +152,9 @@ def test_the_trend_beside_a_comparison_scores_its_builds_as_they_were_read(tmp_p
                             {"1.jsonl": outs(e1=FULL, e2=TWO), "2.jsonl": outs(e1=THREE, e2=ONE)})
     suite = open_suite(suite_path)
     base, cand = (read_build(suite, entry) for entry in suite.builds)
-    assert changed_since_read([base, cand]) == []
+    assert changed_since_read(suite, [base, cand]) == []
     (suite_path / "builds" / "2.jsonl").write_text(outs(e1=NONE, e2=NONE))
-    assert changed_since_read([base, cand]) == ["2"]
+    assert changed_since_read(suite, [base, cand]) == ["2"]
     references = read_references(suite)
     as_read = trend(suite, references, Settings(), caches(), read=(base, cand))
     as_now = trend(suite, references, Settings(), caches())
@@ -339,3 +339,20 @@ def test_a_build_the_engine_refuses_is_listed_with_its_reason(tmp_path: Path, mo
     assert got[1].stats.n == got[2].stats.n == 2
     # a: LCS 2 of 3 and 3 (F 2/3); b: 1 of 1 and 40 (F 2 * 1/40 / (1 + 1/40) = 2/41)
     assert got[2].stats.mean == pytest.approx((2 / 3 + 2 / 41) / 2, abs=1e-15)
+
+
+def test_changed_since_read_for_an_imported_suite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An importer's run digests pick a build out of its files (never the file's own digest):
+    unchanged files are unchanged builds, an edited one is named."""
+    from toy_format import install, write_toy
+
+    from rouge_tui.analysis.history import changed_since_read
+    from rouge_tui.suite.suite import read_build
+
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "out")
+    suite = open_suite(folder)
+    read = [read_build(suite, entry) for entry in suite.builds[-2:]]
+    assert changed_since_read(suite, read) == []
+    (folder / "out~summ~2026-01-03~mid.jsonl").write_text(jsonl({"doc": {"n": 1}, "resp": ["other"]}))
+    assert changed_since_read(suite, read) == ["mid@2026-01-03"]

@@ -24,6 +24,8 @@ HEADLESS = [
     "rouge_tui.report",
     "rouge_tui.export",
     "rouge_tui.cli",
+    "rouge_tui.importers.lm_eval",
+    "rouge_tui.importers.inspect_ai",
 ]
 
 

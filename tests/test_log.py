@@ -257,3 +257,17 @@ def test_report_sets_aside_a_deeply_nested_log_and_says_so(
     (kept,) = [p for p in log.path.parent.iterdir() if ".corrupt-" in p.name]
     assert kept.read_bytes() == deep
     assert [e["fingerprint"] for e in ReviewLog("nested log").entries()] != []  # a new log
+
+
+def test_an_imported_suites_log_is_its_task_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A harness's task is the suite's identity: two tasks at one path keep two logs, and
+    one task's log follows its name to another folder (as a suite.toml name does)."""
+    from toy_format import install, write_toy
+
+    from rouge_tui.suite.suite import open_suite
+
+    install(monkeypatch)
+    folder = write_toy(write_toy(tmp_path / "a", task="qa"), task="summ")
+    qa, summ = (ReviewLog.of(open_suite(folder, name=task)) for task in ("qa", "summ"))
+    assert qa.path != summ.path and qa.path == ReviewLog("qa").path and summ.path == ReviewLog("summ").path
+    assert ReviewLog.of(open_suite(write_toy(tmp_path / "b", task="qa"))).path == qa.path

@@ -678,3 +678,26 @@ def test_a_run_file_moved_to_the_other_build_is_another_key(tmp_path: Path) -> N
     assert uncached.candidate.mean != before.candidate.mean
     again = open_analysis(open_suite(path), Settings(), caches=cached).figures
     assert again.to_bytes() == uncached.to_bytes()
+
+
+def test_an_imported_suites_figures_come_from_the_cache_until_a_file_changes(
+    tmp_path: Path, engine_calls: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key looked up before reading names the importer's digests, as the key stored
+    after reading does: a second look is a hit (nothing scored), an edited build a miss."""
+    from toy_format import install, write_toy
+
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "out")
+    first = open_analysis(open_suite(folder), Settings(), caches=Caches.default()).figures
+    assert engine_calls
+    engine_calls.clear()
+    reader = Deferred()
+    again = open_analysis(open_suite(folder), Settings(), caches=Caches.default(), reader=reader)
+    assert engine_calls == [] and not again.texts.done()  # the figures came before the texts
+    assert again.figures.to_bytes() == first.to_bytes()
+    reader.run()
+    assert again.fresh(again.texts.result())
+    (folder / "out~summ~2026-01-03~mid.jsonl").write_text(jsonl(*({"doc": {"n": n}, "resp": ["rain"]} for n in (1, 2, 3))))
+    changed = open_analysis(open_suite(folder), Settings(), caches=Caches.default()).figures
+    assert engine_calls and changed.delta_mean != first.delta_mean

@@ -20,7 +20,13 @@ from suite_helpers import error_of, jsonl, within
 
 from rouge_tui.suite import files as files_module
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.records import Fields, read_references_file, read_run, reference_fingerprint
+from rouge_tui.suite.records import (
+    Fields,
+    json_lines,
+    read_references_file,
+    read_run,
+    reference_fingerprint,
+)
 
 DEFAULT = Fields()
 
@@ -62,6 +68,25 @@ def test_a_run_keeps_file_order_and_its_digest(tmp_path: Path) -> None:
     import hashlib
 
     assert run.digest == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_json_lines_reads_pythons_nan_and_infinity_as_null_only_when_asked(tmp_path: Path) -> None:
+    # what json.dumps writes for float("nan"), float("inf") and float("-inf")
+    path = tmp_path / "samples.jsonl"
+    path.write_text('{"a": NaN, "b": {"c": Infinity, "d": [-Infinity]}}\n{"a": 1.5}\n', encoding="utf-8")
+    assert list(json_lines(path, nan_as_null=True)) == [(1, {"a": None, "b": {"c": None, "d": [None]}}), (2, {"a": 1.5})]
+    with pytest.raises(SuiteError) as caught:
+        list(json_lines(path))
+    assert str(caught.value) == f"{path}:1: invalid JSON: NaN is not a JSON value"
+    # the other checks hold: a repeated key, a number past a float's range
+    path.write_text('{"a": NaN, "b": {"c": 1}, "a": 2}\n', encoding="utf-8")
+    with pytest.raises(SuiteError) as caught:
+        list(json_lines(path, nan_as_null=True))
+    assert str(caught.value) == f"{path}:1: repeated key 'a' (give each field once)"
+    path.write_text('{"a": NaN, "b": 1e999}\n', encoding="utf-8")
+    with pytest.raises(SuiteError) as caught:
+        list(json_lines(path, nan_as_null=True))
+    assert str(caught.value) == f"{path}:1: invalid JSON: a number out of range"
 
 
 def test_integer_ids_are_the_same_as_their_strings(tmp_path: Path) -> None:

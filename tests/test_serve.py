@@ -200,3 +200,6 @@ def test_serve_binds_to_loopback_unless_told_and_then_warns(monkeypatch: pytest.
     assert is_loopback("localhost") and is_loopback("::1") and is_loopback("127.0.0.2")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
     assert open_command(INCIDENT).split()[1:3] == ["-m", "rouge_tui"]
+    # how PATH is read goes to each connection's `open`
+    assert cli.main(["serve", str(INCIDENT), "--format", "native"]) == 0
+    assert seen["command"].endswith(f"open {INCIDENT.resolve()} --format native")

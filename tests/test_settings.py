@@ -40,6 +40,7 @@ def test_every_suite_setting(tmp_path: Path) -> None:
         tmp_path,
         """
 name = "Incident summaries"
+format = "parquet"
 metric = "rougeLsum"
 tokenizer = "rouge-score"
 stem = true
@@ -58,6 +59,7 @@ source = "document"
     )
     assert read_suite_settings(path) == SuiteSettings(
         name="Incident summaries",
+        format="parquet",
         metric="rougeLsum",
         tokenizer="rouge-score",
         stem=True,
@@ -116,8 +118,18 @@ def test_dotted_keys_and_inline_tables(tmp_path: Path) -> None:
             'metrc = "rougeL"\n',
             (
                 "1: unknown key 'metrc' "
-                "(known: name, metric, tokenizer, stem, band, grounding, fields, alarm)"
+                "(known: name, format, metric, tokenizer, stem, band, grounding, fields, alarm)"
             ),
+        ),
+        (
+            '\nformat = "lm-evl"\n',
+            ("2: unknown format 'lm-evl' (did you mean 'lm-eval'?); expected one of native, parquet, "
+             "lm-eval, inspect, promptfoo, helm"),
+        ),
+        ("format = 1\n", "1: format must be a string, not number"),
+        (  # another tool's fields are paths (list indexes and all); a native one's, names
+            'format = "inspect"\n[fields]\nid = "sample..id"\n',
+            "3: fields.id: empty part in the field path 'sample..id'",
         ),
         (
             "[fields]\nidd = 'x'\n",

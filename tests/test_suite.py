@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from suite_helpers import ROOT, error_of, jsonl, make_suite
+from toy_format import install, write_toy
 
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import file_digest
@@ -18,12 +19,15 @@ from rouge_tui.suite.settings import SuiteSettings
 from rouge_tui.suite.suite import (
     BuildEntry,
     Suite,
+    SuiteRef,
+    build_digests,
     directory_problem,
-    find_suites,
     is_suite,
+    list_suites,
     open_suite,
     read_build,
     read_references,
+    references_digest,
 )
 
 
@@ -383,7 +387,7 @@ def test_the_list_of_names_in_a_message_is_short(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- finding suites
 
 
-def test_find_suites_lists_subdirectories_that_are_suites(tmp_path: Path) -> None:
+def test_list_suites_lists_subdirectories_that_are_suites(tmp_path: Path) -> None:
     make_suite(tmp_path / "zeta")
     make_suite(
         tmp_path / "alpha", references="id,reference\na,x\n", references_name="references.csv"
@@ -393,14 +397,16 @@ def test_find_suites_lists_subdirectories_that_are_suites(tmp_path: Path) -> Non
     (tmp_path / "refs-only/references.jsonl").write_text(jsonl({"id": "a", "reference": "x"}))
     make_suite(tmp_path / ".hidden")
     (tmp_path / "a-file.jsonl").write_text("{}")
-    assert find_suites(tmp_path) == [tmp_path / "alpha", tmp_path / "zeta"]
+    assert list_suites(tmp_path) == [SuiteRef(tmp_path / "alpha"), SuiteRef(tmp_path / "zeta")]
     assert is_suite(tmp_path / "zeta") and not is_suite(tmp_path / "not-a-suite")
     assert (
         not is_suite(tmp_path / "refs-only")
         and not is_suite(tmp_path)
         and not is_suite(tmp_path / "nope")
     )
-    assert find_suites(tmp_path / "zeta") == [] and find_suites(tmp_path / "missing") == []
+    assert list_suites(tmp_path / "zeta") == [SuiteRef(tmp_path / "zeta")]
+    with pytest.raises(SuiteError, match="no such directory"):
+        list_suites(tmp_path / "missing")
 
 
 def as_parquet(source: Path, target: Path) -> Path:
@@ -495,3 +501,121 @@ def test_a_folder_that_cannot_be_entered_loops_or_is_missing_says_which(tmp_path
     assert _problems(str(tmp_path / "gone"))[0] == "a broken link (its target does not exist)"
     assert _problems(str(tmp_path / "none"))[0] == "no such directory"
     assert directory_problem(make_suite(tmp_path / "ok")) is None
+
+
+# ------------------------------------------------------------------ another tool's files
+
+
+def test_an_imported_suite_keeps_the_importers_history_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch)
+    suite = open_suite(write_toy(tmp_path / "out"))
+    assert suite.layout is not None and suite.layout.format == "toy" and suite.name == "summ" and suite.named
+    # by date: the names sort the other way round (alpha, mid, zeta)
+    assert names(suite) == ["zeta@2026-01-01", "alpha@2026-01-02", "mid@2026-01-03"]
+    assert [e.name for e in suite.pick()] == ["alpha@2026-01-02", "mid@2026-01-03"]
+    assert [e.name for e in suite.pick(candidate="alpha@2026-01-02")] == ["zeta@2026-01-01", "alpha@2026-01-02"]
+    references = read_references(suite)
+    assert references.texts == {"1": ("the cat sat on the mat",), "2": ("a dog ran far", "the dog ran"),
+                                "3": ("rain fell all day",)}
+    assert references.sources == {"1": "doc 1", "2": "doc 2", "3": "doc 3"}
+    build = read_build(suite, suite.build("alpha@2026-01-02"))
+    assert build.ids == ["1", "2", "3"] and build.runs[0].outputs["2"] == "the dog ran far"
+
+
+def test_an_imported_builds_digests_are_its_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache keys looked up before reading name what the importer's runs say, never the
+    whole file's digest (one file may hold several builds); a changed file is seen."""
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "out")
+    suite = open_suite(folder)
+    entry = suite.build("zeta@2026-01-01")
+    digests = build_digests(suite, entry)
+    assert digests == [run.digest for run in read_build(suite, entry).runs]
+    assert digests != [file_digest(path) for path in entry.run_files]
+    assert references_digest(suite) == read_references(suite).digest
+    (folder / "out~summ~2026-01-01~zeta.jsonl").write_text(jsonl({"doc": {"n": 1}, "resp": ["changed"]}))
+    assert build_digests(suite, entry, fresh=True) != digests
+
+
+def test_replicate_runs_of_an_imported_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "out", builds={
+        ("d1", "m"): {1: "x", 2: "y", 3: "z"}, ("d2", "m"): [{1: "x", 2: "y", 3: "z"}, {1: "x", 3: "z"}]})
+    suite = open_suite(folder)
+    build = read_build(suite, suite.build("m@d2"))
+    assert len(build.runs) == 2 and build.ids == ["1", "3"] and build.partial == ["2"]
+
+
+def test_format_and_suite_toml_name_the_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, "toy-too")  # two formats recognise it: one must be named
+    folder = write_toy(tmp_path / "out")
+    with pytest.raises(SuiteError) as caught:
+        open_suite(folder)
+    assert str(caught.value) == f"{folder}: reads as several formats (toy, toy-too): name one with --layout NAME or suite.toml's format"
+    assert open_suite(folder, "toy-too").layout.format == "toy"  # the module's own Format
+    (folder / "suite.toml").write_text('name = "Summaries"\nformat = "toy"\n')
+    suite = open_suite(folder)
+    assert suite.name == "Summaries" and suite.settings.format == "toy"
+    (folder / "suite.toml").write_text('format = "native"\n')  # the argument beats suite.toml
+    assert open_suite(folder, "toy").name == "summ"
+    error = str(error_of(lambda: open_suite(folder)))  # native as suite.toml says: it is none
+    assert error.endswith("missing references file (expected references.jsonl, references.jsonl.gz, references.csv or references.parquet)")
+
+
+def test_field_paths_reach_an_importer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "out", builds={("d1", "a"): {1: "x"}, ("d2", "b"): {1: "y"}}, refs={1: "r"})
+    (folder / "out~summ~d2~b.jsonl").write_text(jsonl({"doc": {"n": 1}, "resp": ["first", "second"]}))
+    (folder / "suite.toml").write_text('format = "toy"\n[fields]\noutput = "resp.1"\n')
+    suite = open_suite(folder)
+    assert read_build(suite, suite.build("b@d2")).runs[0].outputs == {"1": "second"}
+    (folder / "suite.toml").write_text('format = "toy"\n\n[fields]\noutput = "resp..1"\n')
+    assert str(error_of(lambda: open_suite(folder))) == (
+        f"{folder / 'suite.toml'}:4: fields.output: empty part in the field path 'resp..1'")
+
+
+def test_several_suites_at_one_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An output folder with two tasks is two suites: listed, each opened by its name; a
+    folder of suites lists native suites and harness folders alike."""
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "all" / "harness", task="summ")
+    write_toy(folder, task="qa")
+    assert list_suites(folder) == [SuiteRef(folder, "toy", "qa"), SuiteRef(folder, "toy", "summ")]
+    with pytest.raises(SuiteError, match="holds 2 suites \\('qa', 'summ'\\): name one with --suite-name NAME"):
+        open_suite(folder)
+    assert open_suite(SuiteRef(folder, "toy", "qa")).name == "qa"
+    assert open_suite(folder, name="summ").name == "summ"
+    assert str(error_of(lambda: open_suite(folder, name="x"))) == f"{folder}: no suite named 'x' here (suites: 'qa', 'summ')"
+    make_suite(tmp_path / "all" / "native")
+    write_toy(tmp_path / "all" / "one", task="only")
+    (tmp_path / "all" / "plain").mkdir()
+    assert list_suites(tmp_path / "all") == [
+        SuiteRef(folder, "toy", "qa"), SuiteRef(folder, "toy", "summ"), SuiteRef(tmp_path / "all" / "native"),
+        SuiteRef(tmp_path / "all" / "one", "toy")]
+    # a format named picks the suites read that way
+    assert list_suites(tmp_path / "all", "native") == [SuiteRef(tmp_path / "all" / "native", "native")]
+    assert list_suites(tmp_path / "all", "toy") == [
+        SuiteRef(folder, "toy", "qa"), SuiteRef(folder, "toy", "summ"), SuiteRef(tmp_path / "all" / "one", "toy")]
+
+
+def test_a_broken_imported_build_stops_only_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "out")
+    (folder / "out~summ~2026-01-01~zeta.jsonl").write_text(jsonl({"doc": {"n": 1}, "resp": ["x"]}) + "{oops\n")
+    (folder / "out~summ~x.jsonl").write_text("")  # listed, unreadable
+    suite = open_suite(folder)
+    assert read_build(suite, suite.build("mid@2026-01-03")).ids == ["1", "2", "3"]
+    assert str(error_of(lambda: read_build(suite, suite.build("zeta@2026-01-01")))).startswith(
+        f"{folder / 'out~summ~2026-01-01~zeta.jsonl'}:2: invalid JSON")
+    assert str(error_of(lambda: read_build(suite, suite.build("out~summ~x.jsonl")))) == (
+        f"{folder / 'out~summ~x.jsonl'}: a toy build file names its task, date and model")
+
+
+def test_a_native_suite_loads_no_importer() -> None:
+    """The registry's names are all a native suite needs of the importers."""
+    code = ("import sys\nfrom rouge_tui.suite.suite import open_suite, read_build, read_references\n"
+            f"s = open_suite({str(ROOT / 'sample_suites' / 'incident-summaries')!r})\n"
+            "read_references(s); read_build(s, s.builds[-1])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('rouge_tui.importers.')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

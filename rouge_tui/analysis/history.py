@@ -1,4 +1,4 @@
-"""The suite's history: every build in name order, scored once (SPEC "History").
+"""The suite's history: every build in its order (by name, or a harness's dates), scored once (SPEC "History").
 
 - `build_scores`: one build's per-example F over its own ids that have a usable reference,
   through the caches (the score cache per example, and a per-build entry keyed by the
@@ -28,9 +28,8 @@ from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge.engine import TooLong
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import file_digest
-from rouge_tui.suite.records import References, Run
-from rouge_tui.suite.suite import Build, BuildEntry, Suite, read_build
+from rouge_tui.suite.records import References
+from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 
 __all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "history_band", "remember",
            "trend", "volatile"]
@@ -90,7 +89,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     if build is None and entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
     try:
-        digests = [run.digest for run in build.runs] if build is not None else [file_digest(p) for p in entry.run_files]
+        digests = [run.digest for run in build.runs] if build is not None else build_digests(suite, entry)
         key = None if caches.builds is None else _key(settings, references, suite, entry.name, digests)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
@@ -106,7 +105,7 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     except SuiteError as exc:
         # Unreadable as the bytes digested above, unless they changed meanwhile (then as
         # bytes no key names).
-        same = digests == _digests_now(entry)
+        same = digests == _digests_now(suite, entry)
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc), tuple(digests) if same else ())
     read = tuple(run.digest for run in build.runs)
     if key is not None and list(read) != digests:  # replaced meanwhile
@@ -127,10 +126,10 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     return result
 
 
-def _digests_now(entry: BuildEntry) -> list[str] | None:
-    """The digests of ``entry``'s run files as they are now (None: one cannot be read)."""
+def _digests_now(suite: Suite, entry: BuildEntry) -> list[str] | None:
+    """The digests of ``entry``'s runs as they are now (None: one cannot be read)."""
     try:
-        return [file_digest(p) for p in entry.run_files]
+        return build_digests(suite, entry, fresh=True)
     except SuiteError:
         return None
 
@@ -147,7 +146,7 @@ def remember(suite: Suite, build: Build, references: References, settings: Setti
 
 def trend(suite: Suite, references: References, settings: Settings, caches,
           progress: Callable[[str, float], None] | None = None, read: Sequence[Build] = ()) -> list[BuildScores]:
-    """Every build of the suite, in name order; those in ``read`` (a comparison's two) as
+    """Every build of the suite, in history order; those in ``read`` (a comparison's two) as
     they were read, so that the history beside a comparison shows that comparison's
     builds even where a file has changed since."""
     known = {build.name: build for build in read}
@@ -160,19 +159,19 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     return out
 
 
-def changed_since_read(read: Sequence[Build]) -> list[str]:
+def changed_since_read(suite: Suite, read: Sequence[Build]) -> list[str]:
     """The names of the builds in ``read`` whose files are no longer the bytes read."""
-    def same(run: Run) -> bool:
+    def same(build: Build) -> bool:
         try:
-            return file_digest(run.path) == run.digest
+            return build_digests(suite, suite.build(build.name), fresh=True) == [run.digest for run in build.runs]
         except SuiteError:  # gone, or unreadable: not the bytes read
             return False
 
-    return [build.name for build in read if not all(map(same, build.runs))]
+    return [build.name for build in read if not same(build)]
 
 
 def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildEntry]:
-    """The last ``builds`` builds ending with the baseline, in name order."""
+    """The last ``builds`` builds ending with the baseline, in history order."""
     names = [entry.name for entry in suite.builds]
     end = names.index(baseline) + 1
     return suite.builds[max(0, end - builds) : end]
@@ -180,7 +179,7 @@ def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildE
 
 def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
     """For each of ``ids``: whether its F moved by MOVE or more in more than half of the
-    consecutive pairs of ``history`` (builds in name order ending with the baseline) in
+    consecutive pairs of ``history`` (builds in history order ending with the baseline) in
     which it was scored; fewer than two such pairs and it is not volatile."""
     pairs = [(a, b) for a, b in pairwise(history) if a.stats is not None and b.stats is not None][-PAIRS:]
     out = np.zeros(len(ids), dtype=bool)
@@ -194,7 +193,7 @@ def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
 
 
 def baseline_stats(history: Sequence[BuildScores], settings: Settings) -> tuple[BuildStats, str | None]:
-    """The last build of ``history`` (builds in name order ending with the baseline) with the
+    """The last build of ``history`` (builds in history order ending with the baseline) with the
     band a comparison against it uses: its own, or with [band] source = "history" the band
     from history; with too few builds for that, its own band and a warning saying so."""
     baseline = history[-1].stats

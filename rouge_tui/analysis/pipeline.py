@@ -32,9 +32,16 @@ from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import TOKENIZERS, engine
 from rouge_tui.store.cache import BlobCache, ScoreCache
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import References
-from rouge_tui.suite.suite import Build, BuildEntry, Suite, read_build, read_references
+from rouge_tui.suite.suite import (
+    Build,
+    BuildEntry,
+    Suite,
+    build_digests,
+    read_build,
+    read_references,
+    references_digest,
+)
 
 __all__ = ["Analysis", "Caches", "NewestUnreadable", "Texts", "compute", "open_analysis", "read_texts"]
 
@@ -120,7 +127,7 @@ def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list:
             earlier.append(_build_part(entry.name, len(entry.run_files), (), str(entry.problem)))
             continue
         try:
-            earlier.append(_build_part(entry.name, len(entry.run_files), [file_digest(p) for p in entry.run_files]))
+            earlier.append(_build_part(entry.name, len(entry.run_files), build_digests(suite, entry)))
         except SuiteError as exc:  # scored as unreadable (history.build_scores) on the same grounds
             earlier.append(_build_part(entry.name, len(entry.run_files), (), str(exc)))
     return earlier
@@ -206,8 +213,8 @@ def open_analysis(
     if caches.figures is not None and base.problem is None and cand.problem is None:
         earlier = _earlier_part(suite, settings, base.name)
         try:
-            compared = [file_digest(suite.references_path),
-                        *(_build_part(b.name, len(b.run_files), [file_digest(f) for f in b.run_files]) for b in (base, cand))]
+            compared = [references_digest(suite),
+                        *(_build_part(b.name, len(b.run_files), build_digests(suite, b)) for b in (base, cand))]
             key = _figures_key(suite, settings, compared, earlier)
         except SuiteError:  # a file that cannot be read: said by reading it, below
             key = None
@@ -563,7 +570,7 @@ def earlier_counts(suite: Suite, settings: Settings, texts: Texts, caches: Cache
     for a, b in itertools.pairwise(entries):
         try:
             digests = [(e.name, [run.digest for run in read[e.name].runs] if e.name in read
-                        else [file_digest(path) for path in e.run_files]) for e in (a, b)]
+                        else build_digests(suite, e)) for e in (a, b)]
             if caches.pairs is not None and a.problem is None and b.problem is None:
                 found = caches.pairs.get(_pair_key(suite, settings, texts.references, digests))
                 if found is not None:

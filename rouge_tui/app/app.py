@@ -32,6 +32,7 @@ from rouge_tui.safetext import one_line
 from rouge_tui.store.paths import LOCK_WAIT, config_dir
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.settings import read_user_defaults
+from rouge_tui.suite.suite import SuiteRef
 
 # After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
 TERM_GRACE = 3.0
@@ -71,9 +72,9 @@ class RougeApp(App[None]):
         Binding("question_mark", "help", "help", id="help"),
     ]
 
-    def __init__(self, suites: Sequence[Path], options: argparse.Namespace | None = None) -> None:
+    def __init__(self, suites: Sequence[Path | SuiteRef], options: argparse.Namespace | None = None) -> None:
         super().__init__()
-        self.suites = [Path(p) for p in suites]
+        self.suites = [p if isinstance(p, SuiteRef) else SuiteRef(Path(p)) for p in suites]
         self.options = options or argparse.Namespace()
         self.reviews: list[Review] = []  # every review opened, for the unsaved-marks check
         self.exported: list[Path] = []  # said again on stderr when the app exits

@@ -29,15 +29,17 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def open_command(suite: Path | None) -> str:
+def open_command(suite: Path | None, format: str | None = None) -> str:
     """The shell command each connection runs: this Python's ``rouge-tui open``."""
     argv = [sys.executable, "-m", "rouge_tui", "open"]
     if suite is not None:
         argv.append(str(suite.resolve()))
+    if format is not None:
+        argv += ["--format", format]
     return shlex.join(argv)
 
 
-def serve(suite: Path | None, host: str, port: int) -> None:
+def serve(suite: Path | None, host: str, port: int, format: str | None = None) -> None:
     """Serve the app until interrupted."""
     from textual_serve.server import Server
 
@@ -52,5 +54,5 @@ def serve(suite: Path | None, host: str, port: int) -> None:
     from rouge_tui.safetext import one_line
 
     title = f"rouge-tui · {one_line(suite.name, 60)}" if suite is not None else "rouge-tui"
-    server = Server(open_command(suite), host=host, port=port, title=title, templates_path=TEMPLATES)
+    server = Server(open_command(suite, format), host=host, port=port, title=title, templates_path=TEMPLATES)
     server.serve()

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rouge_tui.importers.base import Format
+if TYPE_CHECKING:  # the names alone load nothing else: --help lists them
+    from rouge_tui.importers.base import Format
 
-__all__ = ["FORMATS", "get", "recognise"]
+__all__ = ["FORMATS", "NATIVE_FORMATS", "get", "recognise"]
+
+# The names --format and suite.toml take for the native reader's own layout ("Suite on disk"):
+# no importer's.
+NATIVE_FORMATS = ("native", "parquet")
 
 FORMATS: dict[str, str] = {
     "lm-eval": "rouge_tui.importers.lm_eval",
@@ -29,5 +35,16 @@ def get(name: str) -> Format:
 
 
 def recognise(path: Path) -> list[str]:
-    """The names of the formats whose files ``path`` has the shape of, in registry order."""
-    return [name for name in FORMATS if get(name).recognise(Path(path))]
+    """The names of the formats whose files ``path`` has the shape of, in registry order (a
+    format whose module is not installed yet is passed over: a dependency it lacks is not)."""
+    found = []
+    for name, module in FORMATS.items():
+        try:
+            format = get(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        if format.recognise(Path(path)):
+            found.append(name)
+    return found

@@ -11,17 +11,22 @@ the field path, raised only when the build it belongs to is read.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
+
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
+from rouge_tui.suite.files import read_small
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 
 __all__ = [
-    "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field",
-    "make_references", "make_run", "parse_path", "selector_digest",
+    "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field", "id_text",
+    "make_references", "make_run", "parse_json", "parse_path", "read_json", "reference_texts",
+    "selector_digest",
 ]
 
 # Where a record was found: (file, line number or archive member). Errors are written
@@ -89,6 +94,54 @@ def field_text(record: object, dotted: str, where: Where, *, default: str | None
     return value
 
 
+def reference_texts(value: object, name: str, where: Where) -> tuple[str, ...]:
+    """The references a field holds: one (a string) or several (a non-empty array of
+    strings); else a `SuiteError` naming the field."""
+    if type(value) is str:
+        return (value,)
+    if type(value) is list and value and all(type(item) is str for item in value):
+        return tuple(value)
+    raise _error(where, f"{quoted(name)} must be a string or an array of strings, not {type_name(value)}")
+
+
+def read_json(path: Path, limit: int) -> tuple[object, str]:
+    """A whole JSON file (at most ``limit`` bytes), parsed (`parse_json`), and the sha256 of
+    its bytes; a `SuiteError` naming the line where it is not JSON."""
+    try:
+        data = read_small(Path(path), limit)
+    except FileNotFoundError:
+        raise SuiteError("no such file", path) from None
+    return parse_json(data, path), hashlib.sha256(data).hexdigest()
+
+
+def parse_json(data: bytes, path: Path, member: str | None = None) -> object:
+    """JSON bytes parsed: a file's, or an archive ``member``'s. A file written by Python's
+    json (HELM, a results file, an Inspect log) may spell a NaN or infinite float as ``NaN``
+    / ``Infinity``, which orjson refuses: such bytes are read with the standard json module,
+    which takes them (they land in fields an importer does not read, or that it checks).
+    A `SuiteError` names the file and line where they are not JSON (a member: the member,
+    the line said in the message)."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as exc:
+        message, line, details = f"invalid JSON: {exc.msg}", exc.lineno, [f"column {exc.colno}"]
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        message, details = "not valid UTF-8", [f"byte 0x{data[exc.start]:02x}"]
+    except RecursionError:
+        message, line, details = "invalid JSON: nested too deeply", None, []
+    except ValueError as exc:  # an integer of more digits than int() takes from text
+        message, line, details = f"invalid JSON: {exc}", None, []
+    if member is not None and line is not None:
+        details.insert(0, f"line {line}")
+    text = f"{message} ({', '.join(details)})" if details else message
+    raise SuiteError(text, path, line if member is None else member) from None
+
+
 def _key(value: object, name: str, where: Where) -> str:
     """An id as rouge-tui keeps it: a non-empty string, or an integer as its decimal text."""
     if type(value) is str and value:
@@ -98,6 +151,12 @@ def _key(value: object, name: str, where: Where) -> str:
     if value == "":
         raise _error(where, f"empty {quoted(name)}")
     raise _error(where, f"{quoted(name)} must be a string or an integer, not {type_name(value)}")
+
+
+def id_text(value: object, name: str, where: Where) -> str:
+    """`_key` for importers that make an id of several parts (lm-eval's doc and filter):
+    the part checked as an id is, its error naming the field ``name``."""
+    return _key(value, name, where)
 
 
 def _place(where: Where) -> str:

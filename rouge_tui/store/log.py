@@ -72,10 +72,11 @@ def _newest(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class ReviewLog:
     @classmethod
     def of(cls, suite) -> ReviewLog:
-        """The log of a suite (rouge_tui.suite.Suite): its name when suite.toml names it,
-        else its folder's name and place."""
+        """The log of a suite (rouge_tui.suite.Suite): its name when that is its identity
+        (suite.toml's, or the task a harness wrote: `Suite.named`), else its folder's name
+        and place."""
         place = str(suite.path.resolve())
-        return cls(suite.settings.name or f"{suite.name} at {place}", place)
+        return cls(suite.name if suite.named else f"{suite.name} at {place}", place)
 
     def __init__(self, identity: str, place: str | None = None) -> None:
         self.path = data_dir() / "log" / f"{safe_name(identity, 40)}.json"

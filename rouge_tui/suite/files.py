@@ -19,10 +19,14 @@ import stat
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from rouge_tui.suite.errors import SuiteError
 
-__all__ = ["MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "read_small", "size_text"]
+__all__ = [
+    "MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "open_binary", "read_head", "read_small",
+    "size_text",
+]
 
 MAX_LINE = 64 << 20  # bytes in one line (one JSON record, one CSV line)
 MAX_BYTES = 16 << 30  # bytes one data file may yield, after gunzip
@@ -148,6 +152,30 @@ def read_small(path: Path, limit: int = 64 << 20, own: bool = False) -> bytes:
             if raw.count > limit:
                 raise SuiteError(f"too big (over {size_text(limit)})", raw.path)
     return b"".join(parts)  # one part: that part itself, not a copy
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a file (all of it when shorter), through the same checks:
+    for telling a file's format by its first bytes without reading the rest.
+    FileNotFoundError when it does not exist."""
+    parts: list[bytes] = []
+    with _reading(Path(path), None, hashed=False) as raw:
+        while raw.count < size and (chunk := raw.read(min(BLOCK, size - raw.count))):
+            parts.append(chunk)
+    return b"".join(parts)
+
+
+@contextlib.contextmanager
+def open_binary(path: Path) -> Iterator[BinaryIO]:
+    """A regular file through `_open`'s checks, as a binary file object for a reader that
+    seeks (a zip's central directory); closed after. Reads through it are the caller's to
+    bound."""
+    try:
+        fd = _open(Path(path))
+    except FileNotFoundError:
+        raise SuiteError("no such file", path) from None
+    with os.fdopen(fd, "rb") as opened:
+        yield opened
 
 
 def file_digest(path: Path) -> str:

@@ -118,6 +118,9 @@ def _finite(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite)
+# Python's json.dumps writes a float that is not finite as NaN or Infinity, and harnesses
+# log such metrics (lm-eval's NaN on a failed score): read as null where asked.
+_NULL_CONSTANTS = json.JSONDecoder(parse_constant=lambda name: None, parse_float=_finite)
 
 
 def _inside(value: object) -> Iterator[object]:
@@ -143,7 +146,7 @@ def _lone_surrogate(value: object) -> bool:
     return False
 
 
-def _standard(line: bytes, path: Path, number: int) -> object:
+def _standard(line: bytes, path: Path, number: int, decoder: json.JSONDecoder = _DECODER) -> object:
     """A line orjson refused, through the standard decoder: its value, or the SuiteError
     that says what is wrong with it."""
     try:
@@ -152,7 +155,7 @@ def _standard(line: bytes, path: Path, number: int) -> object:
         message = f"not valid UTF-8 (byte 0x{line[exc.start]:02x} at column {exc.start + 1})"
         raise SuiteError(message, path, number) from None
     try:
-        value = _DECODER.decode(text)
+        value = decoder.decode(text)
     except json.JSONDecodeError as exc:
         raise SuiteError(f"invalid JSON: {exc.msg} (column {exc.colno})", path, number) from None
     except RecursionError:
@@ -170,7 +173,9 @@ _KEY_END = re.compile(rb'"\s*:')  # ends every key (and maybe an escaped quote i
 _SPACED = re.compile(rb'"[ \t\r]')  # where a key spaced from its colon would end
 
 
-def _no_repeated_key(line: bytes, value: dict, path: Path, number: int) -> None:
+def _no_repeated_key(
+    line: bytes, value: dict, path: Path, number: int, decoder: json.JSONDecoder = _DECODER
+) -> None:
     """A SuiteError naming the first key an object of the line repeats (the parsers keep its
     last value without a word); nothing when none does."""
     ends = len(_KEY_END.findall(line))  # no fewer than the keys written
@@ -185,10 +190,10 @@ def _no_repeated_key(line: bytes, value: dict, path: Path, number: int) -> None:
             seen.add(key)
         return dict(pairs)
 
-    json.loads(line, object_pairs_hook=once, parse_constant=_reject_constant, parse_float=_finite)
+    json.loads(line, object_pairs_hook=once, parse_constant=decoder.parse_constant, parse_float=_finite)
 
 
-def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
+def _jsonl(blocks: LineBlocks, decoder: json.JSONDecoder = _DECODER) -> Iterator[Record]:
     path, loads, failed, spaced = blocks.path, orjson.loads, orjson.JSONDecodeError, _SPACED.search
     for first, lines in blocks:
         if first == 1:
@@ -203,20 +208,22 @@ def _jsonl(blocks: LineBlocks) -> Iterator[Record]:
             try:
                 value = loads(line)
             except failed:
-                value = _standard(line, path, number)
+                value = _standard(line, path, number, decoder)
             # Each key has a colon after it: as many colons as keys kept, no key was repeated.
             # Nor, with no key spaced from its colon, as many '":' (colons in the text).
             if type(value) is dict and line.count(b":") != len(value) and (
                     line.count(b'":') != len(value) or spaced(line)):
-                _no_repeated_key(line, value, path, number)
+                _no_repeated_key(line, value, path, number, decoder)
             yield number, value, line
 
 
-def json_lines(path: Path) -> Iterator[tuple[int, object]]:
+def json_lines(path: Path, nan_as_null: bool = False) -> Iterator[tuple[int, object]]:
     """A JSON Lines file's values with their line numbers, through the same checked reading as
     a suite's own files (bounded lines, strict UTF-8, no NaN, no repeated key, gzip by name):
-    for importers, whose records then have their own shape."""
-    for number, value, _line in _jsonl(LineBlocks(Path(path))):
+    for importers, whose records then have their own shape. ``nan_as_null``: ``NaN``,
+    ``Infinity`` and ``-Infinity``, which Python's json writes, are read as null."""
+    decoder = _NULL_CONSTANTS if nan_as_null else _DECODER
+    for number, value, _line in _jsonl(LineBlocks(Path(path)), decoder):
         yield number, value
 
 

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rouge_tui import importers
+from rouge_tui.importers import NATIVE_FORMATS
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.rouge.tokenizers import cannot_stem
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
@@ -20,7 +22,6 @@ from rouge_tui.suite.records import Fields
 MAX_K = 100.0
 K_RANGE = f"a positive number up to {MAX_K:g}"
 BAND_SOURCES = ("auto", "history")  # [band] source: replicate runs, else analytic; or history
-
 __all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "SuiteSettings", "UserDefaults", "read_suite_settings", "read_user_defaults"]
 
 _TOML_LIMIT = 1 << 20
@@ -34,6 +35,7 @@ class SuiteSettings:
     """A suite's settings from suite.toml; ``None``: not set there (the caller's defaults)."""
 
     name: str | None = None
+    format: str | None = None  # the layout's format: native, parquet or an importer's name
     metric: str | None = None
     tokenizer: str | None = None
     stem: bool | None = None
@@ -181,7 +183,10 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     top = _parse(Path(path))
     if top is None:
         return SuiteSettings()
-    top.only("name", "metric", "tokenizer", "stem", "band", "grounding", "fields", "alarm")
+    top.only("name", "format", "metric", "tokenizer", "stem", "band", "grounding", "fields", "alarm")
+    format = top.string("format")
+    if format is not None and format not in NATIVE_FORMATS:
+        format = top.string("format", [*NATIVE_FORMATS, *importers.FORMATS])
     tokenizer = top.string("tokenizer", list(TOKENIZERS))
     stem = top.data.get("stem")
     if stem is not None and not isinstance(stem, bool):
@@ -213,8 +218,17 @@ def read_suite_settings(path: Path) -> SuiteSettings:
                 f"fields.{first} and fields.{second} name the same field "
                 f"{quoted(getattr(fields, first))}",
             )
+    if format is not None and format not in NATIVE_FORMATS:
+        from rouge_tui.importers.base import parse_path
+
+        for key, dotted in given.items():  # field paths: the native layout takes names whole
+            try:
+                parse_path(dotted) if dotted is not None else None
+            except ValueError as exc:
+                raise table.fail(key, f"fields.{key}: {exc}") from None
     return SuiteSettings(
         name=top.string("name"),
+        format=format,
         metric=top.string("metric", list(METRICS)),
         tokenizer=tokenizer,
         stem=stem,

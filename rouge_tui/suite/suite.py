@@ -1,5 +1,9 @@
 """Finding a suite on disk and listing its builds; reading the references and the builds
-in use. Listing reads no records, so a broken build stops nothing but its own reading."""
+in use. Listing reads no records, so a broken build stops nothing but its own reading.
+
+A suite is the native layout ("Suite on disk"), or another tool's files as an importer
+lists them (`rouge_tui.importers`: a `Layout`); the rest of rouge-tui sees the same `Suite`
+either way. The native path imports no importer."""
 
 from __future__ import annotations
 
@@ -8,10 +12,16 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from rouge_tui.importers import NATIVE_FORMATS
 from rouge_tui.suite.errors import SuiteError, quoted, quoted_list
+from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import References, Run, read_references_file, read_run
 from rouge_tui.suite.settings import SuiteSettings, read_suite_settings
+
+if TYPE_CHECKING:
+    from rouge_tui.importers.base import ImportedBuild, Layout
 
 # Accepted file name endings, longest first so ".jsonl.gz" is tried before ".jsonl".
 EXTENSIONS = (".jsonl.gz", ".jsonl", ".csv", ".parquet")
@@ -50,6 +60,7 @@ class BuildEntry:
     path: Path
     run_files: tuple[Path, ...]  # one file, or the directory's run files sorted by name
     problem: SuiteError | None = None  # what makes this build (only) unreadable
+    imported: ImportedBuild | None = field(default=None, repr=False)  # the importer's, for its layout
 
 
 @dataclass(eq=False)  # identity: comparing 10^5 outputs field by field is never wanted
@@ -65,13 +76,22 @@ class Build:
 
 @dataclass
 class Suite:
-    """A suite directory as listed: settings read, references file found, builds listed."""
+    """A suite as listed: settings read, references file found, builds listed."""
 
     path: Path
-    name: str  # settings.name, else the directory's name
+    name: str  # settings.name, else the directory's name (the Layout's name, imported)
     settings: SuiteSettings
-    references_path: Path
-    builds: list[BuildEntry]  # ordered by name
+    references_path: Path  # an imported suite: the path it was opened from
+    builds: list[BuildEntry]  # in history order: by name (native), else the importer's order
+    layout: Layout | None = field(default=None, repr=False)  # None: the native layout
+    # Each imported build's run digests once read (an importer's digests are known only then)
+    _digests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def named(self) -> bool:
+        """Whether the name is the suite's identity (marks, the review log) wherever it lives:
+        suite.toml's name, or the task or eval name a harness wrote."""
+        return self.settings.name is not None or self.layout is not None
 
     def build(self, name: str) -> BuildEntry:
         """The build called ``name``; a SuiteError listing the names there are if none is."""
@@ -86,8 +106,8 @@ class Suite:
     ) -> tuple[BuildEntry, BuildEntry]:
         """Baseline and candidate by name; by default the last build and the one before it.
 
-        With only a candidate named, the baseline is the build just before it in name order;
-        with only a baseline named, the candidate is the last build.
+        With only a candidate named, the baseline is the build just before it in history
+        order; with only a baseline named, the candidate is the last build.
         """
         if len(self.builds) < 2:
             found = f"found {len(self.builds)}"
@@ -171,20 +191,164 @@ def _list_builds(directory: Path) -> list[BuildEntry]:
     return [entries[name] for name in sorted(entries)]
 
 
-def open_suite(path: Path | str) -> Suite:
-    """A suite directory listed: settings read and checked, references file found, builds
-    listed (none read). Problems of the suite as a whole are a SuiteError; a problem of one
-    build is kept in its entry."""
-    directory = Path(path)
-    if problem := directory_problem(
-        directory, "not a directory (a suite is a directory with references.jsonl and builds/)"
-    ):
-        raise SuiteError(problem, directory)
-    settings = read_suite_settings(directory / "suite.toml")
+NOT_A_SUITE = "not a directory (a suite is a directory with references.jsonl and builds/)"
+
+
+@dataclass(frozen=True)
+class SuiteRef:
+    """Where a suite is: a path, the format that reads it (None: found by its shape) and,
+    where an importer finds several suites at one path, the one's name."""
+
+    path: Path
+    format: str | None = None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or self.path.name or str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path) if self.name is None else f"{self.path} ({self.name})"
+
+
+def open_suite(path: Path | str | SuiteRef, format: str | None = None, name: str | None = None) -> Suite:
+    """A suite listed: settings read and checked, references found, builds listed (none
+    read). ``format`` (``--format``) beats suite.toml's; with neither, a native suite is
+    one, else the importers that recognise the files' shape say which (several: name one).
+    ``name`` picks one where an importer finds several suites at ``path``. Problems of the
+    suite as a whole are a SuiteError; a problem of one build is kept in its entry."""
+    if isinstance(path, SuiteRef):
+        path, format, name = path.path, format or path.format, name or path.name
+    target = Path(path)
+    settings = _settings_at(target)
+    format = format or settings.format
+    if format in NATIVE_FORMATS or (format is None and is_suite(target)):
+        return _open_native(target, settings)
+    if format is None:
+        format = _only_format(target)
+        if format is None:  # nothing recognises it: what a native suite lacks, as ever
+            return _open_native(target, settings)
+    return _open_imported(target, settings, format, name)
+
+
+def _settings_at(target: Path) -> SuiteSettings:
+    """suite.toml's settings where ``target`` is a folder (a file, another tool's log, has
+    none); a path that is neither a SuiteError."""
+    problem = directory_problem(target, NOT_A_SUITE)
+    if problem == NOT_A_SUITE:
+        return SuiteSettings()
+    if problem:
+        raise SuiteError(problem, target)
+    return read_suite_settings(target / "suite.toml")
+
+
+def _open_native(directory: Path, settings: SuiteSettings) -> Suite:
+    if not _is_dir(directory):
+        raise SuiteError(NOT_A_SUITE, directory)
     references = _references_path(directory)
     builds = _list_builds(directory / "builds")
     name = settings.name or directory.name or directory.resolve().name
     return Suite(directory, name, settings, references, builds)
+
+
+def _only_format(target: Path) -> str | None:
+    """The one format whose files ``target`` has the shape of; None: none; several, a
+    SuiteError asking for --format."""
+    from rouge_tui import importers
+
+    found = importers.recognise(target)
+    if len(found) > 1:
+        raise SuiteError(f"reads as several formats ({', '.join(found)}): name one with --layout NAME "
+                         "or suite.toml's format", target)
+    return found[0] if found else None
+
+
+def _layouts(target: Path, settings: SuiteSettings, format: str) -> list[Layout]:
+    from rouge_tui import importers
+    from rouge_tui.importers.base import parse_path
+
+    for key, dotted in settings.fields_given.items():  # the native layout takes them whole
+        try:
+            parse_path(dotted)
+        except ValueError as exc:
+            raise SuiteError(f"fields.{key}: {exc}", target / "suite.toml") from None
+    layouts = importers.get(format).open(target, settings)
+    if not layouts:
+        raise SuiteError(f"no {format} suite found here", target)
+    return layouts
+
+
+def _open_imported(target: Path, settings: SuiteSettings, format: str, name: str | None) -> Suite:
+    layouts = _layouts(target, settings, format)
+    if name is not None:
+        picked = [layout for layout in layouts if layout.name == name]
+        if not picked:
+            names = quoted_list([layout.name for layout in layouts])
+            raise SuiteError(f"no suite named {quoted(name)} here (suites: {names})", target)
+        layouts = picked[:1]
+    if len(layouts) > 1:
+        names = quoted_list([layout.name for layout in layouts])
+        raise SuiteError(f"holds {len(layouts)} suites ({names}): name one with --suite-name NAME", target)
+    layout = layouts[0]
+    builds = [BuildEntry(b.name, b.path, b.run_files, b.problem, b) for b in layout.builds]
+    return Suite(target, settings.name or layout.name, settings, layout.path, builds, layout)
+
+
+def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:
+    """The suites at ``path``: itself (a native suite, or one or more an importer finds
+    there), else its immediate subfolders that are (natives sorted by name, each harness
+    folder's suites as its importer lists them). ``format`` (``--format``) picks which of
+    them are read, and how. A subfolder of a harness's shape that cannot be opened is
+    listed, its problem said when it is opened."""
+    path = Path(path)
+    here = _suites_here(path, format, strict=True)
+    if here:
+        return here
+    try:
+        names = _listing(path)
+    except SuiteError:
+        return []
+    return [ref for name in names for ref in _suites_here(path / name, format, strict=False)]
+
+
+def _suites_here(path: Path, format: str | None, strict: bool) -> list[SuiteRef]:
+    """The suites ``path`` itself is ([] none): a native suite, or what the format its
+    suite.toml names, or the one format that recognises it (``format``, where given: it
+    must recognise it or be suite.toml's) lists there. ``strict`` (the path given): its
+    problems raised; else (a subfolder) one that cannot be told is no suite, and one of a
+    harness's shape that cannot be opened is listed alone."""
+    if format is None and is_suite(path):
+        return [SuiteRef(path)]
+    try:
+        settings = _settings_at(path)
+    except SuiteError:
+        if strict:
+            raise
+        return []
+    chosen = format or settings.format
+    if chosen in NATIVE_FORMATS:
+        return [SuiteRef(path, chosen)] if is_suite(path) else []
+    try:
+        if chosen is None:
+            chosen = _only_format(path)
+        elif chosen != settings.format and not _recognises(chosen, path):
+            return []
+        if chosen is None:
+            return []
+        layouts = _layouts(path, settings, chosen)
+    except SuiteError:
+        if strict:
+            raise
+        return [SuiteRef(path, chosen)]
+    if len(layouts) == 1:
+        return [SuiteRef(path, chosen)]
+    return [SuiteRef(path, chosen, layout.name) for layout in layouts]
+
+
+def _recognises(format: str, path: Path) -> bool:
+    from rouge_tui import importers
+
+    return importers.get(format).recognise(path)
 
 
 def directory_problem(path: Path, not_one: str = "not a directory") -> str | None:
@@ -216,26 +380,28 @@ def is_suite(path: Path) -> bool:
     return any(os.path.lexists(path / name) for name in _REFERENCE_NAMES)
 
 
-def find_suites(path: Path) -> list[Path]:
-    """The immediate subdirectories of ``path`` that are suites, sorted by name."""
-    path = Path(path)
-    try:
-        names = _listing(path)
-    except SuiteError:
-        return []
-    return [path / name for name in names if is_suite(path / name)]
-
-
 def read_references(suite: Suite) -> References:
     """The suite's references, read and checked (field names from its suite.toml)."""
+    if suite.layout is not None:
+        return suite.layout.read_references()
     return read_references_file(suite.references_path, suite.settings.fields)
+
+
+def _runs(suite: Suite, entry: BuildEntry) -> list[Run]:
+    if entry.problem is not None:
+        raise entry.problem
+    if suite.layout is None:
+        return [read_run(path, suite.settings.fields) for path in entry.run_files]
+    runs = suite.layout.read_build(entry.imported)
+    if not runs:
+        raise SuiteError("no runs in this build", entry.path)
+    suite._digests[entry.name] = [run.digest for run in runs]
+    return runs
 
 
 def read_build(suite: Suite, entry: BuildEntry) -> Build:
     """One build's runs, read and checked; its listing problem, if it has one, is raised."""
-    if entry.problem is not None:
-        raise entry.problem
-    runs = [read_run(path, suite.settings.fields) for path in entry.run_files]
+    runs = _runs(suite, entry)
     first = runs[0].outputs
     common = set(first)
     for run in runs[1:]:
@@ -243,3 +409,24 @@ def read_build(suite: Suite, entry: BuildEntry) -> Build:
     ids = [key for key in first if key in common]
     partial = {key: None for run in runs for key in run.outputs if key not in common}
     return Build(entry.name, entry.path, runs, ids, list(partial))
+
+
+def build_digests(suite: Suite, entry: BuildEntry, fresh: bool = False) -> list[str]:
+    """Each run's digest as the build's bytes are now: what its `Run` digests are once read,
+    for cache keys looked up before reading. A native run file's bytes are digested (no
+    record read); an imported build's digests are the importer's (they pick one build out
+    of a file that may hold several), known once it has been read here, else (or
+    ``fresh``: to tell whether it changed) read for them. A SuiteError when unreadable."""
+    if suite.layout is None:
+        return [file_digest(path) for path in entry.run_files]
+    if fresh or entry.name not in suite._digests:
+        _runs(suite, entry)
+    return list(suite._digests[entry.name])
+
+
+def references_digest(suite: Suite) -> str:
+    """What `read_references` would give as the references' digest, without reading the
+    native file's records."""
+    if suite.layout is None:
+        return file_digest(suite.references_path)
+    return read_references(suite).digest

@@ -291,7 +291,7 @@ class ReviewScreen(common.Answers, Screen[None]):
         read = (texts.baseline, texts.candidate)
         try:
             builds = trend(analysis.suite, texts.references, analysis.settings, self.caches, read=read)
-            changed = changed_since_read(read)
+            changed = changed_since_read(analysis.suite, read)
         except Exception as exc:  # noqa: BLE001 - the history line says it could not
             self.post_message(WorkFailed(f"could not score the history: {common.describe(exc)}"))
             return

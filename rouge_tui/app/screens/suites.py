@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -19,6 +18,7 @@ from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.app.widgets.pointed import POINTER, PointedList
 from rouge_tui.safetext import one_line
+from rouge_tui.suite.suite import SuiteRef
 
 
 class SuiteList(PointedList):
@@ -36,7 +36,7 @@ class SuitesScreen(Screen[None]):
         Binding("k", "up", "up", show=False),
     ]
 
-    def __init__(self, paths: list[Path], options: argparse.Namespace | None) -> None:
+    def __init__(self, paths: list[SuiteRef], options: argparse.Namespace | None) -> None:
         super().__init__()
         self.paths = paths
         self.options = options
@@ -57,19 +57,19 @@ class SuitesScreen(Screen[None]):
         # One line a suite, cut to the list's width (the list wrapped a long one onto a second
         # line), the folder beside the name: six copies of one suite read alike otherwise.
         width = max(20, self.size.width - 2 - len(POINTER) - 1)  # padding, pointer, scrollbar
-        names = [one_line(self.names.get(number, path.name), 40) for number, path in enumerate(self.paths)]
+        names = [one_line(self.names.get(number, path.label), 40) for number, path in enumerate(self.paths)]
         summaries = [self.summaries.get(number, "…") for number in range(len(self.paths))]
         # The folders get what the longest name and summary leave (the verdict matters more;
         # a suite's error is cut anyway), at least 12 characters, each cut around where it
         # differs from the others.
         said = [cell_len(summary) for summary in summaries if not summary.startswith("✗")]
         room = width - max(map(cell_len, names), default=0) - max(said, default=0) - 6
-        folders = shorten_names([path.name for path in self.paths], max(12, min(60, room)))
+        folders = shorten_names([path.path.name for path in self.paths], max(12, min(60, room)))
         lines = []
         for number, path in enumerate(self.paths):
             line = Text(no_wrap=True, overflow="ellipsis")
             line.append(names[number], style="bold")
-            if self.names.get(number, path.name) != path.name:  # and the folder, what a person finds on disk
+            if self.names.get(number, path.label) != path.path.name:  # and the folder, what a person finds on disk
                 line.append(f" in {folders[number]}", style="dim")
             line.append("  " + summaries[number])
             line.truncate(width, overflow="ellipsis")

@@ -1,0 +1,116 @@
+"""Each real importer through the command line: `rouge-tui report PATH` on the harness's own
+files, checked against rouge-score 0.1.2 (the oracle) on the texts the fixture wrote, and
+`rouge-tui import FORMAT PATH --out DIR` then `report DIR`: the same figures.
+
+The fixtures come from each format's own test module (written by hand from the tools'
+sources there); the expected texts are restated here, so an importer that read the wrong
+field, the wrong epoch or the wrong build would give other means.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+from rouge_score import rouge_scorer
+
+from rouge_tui.cli import main
+
+# Per build, in history order: {id: output}; one reference per id.
+REFERENCES = {"1": "the disk filled at night and the job stopped",
+              "2": "a bad config push took the api down for ten minutes",
+              "3": "the cache expired and every request went to the database"}
+BUILDS = [
+    {"1": "the disk filled and the job stopped", "2": "a config push took the api down",
+     "3": "the cache expired so requests hit the database"},
+    {"1": "a job stopped", "2": "the api was down after a config push for ten minutes",
+     "3": "the database was slow"},
+]
+
+
+def _main_out(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _oracle_mean(outputs: dict[str, str]) -> float:
+    scorer = rouge_scorer.RougeScorer(["rougeL"])
+    return math.fsum(scorer.score(REFERENCES[i], outputs[i])["rougeL"].fmeasure for i in sorted(outputs)) / len(outputs)
+
+
+def _lm_eval(root: Path) -> Path:
+    from test_importer_lm_eval import sample, write_run
+
+    for day, outputs in zip(("2026-11-20T10-02-33.500000", "2026-11-21T10-02-33.500000"), BUILDS):
+        write_run(root / "org__model-x", day, {"summ": [sample(int(i), REFERENCES[i], outputs[i]) for i in REFERENCES]})
+    return root
+
+
+def _inspect(root: Path) -> Path:
+    from test_importer_inspect import eval_log, header, sample
+
+    root.mkdir()
+    for day, outputs in zip(("2026-11-20", "2026-11-21"), BUILDS):
+        eval_log(root / f"{day}_summ.eval", [sample(int(i), REFERENCES[i], outputs[i]) for i in REFERENCES],
+                 header(task="summ", created=f"{day}T14:03:12+00:00"))
+    return root
+
+
+def _promptfoo(root: Path) -> Path:
+    from test_importer_promptfoo import result, rouge, write_export
+
+    root.mkdir()
+    for n, (day, outputs) in enumerate(zip(("2026-11-20", "2026-11-21"), BUILDS)):
+        results = [result(0, t, "openai:gpt-4o", "summarise", {"id": i}, outputs[i], rouge(REFERENCES[i]))
+                   for t, i in enumerate(REFERENCES)]
+        write_export(root / f"results-{n}.json", results, eval_id=f"eval-{n}-{day}T12:00:00",
+                     stamp=f"{day}T12:00:00.000Z", description="summ")
+    (root / "suite.toml").write_text('[fields]\nid = "vars.id"\n')
+    return root
+
+
+def _helm(root: Path) -> Path:
+    from test_importer_helm import reference, state, write_run
+
+    for n, outputs in enumerate(BUILDS):
+        states = [state(f"id{i}", [reference(REFERENCES[i], "correct")], outputs[i]) for i in REFERENCES]
+        write_run(root / f"summ:model=m{n}", states, run_name=f"summ:model=m{n}", model=f"org/m{n}")
+    return root
+
+
+@pytest.mark.parametrize("name, write", [("lm-eval", _lm_eval), ("inspect", _inspect),
+                                         ("promptfoo", _promptfoo), ("helm", _helm)])
+def test_report_on_a_harness_s_files_and_on_its_import(tmp_path: Path, name: str, write) -> None:
+    folder = write(tmp_path / "harness")
+    before = sorted((p, p.read_bytes()) for p in folder.rglob("*") if p.is_file())
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--tokenizer", "rouge-score")
+    assert code in (0, 1) and err == "", err
+    found = json.loads(text)
+    assert found["paired"] == 3
+    if name != "promptfoo":  # promptfoo's ids are the var named in suite.toml, the others their own
+        assert sorted(found["only_in_baseline"] + found["only_in_candidate"]) == []
+    for role, outputs in zip(("baseline", "candidate"), BUILDS):
+        assert found[role]["mean"] == pytest.approx(_oracle_mean(outputs), abs=1e-12), role
+    assert found["delta"] == pytest.approx(_oracle_mean(BUILDS[1]) - _oracle_mean(BUILDS[0]), abs=1e-12)
+
+    out = tmp_path / "native"
+    code, _, err = _main_out("import", name, str(folder), "--out", str(out))
+    assert code == 0, err
+    code, text, err = _main_out("report", str(out), "--format", "json", "--no-cache", "--tokenizer", "rouge-score")
+    assert code in (0, 1) and err == "", err
+    native = json.loads(text)
+    for role in ("baseline", "candidate"):
+        assert native[role]["mean"] == found[role]["mean"]
+    assert native["delta"] == found["delta"] and native["verdict"] == found["verdict"]
+    references = {}
+    for line in (out / "references.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        references[record["id"]] = record.get("reference") or record["references"][0]
+    assert sorted(references.values()) == sorted(REFERENCES.values())
+    assert sorted((p, p.read_bytes()) for p in folder.rglob("*") if p.is_file()) == before  # inputs untouched

@@ -642,6 +642,17 @@ def test_damaged_parquet_files_are_one_line_errors(tmp_path: Path) -> None:
         assert line.startswith(("read ", f"{path}: not a valid Parquet file (", f"{path}:row ")), line
 
 
+def test_the_parquet_decoder_is_held_to_its_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that decodes to more than the child may hold ends the child, not this process:
+    here a bound below what polars needs to start at all."""
+    from rouge_tui.suite import records
+
+    path = write_parquet(tmp_path / "b.parquet", {"id": ["a"], "output": ["x"]})
+    assert outputs(path) == {"a": "x"}
+    monkeypatch.setattr(records, "DECODE_MEMORY", 64 << 20)
+    assert str(error_of(outputs, path)) == f"{path}: not a valid Parquet file (the decoder failed on it)"
+
+
 def test_a_parquet_fifo_or_directory_is_refused_at_once(tmp_path: Path) -> None:
     import os
 

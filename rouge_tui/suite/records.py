@@ -42,7 +42,7 @@ import orjson
 
 from rouge_tui.safetext import one_line
 from rouge_tui.suite.errors import SuiteError, quoted, quoted_list, type_name
-from rouge_tui.suite.files import MAX_BYTES, MAX_LINE, LineBlocks, read_small, size_text
+from rouge_tui.suite.files import GZIP_RATIO, MAX_BYTES, MAX_LINE, LineBlocks, read_small, size_text
 
 if TYPE_CHECKING:
     import polars as pl
@@ -379,32 +379,40 @@ class ParquetRows:
         import subprocess  # here: JSON Lines and CSV never start a process
 
         try:
+            memory = max(DECODE_MEMORY, GZIP_RATIO * len(data))  # a bomb ends the child only
             done = subprocess.run(
-                [sys.executable, "-I", "-c", _DECODE], input=data, capture_output=True, check=False,
-                env={**os.environ, "RUST_BACKTRACE": "0"},
+                [sys.executable, "-I", "-c", _DECODE, str(memory)], input=data, capture_output=True,
+                check=False, env={**os.environ, "RUST_BACKTRACE": "0"},
             )
         except OSError as exc:
             raise SuiteError(f"cannot decode Parquet: {exc.strerror or exc}", self.path) from None
         if done.returncode == 0:
             return done.stdout
         said = [line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
-        reason = said[-1].strip() if said else f"the decoder ended with status {done.returncode}"
-        if done.returncode != 1:  # not one of the decoder's own refusals: a crash
-            reason = "the decoder failed on it"
+        reason = "the decoder failed on it"  # a panic, an abort, memory: polars gave no reason
+        if done.returncode == 3 and said:
+            reason = said[-1].strip()
         raise SuiteError(f"not a valid Parquet file ({one_line(reason, 120)})", self.path)
 
 
-# Decodes a Parquet file from stdin to an Arrow IPC stream on stdout; an error is its last
-# stderr line. Only polars' own output is read back in the parent.
+# Decodes a Parquet file from stdin to an Arrow IPC stream on stdout; polars' refusal is its
+# last stderr line, with status 3. Only polars' own output is read back in the parent. Its address space is held
+# to DECODE_MEMORY, or GZIP_RATIO times the file's size (a gzip file's bound) when more.
+DECODE_MEMORY = 8 << 30  # polars reserves 1.5-1.9 GB of addresses with 2-64 threads
 _DECODE = """
-import io, sys
+import io, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]),) * 2)
+try:
+    with open("/proc/self/oom_score_adj", "w") as adj:  # the first to go when memory runs out
+        adj.write("1000")
+except OSError:
+    pass
 import polars as pl
 try:
     frame = pl.read_parquet(io.BytesIO(sys.stdin.buffer.read()))
-except pl.exceptions.PanicException:
-    sys.exit("the decoder failed on it")
-except pl.exceptions.PolarsError as exc:
-    sys.exit((str(exc).strip() or type(exc).__name__).splitlines()[0])
+except pl.exceptions.PolarsError as exc:  # polars' own refusal, said: status 3
+    print((str(exc).strip() or type(exc).__name__).splitlines()[0], file=sys.stderr)
+    sys.exit(3)
 frame.write_ipc_stream(sys.stdout.buffer)
 """
 

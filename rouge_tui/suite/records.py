@@ -9,8 +9,8 @@ The input contract:
   too deep are errors.
 - CSV: a header row naming the columns, strict quoting. A CSV references file holds one
   reference per example (several need JSON Lines or Parquet).
-- Parquet: one record a row, read by polars (imported only for a Parquet file); a null is
-  a field the row does not have; a place in the file is ``row N`` (the first is row 1).
+- Parquet: one record a row, decoded by polars in a child process; a null is a field the
+  row does not have; a place in the file is ``row N`` (the first is row 1).
 - Ids are non-empty strings or integers; an integer is its decimal string, so ``1`` and
   ``"1"`` are one example (and duplicates, naming both lines). Text fields are strings;
   ``references`` is a non-empty array of strings; ``reference`` and ``references`` both in
@@ -320,7 +320,8 @@ def _header(
 
 class ParquetRows:
     """A Parquet file's rows as records, read whole through `files` (a regular file, bounded)
-    and decoded by polars; iterate once. ``digest``: then `files.file_digest`'s value."""
+    and decoded by polars in a child process; iterate once. ``digest``: then
+    `files.file_digest`'s value."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -369,7 +370,6 @@ class ParquetRows:
                 message = f"column {quoted(name)} holds more than {size_text(MAX_BYTES)} in all"
                 raise SuiteError(message, self.path)
         return frame
-
 
     def _decoded(self, data: bytes) -> bytes:
         """The file decoded by polars in a child process, as an Arrow IPC stream that polars

@@ -2644,7 +2644,7 @@ async def test_a_build_that_cannot_be_read_stays_on_its_line_and_cannot_be_picke
             await press(pilot, key)
             assert app.screen is history and history.picked == []
             said = [n.message for n in app._notifications if n.message.startswith("2026-11-25z_empty cannot be compared:")]
-            assert said and said[-1].endswith("build directory holds no run files (*.jsonl, *.jsonl.gz or *.csv)")
+            assert said and said[-1].endswith("build directory holds no run files (*.jsonl, *.jsonl.gz, *.csv or *.parquet)")
         await press(pilot, "escape")
         assert review_screen(app).analysis is shown
 

@@ -1043,3 +1043,12 @@ def test_out_writes_what_stdout_would_and_never_into_the_suite(tmp_path: Path) -
     assert inside.returncode == 2
     assert_one_line_error(inside.stdout, inside.stderr, "inside the suite")
     assert tree(suite) == before
+
+def test_report_on_a_parquet_suite_is_its_jsonl_twins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_suite import as_parquet
+
+    twin = as_parquet(INCIDENTS, tmp_path / INCIDENTS.name)
+    assert main(["report", str(INCIDENTS), "--format", "json", "--no-cache"]) == 1
+    expected = json.loads(capsys.readouterr().out)
+    assert main(["report", str(twin), "--format", "json", "--no-cache"]) == 1
+    assert json.loads(capsys.readouterr().out) == expected

@@ -271,6 +271,16 @@ def test_the_digest_holds_lines_to_the_limit_exactly(tmp_path: Path) -> None:
     assert str(error_of(file_digest, path)) == f"{path}:2: line longer than 64 MiB"
 
 
+def test_a_parquet_file_has_no_lines_to_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parquet is binary: a long stretch without a newline byte is data, not a long line."""
+    monkeypatch.setattr(files_module, "MAX_LINE", 100)
+    data = b"PAR1" + b"\0" * 5000 + b"PAR1"  # no newline byte: one line, to a text reader
+    for name in ("b.parquet", "b.jsonl"):
+        (tmp_path / name).write_bytes(data)
+    assert file_digest(tmp_path / "b.parquet") == hashlib.sha256(data).hexdigest()
+    assert str(error_of(file_digest, tmp_path / "b.jsonl")) == f"{tmp_path}/b.jsonl:1: line longer than 100 bytes"
+
+
 def _gzip_stream(path: Path, piece: bytes, total: int) -> None:
     """``total`` bytes of ``piece`` repeated, gzipped a piece at a time (never in memory)."""
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)

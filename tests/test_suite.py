@@ -138,7 +138,7 @@ def test_hidden_and_other_entries_under_builds_are_ignored(tmp_path: Path) -> No
             "no-references",
             (
                 ": missing references file (expected references.jsonl, "
-                "references.jsonl.gz or references.csv)"
+                "references.jsonl.gz, references.csv or references.parquet)"
             ),
         ),
         ("two-references", ": two references files, references.jsonl and references.csv: keep one"),
@@ -253,7 +253,7 @@ def test_listing_problems_stay_with_their_build(tmp_path: Path) -> None:
     assert problems == {
         "3-empty": (
             f"{suite_dir}/builds/3-empty: build directory holds no run files "
-            "(*.jsonl, *.jsonl.gz or *.csv)"
+            "(*.jsonl, *.jsonl.gz, *.csv or *.parquet)"
         ),
         "4-twice": (
             f"{suite_dir}/builds: two builds named '4-twice': '4-twice.csv' and '4-twice.jsonl'"
@@ -409,6 +409,47 @@ def test_list_suites_lists_subdirectories_that_are_suites(tmp_path: Path) -> Non
         list_suites(tmp_path / "missing")
 
 
+def as_parquet(source: Path, target: Path) -> Path:
+    """A copy of the suite ``source`` whose every data file is Parquet, written by polars from
+    the records as ``json`` reads them (not the reader under test)."""
+    import json
+    import shutil
+
+    import polars as pl
+
+    for path in sorted(source.rglob("*")):
+        out = target / path.relative_to(source)
+        if path.is_dir():
+            out.mkdir(parents=True, exist_ok=True)
+        elif path.name.endswith(".jsonl"):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            lines = path.read_text(encoding="utf-8").splitlines()
+            rows = [json.loads(line) for line in lines if line.strip()]
+            pl.DataFrame(rows).write_parquet(out.with_name(out.name.removesuffix(".jsonl") + ".parquet"))
+        else:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, out)
+    return target
+
+
+def test_a_parquet_suite_reads_as_its_jsonl_twin(tmp_path: Path) -> None:
+    sample = ROOT / "sample_suites" / "incident-summaries"
+    twin = as_parquet(sample, tmp_path / "incident-summaries")
+    suite, expected = open_suite(twin), open_suite(sample)
+    assert suite.references_path == twin / "references.parquet"
+    assert names(suite) == names(expected) and len(suite.builds) == 8
+    replicate = suite.build("2026-11-24_54c7f3")
+    assert [p.name for p in replicate.run_files] == ["run-1.parquet", "run-2.parquet", "run-3.parquet"]
+    refs, refs_expected = read_references(suite), read_references(expected)
+    assert refs.texts == refs_expected.texts and list(refs.texts) == list(refs_expected.texts)
+    assert (refs.sources, refs.extra) == (refs_expected.sources, refs_expected.extra)
+    assert refs.fingerprint == refs_expected.fingerprint
+    for entry, twin_entry in zip(expected.builds, suite.builds):
+        build, build_twin = read_build(expected, entry), read_build(suite, twin_entry)
+        assert build_twin.ids == build.ids and build_twin.partial == build.partial
+        assert [r.outputs for r in build_twin.runs] == [r.outputs for r in build.runs]
+
+
 def test_the_real_cnndm_suite_reads(tmp_path: Path) -> None:
     path = Path("/work/shared/data/cnndm-pointer-gen")
     if not path.is_dir():
@@ -518,7 +559,7 @@ def test_format_and_suite_toml_name_the_format(tmp_path: Path, monkeypatch: pyte
     (folder / "suite.toml").write_text('format = "native"\n')  # the argument beats suite.toml
     assert open_suite(folder, "toy").name == "summ"
     error = str(error_of(lambda: open_suite(folder)))  # native as suite.toml says: it is none
-    assert error.endswith("missing references file (expected references.jsonl, references.jsonl.gz or references.csv)")
+    assert error.endswith("missing references file (expected references.jsonl, references.jsonl.gz, references.csv or references.parquet)")
 
 
 def test_field_paths_reach_an_importer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,10 +1,10 @@
 """Finding, reading and checking suites on disk (SPEC, "Suite on disk").
 
-A suite is a directory with one references file (``references.jsonl``, ``.jsonl.gz`` or
-``.csv``), an optional ``suite.toml`` and a ``builds/`` directory whose entries are builds:
-a ``NAME.jsonl`` / ``NAME.jsonl.gz`` / ``NAME.csv`` file (one run) or a ``NAME/`` directory
-of replicate run files. `open_suite` lists a suite without reading a record; `read_build`
-reads only the builds in use, so a broken build stops nothing else. Every file is opened
+A suite is a directory with one references file (``references.jsonl``, ``.jsonl.gz``,
+``.csv`` or ``.parquet``), an optional ``suite.toml`` and a ``builds/`` directory whose
+entries are builds: a ``NAME.jsonl`` / ``.jsonl.gz`` / ``.csv`` / ``.parquet`` file (one run)
+or a ``NAME/`` directory of replicate run files. `open_suite` lists a suite without reading a
+record; `read_build` reads only the builds in use, so a broken build stops nothing else. Every file is opened
 and read through `files` (regular files only, bounded lines and sizes), every problem is a
 one-line `SuiteError` naming the file and line, and the suite directory is never written.
 

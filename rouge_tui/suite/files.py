@@ -181,10 +181,11 @@ def open_binary(path: Path) -> Iterator[BinaryIO]:
 def file_digest(path: Path) -> str:
     """sha256 (hex) of a file's raw bytes (compressed, for ``.gz``), read through `_open`.
 
-    A plain file's lines are held to MAX_LINE on the way, so a file with no newline (a
+    A plain text file's lines are held to MAX_LINE on the way, so a file with no newline (a
     sparse 8 GB one) fails at its first 64 MiB, not after hashing all of it.
     """
-    plain = not Path(path).name.endswith(".gz")  # a gzip file's lines: when read (LineBlocks)
+    # Lines of text only: a gzip file's are held when read (LineBlocks); Parquet has none.
+    plain = not Path(path).name.endswith((".gz", ".parquet"))
     start = 0  # where the line now being read began
     with _reading(Path(path)) as raw:
         while data := raw.read():

@@ -1,5 +1,5 @@
-"""Reading one references file or run file (JSON Lines, maybe gzipped, or CSV) into checked
-records; every malformed input is a SuiteError naming the file and line.
+"""Reading one references file or run file (JSON Lines, maybe gzipped, CSV or Parquet) into
+checked records; every malformed input is a SuiteError naming the file and line (or row).
 
 The input contract:
 
@@ -8,7 +8,9 @@ The input contract:
   Infinity and out-of-range numbers, lone surrogate escapes (``"\\ud800"``) and nesting
   too deep are errors.
 - CSV: a header row naming the columns, strict quoting. A CSV references file holds one
-  reference per example (several need JSON Lines).
+  reference per example (several need JSON Lines or Parquet).
+- Parquet: one record a row, decoded by polars in a child process; a null is a field the
+  row does not have; a place in the file is ``row N`` (the first is row 1).
 - Ids are non-empty strings or integers; an integer is its decimal string, so ``1`` and
   ``"1"`` are one example (and duplicates, naming both lines). Text fields are strings;
   ``references`` is a non-empty array of strings; ``reference`` and ``references`` both in
@@ -27,16 +29,23 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
+from rouge_tui.safetext import one_line
 from rouge_tui.suite.errors import SuiteError, quoted, quoted_list, type_name
-from rouge_tui.suite.files import MAX_LINE, LineBlocks
+from rouge_tui.suite.files import GZIP_RATIO, MAX_BYTES, MAX_LINE, LineBlocks, read_small, size_text
+
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["Fields", "References", "Run", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
 
@@ -57,9 +66,10 @@ _FIELDS = Fields()  # frozen, so one shared default is safe
 _FINGERPRINT_TAG = b"rouge-tui references v1\n"
 _MANY_LINES = 1 << 15  # lines in a block, 32 bytes a line or less: maybe a blank-line bomb
 
-# A record: the line it starts on, its parsed value, and the JSON line it was parsed from
-# (None in CSV), for the standard decoder to read again where orjson's value may differ.
-Record = tuple[int, object, bytes | None]
+# A record: the line it starts on (a Parquet file's ``row N``), its parsed value, and the
+# JSON line it was parsed from (None in CSV and Parquet), for the standard decoder to read
+# again where orjson's value may differ.
+Record = tuple[int | str, object, bytes | None]
 
 
 @dataclass
@@ -308,11 +318,120 @@ def _header(
     return columns
 
 
+class ParquetRows:
+    """A Parquet file's rows as records, read whole through `files` (a regular file, bounded)
+    and decoded by polars in a child process; iterate once. ``digest``: then
+    `files.file_digest`'s value."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.digest = ""
+
+    def records(self, required: tuple[str, ...], either: tuple[str, ...] = ()) -> Iterator[Record]:
+        """The rows, nulls left out, as ``(f"row {n}", record, None)``; the columns must
+        include every one of ``required`` and one of ``either`` (when given)."""
+        frame = self._frame()
+        columns = frame.columns
+        missing = [name for name in required if name not in columns]
+        if either and not any(name in columns for name in either):
+            missing.append(" or ".join(map(quoted, either)))
+        else:
+            missing = [quoted(name) for name in missing]
+        if missing:
+            shown = quoted_list(columns, 5, 20)
+            raise SuiteError(f"missing column {missing[0]} (columns: {shown})", self.path)
+        if not frame.height:
+            raise SuiteError("empty file (no records)", self.path)
+        for number, row in enumerate(frame.iter_rows(named=True), 1):
+            yield f"row {number}", {k: v for k, v in row.items() if v is not None}, None
+
+    def _frame(self) -> pl.DataFrame:
+        data = read_small(self.path, MAX_BYTES)
+        self.digest = hashlib.sha256(data).hexdigest()
+        import polars as pl
+
+        frame = pl.read_ipc_stream(io.BytesIO(self._decoded(data)))
+        # Held to what a JSON Lines file may hold before any text is made a Python str: a
+        # dictionary page can repeat one long text on every row.
+        for name, dtype in frame.schema.items():
+            if dtype == pl.String:
+                sizes = frame[name].str.len_bytes()
+            elif dtype == pl.List(pl.String):
+                sizes = frame[name].list.eval(pl.element().str.len_bytes()).list.sum()
+            elif dtype == pl.Binary:
+                sizes = frame[name].bin.size()
+            else:
+                continue
+            if (sizes.max() or 0) > MAX_LINE:
+                row = f"row {sizes.arg_max() + 1}"
+                message = f"{quoted(name)} holds more than {size_text(MAX_LINE)}"
+                raise SuiteError(message, self.path, row)
+            if (sizes.sum() or 0) > MAX_BYTES:
+                message = f"column {quoted(name)} holds more than {size_text(MAX_BYTES)} in all"
+                raise SuiteError(message, self.path)
+        return frame
+
+    def _decoded(self, data: bytes) -> bytes:
+        """The file decoded by polars in a child process, as an Arrow IPC stream that polars
+        itself wrote. In this process a damaged file can abort it: a flipped byte in a
+        page header asks for 2 EiB and Rust aborts, others panic with a backtrace on the
+        terminal (tests/test_records.py::test_damaged_parquet_files_are_one_line_errors)."""
+        import subprocess  # here: JSON Lines and CSV never start a process
+
+        try:
+            memory = max(DECODE_MEMORY, GZIP_RATIO * len(data))  # a bomb ends the child only
+            done = subprocess.run(
+                [sys.executable, "-I", "-c", _DECODE, str(memory)], input=data, capture_output=True,
+                check=False, env={**os.environ, "RUST_BACKTRACE": "0"},
+            )
+        except OSError as exc:
+            raise SuiteError(f"cannot decode Parquet: {exc.strerror or exc}", self.path) from None
+        if done.returncode == 0:
+            return done.stdout
+        said = [line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+        reason = "the decoder failed on it"  # a panic, an abort, memory: polars gave no reason
+        if done.returncode == 3 and said:
+            reason = said[-1].strip()
+        raise SuiteError(f"not a valid Parquet file ({one_line(reason, 120)})", self.path)
+
+
+# Decodes a Parquet file from stdin to an Arrow IPC stream on stdout; polars' refusal is its
+# last stderr line, with status 3. Only polars' own output is read back in the parent. Its address space is held
+# to DECODE_MEMORY, or GZIP_RATIO times the file's size (a gzip file's bound) when more.
+DECODE_MEMORY = 8 << 30  # polars reserves 1.5-1.9 GB of addresses with 2-64 threads
+_DECODE = """
+import io, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]),) * 2)
+try:
+    with open("/proc/self/oom_score_adj", "w") as adj:  # the first to go when memory runs out
+        adj.write("1000")
+except OSError:
+    pass
+import polars as pl
+try:
+    frame = pl.read_parquet(io.BytesIO(sys.stdin.buffer.read()))
+except pl.exceptions.PolarsError as exc:  # polars' own refusal, said: status 3
+    print((str(exc).strip() or type(exc).__name__).splitlines()[0], file=sys.stderr)
+    sys.exit(3)
+frame.write_ipc_stream(sys.stdout.buffer)
+"""
+
+
+def _source(path: Path) -> LineBlocks | ParquetRows:
+    """What a file's records are read from, by its name."""
+    return ParquetRows(path) if path.name.endswith(".parquet") else LineBlocks(path)
+
+
 def _records(
-    blocks: LineBlocks, required: tuple[str, ...], several: str | None
+    blocks: LineBlocks | ParquetRows, required: tuple[str, ...], several: str | None
 ) -> Iterator[Record]:
     """A file's records in file order; a CSV header must name the ``required`` columns and,
-    for references, not ``several`` (the list of references JSON Lines can hold)."""
+    for references, not ``several`` (the list of references JSON Lines can hold); a Parquet
+    file's columns, ``required`` but for its last, which ``several`` may stand for."""
+    if isinstance(blocks, ParquetRows):
+        if several is None:
+            return blocks.records(required)
+        return blocks.records(required[:-1], (required[-1], several))
     if blocks.path.name.endswith(".csv"):
         return _csv(blocks, required, several)
     return _jsonl(blocks)
@@ -323,7 +442,7 @@ def _records(
 # texts); anything else goes through these checks, which raise the exact error.
 
 
-def _text(path: Path, number: int, record: dict, name: str) -> str:
+def _text(path: Path, number: int | str, record: dict, name: str) -> str:
     if name not in record:
         raise SuiteError(f"missing {quoted(name)} field", path, number)
     value = record[name]
@@ -332,7 +451,7 @@ def _text(path: Path, number: int, record: dict, name: str) -> str:
     return value
 
 
-def _id(path: Path, number: int, record: object, line: bytes | None, name: str) -> str:
+def _id(path: Path, number: int | str, record: object, line: bytes | None, name: str) -> str:
     """A record's id: a non-empty string, or an integer as its decimal text."""
     if type(record) is not dict:
         raise SuiteError(f"expected a JSON object, found {type_name(record)}", path, number)
@@ -351,14 +470,17 @@ def _id(path: Path, number: int, record: object, line: bytes | None, name: str) 
     raise SuiteError(message, path, number)
 
 
-def _duplicate(path: Path, number: int, key: str, again: Iterator[Record], name: str) -> SuiteError:
+def _duplicate(
+    path: Path, number: int | str, key: str, again: Iterator[Record], name: str
+) -> SuiteError:
     """Read the file again to the first record with ``key``: only errors pay for the line
     numbers, and every record before ``number`` passed the checks."""
     with contextlib.closing(again):  # type: ignore[type-var]
         for earlier, record, line in again:
             found = record[name]  # type: ignore[index]
             if (found if type(found) is str else _id(path, earlier, record, line, name)) == key:
-                message = f"duplicate id {quoted(key)} (first on line {earlier})"
+                where = f"line {earlier}" if type(earlier) is int else earlier
+                message = f"duplicate id {quoted(key)} (first on {where})"
                 return SuiteError(message, path, number)
     return SuiteError(f"duplicate id {quoted(key)}", path, number)
 
@@ -367,7 +489,7 @@ def read_run(path: Path, fields: Fields = _FIELDS) -> Run:
     """One run file as ``id -> output`` in file order, every record checked."""
     path = Path(path)
     id_name, output_name = fields.id, fields.output
-    blocks = LineBlocks(path)
+    blocks = _source(path)
     outputs: dict[str, str] = {}
     for number, record, line in _records(blocks, (id_name, output_name), None):
         try:
@@ -378,7 +500,7 @@ def read_run(path: Path, fields: Fields = _FIELDS) -> Run:
             key = _id(path, number, record, line, id_name)
             text = _text(path, number, record, output_name)  # type: ignore[arg-type]
         if key in outputs:
-            again = _records(LineBlocks(path), (id_name, output_name), None)
+            again = _records(_source(path), (id_name, output_name), None)
             raise _duplicate(path, number, key, again, id_name)
         outputs[key] = text
     if not outputs:
@@ -386,7 +508,7 @@ def read_run(path: Path, fields: Fields = _FIELDS) -> Run:
     return Run(path, outputs, blocks.digest)
 
 
-def _texts(path: Path, number: int, record: dict, fields: Fields) -> tuple[str, ...]:
+def _texts(path: Path, number: int | str, record: dict, fields: Fields) -> tuple[str, ...]:
     """A record's references: its ``reference``, or its ``references`` in listed order."""
     one, many = fields.reference, fields.references
     if one in record and many in record:
@@ -412,7 +534,7 @@ def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
     path = Path(path)
     id_name, one, many, source = fields.id, fields.reference, fields.references, fields.source
     known = {id_name, one, many, source}
-    blocks = LineBlocks(path)
+    blocks = _source(path)
     texts: dict[str, tuple[str, ...]] = {}
     sources: dict[str, str] = {}
     extra: dict[str, dict] = {}
@@ -430,7 +552,7 @@ def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
             references = _texts(path, number, record, fields)  # type: ignore[arg-type]
             blank = all(not text or text.isspace() for text in references)
         if key in texts:
-            again = _records(LineBlocks(path), (id_name, one), many)
+            again = _records(_source(path), (id_name, one), many)
             raise _duplicate(path, number, key, again, id_name)
         texts[key] = references
         if blank:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from rouge_tui.importers.base import ImportedBuild, Layout
 
 # Accepted file name endings, longest first so ".jsonl.gz" is tried before ".jsonl".
-EXTENSIONS = (".jsonl.gz", ".jsonl", ".csv")
+EXTENSIONS = (".jsonl.gz", ".jsonl", ".csv", ".parquet")
 _REFERENCE_NAMES = tuple("references" + ext for ext in EXTENSIONS)
 
 
@@ -138,8 +138,8 @@ def _references_path(directory: Path) -> Path:
     found = [directory / name for name in _REFERENCE_NAMES if os.path.lexists(directory / name)]
     if not found:
         raise SuiteError(
-            "missing references file (expected references.jsonl, references.jsonl.gz "
-            "or references.csv)",
+            "missing references file (expected references.jsonl, references.jsonl.gz, "
+            "references.csv or references.parquet)",
             directory,
         )
     if len(found) > 1:
@@ -163,7 +163,7 @@ def _entry(directory: Path, name: str) -> BuildEntry | None:
         return BuildEntry(name, path, (), exc)
     if not runs:
         problem = SuiteError(
-            "build directory holds no run files (*.jsonl, *.jsonl.gz or *.csv)", path
+            "build directory holds no run files (*.jsonl, *.jsonl.gz, *.csv or *.parquet)", path
         )
         return BuildEntry(name, path, (), problem)
     return BuildEntry(name, path, runs)

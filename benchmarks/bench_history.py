@@ -14,7 +14,7 @@ the last night. In a fresh state directory, each run times, whole process:
   two compared builds, and the five before the baseline the volatile signal looks at);
 - ``report SUITE --history`` again, in a cache that holds only another suite's scores
   (--other examples, two builds, the same scoring setting): every build of this suite is
-  scored, and each one reads and rewrites the scores file the other suite filled.
+  scored and kept as its own table beside the other suite's.
 
 Then the app (tmux, --size): opened on the suite before the last night in a fresh state
 directory, settled, ``h`` pressed: the time from the key to the end of the first frame

@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import io
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import Callable
@@ -25,23 +24,11 @@ from safety_helpers import public_folder, public_state, small_suite, unprivilege
 
 from rouge_tui import cli
 from rouge_tui.store import cache
-from rouge_tui.store.cache import BlobCache, ScoreCache, example_key, references_key
+from rouge_tui.store.cache import BlobCache, key, pack, unpack
 from rouge_tui.store.paths import cache_dir
 
 # A second user needs root here (to fork one, or to chown to one).
 AS_ANOTHER_USER = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
-
-SCORING = "rougeL|tok:whitespace|stem:False|test"
-
-
-def keys_of(*names: str) -> list[bytes]:
-    ref = references_key(SCORING, ("the reference",))
-    return [example_key(ref, name) for name in names]
-
-
-def values(*rows: tuple[float, float, float]) -> np.ndarray:
-    return np.asarray(rows, dtype=np.float64)
-
 
 def secret_of(root: Path) -> bytes:
     """The store's secret as documented: 32 bytes in its private ``key`` file, made here
@@ -60,213 +47,55 @@ def sealed(magic: bytes, key: bytes, payload: bytes, root: Path) -> bytes:
     return magic + hmac.new(secret_of(root), key + b"\0" + payload, "sha256").digest() + payload
 
 
-def scores_file(root: Path) -> Path:
-    (found,) = list(root.glob("*.bin"))
-    return found
+# ---------------------------------------------------------------------- keys and the codec
 
 
-# ---------------------------------------------------------------------- ScoreCache
-
-
-def test_scores_round_trip_and_a_miss_is_nan(tmp_path: Path) -> None:
-    store = ScoreCache(tmp_path)
-    store.put(SCORING, keys_of("a", "b"), values((0.0, 0.25, 1.0), (0.5, 0.5, 0.5)))
-    got = store.get(SCORING, keys_of("b", "zz", "a"))
-    assert got[0].tolist() == [0.5, 0.5, 0.5]
-    assert np.isnan(got[1]).all()
-    assert got[2].tolist() == [0.0, 0.25, 1.0]
-    assert np.isnan(store.get("another scoring", keys_of("a"))).all()  # per scoring setting
-    assert store.rejected == 0
-
-
-def test_a_second_put_adds_to_the_first(tmp_path: Path) -> None:
-    store = ScoreCache(tmp_path)
-    store.put(SCORING, keys_of("a"), values((0.1, 0.2, 0.3)))
-    store.put(SCORING, keys_of("b"), values((0.4, 0.5, 0.6)))
-    assert ScoreCache(tmp_path).get(SCORING, keys_of("a", "b")).tolist() == [
-        [0.1, 0.2, 0.3],
-        [0.4, 0.5, 0.6],
-    ]
-
-
-def test_a_store_that_read_its_file_sees_what_another_wrote_since(tmp_path: Path) -> None:
-    reader, writer = ScoreCache(tmp_path), ScoreCache(tmp_path)
-    writer.put(SCORING, keys_of("a"), values((0.1, 0.2, 0.3)))
-    assert reader.get(SCORING, keys_of("a")).tolist() == [[0.1, 0.2, 0.3]]
-    writer.put(SCORING, keys_of("b"), values((0.4, 0.5, 0.6)))  # a new file in its place
-    assert reader.get(SCORING, keys_of("a", "b")).tolist() == [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]
-    # Rewritten in place, same size, its times set back: still read again, and rejected.
-    path = scores_file(tmp_path)
-    before = path.stat()
-    raw = path.read_bytes()
-    with open(path, "r+b") as handle:
-        handle.seek(len(raw) - 1)
-        handle.write(bytes([raw[-1] ^ 1]))
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-    assert np.isnan(reader.get(SCORING, keys_of("a", "b"))).all()
-    assert reader.rejected == 1
-    path.unlink()
-    assert np.isnan(reader.get(SCORING, keys_of("a"))).all()  # removed: nothing remembered
-
-
-def test_a_scoring_pass_lets_go_of_the_file_it_kept(tmp_path: Path) -> None:
-    """The file a pass read stays in memory only for the pass (a full one is 320 MB, which
-    an app left open would hold for nothing)."""
-    from suite_helpers import make_suite
-
-    from rouge_tui.analysis.history import trend
-    from rouge_tui.analysis.pipeline import Caches
-    from rouge_tui.analysis.settings import Settings
-    from rouge_tui.suite.suite import open_suite, read_references
-
-    suite = open_suite(make_suite(tmp_path / "s"))
-    store = ScoreCache(tmp_path / "scores")
-    caches = Caches(store, BlobCache("figures", tmp_path / "figures"))
-    for _ in range(2):  # the second pass reads the file the first wrote, and keeps it
-        trend(suite, read_references(suite), Settings(), caches)
-        assert store._loaded is None
-    assert store.get(Settings().scoring, keys_of("a")).shape == (1, 3)  # and reads it again when asked
-    assert store._loaded is not None
-
-
-def test_keys_tell_apart_what_a_score_depends_on() -> None:
-    ref = references_key(SCORING, ("a b", "c"))
-    assert len(example_key(ref, "x")) == 16
-    different = {
-        example_key(ref, "x"),
-        example_key(ref, "y"),  # the output
-        example_key(references_key(SCORING, ("a b c",)), "x"),  # the references
-        example_key(references_key(SCORING, ("a", "b c")), "x"),  # the cut between them
-        example_key(references_key(SCORING, ("a b", "c", "")), "x"),
-        example_key(references_key("rouge1|tok:whitespace|stem:False|test", ("a b", "c")), "x"),
+def test_keys_tell_apart_what_an_entry_depends_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One recipe: the cache's version, rouge-tui's, the kind, and the parts as JSON (so the
+    cut between two parts, or between two lists, is part of what is hashed)."""
+    made = {
+        key("scores", "rougeL|tok:whitespace", "refs", [["a", "b"]]),
+        key("scores", "rougeL|tok:whitespace", "refs", [["a"], ["b"]]),  # the cut between runs
+        key("scores", "rougeL|tok:whitespace", "refs", [["ab"]]),
+        key("scores", "rouge1|tok:whitespace", "refs", [["a", "b"]]),  # the setting
+        key("scores", "rougeL|tok:whitespace", "other refs", [["a", "b"]]),  # the references
+        key("pairs", "rougeL|tok:whitespace", "refs", [["a", "b"]]),  # the kind
     }
-    assert len(different) == 6
-    assert example_key(references_key(SCORING, ("a b", "c")), "x") == example_key(ref, "x")
+    assert len(made) == 6 and all(len(k) == 64 for k in made)
+    before = key("scores", "x")
+    # The recipe as documented: sha256 of the JSON list.
+    assert before == hashlib.sha256(json.dumps([cache.VERSION, cli.__version__, "scores", "x"]).encode()).hexdigest()
+    monkeypatch.setattr(cache, "VERSION", "rouge-tui cache 0")
+    assert key("scores", "x") != before
+    monkeypatch.undo()
+    monkeypatch.setattr(cache, "__version__", "9.9.9")
+    assert key("scores", "x") != before
 
 
-def _payload(keys: list[bytes], rows: np.ndarray) -> bytes:
-    """A scores payload laid out as documented: keys (16 bytes each), then 3 float64s each."""
-    return b"".join(keys) + np.asarray(rows, dtype="<f8").tobytes()
+def test_the_codec_is_a_json_head_then_float64s() -> None:
+    data = pack({"ids": ["é", "\udcff"]}, np.array([[0.25, 1.0]]))
+    size = int.from_bytes(data[:8], "little")
+    assert json.loads(data[8 : 8 + size].decode("utf-8", "surrogatepass")) == {"ids": ["é", "\udcff"]}
+    assert data[8 + size :] == np.array([0.25, 1.0], "<f8").tobytes()
+    head, values = unpack(data)
+    assert head == {"ids": ["é", "\udcff"]} and values.tolist() == [0.25, 1.0]
 
 
-def _sorted(keys: list[bytes], rows: np.ndarray) -> tuple[list[bytes], np.ndarray]:
-    order = sorted(range(len(keys)), key=lambda i: int.from_bytes(keys[i][:8], "little"))
-    return [keys[i] for i in order], rows[order]
+@pytest.mark.parametrize("data", [b"", (5).to_bytes(8, "little") + b"{oops", (2).to_bytes(8, "little") + b"[]",
+                                  (2).to_bytes(8, "little") + b"{}" + b"\0" * 7, (99).to_bytes(8, "little") + b"{}",
+                                  (2).to_bytes(8, "little") + b"\xff\xfe"],
+                         ids=["empty", "not JSON", "not an object", "ragged values", "head past the end", "not UTF-8"])
+def test_what_the_codec_did_not_write_is_a_value_error(data: bytes) -> None:
+    with pytest.raises(ValueError):
+        unpack(data)
 
 
 TAMPERED = {
     "flip the last byte": lambda raw, other, root: raw[:-1] + bytes([raw[-1] ^ 1]),
     "truncate": lambda raw, other, root: raw[: len(raw) // 2],
-    "cut one byte": lambda raw, other, root: raw[:-1],
     "empty": lambda raw, other, root: b"",
-    "foreign magic": lambda raw, other, root: b"x" * len(ScoreCache.MAGIC) + raw[len(ScoreCache.MAGIC):],
-    "earlier format": lambda raw, other, root: raw.replace(b"scores 3\n", b"scores 2\n", 1),
-    "another setting's file": lambda raw, other, root: other,
-    "a blob's file": lambda raw, other, root: sealed(BlobCache.MAGIC, SCORING.encode(), raw[51:], root),
+    "foreign magic": lambda raw, other, root: b"x" * len(BlobCache.MAGIC) + raw[len(BlobCache.MAGIC):],
 }
-
-
-@pytest.mark.parametrize("how", sorted(TAMPERED))
-def test_a_tampered_scores_file_is_rejected_and_rebuilt(how: str, tmp_path: Path) -> None:
-    other_root = tmp_path / "other"
-    ScoreCache(other_root).put("rouge1|other", keys_of("a"), values((0.9, 0.9, 0.9)))
-    store = ScoreCache(tmp_path / "scores")
-    store.put(SCORING, keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.4, 0.5, 0.6)))
-    path = scores_file(tmp_path / "scores")
-    path.write_bytes(TAMPERED[how](path.read_bytes(), scores_file(other_root).read_bytes(), tmp_path / "scores"))
-    assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
-    assert store.rejected == 1
-    store.put(SCORING, keys_of("b"), values((0.4, 0.5, 0.6)))  # scored again, file rebuilt
-    fresh = ScoreCache(tmp_path / "scores")
-    assert fresh.get(SCORING, keys_of("b")).tolist() == [[0.4, 0.5, 0.6]]
-    assert np.isnan(fresh.get(SCORING, keys_of("a"))).all()  # nothing from the bad file
-    assert fresh.rejected == 0
-
-
-INSIDE = {
-    "F above 1": values((0.5, 0.5, 1.0000000000000002)),
-    "negative precision": values((-0.0001, 0.5, 0.5)),
-    "NaN": values((0.5, float("nan"), 0.5)),
-    "infinity": values((0.5, 0.5, float("inf"))),
-}
-
-
-@pytest.mark.parametrize("how", sorted(INSIDE))
-def test_a_sealed_file_with_a_value_outside_0_1_is_rejected(how: str, tmp_path: Path) -> None:
-    keys, rows = _sorted(keys_of("a", "b"), np.vstack([values((0.1, 0.2, 0.3)), INSIDE[how]]))
-    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows), tmp_path))
-    store = ScoreCache(tmp_path)
-    assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
-    assert store.rejected == 1
-
-
-def test_the_sealed_format_as_documented_is_read(tmp_path: Path) -> None:
-    """The other side of the two tests above: the same hand-made file with good values is
-    trusted, so what rejects them is the values, not the making."""
-    keys, rows = _sorted(keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.0, 1.0, 0.5)))
-    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows), tmp_path))
-    store = ScoreCache(tmp_path)
-    assert store.get(SCORING, keys_of("a", "b")).tolist() == [[0.1, 0.2, 0.3], [0.0, 1.0, 0.5]]
-    assert store.rejected == 0
-
-
-def test_a_sealed_file_of_a_ragged_length_is_rejected(tmp_path: Path) -> None:
-    keys, rows = _sorted(keys_of("a", "b"), values((0.1, 0.2, 0.3), (0.4, 0.5, 0.6)))
-    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys, rows) + b"\0", tmp_path))
-    store = ScoreCache(tmp_path)
-    assert np.isnan(store.get(SCORING, keys_of("a", "b"))).all()
-    assert store.rejected == 1
-
-
-def test_a_sealed_file_with_unsorted_keys_is_rejected(tmp_path: Path) -> None:
-    """Keys are unsigned: a descending pair must count as unsorted, not wrap around."""
-    keys, rows = _sorted(keys_of("a", "b", "c"), values(*[(0.1, 0.2, 0.3)] * 3))
-    path = tmp_path / ScoreCache(tmp_path)._path(SCORING).name
-    path.write_bytes(sealed(ScoreCache.MAGIC, SCORING.encode(), _payload(keys[::-1], rows), tmp_path))
-    store = ScoreCache(tmp_path)
-    assert np.isnan(store.get(SCORING, keys_of("a", "b", "c"))).all()
-    assert store.rejected == 1
-
-
-def _writer(root: str, worker: int, go) -> None:
-    store = ScoreCache(Path(root))
-    go.wait(30)
-    for batch in range(20):
-        names = [f"w{worker}-{batch}-{i}" for i in range(5)]
-        store.put(SCORING, keys_of(*names), np.full((5, 3), worker / 10))
-
-
-@pytest.mark.slow
-def test_writers_in_several_processes_lose_no_entry(tmp_path: Path) -> None:
-    ctx = multiprocessing.get_context("spawn")
-    go = ctx.Event()
-    procs = [ctx.Process(target=_writer, args=(str(tmp_path), w, go)) for w in range(4)]
-    for proc in procs:
-        proc.start()
-    go.set()
-    for proc in procs:
-        proc.join(120)
-        assert proc.exitcode == 0
-    store = ScoreCache(tmp_path)
-    for worker in range(4):
-        names = [f"w{worker}-{b}-{i}" for b in range(20) for i in range(5)]
-        assert (store.get(SCORING, keys_of(*names)) == worker / 10).all(), worker
-    assert store.rejected == 0
-
-
-def test_a_file_past_max_scores_starts_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cache, "MAX_SCORES", 10)
-    store = ScoreCache(tmp_path)
-    store.put(SCORING, keys_of(*"abcdefgh"), np.full((8, 3), 0.5))
-    store.put(SCORING, keys_of("i", "j"), np.full((2, 3), 0.25))  # 10: still fits
-    assert not np.isnan(store.get(SCORING, keys_of(*"abcdefghij"))).any()
-    store.put(SCORING, keys_of("k"), np.full((1, 3), 0.75))  # 11: the file starts again
-    assert np.isnan(store.get(SCORING, keys_of(*"abcdefghij"))).all()
-    assert store.get(SCORING, keys_of("k")).tolist() == [[0.75, 0.75, 0.75]]
-    assert scores_file(tmp_path).stat().st_size == len(ScoreCache.MAGIC) + 32 + 40
 
 
 # ---------------------------------------------------------------------- BlobCache
@@ -315,9 +144,9 @@ def test_blobs_are_bounded_least_recently_used_first(
     entry = len(BlobCache.MAGIC) + 32 + len(payload)
     monkeypatch.setattr(cache, "LIMIT", 4 * entry + 1)  # room for four entries
     keys = [hashlib.sha256(bytes([i])).hexdigest() for i in range(5)]
-    for age, key in zip((400, 300, 200, 100), keys):
-        blobs.put(key, payload)
-        _aged(blobs._path(key), age)
+    for age, name in zip((400, 300, 200, 100), keys):
+        blobs.put(name, payload)
+        _aged(blobs._path(name), age)
     assert blobs.get(keys[0]) == payload  # the oldest written, used just now
     # A fifth entry passes the bound: the least recently used go until 3/4 of it is left
     # (3 entries): keys[1] and keys[2] go; keys[3], keys[0] (used) and keys[4] (new) stay.
@@ -337,9 +166,6 @@ def test_the_entry_just_written_is_kept_even_past_the_bound(
     blobs.put(new, b"n" * 200)
     assert not blobs._path(old).exists()
     assert blobs.get(new) == b"n" * 200
-    store = ScoreCache(tmp_path / "scores")  # the scores file, too, survives its own prune
-    store.put(SCORING, keys_of("a"), values((0.5, 0.5, 0.5)))
-    assert store.get(SCORING, keys_of("a")).tolist() == [[0.5, 0.5, 0.5]]
 
 
 def test_pruning_removes_temporary_files_of_killed_writers_only_when_stale(tmp_path: Path) -> None:
@@ -387,8 +213,8 @@ def test_a_corrupt_cache_gives_the_same_report_and_is_rebuilt(
     assert _cache_files() == {}  # --no-cache wrote nothing
     assert _report(suite, capsys) == expected
     entries = _cache_files()
-    # the scores file, the figures, the two builds' history entries and the pair's signal counts
-    assert len(entries) == 5
+    # the two builds' tables of scores, the figures and the pair's signal counts
+    assert len(entries) == 4
     paths = list(entries)
     for index, path in enumerate(paths):
         path.write_bytes(CORRUPTIONS[how](entries[path], entries[paths[index - 1]]))
@@ -447,7 +273,7 @@ def test_a_fifo_where_a_cache_entry_belongs_is_a_miss_not_a_hang(
     expected = _report(suite, capsys, "--no-cache")
     _report(suite, capsys)
     entries = _cache_files()
-    assert len(entries) == 5  # the scores file, the figures, the two builds' entries, the pair's counts
+    assert len(entries) == 4  # the two builds' tables, the figures, the pair's counts
     for path in entries:
         path.unlink()
         os.mkfifo(path)  # nothing ever writes into it: opening it to read would wait forever
@@ -495,24 +321,26 @@ def _new_warnings(got: tuple[int, str], expected: tuple[int, str]) -> list[str]:
     return new
 
 
-def _forged_scores(suite: Path, seal: Callable[[bytes, bytes], bytes]) -> tuple[Path, bytes]:
-    """A scores file that says every example of ``suite``'s builds scored 0.99, its keys made
-    as `example_key` documents them from the suite's public texts, sealed by ``seal``."""
-    import json
+def _forged_tables(suite: Path, seal: Callable[[bytes, bytes], bytes]) -> list[tuple[Path, bytes]]:
+    """For each build of ``suite`` (one run, no suite.toml), a table saying every example
+    scored 0.99, at the path and under the key the docstrings give (`key`: the setting, the
+    references' sha256, the field names, each run's sha256), made from the suite's public
+    bytes and sealed by ``seal``."""
+    from rouge_tui.suite.settings import Fields
 
-    scoring = _scoring()
-    references = {r["id"]: r["reference"] for r in map(json.loads, (suite / "references.jsonl").open())}
-    keys = []
+    refs = hashlib.sha256((suite / "references.jsonl").read_bytes()).hexdigest()
+    out = []
     for build in sorted((suite / "builds").glob("*.jsonl")):
-        for record in map(json.loads, build.open()):
-            keys.append(example_key(references_key(scoring, (references[record["id"]],)), record["output"]))
-    keys, rows = _sorted(keys, np.full((len(keys), 3), 0.99))
-    return ScoreCache()._path(scoring), seal(scoring.encode(), _payload(keys, rows))
+        ids = [json.loads(line)["id"] for line in build.read_text().splitlines()]
+        name = key("scores", _scoring(), refs, repr(Fields()), [hashlib.sha256(build.read_bytes()).hexdigest()])
+        payload = pack({"ids": ids, "runs": 1}, np.full((len(ids), 3), 0.99))
+        out.append((cache_dir() / "scores" / name[:2] / f"{name}.bin", seal(name.encode(), payload)))
+    return out
 
 
 def _public_seal(key: bytes, payload: bytes) -> bytes:
     """The seal anyone can compute (sha256 of key and payload), as entries once had."""
-    return ScoreCache.MAGIC + hashlib.sha256(key + b"\0" + payload).digest() + payload
+    return BlobCache.MAGIC + hashlib.sha256(key + b"\0" + payload).digest() + payload
 
 
 def _plant(path: str, data: bytes) -> str:
@@ -530,25 +358,26 @@ def _plant(path: str, data: bytes) -> str:
 @AS_ANOTHER_USER
 def test_a_group_member_cannot_forge_a_score_under_umask_002(monkeypatch: pytest.MonkeyPatch) -> None:
     """The red team's attack: the victim's umask lets its group into the cache folders; a
-    member (here nobody, in root's group) drops a scores file saying 0.99 everywhere."""
+    member (here nobody, in root's group) drops score tables saying 0.99 everywhere."""
     with public_folder() as root:
         for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
             monkeypatch.setenv(var, str(root / "xdg" / var.lower()))
         decoy, suite = small_suite(root / "decoy", "decoy"), small_suite(root / "suite")
-        (suite / "builds" / "b.jsonl").write_text('{"id": "1", "output": "x"}\n{"id": "2", "output": "y"}\n'
-                                                  '{"id": "3", "output": "z"}\n')
+        for folder in (decoy, suite):  # the same bytes under another name: the same tables
+            (folder / "builds" / "b.jsonl").write_text('{"id": "1", "output": "x"}\n{"id": "2", "output": "y"}\n'
+                                                       '{"id": "3", "output": "z"}\n')
         mask = os.umask(0o002)
         try:
             expected = _report_here(str(suite), "--no-cache")
             assert expected[0] == 1  # drift-down
-            _report_here(str(decoy))  # the cache folders exist, with a scores file
-            path, forged = _forged_scores(suite, _public_seal)
-            assert path.exists()
-            said = unprivileged(_plant, str(path), forged, gid=0)
+            _report_here(str(decoy))  # the suite's tables exist, its figures do not
+            forged = _forged_tables(suite, _public_seal)
+            assert all(path.exists() for path, _ in forged)
+            said = {unprivileged(_plant, str(path), data, gid=0) for path, data in forged}
             got = _report_here(str(suite))
         finally:
             os.umask(mask)
-        assert said == "refused: Permission denied"
+        assert said == {"refused: Permission denied"}
         assert got == expected
         folders = [cache_dir(), *(p for p in cache_dir().rglob("*") if p.is_dir())]
         assert {oct(p.stat().st_mode & 0o777) for p in folders} == {oct(0o700)}
@@ -565,16 +394,23 @@ def test_an_entry_sealed_without_the_stores_secret_is_rejected(
     expected = _report(suite, capsys, "--no-cache")
     _report(suite, capsys)
     for path in cache_dir().rglob("*.bin"):
-        path.unlink()  # no figures to find: the scores are read
-    path, forged = _forged_scores(suite, _public_seal)
-    path.write_bytes(forged)
+        path.unlink()  # no figures to find: the tables are read
+    for path, forged in _forged_tables(suite, lambda name, payload: sealed(BlobCache.MAGIC, name, payload,
+                                                                           cache_dir() / "scores")):
+        path.write_bytes(forged)
+    trusted = _report(suite, capsys)  # sealed with the secret: taken (what is refused below is the seal)
+    assert json.loads(trusted[1])["baseline"]["mean"] == 0.99 != json.loads(expected[1])["baseline"]["mean"]
+    for path in cache_dir().rglob("*.bin"):
+        path.unlink()
+    for path, forged in _forged_tables(suite, _public_seal):
+        path.write_bytes(forged)
     assert _report(suite, capsys) == expected
 
 
 @AS_ANOTHER_USER
 def test_a_cache_folder_of_another_user_is_refused_with_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     """A cache folder shared with another user, who planted links in it: one to the victim's
-    private data folder where the figures go, one where the scores file's lock goes."""
+    private data folder where the figures go, one where a build's table of scores goes."""
     with public_folder() as root:
         suite = small_suite(root / "suite")
         monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cache"))
@@ -582,9 +418,9 @@ def test_a_cache_folder_of_another_user_is_refused_with_one_warning(monkeypatch:
         private.mkdir(mode=0o700)
         expected = _report_here(str(suite), "--no-cache")
         shared = cache_dir()
-        (shared / "scores").mkdir(parents=True)
-        lock = ScoreCache()._path(_scoring())
-        (lock.parent / (lock.name + ".lock")).symlink_to(private / "planted-lock")
+        table = _forged_tables(suite, _public_seal)[0][0]
+        table.parent.mkdir(parents=True)
+        table.symlink_to(private / "planted-table")
         (shared / "figures").symlink_to(private)
         for path in [root / "cache", *(root / "cache").rglob("*")]:
             os.lchown(path, 65534, 65534)
@@ -594,7 +430,7 @@ def test_a_cache_folder_of_another_user_is_refused_with_one_warning(monkeypatch:
             (warning,) = _new_warnings(_report_here(str(suite)), expected)
             assert "cache is not used" in warning and "belongs to another user (uid 65534)" in warning
         assert list(private.iterdir()) == []  # nothing written through a link
-        assert sorted(p.name for p in shared.rglob("*")) == sorted(["scores", lock.name + ".lock", "figures"])
+        assert sorted(p.name for p in shared.rglob("*")) == sorted(["scores", table.parent.name, table.name, "figures"])
 
 
 def test_links_planted_in_the_users_own_cache_folder_are_never_followed(
@@ -604,14 +440,15 @@ def test_links_planted_in_the_users_own_cache_folder_are_never_followed(
     expected = _report(suite, capsys, "--no-cache")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (cache_dir() / "scores").mkdir(parents=True)
-    lock = ScoreCache()._path(_scoring())
-    (lock.parent / (lock.name + ".lock")).symlink_to(elsewhere / "planted-lock")
+    table = _forged_tables(suite, _public_seal)[0][0]
+    table.parent.mkdir(parents=True)
+    table.symlink_to(elsewhere / "planted-table")
     (cache_dir() / "figures").symlink_to(elsewhere)
     for _ in range(2):
         (warning,) = _new_warnings(_report(suite, capsys), expected)
         assert "cache is not used" in warning and "figures is a link" in warning
-    assert list(elsewhere.iterdir()) == []  # nothing written, nor a lock made, through a link
+    assert list(elsewhere.iterdir()) == []  # nothing written through a link
+    assert not table.is_symlink()  # the link itself replaced by the table
 
 
 

@@ -25,7 +25,8 @@ from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Caches, open_analysis, read_texts
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings, resolve
-from rouge_tui.store.cache import BlobCache, ScoreCache
+from rouge_tui.store import cache
+from rouge_tui.store.cache import BlobCache
 from rouge_tui.suite.settings import UserDefaults
 from rouge_tui.suite.suite import open_suite
 
@@ -42,7 +43,7 @@ def outs(**texts: str) -> str:
 
 
 def caches(root: Path) -> Caches:
-    return Caches(ScoreCache(root / "scores"), BlobCache("figures", root / "figures"))
+    return Caches(BlobCache("scores", root / "scores"), BlobCache("figures", root / "figures"))
 
 
 class Deferred:
@@ -145,7 +146,7 @@ def test_several_references_score_the_best_f_and_ties_go_to_the_first(tmp_path: 
     ))  # fmt: skip
     texts = read_texts(suite, *suite.pick())
     ids = ["t", "m", "one"]
-    scored = Scorer(texts.references.texts, Settings(), None).score(texts.baseline, ids)
+    scored = Scorer(texts.references, Settings(), None).score(texts.baseline, ids)
     oracle = rouge_score(metrics=["rougeL"])
     for row, example in enumerate(ids):
         want = oracle.score_multi(list(texts.references.texts[example]), texts.baseline.runs[0].outputs[example])
@@ -153,7 +154,7 @@ def test_several_references_score_the_best_f_and_ties_go_to_the_first(tmp_path: 
     assert tuple(scored[0, 0]) == (2 / 5, 2 / 3, 0.5)  # the first reference's P and R
 
 
-# ---------------------------------------------------------------------- the score cache
+# ---------------------------------------------------------------------- the tables of scores
 
 
 def _suite_for_cache(root: Path) -> Path:
@@ -190,7 +191,7 @@ def test_a_new_build_rescores_only_the_output_that_changed(
     first = open_analysis(open_suite(path), Settings(), caches=cached).figures
     assert sorted(len(call) for call in engine_calls) == [3, 3]  # both builds, cold
     engine_calls.clear()
-    (path / "builds" / "2.jsonl").write_text(
+    (path / "builds" / "3.jsonl").write_text(  # the night's build: build 2 but for b
         outs(a="the cat sat on a mat", b="a dog ran in a park", c="rain is expected")
     )
     second = open_analysis(open_suite(path), Settings(), caches=cached).figures
@@ -290,7 +291,7 @@ def test_a_corrupt_figures_entry_is_ignored(
     again = open_analysis(open_suite(path), Settings(), caches=cached, reader=Deferred())
     assert again.texts.done()  # not taken from the cache: read and computed here
     assert again.figures.to_bytes() == good
-    assert engine_calls == []  # the per-example scores were still good
+    assert engine_calls == []  # the builds' tables were still good
     assert cached.figures.get(key) == good  # and the entry is written again
 
 
@@ -312,7 +313,7 @@ def test_the_figures_key_names_the_tool_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, cached, _, key = _figures_entry(tmp_path)
-    monkeypatch.setattr(pipeline, "__version__", "9.9.9")
+    monkeypatch.setattr(cache, "__version__", "9.9.9")
     again = open_analysis(open_suite(path), Settings(), caches=cached, reader=Deferred())
     assert again.key != key and again.texts.done()
 

@@ -1,12 +1,17 @@
 """analysis/scores: builds scored one after another, an output equal to the one last scored
-for its example (in the same run number) going neither to the cache nor to the engine.
+or read for its example (in the same run number) never going to the engine; each build's
+scores kept as one table under its bytes, and a table that does not check out scored again.
 
 Oracle: rouge-score 0.1.2 for every value; which outputs reach the engine is worked out here
-from the builds written below.
+from the builds written below; the table's layout and key are restated from the module's
+and the store's docstrings.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +24,8 @@ from suite_helpers import jsonl, make_suite
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import engine
-from rouge_tui.store.cache import ScoreCache, example_key, references_key
-from rouge_tui.suite.records import Run
+from rouge_tui.store.cache import BlobCache, key
+from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.suite import Build, open_suite, read_build, read_references
 
 REFERENCES = {"a": "the cat sat on the mat", "b": "a dog ran in the park", "c": "rain is expected later"}
@@ -35,11 +40,10 @@ def nightly(root: Path, builds: dict) -> tuple[object, list]:
     return read_references(suite), [read_build(suite, entry) for entry in suite.builds]
 
 
-def stored(root: Path, build) -> np.ndarray:
-    """What the cache at ``root`` holds for ``build``'s outputs (NaN: nothing)."""
-    scoring = Settings().scoring
-    keys = [example_key(references_key(scoring, (REFERENCES[i],)), build.runs[0].outputs[i]) for i in build.ids]
-    return ScoreCache(root).get(scoring, keys)
+def entry_key(references, build) -> str:
+    """A build's key as documented: the scoring setting, the references' bytes and field
+    names, and each run file's digest."""
+    return key("scores", Settings().scoring, references.digest, "", [run.digest for run in build.runs])
 
 
 def check(scored, build, ids) -> None:
@@ -62,7 +66,7 @@ def test_each_build_sends_only_the_outputs_that_differ_from_the_build_before(
     tmp_path: Path, engine_calls: list[list[str]], cached: bool
 ) -> None:
     references, builds = nightly(tmp_path / "s", BUILDS)
-    scorer = Scorer(references.texts, Settings(), ScoreCache(tmp_path / "cache") if cached else None)
+    scorer = Scorer(references, Settings(), BlobCache("scores", tmp_path / "cache") if cached else None)
     for build in builds:
         check(scorer.score(build, build.ids), build, build.ids)
     assert engine_calls == [["the cat sat", "a dog ran", "rain later"], ["a dog ran in a park"], ["rain is expected"]]
@@ -73,7 +77,7 @@ def test_ids_are_matched_by_name_not_place_and_new_ids_are_scored(tmp_path: Path
         "1.jsonl": outs(a="the cat sat", b="a dog ran"),
         "2.jsonl": outs(b="the cat sat", c="rain later", a="the cat sat"),  # b took a's text
     })  # fmt: skip
-    scorer = Scorer(references.texts, Settings(), None)
+    scorer = Scorer(references, Settings(), None)
     for build in builds:
         check(scorer.score(build, build.ids), build, build.ids)
     assert engine_calls == [["the cat sat", "a dog ran"], ["the cat sat", "rain later"]]  # b's, c's
@@ -84,27 +88,111 @@ def test_replicate_runs_repeat_the_run_of_their_own_number(tmp_path: Path, engin
         "1": {"r1.jsonl": outs(a="the cat", b="dog"), "r2.jsonl": outs(a="a cat", b="a dog")},
         "2": {"r1.jsonl": outs(a="the cat", b="dog"), "r2.jsonl": outs(a="a cat", b="a dog ran")},
     })  # fmt: skip
-    scorer = Scorer(references.texts, Settings(), None)
+    scorer = Scorer(references, Settings(), None)
     for build in builds:
         check(scorer.score(build, build.ids), build, build.ids)
     # run 1 of build 2 repeats run 1 of build 1 (no call); its run 2, one output of run 2
     assert engine_calls == [["the cat", "dog"], ["a cat", "a dog"], ["a dog ran"]]
 
 
-def test_a_repeated_output_keeps_its_cache_key(tmp_path: Path, engine_calls) -> None:
-    # Build 2 is scored after build 1 (its repeats never reach the cache); another process
-    # then finds every output of build 2 in the cache under the key it makes itself.
+def test_each_build_is_kept_as_one_table_of_its_ids_and_scores(tmp_path: Path, engine_calls) -> None:
+    """One entry a build, under the documented key: a JSON head (8-byte length first) naming
+    its ids and runs, then every run's P, R, F as float64; nothing per example."""
     references, builds = nightly(tmp_path / "s", BUILDS)
-    cache = ScoreCache(tmp_path / "cache")
-    with Scorer(references.texts, Settings(), cache) as first:
-        for build in builds[:2]:
-            first.score(build, build.ids)
-        assert np.isnan(stored(tmp_path / "cache", builds[0])).all()  # one write, at the end
-    assert not np.isnan(stored(tmp_path / "cache", builds[0])).any()
+    store = BlobCache("scores", tmp_path / "cache")
+    scorer = Scorer(references, Settings(), store)
+    for build in builds:
+        scorer.score(build, build.ids)
+    assert len(list((tmp_path / "cache").rglob("*.bin"))) == len(builds)
+    for build in builds:
+        data = store.get(entry_key(references, build))
+        size = int.from_bytes(data[:8], "little")
+        assert json.loads(data[8 : 8 + size]) == {"ids": build.ids, "runs": 1}
+        values = np.frombuffer(data[8 + size :], "<f8").reshape(len(build.ids), 3)
+        check(values[None], build, build.ids)
+
+
+def test_a_new_build_after_kept_ones_scores_only_what_changed(tmp_path: Path, engine_calls) -> None:
+    """Another process (a fresh Scorer on the same cache): the baseline's table is read, not
+    scored, and the new build sends the engine only the output that differs from it."""
+    references, builds = nightly(tmp_path / "s", BUILDS)
+    Scorer(references, Settings(), BlobCache("scores", tmp_path / "cache")).score(builds[0], builds[0].ids)
+    Scorer(references, Settings(), BlobCache("scores", tmp_path / "cache")).score(builds[1], builds[1].ids)
     engine_calls.clear()
-    again = Scorer(references.texts, Settings(), ScoreCache(tmp_path / "cache"))
-    check(again.score(builds[1], builds[1].ids), builds[1], builds[1].ids)
+    later = Scorer(references, Settings(), BlobCache("scores", tmp_path / "cache"))
+    check(later.score(builds[1], builds[1].ids), builds[1], builds[1].ids)
     assert engine_calls == []
+    ids = ["a", "b", "c"]  # another order than the file's: rows by id
+    check(later.score(builds[2], ids), builds[2], ids)
+    assert engine_calls == [["rain is expected"]]
+
+
+def _seal(root: Path, name: str, payload: bytes) -> bytes:
+    """An entry sealed as the store documents (magic, HMAC-SHA256 of key, a NUL and payload
+    under the 32-byte ``key`` file's secret, payload): it checks out whatever it holds."""
+    secret = (root / "key").read_bytes()
+    return b"rouge-tui blob 3\n" + hmac.new(secret, name.encode() + b"\0" + payload, "sha256").digest() + payload
+
+
+def _table(ids: list, runs: int, values: np.ndarray) -> bytes:
+    text = json.dumps({"ids": ids, "runs": runs}).encode()
+    return len(text).to_bytes(8, "little") + text + np.asarray(values, "<f8").tobytes()
+
+
+GOOD = np.full((3, 3), 0.5)
+CORRUPT = {
+    "a byte flipped": lambda raw, other, root, name: raw[:-1] + bytes([raw[-1] ^ 1]),
+    "truncated": lambda raw, other, root, name: raw[: len(raw) // 2],
+    "empty": lambda raw, other, root, name: b"",
+    "wrong magic": lambda raw, other, root, name: b"rouge-tui blob 2\n" + raw[17:],
+    "another build's entry": lambda raw, other, root, name: other,
+    "wrong shape": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "c"], 1, GOOD[:2])),
+    "two runs said, one given": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "c"], 2, GOOD)),
+    "other ids": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "d"], 1, GOOD)),
+    "an id twice": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "b"], 1, GOOD)),
+    "F above 1": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "c"], 1, np.where(GOOD > 0, np.nextafter(1, 2), 0))),
+    "NaN": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "c"], 1, GOOD * np.nan)),
+    "a ragged tail": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "c"], 1, GOOD) + b"\0"),
+    "not JSON": lambda raw, other, root, name: _seal(root, name, (5).to_bytes(8, "little") + b"{oops" + GOOD.tobytes()),
+}
+
+
+@pytest.mark.parametrize("how", sorted(CORRUPT))
+def test_a_corrupt_or_foreign_table_is_scored_again_and_rebuilt(how: str, tmp_path: Path, engine_calls) -> None:
+    references, builds = nightly(tmp_path / "s", BUILDS)
+    root = tmp_path / "cache"
+    store = BlobCache("scores", root)
+    for build in builds[:2]:
+        Scorer(references, Settings(), store).score(build, build.ids)
+    name = entry_key(references, builds[0])
+    path = root / name[:2] / f"{name}.bin"
+    good = path.read_bytes()
+    other = next(p for p in root.rglob("*.bin") if p != path).read_bytes()
+    path.write_bytes(CORRUPT[how](good, other, root, name))
+    engine_calls.clear()
+    check(Scorer(references, Settings(), store).score(builds[0], builds[0].ids), builds[0], builds[0].ids)
+    assert engine_calls == [["the cat sat", "a dog ran", "rain later"]]  # nothing taken from it
+    assert path.read_bytes() == good  # rebuilt as it was
+    engine_calls.clear()
+    Scorer(references, Settings(), store).score(builds[0], builds[0].ids)
+    assert engine_calls == []  # rebuilt: read back whole
+
+
+def test_the_key_names_the_references_fields_setting_engine_and_every_runs_bytes(tmp_path: Path, engine_calls) -> None:
+    references, builds = nightly(tmp_path / "s", BUILDS)
+    store = BlobCache("scores", tmp_path / "cache")
+    Scorer(references, Settings(), store).score(builds[0], builds[0].ids)
+    engine_calls.clear()
+    other_refs = References(references.texts, {}, {}, [], "another digest")
+    moved = Build("1", builds[0].path, [Run(builds[0].runs[0].path, builds[0].runs[0].outputs, "another")],
+                  builds[0].ids, [])
+    for scorer, build in ((Scorer(other_refs, Settings(), store), builds[0]),
+                          (Scorer(references, Settings(), store, "other fields"), builds[0]),
+                          (Scorer(references, Settings(metric="rouge1"), store), builds[0]),
+                          (Scorer(references, Settings(), store), moved)):
+        scorer.score(build, build.ids)
+    assert [len(call) for call in engine_calls] == [3, 3, 3, 3]
+    assert engine.ENGINE in Settings().scoring  # the engine's version is in the setting
 
 
 # A few words, so that builds repeat each other's outputs often, and ids in any order.
@@ -122,13 +210,14 @@ def test_scoring_builds_one_after_another_equals_scoring_each_alone(tmp_path_fac
     the engine's for that output alone (rouge-score-rs, which the engine tests hold to
     rouge-score 0.1.2)."""
     references = {k: (v,) for k, v in REFERENCES.items()} | {"d": ("a dog sat",)}
-    cache = ScoreCache(tmp_path_factory.mktemp("cache")) if cached else None
-    with Scorer(references, Settings(), cache) as scorer:
-        for number, runs in enumerate(builds):
-            shared = [i for i in runs[0] if all(i in run for run in runs)]
-            build = Build(str(number), Path(str(number)), [Run(Path(f"{number}-{r}"), run, "") for r, run in enumerate(runs)],
-                          shared, [])
-            got = scorer.score(build, shared)
-            for r, run in enumerate(runs):
-                alone = engine.score([references[i] for i in shared], [run[i] for i in shared], "rougeL", "whitespace")
-                assert got[r].tolist() == alone.tolist(), (number, r)
+    cache = BlobCache("scores", tmp_path_factory.mktemp("cache")) if cached else None
+    scorer = Scorer(References(references, {}, {}, [], "refs"), Settings(), cache)
+    for number, runs in enumerate(builds):
+        shared = [i for i in runs[0] if all(i in run for run in runs)]
+        build = Build(str(number), Path(str(number)),
+                      [Run(Path(f"{number}-{r}"), run, hashlib.sha256(repr(list(run.items())).encode()).hexdigest())
+                       for r, run in enumerate(runs)], shared, [])
+        got = scorer.score(build, shared)
+        for r, run in enumerate(runs):
+            alone = engine.score([references[i] for i in shared], [run[i] for i in shared], "rougeL", "whitespace")
+            assert got[r].tolist() == alone.tolist(), (number, r)

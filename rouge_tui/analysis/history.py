@@ -1,8 +1,8 @@
 """The suite's history: every build in its order (by name, or a harness's dates), scored once (SPEC "History").
 
 - `build_scores`: one build's per-example F over its own ids that have a usable reference,
-  through the caches (the score cache per example, and a per-build entry keyed by the
-  bytes of its files), or its one-line error when it cannot be read;
+  from its table of scores (`scores.Scorer`: kept under the bytes of its files, or scored),
+  or its one-line error when it cannot be read;
 - `trend`: every build's n, mean and band;
 - `volatile`: the examples whose F moved by 0.05 or more in more than half of the last
   consecutive build pairs ending at the baseline (five at most, two at least);
@@ -14,15 +14,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
 
-from rouge_tui import __version__
 from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sample_sd
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
@@ -31,8 +28,8 @@ from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 
-__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "history_band", "remember",
-           "trend", "volatile"]
+__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "history_band", "trend",
+           "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
@@ -53,77 +50,37 @@ class BuildScores:
     digests: tuple[str, ...] = ()
 
 
-def _key(settings: Settings, references: References, suite: Suite, name: str, digests: Sequence[str]) -> str:
-    parts = [
-        "rouge-tui build scores v2",  # v2: per-example F by `compare.run_mean`
-        __version__, settings.scoring, str(settings.k), references.digest,
-        repr(suite.settings.fields), name, *digests,
-    ]
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _encode(scores: BuildScores) -> bytes:
-    stats = scores.stats
-    head = {"name": scores.name, "runs": scores.runs, "ids": list(scores.f),
-            "stats": None if stats is None else [stats.n, stats.mean, list(stats.band), stats.band_source, list(stats.run_means)]}
-    text = json.dumps(head, ensure_ascii=False).encode("utf-8", "surrogatepass")
-    return len(text).to_bytes(8, "little") + text + np.asarray(list(scores.f.values()), dtype="<f8").tobytes()
-
-
-def _decode(data: bytes) -> BuildScores:
-    size = int.from_bytes(data[:8], "little")
-    head = json.loads(data[8 : 8 + size].decode("utf-8", "surrogatepass"))
-    values = np.frombuffer(data, "<f8", len(head["ids"]), 8 + size)
-    if 8 + size + 8 * len(values) != len(data) or not np.all((values >= 0) & (values <= 1)):
-        raise ValueError("cached build scores do not check out")
-    stats = head["stats"]
-    built = None if stats is None else BuildStats(head["name"], head["runs"], stats[0], stats[1], tuple(stats[2]), stats[3], tuple(stats[4]))
-    return BuildScores(head["name"], head["runs"], built, dict(zip(head["ids"], values.tolist())))
-
-
-def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings, caches,
+def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings,
                  scorer: Scorer, build: Build | None = None) -> BuildScores:
-    """One build's figures over its own ids with a usable reference (through ``caches``, and
-    ``scorer``: the one the builds around it are scored with); ``build``: the build as
-    already read, scored instead of its files as they are now."""
+    """One build's figures over its own ids with a usable reference, from its table
+    (``scorer``'s: kept, or scored against the builds scored before it); ``build``: the
+    build as already read, scored instead of its files as they are now."""
     if build is None and entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
     try:
         digests = [run.digest for run in build.runs] if build is not None else build_digests(suite, entry)
-        key = None if caches.builds is None else _key(settings, references, suite, entry.name, digests)
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
-    if key is not None:
-        found = caches.builds.get(key)
-        if found is not None:
-            try:
-                return replace(_decode(found), digests=tuple(digests))
-            except (ValueError, KeyError, TypeError, IndexError):
-                pass
-    try:
-        build = build if build is not None else read_build(suite, entry)
-    except SuiteError as exc:
-        # Unreadable as the bytes digested above, unless they changed meanwhile (then as
-        # bytes no key names).
-        same = digests == _digests_now(suite, entry)
-        return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc), tuple(digests) if same else ())
-    read = tuple(run.digest for run in build.runs)
-    if key is not None and list(read) != digests:  # replaced meanwhile
-        key = _key(settings, references, suite, entry.name, read)
-    usable = references.usable
-    ids = [i for i in build.ids if i in usable]
-    if not ids:
-        return BuildScores(entry.name, len(build.runs), None, {}, "no example with a usable reference", read)
-    try:
-        scores = scorer.score(build, ids)
-    except TooLong as exc:  # the engine refuses an example
-        return BuildScores(entry.name, len(build.runs), None, {}, str(exc), read)
-    f = scores[:, :, 2]
-    result = BuildScores(entry.name, len(build.runs), build_stats(entry.name, f, settings.k),
-                         dict(zip(ids, run_mean(f).tolist())), digests=read)
-    if key is not None:
-        caches.builds.put(key, _encode(result))
-    return result
+    table = scorer.stored(digests) if build is None else None  # a build read is looked up by `table`
+    if table is None:
+        try:
+            build = build if build is not None else read_build(suite, entry)
+        except SuiteError as exc:
+            # Unreadable as the bytes digested above, unless they changed meanwhile (then as
+            # bytes no key names).
+            same = digests == _digests_now(suite, entry)
+            return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc), tuple(digests) if same else ())
+        digests = [run.digest for run in build.runs]  # as read (replaced meanwhile: these)
+        try:
+            table = scorer.table(build)
+        except TooLong as exc:  # the engine refuses an example
+            return BuildScores(entry.name, len(build.runs), None, {}, str(exc), tuple(digests))
+    runs = len(table.values)
+    if not table.ids:
+        return BuildScores(entry.name, runs, None, {}, "no example with a usable reference", tuple(digests))
+    f = table.values[:, :, 2]
+    return BuildScores(entry.name, runs, build_stats(entry.name, f, settings.k),
+                       dict(zip(table.ids, run_mean(f).tolist())), digests=tuple(digests))
 
 
 def _digests_now(suite: Suite, entry: BuildEntry) -> list[str] | None:
@@ -134,28 +91,18 @@ def _digests_now(suite: Suite, entry: BuildEntry) -> list[str] | None:
         return None
 
 
-def remember(suite: Suite, build: Build, references: References, settings: Settings, caches,
-             scores: BuildScores) -> None:
-    """Keep ``scores``, ``build``'s entry made by its caller (a comparison scores its two
-    builds over the same ids `build_scores` would), so that `build_scores` reads it and not
-    the build again."""
-    if caches.builds is not None:
-        key = _key(settings, references, suite, build.name, [run.digest for run in build.runs])
-        caches.builds.put(key, _encode(scores))
-
-
 def trend(suite: Suite, references: References, settings: Settings, caches,
           progress: Callable[[str, float], None] | None = None, read: Sequence[Build] = ()) -> list[BuildScores]:
     """Every build of the suite, in history order; those in ``read`` (a comparison's two) as
     they were read, so that the history beside a comparison shows that comparison's
     builds even where a file has changed since."""
     known = {build.name: build for build in read}
+    scorer = Scorer(references, settings, caches.scores, repr(suite.settings.fields))
     out = []
-    with Scorer(references.texts, settings, caches.scores) as scorer:
-        for number, entry in enumerate(suite.builds):
-            if progress is not None:
-                progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
-            out.append(build_scores(suite, entry, references, settings, caches, scorer, known.get(entry.name)))
+    for number, entry in enumerate(suite.builds):
+        if progress is not None:
+            progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
+        out.append(build_scores(suite, entry, references, settings, scorer, known.get(entry.name)))
     return out
 
 

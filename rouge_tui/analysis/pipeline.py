@@ -1,6 +1,6 @@
 """The one way from a suite on disk to a comparison, for the report and the app alike.
 
-    files -> texts (`read_texts`) -> scores (through the score cache) -> figures (`compare`)
+    files -> texts (`read_texts`) -> scores (a table a build, `Scorer`) -> figures (`compare`)
 
 `open_analysis` runs it for one build pair under one set of settings. When the cache holds
 figures for exactly these files' bytes and these settings, the analysis comes back at once
@@ -11,9 +11,7 @@ are read and scored here, and the future is already done.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 import math
 import shlex
 import threading
@@ -23,14 +21,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rouge_tui import __version__
 from rouge_tui.analysis import compare, history, signals, triage
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.paired import paired_test
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import TOKENIZERS, engine
-from rouge_tui.store.cache import BlobCache, ScoreCache
+from rouge_tui.store.cache import BlobCache, key
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import (
@@ -50,26 +47,25 @@ Progress = Callable[[str, float], None]  # what is being done, and how far (0..1
 
 @dataclass
 class Caches:
-    """The stores an analysis reads and fills: per-example scores, whole comparisons'
-    figures, each build's history entry; `none` runs from scratch (--no-cache)."""
+    """The stores an analysis reads and fills: each build's table of scores (`Scorer`), whole
+    comparisons' figures; `none` runs from scratch (--no-cache)."""
 
-    scores: ScoreCache | None
+    scores: BlobCache | None
     figures: BlobCache | None
-    builds: BlobCache | None = None
     pairs: BlobCache | None = None  # each build pair's signal counts (`triage.PairCounts`)
 
     @classmethod
     def default(cls) -> Caches:
-        return cls(ScoreCache(), BlobCache("figures"), BlobCache("builds"), BlobCache("pairs"))
+        return cls(BlobCache("scores"), BlobCache("figures"), BlobCache("pairs"))
 
     @classmethod
     def none(cls) -> Caches:
-        return cls(None, None, None, None)
+        return cls(None, None, None)
 
     def warning(self) -> str | None:
         """Why the cache is not used (a folder of another user's, a planted link), once for
         all the stores; None when nothing was refused."""
-        stores = (self.scores, self.figures, self.builds, self.pairs)
+        stores = (self.scores, self.figures, self.pairs)
         return next((s.problem for s in stores if s is not None and s.problem), None)
 
 
@@ -143,18 +139,8 @@ def _earlier_read(before: Sequence[history.BuildScores]) -> list:
 def _figures_key(suite: Suite, settings: Settings, compared: list, earlier: list) -> str:
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
     files' bytes (``compared``: `Texts.key_part`) and the earlier builds' (`_earlier_part`)."""
-    parts = [
-        "rouge-tui figures v5",  # v3: `compare.run_mean`; v4: builds' parts apart, as read; v5: triage
-        __version__,
-        repr(settings),
-        engine.ENGINE,
-        signals.versions(),
-        suite.name,
-        repr(suite.settings.fields),
-        compared,
-        earlier,
-    ]
-    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+    return key("figures", repr(settings), engine.ENGINE, signals.versions(), suite.name, repr(suite.settings.fields),
+               compared, earlier)
 
 
 class Analysis:
@@ -373,7 +359,7 @@ def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Cach
                     scorer: Scorer) -> list[history.BuildScores]:
     """`earlier_entries`, each scored through the caches and ``scorer``."""
     entries = earlier_entries(suite, settings, texts.baseline.name)
-    return [history.build_scores(suite, entry, texts.references, settings, caches, scorer) for entry in entries]
+    return [history.build_scores(suite, entry, texts.references, settings, scorer) for entry in entries]
 
 
 def compute(
@@ -417,33 +403,24 @@ def _score_pair(suite: Suite, settings: Settings, texts: Texts, caches: Caches, 
                tell: Progress) -> tuple[list[history.BuildScores], np.ndarray, np.ndarray]:
     """The earlier builds' history entries, then the baseline's and the candidate's (runs,
     len(ids), 3) precision, recall and F. The builds before the baseline first, in name order
-    as they were made: each is scored against the one before (`Scorer`)."""
-    with Scorer(texts.references.texts, settings, caches.scores) as scorer:
-        before = earlier_history(suite, settings, texts, caches, scorer)
-        base, cand = (
-            scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
-            for number, build in enumerate((texts.baseline, texts.candidate), 1)
-        )
+    as they were made: each is scored against the one before (`Scorer`); each build's table
+    is kept, which the history reads."""
+    scorer = Scorer(texts.references, settings, caches.scores, repr(suite.settings.fields))
+    before = earlier_history(suite, settings, texts, caches, scorer)
+    base, cand = (
+        scorer.score(build, ids, lambda f, s=f"scoring build {number} of 2": tell(s, f))
+        for number, build in enumerate((texts.baseline, texts.candidate), 1)
+    )
     return before, base, cand
 
 
-def _with_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches, ids: list[str],
-                 before: list[history.BuildScores], stats: tuple[compare.BuildStats, compare.BuildStats],
-                 means: tuple[np.ndarray, np.ndarray]) -> tuple[compare.BuildStats, list[history.BuildScores], str | None]:
-    """Each compared build's history entry kept (where every one of its ids is paired); the
-    baseline's stats with the band the settings ask for (history or its own), the history the
-    volatile signal reads, and why the history band could not be had (None: it could)."""
-    (base_stats, cand_stats), (base_mean, cand_mean) = stats, means
+def _with_history(settings: Settings, ids: list[str], before: list[history.BuildScores],
+                  base_stats: compare.BuildStats, base_mean: np.ndarray
+                  ) -> tuple[compare.BuildStats, list[history.BuildScores], str | None]:
+    """The baseline's stats with the band the settings ask for (history or its own), the
+    history the volatile signal reads, and why the history band could not be had (None: it
+    could)."""
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
-    # A build whose every id is paired here has its history entry made: the trend reads it,
-    # not the build again (a cold 100,000-example open: the history line 2.0 s -> 0.1 s after).
-    # The candidate's ids come in the baseline's order; no reader of an entry minds (its
-    # stats are sums exactly rounded, its F looked up by id).
-    shown_candidate = history.BuildScores(cand_stats.name, cand_stats.runs, cand_stats, dict(zip(ids, cand_mean[:, 2].tolist())))
-    usable = texts.references.usable
-    for build, shown in ((texts.baseline, shown_baseline), (texts.candidate, shown_candidate)):
-        if sum(i in usable for i in build.ids) == len(ids):  # (not when the other build lacks some)
-            history.remember(suite, build, texts.references, settings, caches, shown)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     return base_stats, [*before, shown_baseline], too_few
 
@@ -480,8 +457,7 @@ def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pa
     base_mean, cand_mean = compare.run_mean(base), compare.run_mean(cand)  # per example, over runs
     delta = cand_mean[:, 2] - base_mean[:, 2]
     order = compare.rank(ids, delta)
-    base_stats, earlier, too_few = _with_history(suite, settings, texts, caches, ids, before,
-                                                (base_stats, cand_stats), (base_mean, cand_mean))
+    base_stats, earlier, too_few = _with_history(settings, ids, before, base_stats, base_mean)
     for run in runs:
         run.extra["history"] = earlier
     flags = [signals.find(run, grounded=False) for run in runs]  # while what overlap cannot see is found

@@ -1,28 +1,56 @@
-"""Scoring builds against one suite's references under one setting.
+"""Scoring builds against one suite's references under one setting, a build at a time.
+
+A build's scores are one table: its own ids that have a usable reference, in its order, and
+each run's precision, recall and F of each. The cache keeps that table under the build's
+bytes (each run file's digest), the references' bytes and the field names they were read
+with, and the scoring setting (metric, tokenizer, stemming, the engine's version): one entry
+a build, read whole or rebuilt whole.
 
 Nightly builds repeat most of the outputs of the build before, and an output equal to the
 one last scored for its example (against the same references, under the same setting)
-scores the same; so a `Scorer` keeps the last run it scored, and only the other outputs go
-to the per-example score cache and, where it has no entry, to the engine. (Side by side:
-`report --no-cache` of 100,000 outputs, 95% repeated, 4.17 s -> 2.91 s; `report --history`
-of 31 builds of 10,000, 4.62 s -> 3.33 s.)
+scores the same; so a `Scorer` keeps the last table of each run number it scored or read,
+and only the other outputs go to the engine, with the cache or without.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Self
 
 import numpy as np
 
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import engine
-from rouge_tui.store.cache import ScoreCache, example_key, references_key
+from rouge_tui.store.cache import BlobCache, key, pack, unpack
+from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build
 
-__all__ = ["Scorer"]
+__all__ = ["Scorer", "Table"]
+
+
+@dataclass
+class Table:
+    """One build's scores: ``ids`` (its own with a usable reference, in its order) and
+    ``values``, (runs, len(ids), 3) precision, recall and F."""
+
+    ids: list[str]
+    values: np.ndarray
+
+    def to_bytes(self) -> bytes:
+        return pack({"ids": self.ids, "runs": len(self.values)}, self.values)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> Table:
+        """What `to_bytes` wrote; a ValueError for anything that does not check out."""
+        head, flat = unpack(data)
+        ids, runs = head.get("ids"), head.get("runs")
+        if (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids)
+                or type(runs) is not int or runs < 1 or flat.size != runs * len(ids) * 3):
+            raise ValueError("a cached score table does not check out")
+        if not np.all((flat >= 0) & (flat <= 1)):  # NaN fails too
+            raise ValueError("a cached score table holds a value outside [0, 1]")
+        return cls(ids, flat.reshape(runs, len(ids), 3))
 
 
 @dataclass
@@ -35,44 +63,65 @@ class _Scored:
 
 
 class Scorer:
-    """Precision, recall and F of builds' runs, each example against ``references[id]``; what
-    it scored goes into the cache when it is saved (`save`, or at the end of a ``with``)."""
+    """Each build's `Table` against ``references``, from the cache (``cache``; None: from
+    scratch) or scored and kept there; ``fields``: how the suite's files were read (the
+    field names), part of every key."""
 
-    def __init__(self, references: Mapping[str, Sequence[str]], settings: Settings, cache: ScoreCache | None) -> None:
+    def __init__(self, references: References, settings: Settings, cache: BlobCache | None, fields: str = "") -> None:
         self.references = references
         self.settings = settings
         self.cache = cache
-        self._scoring = settings.scoring
-        self._reference_keys: dict[str, bytes] = {}
-        self._last: dict[int, _Scored] = {}  # run number -> the last run of that number scored
-        self._new: list[tuple[list[bytes], np.ndarray]] = []  # scored, not yet in the cache
+        self.fields = fields
+        self._last: dict[int, _Scored] = {}  # run number -> the last run of that number scored or read
 
-    def __enter__(self) -> Self:
-        return self
+    def _key(self, digests: Sequence[str]) -> str | None:
+        if self.cache is None or not digests or not all(digests):  # no bytes named: not kept
+            return None
+        return key("scores", self.settings.scoring, self.references.digest, self.fields, list(digests))
 
-    def __exit__(self, *exc: object) -> None:
-        self.save()
-        if self.cache is not None:
-            self.cache.forget()  # what the pass read of the cache is not held after it
+    def stored(self, digests: Sequence[str]) -> Table | None:
+        """The table kept for a build whose run files have these digests, or None."""
+        name = self._key(digests)
+        found = None if name is None else self.cache.get(name)
+        if found is None:
+            return None
+        try:
+            table = Table.from_bytes(found)
+        except ValueError:
+            return None
+        return table if len(table.values) == len(digests) else None
 
-    def save(self) -> None:
-        """Put what was scored into the cache, in one write (a write per build rewrote the
-        file each time: 31 builds of 10,000 outputs, 0.30 s of 3.5 s)."""
-        if self.cache is not None and self._new:
-            keys = [key for part, _ in self._new for key in part]
-            self.cache.put(self._scoring, keys, np.concatenate([values for _, values in self._new]))
-        self._new.clear()
+    def table(self, build: Build, tell: Callable[[float], None] = lambda fraction: None) -> Table:
+        """``build``'s table: kept, or scored (only the outputs that differ from the run of
+        the same number last scored or read) and kept."""
+        usable = self.references.usable
+        ids = [i for i in build.ids if i in usable]
+        digests = [run.digest for run in build.runs]
+        table = self.stored(digests)
+        if table is None or table.ids != ids:
+            table = Table(ids, np.zeros((len(build.runs), len(ids), 3), dtype=np.float64))
+            for r, run in enumerate(build.runs):
+
+                def told(done: int, total: int, r: int = r) -> None:
+                    tell((r + done / max(total, 1)) / len(build.runs))
+
+                table.values[r] = self._score_run(r, ids, [run.outputs[i] for i in ids], told)
+            name = self._key(digests)
+            if name is not None:
+                self.cache.put(name, table.to_bytes())
+        else:
+            for r, run in enumerate(build.runs):
+                self._last[r] = _Scored(ids, [run.outputs[i] for i in ids], table.values[r])
+        return table
 
     def score(self, build: Build, ids: list[str], tell: Callable[[float], None] = lambda fraction: None) -> np.ndarray:
-        """(runs, len(ids), 3) precision, recall and F of every run of ``build``."""
-        out = np.zeros((len(build.runs), len(ids), 3), dtype=np.float64)
-        for r, run in enumerate(build.runs):
-
-            def told(done: int, total: int, r: int = r) -> None:
-                tell((r + done / max(total, 1)) / len(build.runs))
-
-            out[r] = self._score_run(r, ids, [run.outputs[i] for i in ids], told)
-        return out
+        """(runs, len(ids), 3) precision, recall and F of every run of ``build`` (``ids``:
+        some of its own with a usable reference)."""
+        table = self.table(build, tell)
+        if table.ids == ids:  # the usual case: the same examples in the same order
+            return table.values
+        where = {example: row for row, example in enumerate(table.ids)}
+        return table.values[:, [where[i] for i in ids]]
 
     def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.Progress) -> np.ndarray:
         n = len(ids)
@@ -90,27 +139,11 @@ class Scorer:
                                     for row, output in zip(rows.tolist(), outputs)), bool, n)
             values[same] = last.values[rows[same]]
             todo = np.flatnonzero(~same).tolist()
-        keys: list[bytes] = []  # of the outputs in todo, with a cache
-        if self.cache is not None and todo:
-            keys = [example_key(self._reference_key(ids[k]), outputs[k]) for k in todo]
-            values[todo] = self.cache.get(self._scoring, keys)
-            missed = np.isnan(values[todo, 0]).tolist()
-            keys = [key for key, miss in zip(keys, missed) if miss]
-            todo = [k for k, miss in zip(todo, missed) if miss]
         if todo:
             s = self.settings
-            scored = engine.score(
-                [self.references[ids[k]] for k in todo], [outputs[k] for k in todo],
+            values[todo] = engine.score(
+                [self.references.texts[ids[k]] for k in todo], [outputs[k] for k in todo],
                 s.metric, s.tokenizer, s.stem, told, [ids[k] for k in todo],
             )
-            values[todo] = scored
-            if self.cache is not None:
-                self._new.append((keys, scored))
         self._last[r] = _Scored(ids, outputs, values)
         return values
-
-    def _reference_key(self, example: str) -> bytes:
-        key = self._reference_keys.get(example)
-        if key is None:
-            key = self._reference_keys[example] = references_key(self._scoring, self.references[example])
-        return key

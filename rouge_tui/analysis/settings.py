@@ -46,7 +46,7 @@ class Settings:
 
     @property
     def scoring(self) -> str:
-        """What a score depends on besides its texts (the score cache's key)."""
+        """What a score depends on besides its texts (part of each build's table key)."""
         from rouge_tui.rouge.engine import ENGINE  # numpy comes with it: not for --help
 
         return f"{self.metric}|tok:{TOKENIZERS[self.tokenizer].label}|stem:{self.stem}|{ENGINE}"

@@ -20,16 +20,14 @@ example. With fewer than two earlier pairs there is no band, and the reason is s
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from rouge_tui import __version__
 from rouge_tui.analysis import signals
+from rouge_tui.store.cache import key, pack, unpack
 
 __all__ = ["FLAGGED", "MIN_PAIRS", "PairCounts", "Rate", "band", "drift_words", "flagged_first", "pair_key", "rates", "reading_order"]
 
@@ -52,16 +50,18 @@ class PairCounts:
     problem: str | None = None
 
     def to_bytes(self) -> bytes:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True).encode("utf-8", "surrogatepass")
+        return pack(asdict(self), np.zeros(0))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> PairCounts:
         """What `to_bytes` wrote; a ValueError for anything that does not check out."""
+        head, values = unpack(data)
         try:
-            found = cls(**json.loads(data.decode("utf-8", "surrogatepass")))
-            ok = (isinstance(found.paired, int) and found.paired >= 0 and isinstance(found.counts, dict)
+            found = cls(**head)
+            ok = (not values.size and isinstance(found.paired, int) and found.paired >= 0
+                  and isinstance(found.counts, dict)
                   and all(isinstance(c, int) and 0 <= c <= found.paired for c in found.counts.values()))
-        except (TypeError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        except TypeError as exc:
             raise ValueError(f"cached signal counts do not check out: {exc}") from None
         if not ok:
             raise ValueError("cached signal counts do not check out")
@@ -73,10 +73,8 @@ def pair_key(references: str, min_support: float, fields: str,
     """The cache key of a pair's counts: the signals' versions, the references' and each
     build's bytes (name, run count and each run's digest, build by build), min_support and
     the field names. Counts depend on no metric or tokenizer."""
-    parts = ["rouge-tui signal counts v1", __version__, signals.versions(), references, repr(min_support), fields]
-    for name, digests in builds:
-        parts += ["build", name, str(len(digests)), *digests]
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return key("pairs", signals.versions(), references, repr(min_support), fields,
+               [[name, list(digests)] for name, digests in builds])
 
 
 @dataclass(frozen=True)

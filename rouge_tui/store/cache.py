@@ -1,13 +1,11 @@
-"""The cache: what was scored before, so a new build re-scores only the outputs that changed.
+"""The cache: what was worked out before, under a key naming every byte it came from.
 
-Two stores under the cache dir, each bounded (`prune`: the entries used longest ago go first
-once a store passes `LIMIT`):
-
-- `ScoreCache`: per-example scores. An entry's key is a 16-byte hash of the scoring settings,
-  the engine's version, the example's references and the output (`example_key`); its value
-  precision, recall and F. One file per scoring setting holds every entry met under it.
-- `BlobCache`: whole results under a content key (the figures of a comparison, keyed by the
-  bytes of the files it read): what the caller stores, checked on the way back.
+Three stores under the cache dir, all `BlobCache`s, each bounded (`prune`: the entries used
+longest ago go first once a store passes `LIMIT`): ``scores`` (each build's per-example
+scores, one table a build: `analysis.scores`), ``figures`` (a comparison's figures) and
+``pairs`` (a build pair's signal counts). Every entry's key is made by `key` (one recipe,
+one version string, `VERSION`), and the tables and the counts are written by one codec
+(`pack`, `unpack`: a JSON head and an array of float64).
 
 A store trusts nothing it did not write itself. Its folders must be the user's own and are
 made private whatever the umask (`private_folder`: another user's folder, or a link where a
@@ -26,28 +24,30 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import json
 import os
 import stat
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from rouge_tui.store.paths import NotPrivate, atomic_write, cache_dir, locked, private_folder
+from rouge_tui import __version__
+from rouge_tui.store.paths import NotPrivate, atomic_write, cache_dir, private_folder
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import read_small
 
-__all__ = ["LIMIT", "BlobCache", "ScoreCache", "example_key", "prune", "references_key"]
+__all__ = ["LIMIT", "VERSION", "BlobCache", "key", "pack", "prune", "unpack"]
 
 LIMIT = 512 << 20  # bytes a store may hold before the entries used longest ago go
 PRUNE_TO = 0.75
 STALE_TEMP = 3600  # seconds after which a killed writer's temporary file is removed
-MAX_SCORES = 8_000_000  # entries in one scores file; past it a file starts again
 BLOB_LIMIT = LIMIT  # bytes of one blob's payload: a larger one is not kept (nor read)
 SECRET = 32  # bytes of the key a store seals its entries with
 HEAD = 32  # bytes of the seal after the magic
+# In every entry's key: a change to a key's parts, to `pack` or to what a store keeps bumps it.
+VERSION = "rouge-tui cache 6"  # 6: a table of scores per build, one key recipe, one codec
 
 
 class _Store:
@@ -150,12 +150,6 @@ def _used(path: Path) -> None:
         os.utime(path, follow_symlinks=False)
 
 
-def _identity(found: os.stat_result) -> tuple[int, ...]:
-    """What tells one state of a file from another: any write or replace changes the inode,
-    size or change time (which no one can set back)."""
-    return (found.st_mode, found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
-
-
 def prune(root: Path, keep: Path | None = None) -> int:
     """Hold a store to `LIMIT`: remove the least recently used entries (never ``keep``) down
     to `PRUNE_TO` of it, and temporary files of killed writers older than `STALE_TEMP`.
@@ -219,115 +213,30 @@ class BlobCache(_Store):
             prune(self.root, keep=path)
 
 
-def references_key(scoring: str, references: Sequence[str]) -> bytes:
-    """The part of an example's key its references make, once per example for every output."""
-    digest = hashlib.blake2b(scoring.encode(), digest_size=32)
-    for text in references:
-        data = text.encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.digest()
+def key(kind: str, *parts: object) -> str:
+    """An entry's key (hex): `VERSION`, rouge-tui's version, what kind of entry, and ``parts``
+    (JSON values naming every byte and setting the entry was worked out from)."""
+    text = json.dumps([VERSION, __version__, kind, *parts], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def example_key(references: bytes, output: str) -> bytes:
-    """An example's 16-byte key: its `references_key` and its output."""
-    return hashlib.blake2b(
-        references + output.encode("utf-8", "surrogatepass"), digest_size=16
-    ).digest()
+def pack(head: dict, values: np.ndarray) -> bytes:
+    """An entry's bytes: the length of ``head`` as JSON (8 bytes, little-endian), that JSON,
+    then ``values`` as little-endian float64."""
+    text = json.dumps(head, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return len(text).to_bytes(8, "little") + text + np.ascontiguousarray(values, dtype="<f8").tobytes()
 
 
-class ScoreCache(_Store):
-    """Per-example (precision, recall, F), one file per scoring setting.
-
-    A file holds its keys sorted by their first eight bytes, so a lookup is a binary search;
-    the other eight bytes are compared too, and any doubt is a miss (scored again)."""
-
-    MAGIC = b"rouge-tui scores 3\n"
-
-    def __init__(self, root: Path | None = None) -> None:
-        super().__init__(root if root is not None else cache_dir() / "scores", root if root is not None else cache_dir())
-        self.rejected = 0  # files that did not check out (tests read it)
-        # The last file checked, kept while it stays the same file (`_identity`) until
-        # `forget`: a history reads it once a build. bench_history, another suite's cache:
-        # 2.23 -> 1.54 s.
-        self._loaded: tuple[Path, tuple[int, ...], np.ndarray, np.ndarray] | None = None
-
-    def forget(self) -> None:
-        """Let go of the file kept (up to 320 MB for a full one) once a scoring pass ends."""
-        self._loaded = None
-
-    def _path(self, scoring: str) -> Path:
-        return self.root / f"{hashlib.sha256(scoring.encode()).hexdigest()[:32]}.bin"
-
-    def _load(self, scoring: str) -> tuple[np.ndarray, np.ndarray]:
-        """The file's keys ((n, 2) uint64) and values ((n, 3) float64); empty on any doubt."""
-        empty = (np.zeros((0, 2), dtype=np.uint64), np.zeros((0, 3), dtype=np.float64))
-        path = self._path(scoring)
-        try:
-            # Taken before the file is read: if it is replaced meanwhile, the next look
-            # sees another identity and reads it again.
-            identity = _identity(os.lstat(path))
-        except OSError:
-            return empty
-        loaded = self._loaded  # one look: another thread may replace it meanwhile
-        if loaded is not None and loaded[:2] == (path, identity) and self._folder(self.root, create=False):
-            keys, values = loaded[2:]
-        else:
-            payload, there = self._open(path, scoring.encode(), MAX_SCORES * 40)
-            checked = None if payload is None else self._check(payload)
-            if checked is None:
-                self.rejected += there
-                return empty
-            keys, values = checked
-        _used(path)
-        self._loaded = (path, identity, keys, values)
-        return keys, values
-
-    @staticmethod
-    def _check(payload: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-        """A payload's keys and values, or None when they do not make sense."""
-        count = len(payload) // 40
-        if count * 40 != len(payload):
-            return None
-        keys = np.frombuffer(payload, dtype="<u8", count=2 * count).reshape(count, 2)
-        values = np.frombuffer(payload, dtype="<f8", offset=16 * count).reshape(count, 3)
-        if np.any(keys[1:, 0] < keys[:-1, 0]) or not np.all((values >= 0) & (values <= 1)):
-            return None
-        keys, values = keys.astype(np.uint64), values.astype(np.float64)
-        keys.setflags(write=False)  # kept in `_loaded`: shared by every later read
-        values.setflags(write=False)
-        return keys, values
-
-    @staticmethod
-    def _as_array(keys: Sequence[bytes]) -> np.ndarray:
-        return np.frombuffer(b"".join(keys), dtype="<u8").reshape(len(keys), 2).astype(np.uint64)
-
-    def get(self, scoring: str, keys: Sequence[bytes]) -> np.ndarray:
-        """(len(keys), 3) values, NaN where the cache has no entry."""
-        found = np.full((len(keys), 3), np.nan)
-        stored, values = self._load(scoring)
-        if not len(keys) or not len(stored):
-            return found
-        wanted = self._as_array(keys)
-        at = np.minimum(np.searchsorted(stored[:, 0], wanted[:, 0]), len(stored) - 1)
-        hit = np.all(stored[at] == wanted, axis=1)
-        found[hit] = values[at[hit]]
-        return found
-
-    def put(self, scoring: str, keys: Sequence[bytes], values: np.ndarray) -> None:
-        """Add entries (under a lock, merged with what another process wrote meanwhile)."""
-        if not len(keys):
-            return
-        path = self._path(scoring)
-        if not self._folder(self.root, create=True):  # before the lock is made in it
-            return
-        with contextlib.suppress(OSError), locked(path):
-            stored, old = self._load(scoring)
-            if len(stored) + len(keys) > MAX_SCORES:
-                stored, old = stored[:0], old[:0]
-            merged = np.concatenate([stored, self._as_array(keys)])
-            both = np.concatenate([old, np.asarray(values, dtype=np.float64)])
-            order = np.argsort(merged[:, 0], kind="stable")
-            payload = merged[order].astype("<u8").tobytes() + both[order].astype("<f8").tobytes()
-            self._write(path, scoring.encode(), payload)
-            prune(self.root, keep=path)
+def unpack(data: bytes) -> tuple[dict, np.ndarray]:
+    """What `pack` wrote: the head and the values, flat; a ValueError for anything else (the
+    caller checks what they say)."""
+    size = int.from_bytes(data[:8], "little")
+    if len(data) < 8 + size or (len(data) - 8 - size) % 8:
+        raise ValueError("a cache entry of a ragged length")
+    try:
+        head = json.loads(data[8 : 8 + size].decode("utf-8", "surrogatepass"))
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(f"a cache entry's head does not read: {exc}") from None
+    if not isinstance(head, dict):
+        raise ValueError("a cache entry's head is not an object")  # noqa: TRY004 - every bad entry is one kind of error
+    return head, np.frombuffer(data, "<f8", offset=8 + size).astype(np.float64)

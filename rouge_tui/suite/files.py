@@ -145,8 +145,8 @@ def read_small(path: Path, limit: int = 64 << 20, own: bool = False) -> bytes:
         size = os.fstat(raw.fd).st_size
         if size > limit:
             raise SuiteError(f"too big (over {size_text(limit)})", raw.path)
-        # The whole file in one read where it can (a cache's scores file is hundreds of MB:
-        # one copy in memory, not blocks and their join); then on to the end, bounded.
+        # The whole file in one read where it can (a 1,000,000-example build's table of scores is
+        # tens of MB: one copy in memory, not blocks and their join); then on to the end, bounded.
         while chunk := raw.read(min(max(size + 1, BLOCK), limit + 1) if not parts else BLOCK):
             parts.append(chunk)
             if raw.count > limit:

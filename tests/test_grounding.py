@@ -3,10 +3,8 @@ oracles restated here (a textbook LCS table, the Newsroom fragment scan as publi
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -533,83 +531,6 @@ def test_the_bulk_path_on_the_chapter_pair():
                         [(REFERENCE,), (REFERENCE,), REFERENCE], [SOURCE, SOURCE, None])
     assert counts[0].tolist() == [1, 2, 0]  # B against A; A against B; B unchanged
     assert counts[1].tolist() == [0, 0, 0]
-
-
-@given(suites)
-@settings(max_examples=100, deadline=None)
-def test_the_bulk_path_gives_the_same_bytes_on_one_core_or_several(suite):
-    """Chunks of one or two examples shared out between four threads: the counts are the
-    reference path's, byte for byte those of one core."""
-    candidates = [c for c, *_ in suite]
-    baselines = [c if same else b for c, b, _, _, same in suite]
-    references = [r for _, _, r, _, _ in suite]
-    sources = [s for _, _, _, s, _ in suite]
-    found = {}
-    for cores in ({0}, {0, 1, 2, 3}):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(grounding, "_CHUNK_EXAMPLES", 2)
-            patch.setattr(os, "sched_getaffinity", lambda pid, cores=cores: cores)
-            found[len(cores)] = new_counts(candidates, baselines, references, sources)
-    assert [a.tobytes() for a in found[1]] == [a.tobytes() for a in found[4]]
-    expected = reference_counts(candidates, baselines, references, sources, 0.5)
-    assert (found[4][0].tolist(), found[4][1].tolist()) == expected[:2]
-
-
-def test_the_bulk_path_runs_on_the_cores_the_process_may_use(monkeypatch):
-    """Three chunks on three cores (the affinity, not the machine's count): three threads at
-    once, daemons, so that quitting waits for none; pinned to one core, no thread at all."""
-    monkeypatch.setattr(grounding, "_CHUNK_EXAMPLES", 2)
-    chunk_counts = grounding._chunk_counts
-    seen = []
-
-    def watched(*args):
-        seen.append(threading.current_thread())
-        together.wait()  # all three chunks in flight at once, or this times out
-        return chunk_counts(*args)
-
-    monkeypatch.setattr(grounding, "_chunk_counts", watched)
-    candidates = [f"Claim {k} here. And {k} more." for k in range(6)]
-    baselines, references = ["Other words."] * 6, [("A reference.",)] * 6
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 5, 9})
-    together = threading.Barrier(3, timeout=10)
-    counts = new_counts(candidates, baselines, references)
-    assert counts[0].tolist() == [2] * 6 and counts[1].tolist() == [2] * 6  # each figure twice
-    assert len(set(seen)) == 3 and all(t.daemon and t is not threading.main_thread() for t in seen)
-    seen.clear()
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3})
-    together = threading.Barrier(1)
-    assert new_counts(candidates, baselines, references)[0].tolist() == [2] * 6
-    assert seen == [threading.main_thread()] * 3
-
-
-_QUIT = """
-import os, threading, time
-from rouge_tui.analysis import grounding
-os.sched_getaffinity = lambda pid: {0, 1}
-grounding._CHUNK_EXAMPLES = 1
-started = threading.Barrier(3)
-def stuck(*args):  # a chunk that would take a minute
-    started.wait()
-    time.sleep(60)
-grounding._chunk_counts = stuck
-threading.Thread(target=grounding.new_counts, args=(["a.", "b."], ["c.", "d."], [("e.",)] * 2),
-                 daemon=True).start()
-started.wait()
-print("quitting", flush=True)
-"""
-
-
-def test_a_process_quits_while_its_grounding_runs_on_every_core():
-    """The app's grounding thread is a daemon so that quitting never waits for it; the
-    threads it shares chunks with must be too."""
-    import subprocess
-    import time
-
-    start = time.monotonic()
-    result = subprocess.run([sys.executable, "-c", _QUIT], check=False, capture_output=True, text=True,
-                            timeout=120)
-    assert result.stdout == "quitting\n" and result.returncode == 0, result.stderr
-    assert time.monotonic() - start < 20
 
 
 def test_the_bulk_path_with_no_examples():

@@ -35,11 +35,9 @@ from __future__ import annotations
 
 import itertools
 import operator
-import os
 import re
-import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -692,59 +690,19 @@ def new_counts(
         np.searchsorted(total, np.arange(_CHUNK_CHARS, total[-1] if len(total) else 0,
                                          _CHUNK_CHARS)),
     ))).tolist()
-    chunks = [order[start:end] for start, end in itertools.pairwise(bounds)]
-    found = _on_every_core(
-        lambda ids: _chunk_counts(ids.tolist(), candidates, baselines, references, sources, min_support), chunks)
-    for ids, (sentence_counts, figure_counts, chunk_least, left) in zip(chunks, found):
+    for start, end in itertools.pairwise(bounds):
+        ids = order[start:end].tolist()
+        sentence_counts, figure_counts, chunk_least, left = _chunk_counts(
+            ids, candidates, baselines, references, sources, min_support)
         new_sentences[ids] = sentence_counts
         new_figures[ids] = figure_counts
         least[ids] = chunk_least
         for e in left.tolist():
-            i = int(ids[e])
+            i = ids[e]
             side = ground_side(candidates[i], references[i], sources[i], baselines[i], min_support=min_support)
             new_sentences[i] = len(side.new_sentences)
             least[i] = least_support(side)
     return new_sentences, new_figures, least
-
-
-def _cores() -> int:
-    """The cores this process may run on (a pinned affinity counts, not the machine's)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
-def _on_every_core(work: Callable[[object], object], items: Sequence) -> list:
-    """``work`` of each of ``items``, in their order, in as many threads as there are cores
-    (numpy's sorts and rapidfuzz's LCS kernels let go of the GIL). The threads are daemons, as
-    the grounding thread that calls this is: quitting the app waits for none of them."""
-    workers = min(_cores(), len(items))
-    if workers <= 1:
-        return [work(item) for item in items]
-    out: list = [None] * len(items)
-    failed: list[BaseException] = []
-    jobs = iter(range(len(items)))
-    lock = threading.Lock()
-
-    def run() -> None:
-        while not failed:
-            with lock:
-                k = next(jobs, None)
-            if k is None:
-                return
-            try:
-                out[k] = work(items[k])
-            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
-                failed.append(exc)
-
-    threads = [threading.Thread(target=run, name="grounding", daemon=True) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if failed:
-        raise failed[0]
-    return out
 
 
 def least_support(side: Side) -> float:

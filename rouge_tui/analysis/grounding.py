@@ -538,16 +538,12 @@ def _read(texts: Sequence[str], examples: np.ndarray, numbers: dict[bytes, int])
     kind = a[special]
     seps = special[kind == _SEP]
     after = special[kind >= _DOT] + 1
-    closing = (a == _CLOSE) | (a == _TAIL)  # past the closing marks at once: to their run's end
-    run_ends = np.flatnonzero(closing[:-1] & ~closing[1:]) + 1
-    inside = closing[after]
-    after[inside] = run_ends[np.searchsorted(run_ends, after[inside])]
+    opened = np.flatnonzero((a != _CLOSE) & (a != _TAIL))  # past the closing marks at once
+    after = opened[np.searchsorted(opened, after)]
     after = after[(a[after] == _SPACE) | (a[after] == _NL) | (a[after] == _SEP)]
-    cut = np.zeros(len(starts) + 1, bool)  # the words a sentence starts at, and the end
-    cut[[0, -1]] = True
-    for cuts in (seps, special[(kind == _NL) | (kind == _CJK_TERM)], after):
-        cut[np.searchsorted(starts, cuts)] = True
-    bounds = np.flatnonzero(cut)
+    cuts = np.concatenate((seps, special[(kind == _NL) | (kind == _CJK_TERM)], after))
+    bounds = np.sort(np.concatenate(([0, len(starts)], np.searchsorted(starts, cuts))))
+    bounds = bounds[np.r_[True, bounds[1:] != bounds[:-1]]]
     first, length = bounds[:-1], np.diff(bounds)
     example = examples[np.searchsorted(seps, starts[first])]
     # Keys: the word's bytes, read eight at a time through an unaligned view.

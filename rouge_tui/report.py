@@ -614,9 +614,17 @@ td.prose { white-space: pre-line; overflow-wrap: anywhere; min-width: 12rem; }
 .baseline { text-decoration: underline; color: #8a6100; } .candidate { font-weight: bold; font-style: italic; color: #00658a; }
 .removed { text-decoration: line-through; color: #b00020; background: #fde7e9; } .added { font-weight: bold; color: #0a6d24; background: #e3f7e8; }
 .fold { font-style: italic; color: #777; } .flag { font-weight: bold; background: #ffd54f; } .newfig { font-weight: bold; color: #b00020; }
-.mark-fine { color: #0a6d24; } .mark-regression { color: #b00020; } .mark-unsure { color: #8a6100; }
+{marks}
 .arith { font-weight: bold; font-size: 13px; } .legend { font-size: 13px; color: #555; }
 """
+
+
+def page_style() -> str:
+    """The HTML page's stylesheet, each mark word's colour from the registry (`MARKS`)."""
+    from rouge_tui.store.marks import MARKS
+
+    marks = " ".join(f".mark-{mark.word} {{ color: {mark.html}; }}" for mark in MARKS.values())
+    return _PAGE_STYLE.replace("{marks}", marks)
 
 
 def _h(text: str, limit: int | None = None) -> str:
@@ -676,7 +684,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-        f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{_PAGE_STYLE}</style></head><body>",
+        f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{page_style()}</style></head><body>",
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
         (f'<p><span class="verdict {data["verdict"]}">{verdict_symbol(data["verdict"])} {verdict_words(data["verdict"])}</span> '
          f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),

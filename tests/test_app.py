@@ -923,6 +923,33 @@ async def test_help_lists_only_the_keys_that_work_on_the_screen_it_was_opened_fr
                 assert f"{what} ({key} cycles them in the review table)\n" in text, opening
 
 
+def test_every_mark_word_is_one_key_and_one_colour_in_the_table() -> None:
+    """The keys and the table's colours come from MARKS: one binding and one bold colour
+    (the text's own under NO_COLOR) per word."""
+    from rouge_tui.app.screens.common import MARK_BINDINGS
+    from rouge_tui.store.marks import MARKS
+
+    assert [(b.key, b.action, b.description) for b in MARK_BINDINGS] == [
+        (m.key, f"mark('{m.word}')", m.help) for m in MARKS.values()]
+    for mark in MARKS.values():
+        assert f"movers--{mark.word}" in MoversTable.COMPONENT_CLASSES
+        assert f".movers--{mark.word} {{ text-style: bold; color: {mark.colour}; }}" in MoversTable.DEFAULT_CSS
+        assert f"MoversTable:nocolor > .movers--{mark.word} {{ color: $text; }}" in MoversTable.DEFAULT_CSS
+
+
+async def test_help_names_every_mark_word_the_registry_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new mark word is one entry in MARKS: the help's marks line lists it."""
+    from rouge_tui.store.marks import MARKS, MarkWord
+
+    monkeypatch.setitem(MARKS, "perhaps", MarkWord("perhaps", "p", "mark perhaps", "perh", "ansi_blue", "#000080"))
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        text = app.screen.text().plain
+        assert "Marks: fine, regression, unsure, perhaps; ↻ carried" in text
+
+
 async def test_help_explains_every_short_word_the_overview_shows(tmp_path: Path) -> None:
     """A newcomer found `ten 33%`, `P`, `R` and `copied cov … dens …` in the overview and
     none of them in help. Every label word the overview draws (read off the screen, a

@@ -567,6 +567,22 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path, capsys: pytes
     assert "<h2>History</h2>" not in capsys.readouterr().out
 
 
+def test_html_colours_each_mark_word_as_the_registry_says(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mark word's HTML colour is its entry in MARKS, nowhere else."""
+    from dataclasses import replace
+
+    from rouge_tui.store.marks import MARKS
+
+    for mark, colour in zip(list(MARKS.values()), ("#010203", "#040506", "#070809")):
+        monkeypatch.setitem(MARKS, mark.word, replace(mark, html=colour))
+    cli.main(["report", str(INCIDENTS), "--format", "html"])
+    rules = _css_rules(capsys.readouterr().out)
+    for mark in MARKS.values():
+        assert f"color: {mark.html};" in rules[f".mark-{mark.word}"], mark
+
+
 def _css_rules(page: str) -> dict[str, str]:
     """The page's style sheet: each selector and the declarations of every rule naming it."""
     sheet = page[page.index("<style>") + len("<style>") : page.index("</style>")]

@@ -17,6 +17,7 @@ from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens import common
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.store.marks import MARKS
 
 MOVING = ("↑ ↓ j k", "move; g / G first / last (as less and vim: they never mark), page up / page down, home / end")
 # What the overview's short words mean: a newcomer found none of them explained.
@@ -47,7 +48,8 @@ TRIAGE = (
                  "s can sort them first")),
     ("alarm", "[alarm] signals in suite.toml: the signals that may raise it ([] for none)"),
 )
-FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"
+FILTER = (f"filter: part of an id or of an output; a signal (trunc, dup, …); a mark ({', '.join(MARKS)}, marked); "
+          '"in quotes" for text only')
 
 
 class HelpScreen(common.Answers, ModalScreen[None]):
@@ -143,7 +145,7 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
         text.append(" (the candidate's mean against the baseline's band)\n")
         text.append("\nMarks: ", style="bold")
-        text.append("fine, regression, unsure; ↻ carried from another build pair, ? stale, + has a note\n")
+        text.append(f"{', '.join(MARKS)}; ↻ carried from another build pair, ? stale, + has a note\n")
         text.append("\nescape, q or ? closes this; Q quits", style="italic")
         return text
 

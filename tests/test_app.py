@@ -937,17 +937,23 @@ def test_every_mark_word_is_one_key_and_one_colour_in_the_table() -> None:
         assert f"MoversTable:nocolor > .movers--{mark.word} {{ color: $text; }}" in MoversTable.DEFAULT_CSS
 
 
-async def test_help_names_every_mark_word_the_registry_holds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A new mark word is one entry in MARKS: the help's marks line lists it."""
+async def test_help_names_every_mark_word_and_verdict_the_registries_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new mark word is one entry in MARKS, a verdict's words one in VERDICTS: the help
+    says them."""
+    from dataclasses import replace
+
+    from rouge_tui.analysis.compare import VERDICTS
     from rouge_tui.store.marks import MARKS, MarkWord
 
     monkeypatch.setitem(MARKS, "perhaps", MarkWord("perhaps", "p", "mark perhaps", "perh", "ansi_blue", "#000080"))
+    monkeypatch.setitem(VERDICTS, "drift-up", replace(VERDICTS["drift-up"], words="rose", symbol="↑"))
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await press(pilot, "question_mark")
         text = app.screen.text().plain
         assert "Marks: fine, regression, unsure, perhaps; ↻ carried" in text
+        assert "Verdicts: ▼ drift-down, ↑ rose, ● within band (the candidate's" in text
 
 
 async def test_help_explains_every_short_word_the_overview_shows(tmp_path: Path) -> None:

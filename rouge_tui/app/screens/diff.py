@@ -26,6 +26,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from rouge_tui.analysis import grounding
+from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Analysis
 from rouge_tui.app.messages import WorkFailed
@@ -35,7 +36,6 @@ from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.diff import FOLD_WORDS, cut_texts, example_diff
-from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.review import Review
 from rouge_tui.rouge import engine
 from rouge_tui.safetext import one_line
@@ -204,7 +204,7 @@ class DiffScreen(common.Answers, Screen[str]):
         figures = self.analysis.figures
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(one_line(figures.suite, 30), style="bold")
-        text.append(f"  {verdict_symbol(figures.verdict)} {verdict_words(figures.verdict)}", style="bold")
+        text.append(f"  {VERDICTS[figures.verdict].said}", style="bold")
         text.append(f"  Δ {figures.delta_mean:+.4f}  {figures.signature}")
         return text
 

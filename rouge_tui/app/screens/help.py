@@ -12,10 +12,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens import common
-from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.store.marks import MARKS
 
@@ -142,7 +142,7 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for name, meaning in TRIAGE:
             entry(name, 10, meaning)
         text.append("\nVerdicts: ", style="bold")
-        text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
+        text.append(", ".join(v.said for v in VERDICTS.values()))
         text.append(" (the candidate's mean against the baseline's band)\n")
         text.append("\nMarks: ", style="bold")
         text.append(f"{', '.join(MARKS)}; ↻ carried from another build pair, ? stale, + has a note\n")

@@ -21,10 +21,10 @@ from rich.text import Text
 from textual.widget import Widget
 
 from rouge_tui.analysis import signals
-from rouge_tui.analysis.compare import BuildStats
+from rouge_tui.analysis.compare import VERDICTS, BuildStats
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.analysis.triage import drift_words
-from rouge_tui.report import p_words, verdict_symbol, verdict_words
+from rouge_tui.report import p_words
 from rouge_tui.safetext import one_line
 
 __all__ = ["Overview", "flow", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]
@@ -251,7 +251,6 @@ class Overview(Widget):
         """The verdict, then what moved: the delta with the paired test's interval and p, the
         band's source, P and R, the ten's share; on as many lines as the width needs."""
         label = self._style("label")
-        style = {"drift-down": "down", "drift-up": "up"}.get(f.verdict, "within")
         low, high = f.delta_test["interval"] if f.delta_test else f.delta_interval  # the bootstrap's
         p = p_words(f.delta_test["p_value"]) if f.delta_test else "?"
         parts = [
@@ -263,7 +262,7 @@ class Overview(Widget):
             ("ten", f"{percent(f.top_share)} of |Δ|"),
             ("band", f"{f.baseline.band_source} k={f.settings.k:g}"),
         ]
-        verdict = Text(f"{verdict_symbol(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
+        verdict = Text(VERDICTS[f.verdict].said, style=self._style(VERDICTS[f.verdict].tone))
         return flow([verdict, *(Text.assemble((f"{name} ", label), value) for name, value in parts)], width)
 
     def signal_lines(self, f: Figures, width: int) -> list[Text]:

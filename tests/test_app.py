@@ -937,14 +937,16 @@ def test_every_mark_word_is_one_key_and_one_colour_in_the_table() -> None:
         assert f"MoversTable:nocolor > .movers--{mark.word} {{ color: $text; }}" in MoversTable.DEFAULT_CSS
 
 
-async def test_help_names_every_mark_word_and_verdict_the_registries_hold(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A new mark word is one entry in MARKS, a verdict's words one in VERDICTS: the help
-    says them."""
+async def test_help_names_every_mark_word_verdict_and_sort_the_registries_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new mark word is one entry in MARKS, a verdict's words one in VERDICTS, a sort one
+    in SORTS: the help says them."""
     from dataclasses import replace
 
     from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.analysis.figures import Sort
     from rouge_tui.store.marks import MARKS, MarkWord
 
+    monkeypatch.setitem(SORTS, "backwards", Sort("backwards", "back", "the ranking reversed", lambda f, rank: rank[::-1]))
     monkeypatch.setitem(MARKS, "perhaps", MarkWord("perhaps", "p", "mark perhaps", "perh", "ansi_blue", "#000080"))
     monkeypatch.setitem(VERDICTS, "drift-up", replace(VERDICTS["drift-up"], words="rose", symbol="↑"))
     app = app_for()
@@ -954,6 +956,10 @@ async def test_help_names_every_mark_word_and_verdict_the_registries_hold(monkey
         text = app.screen.text().plain
         assert "Marks: fine, regression, unsure, perhaps; ↻ carried" in text
         assert "Verdicts: ▼ drift-down, ↑ rose, ● within band (the candidate's" in text
+        sorts = text[text.index("Sorts (s cycles)"):text.index("Change signals")]
+        lines = sorts.splitlines()[1:-1]
+        assert len(lines) == len(SORTS) and all(line.startswith(f"  {s.words} ") for line, s in zip(lines, SORTS.values()))
+        assert "  backwards           the ranking reversed\n" in sorts
 
 
 async def test_help_explains_every_short_word_the_overview_shows(tmp_path: Path) -> None:

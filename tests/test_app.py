@@ -1422,6 +1422,35 @@ def overview_lines(app) -> list[str]:
     return screen_text(app).splitlines()[region.y : region.bottom]
 
 
+async def test_a_new_overview_panel_is_one_class_with_its_height_and_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A panel declares its least height and its help line, and is listed once: the
+    overview draws it and is that much taller before the figures come, the help explains it."""
+    from rich.text import Text
+
+    from rouge_tui.app.screens import help as help_module
+    from rouge_tui.app.widgets import overview as overview_module
+
+    class Weather(overview_module.Panel):
+        height = 3
+        help = (("sky", "what the weather was while the builds ran"),)
+
+        def lines(self, overview, f, width):
+            return [Text(f"sky clear over {f.paired} examples")]
+
+    panels = (*overview_module.PANELS, Weather())
+    for module in (overview_module, help_module):
+        monkeypatch.setattr(module, "PANELS", panels)
+    app = app_for()
+    async with app.run_test(size=(80, 40)) as pilot:
+        # title, signal drift, two builds, verdict, signals, history: 7 lines; and the sky's 3
+        assert app.screen.query_one(overview_module.Overview).min_height == 7 + 3
+        await settle(pilot)
+        paired = review_screen(app).analysis.figures.paired
+        assert f"sky clear over {paired} examples" in "\n".join(overview_lines(app))
+        await press(pilot, "question_mark")
+        assert "  sky        what the weather was while the builds ran\n" in app.screen.text().plain
+
+
 async def test_nothing_in_the_overview_is_cut_at_80x24(tmp_path: Path) -> None:
     """Issue 38, 7 and 8: the signal counts stopped at `trunc 26 …` (dup, len-, vol never
     seen), `copied cov 0.79…`, and a long suite name cut the signature and the references'

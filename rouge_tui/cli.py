@@ -283,6 +283,10 @@ def _say(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # rouge-tui never multiplies matrices, but numpy's OpenBLAS starts a thread per core when
+    # numpy is imported (nothing has imported it yet), CPU taken from the scoring on a small
+    # machine. A user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
     if _closed(2):  # no stderr: keep fd 2 from going to the next file opened
         fd = os.open(os.devnull, os.O_WRONLY)

@@ -332,7 +332,7 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
 
 
 # The references' first characters the zero-token guard reads: enough to tell (joined whole,
-# they held 25 MB more at a 100,000-example report's peak; its budget is 250 MB).
+# they weighed on a big report's memory peak, held to its budget).
 GUARD_CHARS = 4_000_000
 
 
@@ -398,8 +398,7 @@ def compute(
         )
     runs = run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
     # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
-    # GIL free (side by side, a cold CNN/DM report 1.76 -> 1.50 s: grounding adds 21%, was 50%);
-    # so are the earlier build pairs' signal counts the signal bands come from.
+    # GIL free; so are the earlier build pairs' signal counts the signal bands come from.
     grounded = _grounding(texts, runs)
     before_counts = _beside(lambda: earlier_counts(suite, settings, texts, caches))
     before, base, cand = _score_pair(suite, settings, texts, caches, pairing.ids, tell)
@@ -436,7 +435,7 @@ def _with_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches
     (base_stats, cand_stats), (base_mean, cand_mean) = stats, means
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
     # A build whose every id is paired here has its history entry made: the trend reads it,
-    # not the build again (a cold 100,000-example open: the history line 2.0 s -> 0.1 s after).
+    # not the build again (on a big suite's first open, the history line comes at once).
     # The candidate's ids come in the baseline's order; no reader of an entry minds (its
     # stats are sums exactly rounded, its F looked up by id).
     shown_candidate = history.BuildScores(cand_stats.name, cand_stats.runs, cand_stats, dict(zip(ids, cand_mean[:, 2].tolist())))

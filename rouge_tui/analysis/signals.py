@@ -72,8 +72,8 @@ class Pairs:
     def count_new(self) -> tuple[np.ndarray, np.ndarray]:
         """`grounded`, worked out each time asked (and without its lock, which Python 3.11
         shares between all the Pairs: a thread may work it out beside another's)."""
-        # Here, not at import: a report of cached figures reads no text (rapidfuzz and the
-        # grounding module: 21-43 ms of a 0.3 s report of the sample suite).
+        # Here, not at import: a report of cached figures reads no text, and loads neither
+        # rapidfuzz nor the grounding module.
         from rouge_tui.analysis import grounding
 
         references = self.references or [()] * len(self.ids)

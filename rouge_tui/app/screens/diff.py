@@ -76,8 +76,7 @@ def diff_size(texts, example_id: str, run: int = 0) -> int:
 class Prepared:
     """Diff models made ahead, while the reviewer reads: the table's cursor row once it
     rests, the next example of a walk. Enter then draws at once (benchmarks/bench_app.py
-    --only diff, a 2,000-word diff's open at 120x40 / 80x24: 122 / 119 ms made on the spot,
-    67 / 55 ms made ahead). Only the comparison on screen's: another one empties it."""
+    --only diff). Only the comparison on screen's: another one empties it."""
 
     KEEP = 8
 

@@ -205,7 +205,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     def line(key: str, row: tuple[tuple[float, float, float], ...]) -> str:
         # What json.dumps writes for the line's dict (a float is its repr), written out:
-        # 2,000 lines 21 -> 12 ms.
+        # faster than json.dumps (benchmarks/README.md, "Figures behind the code").
         entry = ", ".join(f'"{m}": {{"precision": {p!r}, "recall": {r!r}, "fmeasure": {f!r}}}' for m, (p, r, f) in zip(names, row))
         return f'{{"id": {dumps(key)}, "scores": {{{entry}}}}}\n'
 
@@ -239,7 +239,7 @@ def cmd_open(args: argparse.Namespace) -> int:
     app = RougeApp(suites, args)
     app.watch_hang_up()
     # Our own loop, left open: asyncio.run would join the worker threads at its close, so
-    # q while a big suite is still scored waited for the scoring (19 s on a 43 MB output).
+    # q while a big suite is still scored waited for the scoring.
     app.run(mouse=not args.no_mouse, loop=asyncio.new_event_loop())
     if any(thread.is_alive() for thread in app.exports):
         _say("finishing the review being written…")
@@ -283,6 +283,10 @@ def _say(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # rouge-tui never multiplies matrices, but numpy's OpenBLAS starts a thread per core when
+    # numpy is imported (nothing has imported it yet), CPU taken from the scoring on a small
+    # machine. A user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     argv = list(sys.argv[1:] if argv is None else argv)
     if _closed(2):  # no stderr: keep fd 2 from going to the next file opened
         fd = os.open(os.devnull, os.O_WRONLY)
@@ -305,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score, "serve": cmd_serve, "import": cmd_import}
     if args.command != "open":
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
-        # big suite's objects cost (1M-example report 54.9 s -> 40.0 s, benchmarks/README.md).
+        # big suite's objects cost (benchmarks/README.md, "Figures behind the code").
         gc.disable()
     restore = _whole_writes(args.command != "open")
     try:

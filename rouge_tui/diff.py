@@ -422,7 +422,7 @@ SHOWN = 100_000  # characters of one text a diff aligns and shows; the rest is l
 def cut_texts(named: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
     """Each ``(name, text)``'s text cut to its first `SHOWN` characters, and a note for each
     text that was cut, saying where. The diff view, the export and the HTML report align at
-    most this much of a text (200,000 distinct words in one output took 3 GB); grounding
+    most this much of a text (aligning 200,000 distinct words held gigabytes); grounding
     and figures still read the whole texts."""
     notes = [f"the {name} is {len(text):,} characters: too long to align in full; the first "
              f"{SHOWN:,} are aligned and shown, its figures and tags are for the whole text"

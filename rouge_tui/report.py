@@ -27,11 +27,7 @@ if TYPE_CHECKING:
     from rouge_tui.review import Review
     from rouge_tui.store.log import ReferenceChange
 
-__all__ = ["FORMATS", "Format", "Report", "build", "render_json", "render_markdown", "render_text", "verdict_symbol",
-           "verdict_words"]
-
-VERDICT_WORDS = {"drift-down": "drift-down", "drift-up": "drift-up", "within-band": "within band"}
-VERDICT_SYMBOLS = {"drift-down": "▼", "drift-up": "▲", "within-band": "●"}
+__all__ = ["FORMATS", "Format", "Report", "build", "render_json", "render_markdown", "render_text"]
 
 
 # The ids the pairing left out, as every format lists them.
@@ -46,16 +42,6 @@ def _said(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
 
 # Why a build's n and mean in the history differ from the comparison's (SPEC "History").
 HISTORY_BASIS = "each build over its own ids with a reference; the comparison over the ids both builds have"
-
-
-def verdict_words(verdict: str) -> str:
-    """The verdict for a person: ``drift-down``, ``drift-up`` or ``within band``."""
-    return VERDICT_WORDS[verdict]
-
-
-def verdict_symbol(verdict: str) -> str:
-    """A direction symbol that reads without colour: ▼ down, ▲ up, ● within band."""
-    return VERDICT_SYMBOLS[verdict]
 
 
 def _build(stats: BuildStats, copied: list[float] | None = None) -> dict[str, Any]:
@@ -291,6 +277,7 @@ def _mark_word(data: dict[str, Any], example_id: str) -> str:
 
 def render_markdown(data: dict[str, Any]) -> str:
     """The report as Markdown, for a CI summary or a ticket."""
+    from rouge_tui.analysis.compare import VERDICTS
     from rouge_tui.analysis.figures import percent
 
     b, c = data["baseline"], data["candidate"]
@@ -298,7 +285,7 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines = [
         f"# ROUGE drift report: {md(data['suite'])}",
         "",
-        (f"**Verdict: {verdict_symbol(data['verdict'])} {verdict_words(data['verdict'])}**"
+        (f"**Verdict: {VERDICTS[data['verdict']].said}**"
          f" (band k = {data['k']:g}): {data['verdict_reason']}"),
         "",
         *(f"- **Signal drift:** {md(line)}" for line in alarm_lines(data)),
@@ -384,16 +371,17 @@ def render_text(data: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
+    from rouge_tui.analysis.compare import VERDICTS
     from rouge_tui.analysis.figures import percent
 
     b, c = data["baseline"], data["candidate"]
     low, high = data["delta_interval"]
-    style = {"drift-down": "bold red", "drift-up": "bold yellow"}.get(data["verdict"], "bold green")
+    style = VERDICTS[data["verdict"]].style
     head = Text()
     head.append(one_line(data["suite"]), style="bold")
     head.append(f"\nsignature  {data['signature']}  refs {data['reference_fingerprint'][:12]}")
     head.append("\nverdict    ")
-    head.append(f"{verdict_symbol(data['verdict'])} {verdict_words(data['verdict'])}", style=style)
+    head.append(VERDICTS[data["verdict"]].said, style=style)
     head.append(f"\n           {data['verdict_reason']}")
     head.append(
         f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
@@ -607,16 +595,27 @@ table { border-collapse: collapse; margin: .5rem 0; } .wide { overflow-x: auto; 
 td, th { white-space: nowrap; padding: .15rem .6rem; border-bottom: 1px solid #ddd; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 td.prose { white-space: pre-line; overflow-wrap: anywhere; min-width: 12rem; }
-.verdict { font-weight: bold; padding: .1rem .4rem; } .drift-down { background: #fdd; } .drift-up { background: #ffc; } .within-band { background: #dfd; }
+.verdict { font-weight: bold; padding: .1rem .4rem; } {verdicts}
 .warn { background: #fff4ce; padding: .3rem .6rem; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, monospace; font-size: 13px; background: #f7f7f7; padding: .5rem; border-radius: 4px; }
 .counted, .both { font-weight: bold; text-decoration: underline; color: #0a6d24; }
 .baseline { text-decoration: underline; color: #8a6100; } .candidate { font-weight: bold; font-style: italic; color: #00658a; }
 .removed { text-decoration: line-through; color: #b00020; background: #fde7e9; } .added { font-weight: bold; color: #0a6d24; background: #e3f7e8; }
 .fold { font-style: italic; color: #777; } .flag { font-weight: bold; background: #ffd54f; } .newfig { font-weight: bold; color: #b00020; }
-.mark-fine { color: #0a6d24; } .mark-regression { color: #b00020; } .mark-unsure { color: #8a6100; }
+{marks}
 .arith { font-weight: bold; font-size: 13px; } .legend { font-size: 13px; color: #555; }
 """
+
+
+def page_style() -> str:
+    """The HTML page's stylesheet, each verdict's background and each mark word's colour
+    from their registries (`VERDICTS`, `MARKS`)."""
+    from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.store.marks import MARKS
+
+    verdicts = " ".join(f".{v.name} {{ background: {v.html}; }}" for v in VERDICTS.values())
+    marks = " ".join(f".mark-{mark.word} {{ color: {mark.html}; }}" for mark in MARKS.values())
+    return _PAGE_STYLE.replace("{verdicts}", verdicts).replace("{marks}", marks)
 
 
 def _h(text: str, limit: int | None = None) -> str:
@@ -649,6 +648,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     ``examples``, its diff highlighted as in the app. An example is a dict with ``rank``,
     ``id``, ``mark``, ``note``, ``sides`` (list of (title, pieces html, arithmetic)),
     ``reference`` (pieces html) and ``words`` (the word diff's pieces html)."""
+    from rouge_tui.analysis.compare import VERDICTS
     from rouge_tui.analysis.figures import percent
 
     b, c = data["baseline"], data["candidate"]
@@ -676,9 +676,9 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
-        f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{_PAGE_STYLE}</style></head><body>",
+        f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{page_style()}</style></head><body>",
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
-        (f'<p><span class="verdict {data["verdict"]}">{verdict_symbol(data["verdict"])} {verdict_words(data["verdict"])}</span> '
+        (f'<p><span class="verdict {data["verdict"]}">{VERDICTS[data["verdict"]].said}</span> '
          f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
         "".join(f'<p class="verdict drift-down">{_h(line)}</p>' for line in alarm_lines(data)),
         f"<p class=legend>{_h(band_note(data))}</p>" if band_note(data) else "",

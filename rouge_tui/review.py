@@ -27,7 +27,7 @@ from rouge_tui.analysis.pipeline import (
     open_analysis,
 )
 from rouge_tui.store.log import ReferenceChange, ReviewLog
-from rouge_tui.store.marks import Mark, MarkStore, outputs_hash
+from rouge_tui.store.marks import MARKS, Mark, MarkStore, outputs_hash
 from rouge_tui.suite.suite import SuiteRef
 
 __all__ = ["Opened", "Request", "Review", "Shown", "open_review"]
@@ -340,7 +340,7 @@ def find_rows(review: Review, query: str, cancelled=lambda: False) -> tuple[obje
     """The ranked indices the table's filter keeps, and how the query was read.
 
     A query that is a change signal's name or label (``trunc``) keeps the examples with that
-    signal; a mark word (``fine``, ``regression``, ``unsure``, or ``marked`` for any) the
+    signal; a mark's word or short form (`MARKS`: ``fine``, ``regr``; ``marked`` for any) the
     examples so marked; anything else, or anything in quotes, is text: part of an id or of
     either output, ignoring case."""
     import numpy as np
@@ -357,8 +357,9 @@ def find_rows(review: Review, query: str, cancelled=lambda: False) -> tuple[obje
                 rows = np.flatnonzero(figures.signals >> bit & 1)
                 return rows, f"signal {signal.name}"
         shown = review.shown()
-        if key in ("fine", "regression", "unsure", "regr", "marked"):
-            word = {"regr": "regression"}.get(key, key)
+        words = {name: mark.word for mark in MARKS.values() for name in (mark.word, mark.short)}
+        if key in words or key == "marked":
+            word = words.get(key, key)
             ids = {i for i, s in shown.items() if word == "marked" or s.word == word}
             what = "any mark" if word == "marked" else f"mark {word}"  # (not "mark marked")
             return np.asarray([r for r, i in enumerate(figures.ids) if i in ids], dtype=np.int64), what

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# As `rouge_tui.cli.main` does, before anything imports numpy: the tests and the processes
+# they start run with the command's one OpenBLAS thread.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_suites"

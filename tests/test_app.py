@@ -923,6 +923,45 @@ async def test_help_lists_only_the_keys_that_work_on_the_screen_it_was_opened_fr
                 assert f"{what} ({key} cycles them in the review table)\n" in text, opening
 
 
+def test_every_mark_word_is_one_key_and_one_colour_in_the_table() -> None:
+    """The keys and the table's colours come from MARKS: one binding and one bold colour
+    (the text's own under NO_COLOR) per word."""
+    from rouge_tui.app.screens.common import MARK_BINDINGS
+    from rouge_tui.store.marks import MARKS
+
+    assert [(b.key, b.action, b.description) for b in MARK_BINDINGS] == [
+        (m.key, f"mark('{m.word}')", m.help) for m in MARKS.values()]
+    for mark in MARKS.values():
+        assert f"movers--{mark.word}" in MoversTable.COMPONENT_CLASSES
+        assert f".movers--{mark.word} {{ text-style: bold; color: {mark.colour}; }}" in MoversTable.DEFAULT_CSS
+        assert f"MoversTable:nocolor > .movers--{mark.word} {{ color: $text; }}" in MoversTable.DEFAULT_CSS
+
+
+async def test_help_names_every_mark_word_verdict_and_sort_the_registries_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new mark word is one entry in MARKS, a verdict's words one in VERDICTS, a sort one
+    in SORTS: the help says them."""
+    from dataclasses import replace
+
+    from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.analysis.figures import Sort
+    from rouge_tui.store.marks import MARKS, MarkWord
+
+    monkeypatch.setitem(SORTS, "backwards", Sort("backwards", "back", "the ranking reversed", lambda f, rank: rank[::-1]))
+    monkeypatch.setitem(MARKS, "perhaps", MarkWord("perhaps", "p", "mark perhaps", "perh", "ansi_blue", "#000080"))
+    monkeypatch.setitem(VERDICTS, "drift-up", replace(VERDICTS["drift-up"], words="rose", symbol="↑"))
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "question_mark")
+        text = app.screen.text().plain
+        assert "Marks: fine, regression, unsure, perhaps; ↻ carried" in text
+        assert "Verdicts: ▼ drift-down, ↑ rose, ● within band (the candidate's" in text
+        sorts = text[text.index("Sorts (s cycles)"):text.index("Change signals")]
+        lines = sorts.splitlines()[1:-1]
+        assert len(lines) == len(SORTS) and all(line.startswith(f"  {s.words} ") for line, s in zip(lines, SORTS.values()))
+        assert "  backwards           the ranking reversed\n" in sorts
+
+
 async def test_help_explains_every_short_word_the_overview_shows(tmp_path: Path) -> None:
     """A newcomer found `ten 33%`, `P`, `R` and `copied cov … dens …` in the overview and
     none of them in help. Every label word the overview draws (read off the screen, a
@@ -1381,6 +1420,35 @@ def overview_lines(app) -> list[str]:
 
     region = app.screen.query_one(Overview).region
     return screen_text(app).splitlines()[region.y : region.bottom]
+
+
+async def test_a_new_overview_panel_is_one_class_with_its_height_and_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A panel declares its least height and its help line, and is listed once: the
+    overview draws it and is that much taller before the figures come, the help explains it."""
+    from rich.text import Text
+
+    from rouge_tui.app.screens import help as help_module
+    from rouge_tui.app.widgets import overview as overview_module
+
+    class Weather(overview_module.Panel):
+        height = 3
+        help = (("sky", "what the weather was while the builds ran"),)
+
+        def lines(self, overview, f, width):
+            return [Text(f"sky clear over {f.paired} examples")]
+
+    panels = (*overview_module.PANELS, Weather())
+    for module in (overview_module, help_module):
+        monkeypatch.setattr(module, "PANELS", panels)
+    app = app_for()
+    async with app.run_test(size=(80, 40)) as pilot:
+        # title, signal drift, two builds, verdict, signals, history: 7 lines; and the sky's 3
+        assert app.screen.query_one(overview_module.Overview).min_height == 7 + 3
+        await settle(pilot)
+        paired = review_screen(app).analysis.figures.paired
+        assert f"sky clear over {paired} examples" in "\n".join(overview_lines(app))
+        await press(pilot, "question_mark")
+        assert "  sky        what the weather was while the builds ran\n" in app.screen.text().plain
 
 
 async def test_nothing_in_the_overview_is_cut_at_80x24(tmp_path: Path) -> None:

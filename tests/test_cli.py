@@ -1052,3 +1052,26 @@ def test_report_on_a_parquet_suite_is_its_jsonl_twins(tmp_path: Path, capsys: py
     expected = json.loads(capsys.readouterr().out)
     assert main(["report", str(twin), "--format", "json", "--no-cache"]) == 1
     assert json.loads(capsys.readouterr().out) == expected
+
+
+@pytest.mark.parametrize(("given", "seen"), [(None, "1"), ("4", "4")])
+def test_the_command_runs_numpy_with_one_openblas_thread_and_an_import_sets_nothing(
+    given: str | None, seen: str
+) -> None:
+    """The command sets OPENBLAS_NUM_THREADS before numpy loads (a user's own setting wins);
+    importing the package changes no environment variable of the program importing it."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = (
+        "import os, sys\n"
+        "import rouge_tui.analysis.pipeline\n"
+        "before = os.environ.get('OPENBLAS_NUM_THREADS')\n"
+        "from rouge_tui.cli import main\n"
+        "main(['--version'])\n"
+        "print(before, os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.splitlines()[-1] == f"{given} {seen}"

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rouge_tui.analysis.compare import (
+    VERDICTS,
     BuildStats,
     build_stats,
     delta_interval,
@@ -47,6 +48,14 @@ def test_verdict_outside_the_band_in_either_direction() -> None:
     assert verdict(band(0.4, 0.5), 0.39, -0.06) == "drift-down"
     assert verdict(band(0.4, 0.5), 0.51, 0.06) == "drift-up"
     assert verdict(band(0.4, 0.5), 0.40, -0.05) == "within-band"  # on the edge is inside
+
+
+def test_the_verdicts_are_specs_and_read_without_colour() -> None:
+    """SPEC "Verdict": the JSON's names; the app's and reports' words (``within band``) and
+    a symbol for each direction, as SPEC "16 colours and NO_COLOR" asks."""
+    assert [(v.name, v.words, v.symbol) for v in VERDICTS.values()] == [
+        ("drift-down", "drift-down", "▼"), ("drift-up", "drift-up", "▲"), ("within-band", "within band", "●")]
+    assert [v.said for v in VERDICTS.values()] == ["▼ drift-down", "▲ drift-up", "● within band"]
 
 
 def test_min_delta_keeps_a_tiny_move_past_a_zero_width_band_within() -> None:

@@ -27,7 +27,7 @@ from test_paths import FAULTS, finishes, inject, lock_held_elsewhere
 from rouge_tui import cli
 from rouge_tui.store import marks as marks_module
 from rouge_tui.store import paths
-from rouge_tui.store.marks import MarkStore, outputs_hash
+from rouge_tui.store.marks import MARKS, MarkStore, outputs_hash
 from rouge_tui.suite.errors import SuiteError
 
 PAIR = ("base", "cand")
@@ -659,3 +659,11 @@ def test_report_sets_aside_a_deeply_nested_marks_file_and_says_so(
     assert data["marks"] == {}
     (kept,) = [p for p in path.parent.iterdir() if ".corrupt-" in p.name]
     assert kept.read_bytes() == deep and not path.exists()
+
+
+def test_the_mark_words_are_specs_each_with_its_key_and_four_letters() -> None:
+    """SPEC "Review": the words every report and marks file carries, byte for byte, in its
+    order; `a` fine, `b` regression, `u` unsure; narrow, at least the first four letters."""
+    assert [(m.word, m.key, m.short) for m in MARKS.values()] == [
+        ("fine", "a", "fine"), ("regression", "b", "regr"), ("unsure", "u", "unsu")]
+    assert all(m.word.encode("ascii") == m.word.encode("utf-8") for m in MARKS.values())

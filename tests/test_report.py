@@ -567,6 +567,39 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path, capsys: pytes
     assert "<h2>History</h2>" not in capsys.readouterr().out
 
 
+def test_html_colours_each_mark_word_as_the_registry_says(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mark word's HTML colour is its entry in MARKS, nowhere else."""
+    from dataclasses import replace
+
+    from rouge_tui.store.marks import MARKS
+
+    for mark, colour in zip(list(MARKS.values()), ("#010203", "#040506", "#070809")):
+        monkeypatch.setitem(MARKS, mark.word, replace(mark, html=colour))
+    cli.main(["report", str(INCIDENTS), "--format", "html"])
+    rules = _css_rules(capsys.readouterr().out)
+    for mark in MARKS.values():
+        assert f"color: {mark.html};" in rules[f".mark-{mark.word}"], mark
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_every_format_says_the_verdict_as_the_registry_does(
+    fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The verdict's words and symbol (and HTML background) are its entry in VERDICTS, for
+    every format (the sample's verdict is drift-down)."""
+    from dataclasses import replace
+
+    for v in list(VERDICTS.values()):
+        monkeypatch.setitem(VERDICTS, v.name, replace(v, words=f"{v.name} as said", symbol="◆", html="#123"))
+    cli.main(["report", str(INCIDENTS), "--format", fmt])
+    out = capsys.readouterr().out
+    assert "◆ drift-down as said" in out
+    if fmt == "html":
+        assert all("background: #123;" in _css_rules(out)[f".{name}"] for name in VERDICTS)
+
+
 def _css_rules(page: str) -> dict[str, str]:
     """The page's style sheet: each selector and the declarations of every rule naming it."""
     sheet = page[page.index("<style>") + len("<style>") : page.index("</style>")]

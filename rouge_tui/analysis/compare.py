@@ -17,6 +17,7 @@ __all__ = [
     "TEN",
     "VERDICTS",
     "BuildStats",
+    "Verdict",
     "build_stats",
     "delta_interval",
     "fmean",
@@ -28,8 +29,33 @@ __all__ = [
 
 # The 95% two-sided normal quantile, for the analytic interval of the mean paired delta.
 Z95 = 1.959963984540054
-VERDICTS = ("drift-down", "drift-up", "within-band")
 TEN = 10  # "go and read ten outputs"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One verdict a comparison can reach, as everything that shows it reads it (the
+    report's formats, the app's overview, diff, history, list of suites and help)."""
+
+    name: str  # as SPEC and the JSON report write it
+    words: str  # for a person
+    symbol: str  # its direction, which reads without colour
+    style: str  # in the text report (a Rich style)
+    tone: str  # the app's style for it: down, up or within
+    html: str  # its background in the HTML report
+
+    @property
+    def said(self) -> str:
+        """Its symbol and words: ``▼ drift-down``, ``● within band``."""
+        return f"{self.symbol} {self.words}"
+
+
+# The verdicts, the only list of them: `verdict` returns one of their names.
+VERDICTS = {v.name: v for v in (
+    Verdict("drift-down", "drift-down", "▼", "bold red", "down", "#fdd"),
+    Verdict("drift-up", "drift-up", "▲", "bold yellow", "up", "#ffc"),
+    Verdict("within-band", "within band", "●", "bold green", "within", "#dfd"),
+)}
 
 
 def fmean(values: Sequence[float] | np.ndarray) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -25,26 +26,50 @@ MOVED_BY = 0.01
 
 @dataclass(frozen=True)
 class Sort:
-    """One of the movers table's orders, as the status line names it (``words``, ``short``
-    where room is short) and the help screen says what it is."""
+    """One of the movers table's orders: how the status line names it (``words``, ``short``
+    where room is short), what the help says it is, how it orders the rows of a `Figures`
+    (``rank``: the rows in ranking order, for ties) and when it means something (``applies``:
+    `s` skips it otherwise)."""
 
     words: str
     short: str
     summary: str
+    order: Callable[[Figures, np.ndarray], np.ndarray]
+    applies: Callable[[Figures], bool] = lambda figures: True
 
 
-# The movers table's orders, the only list of them (`s` cycles them; `Figures.order` sorts).
+def _not_volatile_first(f: Figures, rank: np.ndarray) -> np.ndarray:
+    from rouge_tui.analysis import signals
+
+    return np.lexsort((rank, signals.fired(f.signals, "volatile")))
+
+
+def _beyond_noise(f: Figures, rank: np.ndarray) -> np.ndarray:
+    magnitude = np.abs(f.delta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        beyond = np.where(magnitude > 0, magnitude / f.noise(), 0.0)
+    return np.lexsort((rank, -beyond))
+
+
+# The movers table's orders, the only list of them: `s` cycles those that apply, in this
+# order, the help lists them, `Figures.order` sorts by them; the first is the ranking.
 SORTS = {
-    "|delta|": Sort("by |delta|", "by |Δ|", "the largest moves first, down or up: the ranking"),
-    "regressions": Sort("regressions first", "regr first", "the largest drops first, then the rest"),
-    "improvements": Sort("improvements first", "impr first", "the largest gains first, then the rest"),
+    "|delta|": Sort("by |delta|", "by |Δ|", "the largest moves first, down or up: the ranking",
+                    lambda f, rank: rank),
+    "regressions": Sort("regressions first", "regr first", "the largest drops first, then the rest",
+                        lambda f, rank: np.lexsort((rank, f.delta))),
+    "improvements": Sort("improvements first", "impr first", "the largest gains first, then the rest",
+                         lambda f, rank: np.lexsort((rank, -f.delta))),
     "new movers": Sort("new movers first", "new first",
-                       "the examples not flagged vol (volatile) first, each part by |delta|"),
+                       "the examples not flagged vol (volatile) first, each part by |delta|", _not_volatile_first),
     "flagged": Sort("flagged first", "flagged", "the examples where a drifting signal fired first "
-                    "(new figures, new sentences, the rest), each part by |delta|"),
+                    "(new figures, new sentences, the rest), each part by |delta|",
+                    lambda f, rank: flagged_first(f.signals, [rate.signal for rate in f.drifting]),
+                    applies=lambda f: bool(f.drifting)),
     "noise": Sort("beyond its own noise", "vs noise", "|delta| over the example's run-to-run spread "
-                  "(replicate runs), largest first"),
-    "id": Sort("by id", "by id", "by example id"),
+                  "(replicate runs), largest first", _beyond_noise, applies=lambda f: bool(f.run_f)),
+    "id": Sort("by id", "by id", "by example id",
+               lambda f, rank: np.asarray(sorted(range(f.paired), key=f.ids.__getitem__), dtype=np.int64)),
 }
 RANKING = next(iter(SORTS))  # the first order, the table's at the start
 
@@ -173,32 +198,13 @@ class Figures:
     def sorts(self) -> list[str]:
         """The orders that mean something here (`s` cycles them): "flagged first" while a
         signal drifts, "beyond its own noise" with replicate runs."""
-        return [name for name in SORTS if (name != "flagged" or self.drifting) and (name != "noise" or self.run_f)]
+        return [name for name, sort in SORTS.items() if sort.applies(self)]
 
     def order(self, sort: str = RANKING) -> np.ndarray:
         """Row indices (into the ranked arrays) for one of the table's orders."""
-        rank = np.arange(self.paired, dtype=np.int64)
-        if sort == RANKING:
-            return rank
-        if sort == "regressions":
-            return np.lexsort((rank, self.delta))
-        if sort == "improvements":
-            return np.lexsort((rank, -self.delta))
-        if sort == "new movers":
-            from rouge_tui.analysis.signals import SIGNALS
-
-            bit = [s.name for s in SIGNALS].index("volatile")
-            return np.lexsort((rank, self.signals >> bit & 1))
-        if sort == "flagged":
-            return flagged_first(self.signals, [rate.signal for rate in self.drifting])
-        if sort == "noise":
-            magnitude = np.abs(self.delta)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                beyond = np.where(magnitude > 0, magnitude / self.noise(), 0.0)
-            return np.lexsort((rank, -beyond))
-        if sort == "id":
-            return np.asarray(sorted(range(self.paired), key=self.ids.__getitem__), dtype=np.int64)
-        raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
+        if sort not in SORTS:
+            raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
+        return SORTS[sort].order(self, np.arange(self.paired, dtype=np.int64))
 
     # ------------------------------------------------------------------ bytes, for the cache
 

@@ -224,8 +224,7 @@ def copy_means(
     none has); ``builds[b][i]`` is build b's output for the example of ``sources[i]``.
 
     Each source is read once for all the builds, and an output the build before gave too is
-    not read again (nightly builds mostly repeat): a cold report of 10,000 examples with
-    600-word sources, 12.3-15.3 s of CPU -> 7.9-10.1 s, side by side.
+    not read again (nightly builds mostly repeat).
     """
     per: list[list[tuple[float, float]]] = [[] for _ in builds]
     for example, source in enumerate(sources):
@@ -437,7 +436,7 @@ _COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
 _CHUNK_CHARS = 1 << 18  # characters of output per chunk: the arrays stay in the cache
 _CHUNK_EXAMPLES = 1 << 13  # and examples, so the sort key keeps enough bits for the hash
 _HASH_BITS = 64  # at most this many bits of a word's hash in the sort key (tests lower it)
-_PAIRS = 1024  # sentence pairs per rapidfuzz call for small examples (100k: 3.95 -> 3.15 s cpu)
+_PAIRS = 1024  # sentence pairs per rapidfuzz call for small examples (fewer calls, less CPU)
 _MAX_CODE = 0x10FFFF  # the last code point: an example with more distinct words is left (tests lower it)
 _K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
 _LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # k low bytes
@@ -594,8 +593,8 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
     own, others = strings[:len(pattern.length)], strings[len(pattern.length):-1]
     own_bounds = np.searchsorted(pattern.example, np.arange(examples + 1)).tolist()
     other_bounds = np.searchsorted(target.example, np.arange(examples + 1)).tolist()
-    # Several small examples to one call (rapidfuzz's is ~10 us): the pairs across two examples
-    # are worked out too, and not read.
+    # Several small examples to one call (each call has its own cost): the pairs across two
+    # examples are worked out too, and not read.
     pairs = int(np.dot(np.diff(own_bounds), np.diff(other_bounds)))
     together = max(1, int((_PAIRS * examples / max(pairs, 1)) ** 0.5))
     for e in range(0, examples, together):
@@ -615,10 +614,9 @@ def _codes(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, 
     distinct words are numbered 2, 3, ... and a target word takes the number of the pattern
     word it equals, 0 if none (1 ends a sentence). So an example's sentences become strings
     with a character per word, one byte each for most examples (fewer than 254 distinct
-    words), which rapidfuzz's LCSseq compares about 5x faster than wider strings (43 against
-    208 us for 33 x 66 sentences). And the examples left to the reference path: two different
-    words of the example whose hashes clash in the sort key, or more distinct words than
-    there are code points."""
+    words), which rapidfuzz's LCSseq compares faster than wider strings. And the examples
+    left to the reference path: two different words of the example whose hashes clash in
+    the sort key, or more distinct words than there are code points."""
     npw = len(pattern.lo)
     ex = np.concatenate((np.repeat(pattern.example, pattern.length),
                          np.repeat(target.example, target.length)))

@@ -318,7 +318,7 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
 
 
 # The references' first characters the zero-token guard reads: enough to tell (joined whole,
-# they held 25 MB more at a 100,000-example report's peak; its budget is 250 MB).
+# they weighed on a big report's memory peak, held to its budget).
 GUARD_CHARS = 4_000_000
 
 
@@ -384,8 +384,7 @@ def compute(
         )
     runs = run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
     # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
-    # GIL free (side by side, a cold CNN/DM report 1.76 -> 1.50 s: grounding adds 21%, was 50%);
-    # so are the earlier build pairs' signal counts the signal bands come from.
+    # GIL free; so are the earlier build pairs' signal counts the signal bands come from.
     grounded = _grounding(texts, runs)
     before_counts = _beside(lambda: earlier_counts(suite, settings, texts, caches))
     before, base, cand = _score_pair(suite, settings, texts, caches, pairing.ids, tell)

@@ -24,7 +24,8 @@ import numpy as np
 
 from rouge_tui.analysis import history
 
-__all__ = ["ALARM", "SIGNALS", "Pairs", "Signal", "counts", "find", "fit", "labels", "names", "shown_order", "versions"]
+__all__ = ["ALARM", "SIGNALS", "Pairs", "Signal", "counts", "find", "fired", "fit", "labels", "names", "shown_order",
+           "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
 SHIFT_SHARE = 0.25
@@ -71,8 +72,8 @@ class Pairs:
     def count_new(self) -> tuple[np.ndarray, np.ndarray]:
         """`grounded`, worked out each time asked (and without its lock, which Python 3.11
         shares between all the Pairs: a thread may work it out beside another's)."""
-        # Here, not at import: a report of cached figures reads no text (rapidfuzz and the
-        # grounding module: 21-43 ms of a 0.3 s report of the sample suite).
+        # Here, not at import: a report of cached figures reads no text, and loads neither
+        # rapidfuzz nor the grounding module.
         from rouge_tui.analysis import grounding
 
         references = self.references or [()] * len(self.ids)
@@ -207,6 +208,12 @@ def find(pairs: Pairs, grounded: bool | None = None) -> np.ndarray:
         if grounded is None or signal.grounded == grounded:
             flags |= signal.rule(pairs).astype(np.uint32) << np.uint32(bit)
     return flags
+
+
+def fired(flags: np.ndarray, name: str) -> np.ndarray:
+    """1 where the signal ``name`` fired, else 0, for each example's ``flags``."""
+    bit = [signal.name for signal in SIGNALS].index(name)
+    return flags >> bit & 1
 
 
 def names(flags: int) -> list[str]:

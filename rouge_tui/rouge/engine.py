@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["CHUNK", "ENGINE", "TooLong", "rows", "score"]
 
 # Pairs handed to rouge-score-rs at a time (their spelled texts and results are what the
-# scoring holds in memory beyond the suite's texts): against 10,000, a cold 100,000 x 40
-# report peaks at 238 MB, not 256 (budget 250), 5,000 x 500 at 197, not 278; same speed.
+# scoring holds in memory beyond the suite's texts): fewer keep a big report's peak within
+# its memory budget at the same speed (benchmarks/README.md, "Figures behind the code").
 CHUNK = 2_500
 # What a cached score depends on besides the texts and settings: the engine and its version.
 ENGINE = f"rouge-score-rs {rouge_score_rs.__version__}"
@@ -36,9 +36,9 @@ Progress = Callable[[int, int], None]  # (pairs scored, pairs in all)
 
 # rouge-score-rs's rougeLsum fills a table of (n + 1) x (m + 1) four-byte cells for each
 # pair of lines of n and m tokens (one a reference's, one an output's): 110,000 tokens a
-# side asked for 48 GB and aborted the process; 60,000 took 65 s. Past this many cells for
-# one pair of lines (200 MB, about a second), or for all of an example's (about 20 s), the
-# example is refused with its name instead.
+# side asked for 48 GB and aborted the process. Past this many cells for one pair of lines
+# (200 MB), or for all of an example's (the README's "about 20 s"), the example is refused
+# with its name instead.
 MOST_LSUM_CELLS = 50_000_000
 MOST_LSUM_EXAMPLE_CELLS = 1_000_000_000
 

@@ -90,8 +90,8 @@ def _spelling(digit: int) -> bytes:
 
 _SPELL_HIGH, _SPELL_LOW = _spelling(0), _spelling(1)
 # Whitespace outside ASCII (no-break spaces, U+2028...) becomes a space before spelling; a
-# regular expression, as str.translate with a table is 2.4x slower (CNN/DM references). The
-# characters str.isspace() knows past ASCII, written out: finding them took 5 ms at import.
+# regular expression, as str.translate with a table is slower. The characters str.isspace()
+# knows past ASCII, written out: finding them would cost every start.
 _WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
@@ -112,8 +112,8 @@ class Whitespace(Tokenizer):
 
     # Bulk scoring: rouge-score-rs counts words of [a-z0-9], so each word is spelled in those
     # letters (`_SPELL_HIGH`, `_SPELL_LOW`). Must equal scoring the tokens of `tokens`
-    # (tests/test_engine.py); a 100k-example report 2.6 s -> 1.4 s against handing
-    # rouge-score-rs token lists one pair at a time (benchmarks/README.md).
+    # (tests/test_engine.py); faster than handing rouge-score-rs token lists one pair at a
+    # time (benchmarks/README.md, "Figures behind the code").
     def spell(self, texts: Sequence[str]) -> list[str]:
         import numpy as np
 

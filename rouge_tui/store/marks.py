@@ -42,9 +42,28 @@ from rouge_tui.store.paths import (
     set_aside,
 )
 
-__all__ = ["MARKS", "Mark", "MarkStore", "outputs_hash"]
+__all__ = ["MARKS", "Mark", "MarkStore", "MarkWord", "outputs_hash"]
 
-MARKS = ("fine", "regression", "unsure")
+
+@dataclass(frozen=True)
+class MarkWord:
+    """One word a person can mark an example with: the only list of them (`MARKS`) gives
+    the marks file and every report its word (SPEC's), the app its key, help line, short
+    form and colours, the table's filter what it finds."""
+
+    word: str  # as SPEC writes it: the marks file's and every report's
+    key: str  # the app's key that marks with it
+    help: str  # the key's line in the help screen
+    short: str  # where a column is narrow, and a filter word
+    colour: str  # on a terminal (a Textual colour), drawn bold
+    html: str  # in an HTML report
+
+
+MARKS = {mark.word: mark for mark in (
+    MarkWord("fine", "a", "mark fine (accept)", "fine", "ansi_bright_green", "#0a6d24"),
+    MarkWord("regression", "b", "mark regression", "regr", "ansi_bright_red", "#b00020"),
+    MarkWord("unsure", "u", "mark unsure", "unsu", "ansi_bright_yellow", "#8a6100"),
+)}
 
 
 def outputs_hash(baseline: str, candidate: str) -> str:

@@ -14,6 +14,7 @@ from textual.widgets import Static, TextArea
 
 from rouge_tui.review import Review
 from rouge_tui.safetext import editable, one_line
+from rouge_tui.store.marks import MARKS
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it. As in
 # less and tig, `q` in a view over the table (a diff, the walk, the history) closes it, and
@@ -32,9 +33,8 @@ VIEW_BINDINGS: list[BindingType] = [
 # (accept), not `g`: `g` and `G` move, as in less and vim, and no movement key marks.
 MARKING = Binding.Group("mark")
 MARK_BINDINGS: list[BindingType] = [
-    Binding("a", "mark('fine')", "mark fine (accept)", id="mark-fine", group=MARKING),
-    Binding("b", "mark('regression')", "mark regression", id="mark-regression", group=MARKING),
-    Binding("u", "mark('unsure')", "mark unsure", id="mark-unsure", group=MARKING),
+    Binding(mark.key, f"mark('{mark.word}')", mark.help, id=f"mark-{mark.word}", group=MARKING)
+    for mark in MARKS.values()
 ]
 # Each screen puts these where they rank among its own keys (the footer's order).
 NOTE = Binding("c", "note", "note", id="note")

@@ -26,6 +26,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from rouge_tui.analysis import grounding
+from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Analysis
 from rouge_tui.app.messages import WorkFailed
@@ -35,7 +36,6 @@ from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.diff import FOLD_WORDS, cut_texts, example_diff
-from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.review import Review
 from rouge_tui.rouge import engine
 from rouge_tui.safetext import one_line
@@ -76,8 +76,7 @@ def diff_size(texts, example_id: str, run: int = 0) -> int:
 class Prepared:
     """Diff models made ahead, while the reviewer reads: the table's cursor row once it
     rests, the next example of a walk. Enter then draws at once (benchmarks/bench_app.py
-    --only diff, a 2,000-word diff's open at 120x40 / 80x24: 122 / 119 ms made on the spot,
-    67 / 55 ms made ahead). Only the comparison on screen's: another one empties it."""
+    --only diff). Only the comparison on screen's: another one empties it."""
 
     KEEP = 8
 
@@ -204,7 +203,7 @@ class DiffScreen(common.Answers, Screen[str]):
         figures = self.analysis.figures
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(one_line(figures.suite, 30), style="bold")
-        text.append(f"  {verdict_symbol(figures.verdict)} {verdict_words(figures.verdict)}", style="bold")
+        text.append(f"  {VERDICTS[figures.verdict].said}", style="bold")
         text.append(f"  Δ {figures.delta_mean:+.4f}  {figures.signature}")
         return text
 

@@ -12,29 +12,15 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import SORTS
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens import common
-from rouge_tui.report import verdict_symbol, verdict_words
+from rouge_tui.app.widgets.overview import PANELS
 from rouge_tui.rouge import METRICS, TOKENIZERS
+from rouge_tui.store.marks import MARKS
 
 MOVING = ("↑ ↓ j k", "move; g / G first / last (as less and vim: they never mark), page up / page down, home / end")
-# What the overview's short words mean: a newcomer found none of them explained.
-OVERVIEW = (
-    ("▲ +fig 7", ("a signal drift (second line): a change signal fired on more outputs than its band "
-                  "allows; (0-1): how many it fired on in each earlier build pair")),
-    ("Δ", "the mean paired delta of F, candidate minus baseline, over the ids both builds have"),
-    ("95%  p", ("that delta's paired bootstrap interval and sign-flip p-value (seeded: the same "
-                "every run); band: where the baseline's band comes from, and its k")),
-    ("P  R", ("the mean paired delta of precision and of recall (recall falling while precision "
-              "holds: shorter outputs)")),
-    ("ten", "the ten most-moved outputs' share of the total |Δ|: a few outputs moved, or all of them"),
-    ("Δ -x ▁█ +x", "how many examples moved how far, from the largest fall to the largest rise"),
-    ("history", ("each build's mean over all its own ids, oldest first; B and C: the pair compared; the bars "
-                 "span at least the baseline's band, so a move inside it looks small")),
-    ("copied", ("with sources: each build's mean coverage (cov) and density (dens) of spans "
-                "copied from the source")),
-)
 # SPEC "Triage", in a reader's words (README "Signal bands and the flagged" says the same).
 TRIAGE = (
     ("why", "ROUGE can stay flat while a build invents sentences and figures: the signals raise the alarm too"),
@@ -47,7 +33,8 @@ TRIAGE = (
                  "s can sort them first")),
     ("alarm", "[alarm] signals in suite.toml: the signals that may raise it ([] for none)"),
 )
-FILTER = "filter: part of an id or of an output; a signal (trunc, dup, …); a mark (fine, regression, unsure, marked); \"in quotes\" for text only"
+FILTER = (f"filter: part of an id or of an output; a signal (trunc, dup, …); a mark ({', '.join(MARKS)}, marked); "
+          '"in quotes" for text only')
 
 
 class HelpScreen(common.Answers, ModalScreen[None]):
@@ -134,16 +121,17 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for signal in SIGNALS:
             entry(signal.short, 6, f"{signal.name}: {signal.summary}")
         text.append("\nThe overview\n", style="bold underline")
-        for name, meaning in OVERVIEW:
-            entry(name, 10, meaning)
+        for panel in PANELS:  # what each panel's short words mean (a newcomer found none explained)
+            for name, meaning in panel.help:
+                entry(name, 10, meaning)
         text.append("\nSignal bands and the flagged\n", style="bold underline")
         for name, meaning in TRIAGE:
             entry(name, 10, meaning)
         text.append("\nVerdicts: ", style="bold")
-        text.append(", ".join(f"{verdict_symbol(v)} {verdict_words(v)}" for v in ("drift-down", "drift-up", "within-band")))
+        text.append(", ".join(v.said for v in VERDICTS.values()))
         text.append(" (the candidate's mean against the baseline's band)\n")
         text.append("\nMarks: ", style="bold")
-        text.append("fine, regression, unsure; ↻ carried from another build pair, ? stale, + has a note\n")
+        text.append(f"{', '.join(MARKS)}; ↻ carried from another build pair, ? stale, + has a note\n")
         text.append("\nescape, q or ? closes this; Q quits", style="italic")
         return text
 

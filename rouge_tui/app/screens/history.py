@@ -15,13 +15,12 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
-from rouge_tui.analysis.compare import verdict
+from rouge_tui.analysis.compare import VERDICTS, verdict
 from rouge_tui.analysis.history import BuildScores, baseline_stats, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.app.widgets.pointed import POINTER, PointedList
-from rouge_tui.report import verdict_symbol
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
 
@@ -125,7 +124,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         figures = self.review.analysis.figures
         if earlier and (self.builds[earlier[-1]].name, entry.name) == self.pair:
             # The pair on screen: its own figures (paired ids, the comparison's band).
-            line.append(f" {figures.delta_mean:+.4f} {verdict_symbol(figures.verdict)}")
+            line.append(f" {figures.delta_mean:+.4f} {VERDICTS[figures.verdict].symbol}")
         elif earlier:  # against the last build before this one with figures, by the comparison's rule
             settings = self.review.analysis.settings
             previous = self.builds[earlier[-1]]
@@ -133,7 +132,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             shared = [i for i in scored.f if i in previous.f]  # the mean paired delta, as compared
             delta = math.fsum(scored.f[i] - previous.f[i] for i in shared) / len(shared) if shared else 0.0
             said = verdict(before, stats.mean, delta, settings.min_delta)
-            line.append(f" {delta:+.4f} {verdict_symbol(said)}")
+            line.append(f" {delta:+.4f} {VERDICTS[said].symbol}")
         else:
             line.append(" " * 10)
         marks = len(self.review.store.with_candidate(entry.name))

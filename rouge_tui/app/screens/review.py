@@ -46,6 +46,7 @@ from rouge_tui.app.widgets.overview import Overview
 from rouge_tui.review import Opened, Request, Review, find_rows, open_review, searched_text
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.safetext import one_line
+from rouge_tui.store.marks import MARKS
 from rouge_tui.suite.suite import Suite
 
 if TYPE_CHECKING:
@@ -135,7 +136,8 @@ class ReviewScreen(common.Answers, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Overview(id="overview")
         yield MoversTable(id="movers")
-        yield Input(placeholder="filter: id or text, a signal (trunc), a mark (fine) · ⏎ keeps, esc clears", id="filter")
+        yield Input(placeholder=f"filter: id or text, a signal (trunc), a mark ({next(iter(MARKS))}) · ⏎ keeps, esc clears",
+                    id="filter")
         yield Static(id="status")
         yield KeyBar()
 

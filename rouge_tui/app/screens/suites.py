@@ -83,7 +83,7 @@ class SuitesScreen(Screen[None]):
     def summarise(self) -> None:
         """Each suite's builds and newest verdict, one at a time; a broken suite says why
         and the next one goes on."""
-        from rouge_tui.report import verdict_symbol, verdict_words
+        from rouge_tui.analysis.compare import VERDICTS
         from rouge_tui.review import Request, open_review
         from rouge_tui.suite.suite import open_suite
 
@@ -93,7 +93,7 @@ class SuitesScreen(Screen[None]):
                 self.names[number] = suite.name
                 summary = f"{len(suite.builds)} builds"
                 figures = open_review(Request.of(path, self.options), marks=False, log=False).analysis.figures
-                summary += f" · {verdict_symbol(figures.verdict)} {verdict_words(figures.verdict)} Δ {figures.delta_mean:+.4f}"
+                summary += f" · {VERDICTS[figures.verdict].said} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"
             self.summaries[number] = summary

@@ -29,6 +29,7 @@ from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.review import Shown
 from rouge_tui.safetext import one_line
+from rouge_tui.store.marks import MARKS
 
 __all__ = ["MarkCell", "MoversTable"]
 
@@ -37,7 +38,7 @@ __all__ = ["MarkCell", "MoversTable"]
 class MarkCell:
     """What the mark column shows for one example."""
 
-    word: str  # fine | regression | unsure
+    word: str  # one of MARKS
     kind: str  # own | stale | carried
     note: bool = False
 
@@ -48,7 +49,7 @@ class MarkCell:
         return cls(shown.word, kind, bool(shown.note))
 
     def text(self, width: int) -> str:
-        word = self.word if len(self.word) <= width - 2 else self.word[:4]
+        word = self.word if len(self.word) <= width - 2 else MARKS[self.word].short
         if self.kind == "carried":
             word += "↻"
         elif self.kind == "stale":
@@ -80,9 +81,15 @@ class MoversTable(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "movers--header", "movers--cursor", "movers--rule", "movers--top", "movers--up",
-        "movers--down", "movers--dim", "movers--fine", "movers--regression", "movers--unsure",
-        "movers--stale",
+        "movers--down", "movers--dim", "movers--stale", *(f"movers--{word}" for word in MARKS),
     }
+    # Each mark word in its colour, bold; with NO_COLOR in the text's own (its word carries
+    # the meaning): from the registry, so a new word needs no line in rouge_tui.tcss.
+    DEFAULT_CSS = "\n".join(
+        f"MoversTable > .movers--{mark.word} {{ text-style: bold; color: {mark.colour}; }}\n"
+        f"MoversTable:nocolor > .movers--{mark.word} {{ color: $text; }}"
+        for mark in MARKS.values()
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor_up", "up", show=False),
         Binding("down,j", "cursor_down", "down", show=False),

@@ -1,7 +1,7 @@
 """The overview: the figures and the verdict of the comparison on screen, at the top.
 
 Nothing in it is cut: a panel's parts that do not fit the width go on to a line of their
-own (`flow`), and the overview is as tall as its lines, at least `MIN_HEIGHT` so the table
+own (`flow`), and the overview is as tall as its lines, at least its panels' heights so the table
 does not jump when the figures come.
 
 Suite and build names are untrusted: they go through ``safetext`` into Rich ``Text``, never
@@ -21,13 +21,13 @@ from rich.text import Text
 from textual.widget import Widget
 
 from rouge_tui.analysis import signals
-from rouge_tui.analysis.compare import BuildStats
+from rouge_tui.analysis.compare import VERDICTS, BuildStats
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.analysis.triage import drift_words
-from rouge_tui.report import p_words, verdict_symbol, verdict_words
+from rouge_tui.report import p_words
 from rouge_tui.safetext import one_line
 
-__all__ = ["Overview", "flow", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]
+__all__ = ["PANELS", "Overview", "Panel", "flow", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 SCORING = "scoring every build…"  # the history line until its builds are scored
@@ -153,7 +153,10 @@ class Overview(Widget):
         "overview--up", "overview--within", "overview--spark", "overview--warn",
     }
 
-    MIN_HEIGHT = 7  # title, signal drift, two builds, verdict, signals, history
+    @property
+    def min_height(self) -> int:
+        """The panels' least heights together: the overview's before the figures come."""
+        return sum(panel.height for panel in PANELS)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -182,39 +185,60 @@ class Overview(Widget):
 
     def get_content_height(self, container, viewport, width: int) -> int:
         if self.figures is None:
-            return self.MIN_HEIGHT
-        return max(self.MIN_HEIGHT, len(self.lines(self.figures, width)))
+            return self.min_height
+        return max(self.min_height, len(self.lines(self.figures, width)))
 
     def render(self) -> RenderableType:
         if self.figures is None:
             return Text(one_line(self.loading_text), style=self._style("dim"), no_wrap=True, overflow="ellipsis")
         return Group(*self.lines(self.figures, self.size.width))
 
-    # The overview's panels, top to bottom: each gives its lines for the figures and the
-    # width: a new panel is one method and one entry here (and its lines in the height
-    # rouge_tui.tcss gives the overview, fixed so the table does not jump when figures come).
-    PANELS = ("title_lines", "alarm_lines", "build_lines", "verdict_lines", "signal_lines", "trend_lines")
-
     def lines(self, f: Figures, width: int) -> list[Text]:
-        return [line for panel in self.PANELS for line in getattr(self, panel)(f, width)]
+        return [line for panel in PANELS for line in panel.lines(self, f, width)]
 
-    def title_lines(self, f: Figures, width: int) -> list[Text]:
-        parts = [Text(one_line(f.suite, max(40, width)), style=self._style("title"))]
-        if self.notice:
-            parts.append(Text(f"! {one_line(self.notice)}", style=self._style("warn")))
+
+class Panel:
+    """One part of the overview, listed once in `PANELS` (top to bottom): the lines it draws
+    for the figures at a width, at least ``height`` of them (the overview's least height is
+    theirs: the table does not jump when the figures come), and what its short words mean
+    (``help``: the help screen's "The overview"). A new panel is one class and its entry."""
+
+    height: ClassVar[int] = 1
+    help: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
+        raise NotImplementedError
+
+
+class TitlePanel(Panel):
+    """The suite, the signature and the references' fingerprint; the notice, if any."""
+
+    def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
+        parts = [Text(one_line(f.suite, max(40, width)), style=overview._style("title"))]
+        if overview.notice:
+            parts.append(Text(f"! {one_line(overview.notice)}", style=overview._style("warn")))
         # The signature but for its seed: the paired test's, the same for every comparison
         # the app draws (the report's signature carries it, for comparing across runs).
         parts.append(Text(f.signature.rsplit("|seed:", 1)[0]))
-        parts.append(Text.assemble(("refs ", self._style("label")), f.reference_fingerprint[:12]))
+        parts.append(Text.assemble(("refs ", overview._style("label")), f.reference_fingerprint[:12]))
         return flow(parts, width)
 
-    def alarm_lines(self, f: Figures, width: int) -> list[Text]:
+
+class AlarmPanel(Panel):
+    """What drifted besides ROUGE (SPEC "Triage")."""
+
+    help = (
+        ("▲ +fig 7", ("a signal drift (second line): a change signal fired on more outputs than its band "
+                      "allows; (0-1): how many it fired on in each earlier build pair")),
+    )
+
+    def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
         """What drifted besides ROUGE, in words (SPEC "Triage"): each signal drift as
         ``▲ new figures: 87 outputs (earlier pairs 27-34)``, shorter forms where room is short;
         else whether the signals are within their bands, or why they have none yet."""
         line = Text(no_wrap=True, overflow="ellipsis")
         if f.pending:
-            line.append("signals: finding new sentences and figures…", style=self._style("dim"))
+            line.append("signals: finding new sentences and figures…", style=overview._style("dim"))
             return [line]
         drifts = [rate.to_json() for rate in f.drifting]
         if drifts:
@@ -226,16 +250,22 @@ class Overview(Widget):
                 [f"▲ {short[d['signal']]} {d['count']} ({w})" for d, w in zip(drifts, was)],
             )
             said = next((form for form in forms if len("  ".join(form)) <= width - 2), forms[-1])
-            return flow([Text(part, style=self._style("down")) for part in said], width - 2)
+            return flow([Text(part, style=overview._style("down")) for part in said], width - 2)
         reasons = {rate.reason for rate in f.rates if rate.reason}
         if reasons:
-            line.append(f"signal bands: none ({min(reasons).removeprefix('no band: ')})", style=self._style("label"))
+            line.append(f"signal bands: none ({min(reasons).removeprefix('no band: ')})", style=overview._style("label"))
         elif f.rates:
             line.append(f"signals within their bands (from {len(f.rates[0].history)} earlier build pairs)",
-                        style=self._style("label"))
+                        style=overview._style("label"))
         return [line]
 
-    def build_lines(self, f: Figures, width: int) -> list[Text]:
+
+class BuildPanel(Panel):
+    """The two builds compared, each with its mean, band and n."""
+
+    height = 2
+
+    def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
         # Role, name, mean, band, n and runs (only when a build has several: the name, which
         # tells the pair apart, needs the room more): the name gets what is left.
         runs = f.baseline.runs > 1 or f.candidate.runs > 1
@@ -243,94 +273,12 @@ class Overview(Widget):
         name_width = max(8, min(28, width - 2 - 50 - numbers))
         names = shorten_names([f.baseline.name, f.candidate.name], name_width)
         return [
-            self.build_line("baseline ", f.baseline, names[0], name_width, runs),
-            self.build_line("candidate", f.candidate, names[1], name_width, runs),
+            self.line(overview, "baseline ", f.baseline, names[0], name_width, runs),
+            self.line(overview, "candidate", f.candidate, names[1], name_width, runs),
         ]
 
-    def verdict_lines(self, f: Figures, width: int) -> list[Text]:
-        """The verdict, then what moved: the delta with the paired test's interval and p, the
-        band's source, P and R, the ten's share; on as many lines as the width needs."""
-        label = self._style("label")
-        style = {"drift-down": "down", "drift-up": "up"}.get(f.verdict, "within")
-        low, high = f.delta_test["interval"] if f.delta_test else f.delta_interval  # the bootstrap's
-        p = p_words(f.delta_test["p_value"]) if f.delta_test else "?"
-        parts = [
-            ("Δ", f"{f.delta_mean:+.4f}"),
-            ("95%", interval_text(low, high, 4)),
-            ("p", p),
-            ("P", signed(f.delta_precision, 3)),
-            ("R", signed(f.delta_recall, 3)),
-            ("ten", f"{percent(f.top_share)} of |Δ|"),
-            ("band", f"{f.baseline.band_source} k={f.settings.k:g}"),
-        ]
-        verdict = Text(f"{verdict_symbol(f.verdict)} {verdict_words(f.verdict)}", style=self._style(style))
-        return flow([verdict, *(Text.assemble((f"{name} ", label), value) for name, value in parts)], width)
-
-    def signal_lines(self, f: Figures, width: int) -> list[Text]:
-        """The histogram of deltas, then how often each change signal fired."""
-        label, dim = self._style("label"), self._style("dim")
-        span, counts = histogram(f.delta, 15 if width < 100 else 31)
-        spark = Text()
-        spark.append("Δ ", style=label)
-        spark.append(f"{-span:+.2f} ", style=dim)
-        spark.append(sparkline(counts), style=self._style("spark"))
-        spark.append(f" {span:+.2f}", style=dim)
-        # How many got better and how many worse, the first thing a reader counts.
-        moved = Text.assemble(("▲ ", label), str(f.improved), (" up  ", label), ("▼ ", label),
-                              str(f.regressed), (f" down (|Δ|>{MOVED_BY:g})", label))
-        counted = signals.counts(f.signals)
-        fired = [Text(f"{s.short} {'…' if s.name in f.pending else counted[s.name]}") for _, s in signals.shown_order()
-                 if counted[s.name] or s.name in f.pending]
-        return flow([spark, moved, *(fired or [Text("no change signal fired", style=label)])], width)
-
-    def trend_lines(self, f: Figures, width: int) -> list[Text]:
-        """Every build's mean as a sparkline (the last ones that fit), the compared pair in
-        reverse video with B and C beside their means; ✗ for a build that cannot be read."""
-        label = self._style("label")
-        line = Text()
-        line.append("history ", style=label)
-        if self.trend is None:
-            line.append(self.trend_waiting, style=self._style("dim"))
-            return flow([line], width)
-        scored = [b for b in self.trend if b.stats is not None]
-        pair = (f.baseline.name, f.candidate.name)
-        room = max(8, width - 50)
-        shown = self.trend[-room:]
-        means = [b.stats.mean for b in scored]
-        low, high = (min(means), max(means)) if means else (0.0, 1.0)
-        baseline = next((b.stats for b in scored if b.name == pair[0]), None)
-        band = f.baseline.band[1] - f.baseline.band[0]
-        levels = dict(zip((b.name for b in scored), trend_levels(means, band, baseline.mean if baseline else None)))
-        for build in shown:
-            if build.stats is None:
-                line.append("✗", style=self._style("warn"))
-                continue
-            picked = build.name in pair
-            line.append(SPARKS[levels[build.name]], style=Style(reverse=True, bold=True) if picked else self._style("spark"))
-        # The history's own means, as its bars draw them: over all of a build's outputs,
-        # which differ from the build lines' paired means when the builds hold other ids.
-        kept = {b.name: b.stats for b in scored}
-        ends = [kept.get(name) for name in pair]
-        line.append("".join(f"  {role} " + (f"{stats.mean:.4f}" if stats else "✗") for role, stats in zip("BC", ends)),
-                    style=Style(bold=True))
-        if any(stats is not None and stats.n != paired.n for stats, paired in zip(ends, (f.baseline, f.candidate))):
-            line.append(" (all outputs)", style=label)
-        count = Text(f"{len(self.trend)} builds", style=label)
-        if len(shown) < len(self.trend):
-            count.append(f", last {len(shown)} drawn", style=label)
-        broken = len(self.trend) - len(scored)
-        if broken:
-            count.append(f", {broken} unreadable", style=self._style("warn"))
-        parts = [line, count]
-        if f.copied:  # with sources: how much of each build's outputs is copied from them
-            (cb, db), (cc, dc) = f.copied["baseline"], f.copied["candidate"]
-            parts.append(Text.assemble(("copied ", label), f"cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}"))
-        elif means:
-            parts.append(Text(f"range {low:.3f}–{high:.3f}", style=label))
-        return flow(parts, width)
-
-    def build_line(self, role: str, stats: BuildStats, name: str, width: int, runs: bool) -> Text:
-        label = self._style("label")
+    def line(self, overview: Overview, role: str, stats: BuildStats, name: str, width: int, runs: bool) -> Text:
+        label = overview._style("label")
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append(role, style=label)
         line.append(" " + name.ljust(width))
@@ -344,3 +292,119 @@ class Overview(Widget):
             line.append("  runs ", style=label)
             line.append(str(stats.runs))
         return line
+
+
+class VerdictPanel(Panel):
+    """The verdict and what moved."""
+
+    help = (
+        ("Δ", "the mean paired delta of F, candidate minus baseline, over the ids both builds have"),
+        ("95%  p", ("that delta's paired bootstrap interval and sign-flip p-value (seeded: the same "
+                    "every run); band: where the baseline's band comes from, and its k")),
+        ("P  R", ("the mean paired delta of precision and of recall (recall falling while precision "
+                  "holds: shorter outputs)")),
+        ("ten", "the ten most-moved outputs' share of the total |Δ|: a few outputs moved, or all of them"),
+    )
+
+    def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
+        """The verdict, then what moved: the delta with the paired test's interval and p, the
+        band's source, P and R, the ten's share; on as many lines as the width needs."""
+        label = overview._style("label")
+        low, high = f.delta_test["interval"] if f.delta_test else f.delta_interval  # the bootstrap's
+        p = p_words(f.delta_test["p_value"]) if f.delta_test else "?"
+        parts = [
+            ("Δ", f"{f.delta_mean:+.4f}"),
+            ("95%", interval_text(low, high, 4)),
+            ("p", p),
+            ("P", signed(f.delta_precision, 3)),
+            ("R", signed(f.delta_recall, 3)),
+            ("ten", f"{percent(f.top_share)} of |Δ|"),
+            ("band", f"{f.baseline.band_source} k={f.settings.k:g}"),
+        ]
+        verdict = Text(VERDICTS[f.verdict].said, style=overview._style(VERDICTS[f.verdict].tone))
+        return flow([verdict, *(Text.assemble((f"{name} ", label), value) for name, value in parts)], width)
+
+
+class SignalPanel(Panel):
+    """How the examples moved, and how often each change signal fired."""
+
+    help = (
+        ("Δ -x ▁█ +x", "how many examples moved how far, from the largest fall to the largest rise"),
+    )
+
+    def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
+        """The histogram of deltas, then how often each change signal fired."""
+        label, dim = overview._style("label"), overview._style("dim")
+        span, counts = histogram(f.delta, 15 if width < 100 else 31)
+        spark = Text()
+        spark.append("Δ ", style=label)
+        spark.append(f"{-span:+.2f} ", style=dim)
+        spark.append(sparkline(counts), style=overview._style("spark"))
+        spark.append(f" {span:+.2f}", style=dim)
+        # How many got better and how many worse, the first thing a reader counts.
+        moved = Text.assemble(("▲ ", label), str(f.improved), (" up  ", label), ("▼ ", label),
+                              str(f.regressed), (f" down (|Δ|>{MOVED_BY:g})", label))
+        counted = signals.counts(f.signals)
+        fired = [Text(f"{s.short} {'…' if s.name in f.pending else counted[s.name]}") for _, s in signals.shown_order()
+                 if counted[s.name] or s.name in f.pending]
+        return flow([spark, moved, *(fired or [Text("no change signal fired", style=label)])], width)
+
+
+class TrendPanel(Panel):
+    """The history: every build's mean, the compared pair picked out."""
+
+    help = (
+        ("history", ("each build's mean over all its own ids, oldest first; B and C: the pair compared; the bars "
+                     "span at least the baseline's band, so a move inside it looks small")),
+        ("copied", ("with sources: each build's mean coverage (cov) and density (dens) of spans "
+                    "copied from the source")),
+    )
+
+    def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
+        """Every build's mean as a sparkline (the last ones that fit), the compared pair in
+        reverse video with B and C beside their means; ✗ for a build that cannot be read."""
+        label = overview._style("label")
+        line = Text()
+        line.append("history ", style=label)
+        if overview.trend is None:
+            line.append(overview.trend_waiting, style=overview._style("dim"))
+            return flow([line], width)
+        scored = [b for b in overview.trend if b.stats is not None]
+        pair = (f.baseline.name, f.candidate.name)
+        room = max(8, width - 50)
+        shown = overview.trend[-room:]
+        means = [b.stats.mean for b in scored]
+        low, high = (min(means), max(means)) if means else (0.0, 1.0)
+        baseline = next((b.stats for b in scored if b.name == pair[0]), None)
+        band = f.baseline.band[1] - f.baseline.band[0]
+        levels = dict(zip((b.name for b in scored), trend_levels(means, band, baseline.mean if baseline else None)))
+        for build in shown:
+            if build.stats is None:
+                line.append("✗", style=overview._style("warn"))
+                continue
+            picked = build.name in pair
+            line.append(SPARKS[levels[build.name]], style=Style(reverse=True, bold=True) if picked else overview._style("spark"))
+        # The history's own means, as its bars draw them: over all of a build's outputs,
+        # which differ from the build lines' paired means when the builds hold other ids.
+        kept = {b.name: b.stats for b in scored}
+        ends = [kept.get(name) for name in pair]
+        line.append("".join(f"  {role} " + (f"{stats.mean:.4f}" if stats else "✗") for role, stats in zip("BC", ends)),
+                    style=Style(bold=True))
+        if any(stats is not None and stats.n != paired.n for stats, paired in zip(ends, (f.baseline, f.candidate))):
+            line.append(" (all outputs)", style=label)
+        count = Text(f"{len(overview.trend)} builds", style=label)
+        if len(shown) < len(overview.trend):
+            count.append(f", last {len(shown)} drawn", style=label)
+        broken = len(overview.trend) - len(scored)
+        if broken:
+            count.append(f", {broken} unreadable", style=overview._style("warn"))
+        parts = [line, count]
+        if f.copied:  # with sources: how much of each build's outputs is copied from them
+            (cb, db), (cc, dc) = f.copied["baseline"], f.copied["candidate"]
+            parts.append(Text.assemble(("copied ", label), f"cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}"))
+        elif means:
+            parts.append(Text(f"range {low:.3f}–{high:.3f}", style=label))
+        return flow(parts, width)
+
+
+PANELS: tuple[Panel, ...] = (TitlePanel(), AlarmPanel(), BuildPanel(), VerdictPanel(), SignalPanel(), TrendPanel())

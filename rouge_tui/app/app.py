@@ -101,9 +101,8 @@ class RougeApp(App[None]):
         self._end_on_hang_up_or_term()
         try:  # config.toml's theme, one of Textual's (the rest of the file is the settings')
             theme = user_theme(list(self.available_themes))
-        except SuiteError as exc:  # said by the command line once the screen is gone
-            self.fatal = describe(exc)
-            self.exit(return_code=2)
+        except SuiteError as exc:
+            self.fail(describe(exc))
             return
         if theme is not None:
             self.theme = theme
@@ -111,6 +110,16 @@ class RougeApp(App[None]):
             self.push_screen(ReviewScreen(self.suites[0], self.options, standalone=True))
         else:
             self.push_screen(SuitesScreen(self.suites, self.options))
+
+    def keep_review(self, review: Review) -> None:
+        """A screen opened ``review``: its marks are saved before the app exits."""
+        self.reviews.append(review)
+
+    def fail(self, text: str) -> None:
+        """The suite could not be opened: exit with status 2, ``text`` said by the command
+        line once the screen is gone."""
+        self.fatal = text
+        self.exit(return_code=2)
 
     # ------------------------------------------------------------------ ending
 

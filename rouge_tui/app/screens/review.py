@@ -11,9 +11,6 @@ draws it and runs its workers.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -22,9 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input
-from textual.worker import get_current_worker
 
 from rouge_tui.analysis.figures import RANKING
 from rouge_tui.app.messages import (
@@ -37,25 +32,24 @@ from rouge_tui.app.messages import (
     WorkFailed,
 )
 from rouge_tui.app.screens import common
+from rouge_tui.app.screens.review_diffs import DiffHandOff
+from rouge_tui.app.screens.review_work import Workers
 from rouge_tui.app.widgets.filterbar import FilterBar
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell, MoversTable
 from rouge_tui.app.widgets.overview import Overview
 from rouge_tui.app.widgets.status import StatusLine
-from rouge_tui.review import Opened, Request, find_rows, open_review
+from rouge_tui.review import Opened, Request, open_review
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.safetext import one_line
 from rouge_tui.session import Asked, Session, Waiting
 
 if TYPE_CHECKING:
     from rouge_tui.analysis.pipeline import Analysis
-    from rouge_tui.app.screens.diff import Prepared
 
 __all__ = ["Asked", "ReviewScreen"]
 
-PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
 MARKS_CHECK = 2.0  # seconds between looks at the marks file (another session's marks)
-REST = 0.15  # seconds the cursor rests on a row before its diff is made ahead
 
 
 class Held:
@@ -71,7 +65,7 @@ class Held:
         setattr(screen.session, self.name, value)
 
 
-class ReviewScreen(common.Answers, Screen[None]):
+class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     """Overview and movers table of one suite: where a review starts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -113,8 +107,6 @@ class ReviewScreen(common.Answers, Screen[None]):
         self.path = path
         self.standalone = standalone
         self.session = Session.of(Request.of(path, options))
-        self.prepared: Prepared | None = None  # diffs made ahead (made with the first)
-        self._resting: Timer | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -150,20 +142,6 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     # ------------------------------------------------------------------ workers
 
-    def _progress(self) -> Callable[[str, float], None]:
-        worker = get_current_worker()
-        last = [0.0]
-
-        def tell(stage: str, fraction: float) -> None:
-            if worker.is_cancelled:
-                raise InterruptedError
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_EVERY or fraction == 0.0:
-                last[0] = now
-                self.post_message(Progress(stage, fraction))
-
-        return tell
-
     @work(thread=True, exclusive=True, group="analysis")
     def load(self) -> None:
         """Open the suite and its comparison; then read the texts if the figures came first."""
@@ -195,69 +173,6 @@ class ReviewScreen(common.Answers, Screen[None]):
             self.post_message(WorkFailed(warning, fatal=False, severity="warning"))
         change = opened.change
         return f"refs changed since {change.since[:10]}" if change else None
-
-    def _texts_of(self, analysis: Analysis) -> None:
-        """The texts of ``analysis``, whose figures are on screen (or on their way): a file
-        that cannot be read now (changed or removed since the figures were cached) leaves
-        those figures shown and says why (`on_texts_failed`)."""
-        if not analysis.texts.done():
-            self.post_message(Progress("reading the texts"))
-        try:
-            analysis, texts, again = self.session.read_texts(analysis, self._progress())
-            if again:
-                self.post_message(AnalysisReady(analysis, "the files changed since their figures were cached: computed again"))
-        except InterruptedError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - one line, and the figures stay
-            self.post_message(TextsFailed(analysis, common.describe(exc)))
-            return
-        self.post_message(TextsReady(analysis, texts))
-
-    def ask(self, settings, pair: tuple[str, str] | None, what: str, step: tuple[str, str] | None = None) -> None:
-        """Compare again under ``settings`` (and the build ``pair``, None: the pair shown):
-        the request the screen now waits for; any before it is superseded."""
-        self.compare(self.session.ask(settings, pair, what, step))
-
-    def compare(self, asked: Asked) -> None:
-        self.rescore(asked.settings, asked.pair, asked.number)
-
-    @work(thread=True, exclusive=True, group="analysis")
-    def rescore(self, settings, pair: tuple[str, str] | None, request: int) -> None:
-        """Score again under other settings (same texts) or another build pair."""
-        try:
-            analysis, said, texts = self.session.compare(settings, pair, self._progress())
-            self.post_message(AnalysisReady(analysis, said, request=request))
-            if texts is not None:
-                self.post_message(TextsReady(analysis, texts))
-            else:
-                self._texts_of(analysis)
-        except InterruptedError:
-            return
-        except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed(common.describe(exc), request=request))
-
-    @work(thread=True, exclusive=True, group="trend")
-    def load_trend(self, analysis: Analysis, texts) -> None:
-        """Every build scored (through the caches) for the overview's history line, the two
-        compared as they were read; a compared file changed since is said."""
-        try:
-            builds, changed = self.session.history(analysis, texts)
-        except Exception as exc:  # noqa: BLE001 - the history line says it could not
-            self.post_message(WorkFailed(f"could not score the history: {common.describe(exc)}"))
-            return
-        if get_current_worker().is_cancelled:
-            return
-        self.post_message(TrendReady(analysis, builds, changed))
-
-    @work(thread=True, exclusive=True, group="filter")
-    def apply_filter(self, query: str) -> None:
-        review = self.session.review
-        if review is None:
-            return
-        worker = get_current_worker()
-        rows, what = find_rows(review, query, lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.post_message(FilterDone(query, rows, review.analysis, what))
 
     # ------------------------------------------------------------------ messages
 
@@ -387,97 +302,6 @@ class ReviewScreen(common.Answers, Screen[None]):
 
     def diff_query(self) -> str:
         return self.session.diff_query()
-
-    def on_movers_table_moved(self) -> None:
-        """Once the cursor rests on a row, its diff is made ahead (enter then shows it at once)."""
-        if self._resting is not None:
-            self._resting.stop()
-        self._resting = self.set_timer(REST, self.rested)
-
-    def rested(self) -> None:
-        index = self.table.current
-        review = self.session.review
-        if self.session.texts_in() and index is not None and self.app.screen is self:
-            self.make_ahead(review, review.analysis, index, self.diff_query(), self.size.width - 1)
-
-    @work(thread=True, exclusive=True, group="ahead")
-    def make_ahead(self, review, analysis: Analysis, index: int, query: str, width: int) -> None:
-        from rouge_tui.app.screens.diff import Prepared
-
-        if self.prepared is None:
-            self.prepared = Prepared()
-        with contextlib.suppress(Exception):  # a failure is said when that diff is opened
-            self.prepared.ahead(review, analysis, index, query, width)
-
-    def row_of_id(self, example_id: str) -> int | None:
-        """The table row of ``example_id`` in the comparison shown (None: not in it, or not
-        shown under the filter)."""
-        if self.session.analysis is None:
-            return None
-        try:
-            return self.table.row_of(self.session.analysis.figures.ids.index(example_id))
-        except ValueError:
-            return None
-
-    def push_diff(self, sequence: np.ndarray, position: int, walk: bool) -> None:
-        from rouge_tui.app.screens.diff import DiffScreen, Prepared
-
-        if self.prepared is None:
-            self.prepared = Prepared()
-
-        def back(example_id: str | None) -> None:
-            # The example the diff showed, by id: the ranking may be another since (a metric
-            # switched while the diff was open).
-            row = None if example_id is None else self.row_of_id(example_id)
-            if row is not None:
-                self.table.cursor = row
-            self.marks_changed()
-
-        assert self.session.review is not None
-        self.app.push_screen(DiffScreen(self.session.review, sequence, position, walk=walk, query=self.diff_query(),
-                                        prepared=self.prepared), back)
-
-    def action_open_diff(self) -> None:
-        analysis = self.session.analysis
-        if analysis is None:
-            self.notify("the suite is still loading: enter opens a diff once the table shows", markup=False, timeout=3)
-            return
-        if self.table.current is None:
-            return
-        example_id = analysis.figures.ids[self.table.current]
-        args = (analysis, self.table.view, self.table.cursor, self.session.pair_shown(), example_id)
-        self.when_ready(Waiting("diff", "the diff opens", args, after_asked=True))
-
-    def do_diff(self, analysis: Analysis, view: np.ndarray, cursor: int, pair: tuple[str, str] | None,
-                example_id: str) -> None:
-        """The diff asked for on ``analysis``'s row ``cursor`` of ``view``, opened on the
-        comparison shown now."""
-        if self.session.analysis is analysis:
-            self.push_diff(view, cursor, walk=False)
-            return
-        if self.session.pair_shown() != pair:  # another build pair: its own rows, from where the cursor is now
-            if self.table.current is not None:
-                self.push_diff(self.table.view, self.table.cursor, walk=False)
-            return
-        # The same pair computed again (another metric, a file changed): the same example,
-        # in the ranking shown now.
-        row = self.row_of_id(example_id)
-        if row is None:
-            self.notify(f"{one_line(example_id, 40)} is not in the comparison now shown", markup=False, timeout=4)
-            return
-        self.table.cursor = row
-        self.push_diff(self.table.view, row, walk=False)
-
-    def action_walk(self) -> None:
-        if self.session.analysis is None:
-            self.notify("the suite is still loading: w walks the ten once the table shows", markup=False, timeout=3)
-            return
-        self.when_ready(Waiting("walk", "the walk starts", after_asked=True))
-
-    def do_walk(self) -> None:
-        figures = self.session.analysis.figures  # the ten most-moved, then the flagged (SPEC "Triage")
-        flagged = [row for row, _ in figures.flagged_after(figures.ten)]
-        self.push_diff(np.asarray([*range(figures.ten), *flagged], dtype=np.int64), 0, walk=True)
 
     def current_id(self) -> str | None:
         return self.session.current_id(self.table.current)

@@ -120,14 +120,16 @@ def test_a_pair_picked_in_the_history(tmp_path: Path) -> None:
     assert session.notice() == "not the newest pair (h, end ⏎: the newest)"
 
 
-def test_another_sessions_marks_are_seen(tmp_path: Path) -> None:
+def test_another_sessions_marks_are_read_when_the_file_changes(tmp_path: Path) -> None:
     session = shown(make_suite(tmp_path / "s"))
-    session.take_texts(session.analysis, session.analysis.texts.result())
-    assert session.poll_marks() == (False, False)
-    other = Review(session.analysis, session.texts)
+    other = Review(session.analysis, session.analysis.texts.result())
+    other.set_mark("b", "fine")  # the marks file exists before this session reads it
+    session.take_texts(session.analysis, other.texts)
+    path, seen = other.store.path, session.marks_seen
+    assert seen == path.stat().st_mtime and session.poll_marks() == (False, False)
     other.set_mark("a", "regression")
-    seen = session.review.store.path.stat().st_mtime
-    os.utime(session.review.store.path, (seen + 5, seen + 5))  # a later write, whatever the clock's grain
-    assert session.poll_marks() == (True, False)
-    assert session.review.get("a").word == "regression"
+    os.utime(path, (seen, seen))  # the file's time as last read: not read again
+    assert session.poll_marks() == (False, False) and session.review.get("a") is None
+    os.utime(path, (seen + 5, seen + 5))  # a later write, whatever the clock's grain
+    assert session.poll_marks() == (True, False) and session.review.get("a").word == "regression"
     assert session.poll_marks() == (False, False)

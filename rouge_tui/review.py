@@ -30,7 +30,7 @@ from rouge_tui.store.log import ReferenceChange, ReviewLog
 from rouge_tui.store.marks import Mark, MarkStore, outputs_hash
 from rouge_tui.suite.suite import Suite, SuiteRef
 
-__all__ = ["Opened", "Request", "Review", "Shown", "list_suite", "open_review", "user_theme"]
+__all__ = ["Opened", "Request", "Review", "Shown", "SuiteRef", "list_suite", "open_review", "user_theme"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import OrderedDict
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.cells import cell_len, set_cell_size
@@ -26,7 +26,6 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from rouge_tui.analysis.figures import Figures
-from rouge_tui.analysis.pipeline import Analysis
 from rouge_tui.app.messages import WorkFailed
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
@@ -37,6 +36,9 @@ from rouge_tui.diff import FOLD_WORDS, prepare_example, run_scores
 from rouge_tui.report import verdict_symbol, verdict_words
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line
+
+if TYPE_CHECKING:
+    from rouge_tui.analysis.pipeline import Analysis
 
 __all__ = ["DiffScreen", "Prepared", "make_model"]
 

@@ -88,6 +88,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         Binding("escape", "back", "back", id="back", show=False),
     ]
 
+    # The session's state, read (and in tests set) as the screen's own attributes.
     analysis = Held()
     texts = Held()
     review = Held()

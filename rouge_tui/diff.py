@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from rouge_tui.analysis import grounding
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import METRICS, TOKENIZERS, Token, tokenized
 from rouge_tui.rouge.align import Match, lcs_pairs
@@ -428,3 +429,42 @@ def cut_texts(named: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
              f"{SHOWN:,} are aligned and shown, its figures and tags are for the whole text"
              for name, text in named if len(text) > SHOWN]
     return [text[:SHOWN] for _, text in named], notes
+
+
+@dataclass(frozen=True)
+class ExampleReady:
+    """One example of a comparison made ready to draw: its diff, the two outputs as drawn
+    (a huge text cut), what the cuts left out, and its grounding (made on the whole texts,
+    as the table's counts are: the tags agree with them)."""
+
+    diff: ExampleDiff
+    outputs: tuple[str, str]
+    notes: list[str]
+    grounding: grounding.Grounding
+
+
+def prepare_example(texts, example_id: str, run: int, settings: Settings, names: tuple[str, str]) -> ExampleReady:
+    """Example ``example_id`` of ``texts`` (a comparison's `Texts`) in ``run`` of each build,
+    under ``settings``; ``names``: the two builds' names as the diff heads them."""
+    references = texts.references.texts[example_id]
+    baseline, candidate = texts.outputs(example_id, run)
+    source = texts.references.sources.get(example_id)
+    found = grounding.ground(candidate, references, source, baseline, settings.min_support)
+    cut, notes = cut_texts([("baseline", baseline), ("candidate", candidate),
+                            *((f"reference {i + 1}", r) for i, r in enumerate(references))])
+    baseline, candidate, references = cut[0], cut[1], cut[2:]
+    diff = example_diff(example_id, references, baseline, candidate, settings, names)
+    return ExampleReady(diff, (baseline, candidate), notes, found)
+
+
+def run_scores(texts, example_id: str, settings: Settings) -> tuple[list[float], list[float]]:
+    """Example ``example_id``'s F in every run of the baseline and of the candidate (the
+    table's scores are their means)."""
+    from rouge_tui.rouge import engine
+
+    refs = texts.references.texts[example_id]
+    scores = []
+    for build in (texts.baseline, texts.candidate):
+        outputs = [run.outputs[example_id] for run in build.runs]
+        scores.append(engine.score([refs] * len(outputs), outputs, settings.metric, settings.tokenizer, settings.stem)[:, 2].tolist())
+    return scores[0], scores[1]

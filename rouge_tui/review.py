@@ -12,7 +12,7 @@ the app and the list of suites each turn it into an `Opened` review through it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,9 @@ from rouge_tui.analysis.pipeline import (
 )
 from rouge_tui.store.log import ReferenceChange, ReviewLog
 from rouge_tui.store.marks import MARKS, Mark, MarkStore, outputs_hash
-from rouge_tui.suite.suite import SuiteRef
+from rouge_tui.suite.suite import Suite, SuiteRef
 
-__all__ = ["Opened", "Request", "Review", "Shown", "open_review"]
+__all__ = ["Opened", "Request", "Review", "Shown", "SuiteRef", "list_suite", "open_review", "user_theme"]
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,24 @@ class Opened:
         ]
 
 
+def list_suite(request: Request) -> Suite:
+    """The request's suite listed: its settings, references found and builds named, none
+    read (the list of suites shows a suite's name and builds even when they cannot be
+    compared)."""
+    from rouge_tui.suite.suite import open_suite
+
+    return open_suite(request.path, request.format, request.name)
+
+
+def user_theme(themes: Sequence[str]) -> str | None:
+    """The theme the user's config.toml names (None: none), one of ``themes``; a bad
+    config.toml is a SuiteError naming the file and line."""
+    from rouge_tui.store.paths import config_dir
+    from rouge_tui.suite.settings import read_user_defaults
+
+    return read_user_defaults(config_dir() / "config.toml", themes=list(themes)).theme
+
+
 def open_review(
     request: Request,
     *,
@@ -150,9 +168,8 @@ def open_review(
     named by the request) cannot be read, the two newest that can be are shown instead.
     ``progress`` and ``early`` are `open_analysis`'s."""
     from rouge_tui.analysis.settings import for_suite
-    from rouge_tui.suite.suite import open_suite
 
-    suite = open_suite(request.path, request.format, request.name)
+    suite = list_suite(request)
     settings = for_suite(suite.settings, request)
     caches = request.caches()
     unreadable = None

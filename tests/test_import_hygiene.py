@@ -3,6 +3,7 @@ start-up cost, and a layering rule: data flows files -> analysis -> report | app
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -20,6 +21,7 @@ HEADLESS = [
     "rouge_tui.store.marks",
     "rouge_tui.store.cache",
     "rouge_tui.review",
+    "rouge_tui.session",
     "rouge_tui.diff",
     "rouge_tui.report",
     "rouge_tui.export",
@@ -38,6 +40,45 @@ def test_headless_modules_load_neither_textual_nor_nltk(module: str) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""
+
+
+# What reads the suite's files and what scores: the app reaches them only through the core's
+# entry (rouge_tui.review, rouge_tui.session, rouge_tui.diff); the registries are fine.
+READERS_AND_ENGINES = {
+    "rouge_tui.suite.suite", "rouge_tui.suite.records", "rouge_tui.suite.files", "rouge_tui.suite.settings",
+    "rouge_tui.importers", "rouge_tui.rouge.engine", "rouge_tui.analysis.pipeline", "rouge_tui.analysis.grounding",
+}
+
+
+def runtime_imports(path: Path) -> set[str]:
+    """The modules ``path`` imports when it runs (not those under ``if TYPE_CHECKING:``)."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom) and node.module:  # a module, or a name of one
+            found.update({node.module, *(f"{node.module}.{alias.name}" for alias in node.names)})
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_the_app_reads_no_file_and_scores_nothing_itself() -> None:
+    app = Path(__file__).resolve().parent.parent / "rouge_tui" / "app"
+    reached = {
+        f"{path.relative_to(app)}: {module}"
+        for path in sorted(app.rglob("*.py"))
+        for module in runtime_imports(path)
+        if any(module == bad or module.startswith(bad + ".") for bad in READERS_AND_ENGINES)
+    }
+    assert reached == set()
 
 
 def test_version_loads_nothing_heavy() -> None:

@@ -27,12 +27,10 @@ from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen, describe
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuitesScreen
-from rouge_tui.review import Review
+from rouge_tui.review import Review, SuiteRef, user_theme
 from rouge_tui.safetext import one_line
-from rouge_tui.store.paths import LOCK_WAIT, config_dir
+from rouge_tui.store.paths import LOCK_WAIT
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.settings import read_user_defaults
-from rouge_tui.suite.suite import SuiteRef
 
 # After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
 TERM_GRACE = 3.0
@@ -101,10 +99,9 @@ class RougeApp(App[None]):
     def on_mount(self) -> None:
         self._end_on_hang_up_or_term()
         try:  # config.toml's theme, one of Textual's (the rest of the file is the settings')
-            theme = read_user_defaults(config_dir() / "config.toml", themes=list(self.available_themes)).theme
-        except SuiteError as exc:  # said by the command line once the screen is gone
-            self.fatal = describe(exc)
-            self.exit(return_code=2)
+            theme = user_theme(list(self.available_themes))
+        except SuiteError as exc:
+            self.fail(describe(exc))
             return
         if theme is not None:
             self.theme = theme
@@ -112,6 +109,16 @@ class RougeApp(App[None]):
             self.push_screen(ReviewScreen(self.suites[0], self.options, standalone=True))
         else:
             self.push_screen(SuitesScreen(self.suites, self.options))
+
+    def keep_review(self, review: Review) -> None:
+        """A screen opened ``review``: its marks are saved before the app exits."""
+        self.reviews.append(review)
+
+    def fail(self, text: str) -> None:
+        """The suite could not be opened: exit with status 2, ``text`` said by the command
+        line once the screen is gone."""
+        self.fatal = text
+        self.exit(return_code=2)
 
     # ------------------------------------------------------------------ ending
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from rouge_tui.analysis.pipeline import Analysis, Texts
+if TYPE_CHECKING:
+    from rouge_tui.analysis.pipeline import Analysis, Texts
 
 
 @dataclass

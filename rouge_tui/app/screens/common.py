@@ -14,6 +14,7 @@ from textual.widgets import Static, TextArea
 
 from rouge_tui.review import Review
 from rouge_tui.safetext import editable, one_line
+from rouge_tui.session import pair_text  # the screens say a build pair as the session does
 from rouge_tui.store.marks import MARKS
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it. As in
@@ -40,11 +41,6 @@ MARK_BINDINGS: list[BindingType] = [
 NOTE = Binding("c", "note", "note", id="note")
 EXPORT = Binding("e", "export", "export", id="export")
 CLEAR = Binding("x", "clear_mark", "clear", id="clear-mark")
-
-
-def pair_text(pair: tuple[str, str]) -> str:
-    """A build pair for a message: ``baseline → candidate``, each name escaped and cut."""
-    return f"{one_line(pair[0], 30)} → {one_line(pair[1], 30)}"
 
 
 def describe(exc: BaseException) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import OrderedDict
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from rich.cells import cell_len, set_cell_size
@@ -25,20 +25,20 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from rouge_tui.analysis import grounding
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import Figures
-from rouge_tui.analysis.pipeline import Analysis
 from rouge_tui.app.messages import WorkFailed
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.app.widgets.overview import shorten_names
-from rouge_tui.diff import FOLD_WORDS, cut_texts, example_diff
+from rouge_tui.diff import FOLD_WORDS, prepare_example, run_scores
 from rouge_tui.review import Review
-from rouge_tui.rouge import engine
 from rouge_tui.safetext import one_line
+
+if TYPE_CHECKING:
+    from rouge_tui.analysis.pipeline import Analysis
 
 __all__ = ["DiffScreen", "Prepared", "make_model"]
 
@@ -50,19 +50,10 @@ INLINE = 60_000  # characters (references, outputs, source) diffed on the spot; 
 def make_model(review: Review, analysis: Analysis, index: int, run: int, query: str) -> DiffModel:
     """What the diff view draws for ranked example ``index`` of ``analysis`` (the review's
     comparison when it was asked for) in ``run`` of each build."""
-    figures, settings, texts = analysis.figures, analysis.settings, review.texts
-    example_id = figures.ids[index]
-    references = texts.references.texts[example_id]
-    baseline, candidate = texts.outputs(example_id, run)
-    # Grounded with the whole texts, as the table's counts are: the tags agree with them.
-    source = texts.references.sources.get(example_id)
-    found = grounding.ground(candidate, references, source, baseline, settings.min_support)
-    cut, notes = cut_texts([("baseline", baseline), ("candidate", candidate),
-                            *((f"reference {i + 1}", r) for i, r in enumerate(references))])
-    baseline, candidate, references = cut[0], cut[1], cut[2:]
+    figures = analysis.figures
     names = shorten_names([figures.baseline.name, figures.candidate.name], 40)
-    diff = example_diff(example_id, references, baseline, candidate, settings, (names[0], names[1]))
-    return DiffModel(diff, (baseline, candidate), (names[0], names[1]), notes, query, found)
+    made = prepare_example(review.texts, figures.ids[index], run, analysis.settings, (names[0], names[1]))
+    return DiffModel(made.diff, made.outputs, (names[0], names[1]), made.notes, query, made.grounding)
 
 
 def diff_size(texts, example_id: str, run: int = 0) -> int:
@@ -355,15 +346,8 @@ class DiffScreen(common.Answers, Screen[str]):
             self.prepared.ahead(self.review, self.analysis, index, self.filter_text, width)
 
     def per_run(self) -> tuple[list[float], list[float]]:
-        """This example's F in every run of the baseline and of the candidate (the table's
-        scores are their means)."""
-        texts, settings = self.review.texts, self.analysis.settings
-        refs = texts.references.texts[self.example_id]
-        scores = []
-        for build in (texts.baseline, texts.candidate):
-            outputs = [run.outputs[self.example_id] for run in build.runs]
-            scores.append(engine.score([refs] * len(outputs), outputs, settings.metric, settings.tokenizer, settings.stem)[:, 2].tolist())
-        return scores[0], scores[1]
+        """This example's F in every run of the baseline and of the candidate."""
+        return run_scores(self.review.texts, self.example_id, self.analysis.settings)
 
     # ------------------------------------------------------------------ actions
 

@@ -17,8 +17,8 @@ from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.app.widgets.pointed import POINTER, PointedList
+from rouge_tui.review import SuiteRef
 from rouge_tui.safetext import one_line
-from rouge_tui.suite.suite import SuiteRef
 
 
 class SuiteList(PointedList):
@@ -84,15 +84,15 @@ class SuitesScreen(Screen[None]):
         """Each suite's builds and newest verdict, one at a time; a broken suite says why
         and the next one goes on."""
         from rouge_tui.analysis.compare import VERDICTS
-        from rouge_tui.review import Request, open_review
-        from rouge_tui.suite.suite import open_suite
+        from rouge_tui.review import Request, list_suite, open_review
 
         for number, path in enumerate(self.paths):
             try:
-                suite = open_suite(path)  # its name and builds, said even when they cannot be compared
+                request = Request.of(path, self.options)
+                suite = list_suite(request)  # its name and builds, said even when they cannot be compared
                 self.names[number] = suite.name
                 summary = f"{len(suite.builds)} builds"
-                figures = open_review(Request.of(path, self.options), marks=False, log=False).analysis.figures
+                figures = open_review(request, marks=False, log=False).analysis.figures
                 summary += f" · {VERDICTS[figures.verdict].said} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"

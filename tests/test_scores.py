@@ -221,3 +221,38 @@ def test_scoring_builds_one_after_another_equals_scoring_each_alone(tmp_path_fac
         for r, run in enumerate(runs):
             alone = engine.score([references[i] for i in shared], [run[i] for i in shared], "rougeL", "whitespace")
             assert got[r].tolist() == alone.tolist(), (number, r)
+
+
+def test_an_example_the_engine_refuses_outside_the_comparison_stops_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rougeLsum past its table on an example only the baseline has: the comparison, which
+    leaves that example out, is made as if it were not there (a build's table would score
+    every id of the build); the same example in both builds is refused, naming it."""
+    import contextlib
+    import io
+
+    from rouge_tui.cli import main
+
+    monkeypatch.setattr(engine, "MOST_LSUM_CELLS", 30 * 30)
+    line = " ".join(f"w{i % 5}" for i in range(40))
+    refs = jsonl({"id": "a", "reference": "the cat sat"}, {"id": "b", "reference": line})
+    root = make_suite(tmp_path / "s", refs, {
+        "1.jsonl": jsonl({"id": "a", "output": "the cat"}, {"id": "b", "output": line}),
+        "2.jsonl": jsonl({"id": "a", "output": "the cat sat"}),
+    })
+    for cache in ((), ("--no-cache",)):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["report", str(root), "--format", "json", "--metric", "rougeLsum", *cache])
+        assert err.getvalue() == "" and code in (0, 1), err.getvalue()
+        data = json.loads(out.getvalue())
+        # a alone: "the cat" against "the cat sat" is F 2 * (1 * 2/3) / (1 + 2/3) = 4/5; then 1
+        assert data["paired"] == 1 and data["only_in_baseline"] == ["b"]
+        assert data["baseline"]["mean"] == pytest.approx(0.8, abs=1e-15)
+        assert data["candidate"]["mean"] == 1.0
+    (root / "builds" / "2.jsonl").write_text(jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": line}))
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["report", str(root), "--metric", "rougeLsum", "--no-cache"])
+    assert code == 2 and "example 'b': rougeLsum cannot score a line of 40 tokens" in err.getvalue()

@@ -117,7 +117,13 @@ class Scorer:
     def score(self, build: Build, ids: list[str], tell: Callable[[float], None] = lambda fraction: None) -> np.ndarray:
         """(runs, len(ids), 3) precision, recall and F of every run of ``build`` (``ids``:
         some of its own with a usable reference)."""
-        table = self.table(build, tell)
+        try:
+            table = self.table(build, tell)
+        except engine.TooLong:
+            # The example refused may be one the comparison leaves out (in this build only):
+            # the compared ones alone, kept nowhere; one of them refused is refused again.
+            return np.stack([self._score_run(r, ids, [run.outputs[i] for i in ids], lambda done, total: None)
+                             for r, run in enumerate(build.runs)])
         if table.ids == ids:  # the usual case: the same examples in the same order
             return table.values
         where = {example: row for row, example in enumerate(table.ids)}

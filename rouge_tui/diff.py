@@ -378,7 +378,7 @@ LEGEND = "[?] no counterpart in the reference or source — read it  «N» in no
 
 
 def grounding_tags(side, shown: int | None = None) -> list[tuple[int, int, str, str]]:
-    """Where a side's tags go (rouge_tui.analysis.grounding.Side): before each sentence with
+    """Where a side's tags go (rouge_tui.analysis.grounding.Grounded): before each sentence with
     no counterpart, and around each new figure; (offset, 0 closes / 1 opens, kind, text).
     With ``shown``, only the tags of a text cut to its first ``shown`` characters (a sentence
     that starts there, a figure wholly there)."""

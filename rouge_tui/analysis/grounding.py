@@ -48,9 +48,9 @@ __all__ = [
     "Counterpart",
     "FigureGrounding",
     "Fragment",
+    "Grounded",
     "Grounding",
     "SentenceGrounding",
-    "Side",
     "Span",
     "copy_means",
     "coverage_density",
@@ -273,7 +273,7 @@ class FigureGrounding:
 
 
 @dataclass(frozen=True, slots=True)
-class Side:
+class Grounded:
     """What overlap cannot see in one output of an example."""
 
     sentences: tuple[SentenceGrounding, ...]
@@ -299,8 +299,8 @@ class Grounding:
     """One example: the candidate output against the references, source and baseline, and the
     baseline output against the references, source and candidate (None without a baseline)."""
 
-    candidate: Side
-    baseline: Side | None
+    candidate: Grounded
+    baseline: Grounded | None
 
     @property
     def unsupported(self) -> list[str]:
@@ -369,7 +369,7 @@ def ground_side(
     *,
     min_support: float = MIN_SUPPORT,
     other_name: str = "baseline",
-) -> Side:
+) -> Grounded:
     """The sentences and figures of ``output`` against the references and source, and against
     the ``other`` output of the pair (named ``other_name`` in counterparts; no other output
     counts as an empty one)."""
@@ -396,7 +396,7 @@ def ground_side(
         known.update(f.text for f in figures(other))
     figs = tuple(FigureGrounding(f, f.text not in known) for f in figures(output))
     copied = (None, None) if source is None else coverage_density(words(output), words(source))
-    return Side(tuple(rows), figs, *copied)
+    return Grounded(tuple(rows), figs, *copied)
 
 
 def ground(
@@ -699,7 +699,7 @@ def new_counts(
     return new_sentences, new_figures, least
 
 
-def least_support(side: Side) -> float:
+def least_support(side: Grounded) -> float:
     """The least support of a side's new sentences, by the references, the source or the other
     output, whichever gives most (1.0 when it has none)."""
     def support(found: Counterpart | None) -> float:

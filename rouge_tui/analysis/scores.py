@@ -129,7 +129,7 @@ class Scorer:
         where = {example: row for row, example in enumerate(table.ids)}
         return table.values[:, [where[i] for i in ids]]
 
-    def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.Progress) -> np.ndarray:
+    def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.PairProgress) -> np.ndarray:
         n = len(ids)
         values = np.full((n, 3), np.nan)
         todo = list(range(n))

@@ -23,7 +23,7 @@ from rouge_tui.safetext import one_line
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["CHUNK", "ENGINE", "TooLong", "rows", "score"]
+__all__ = ["CHUNK", "ENGINE", "PairProgress", "TooLong", "rows", "score"]
 
 # Pairs handed to rouge-score-rs at a time (their spelled texts and results are what the
 # scoring holds in memory beyond the suite's texts): fewer keep a big report's peak within
@@ -32,7 +32,7 @@ CHUNK = 2_500
 # What a cached score depends on besides the texts and settings: the engine and its version.
 ENGINE = f"rouge-score-rs {rouge_score_rs.__version__}"
 
-Progress = Callable[[int, int], None]  # (pairs scored, pairs in all)
+PairProgress = Callable[[int, int], None]  # (pairs scored, pairs in all)
 
 # rouge-score-rs's rougeLsum fills a table of (n + 1) x (m + 1) four-byte cells for each
 # pair of lines of n and m tokens (one a reference's, one an output's): 110,000 tokens a
@@ -53,7 +53,7 @@ def rows(
     metrics_: Sequence[str],
     tokenizer: str,
     stem: bool = False,
-    progress: Progress | None = None,
+    progress: PairProgress | None = None,
     ids: Sequence[str] | None = None,
 ) -> Iterator[tuple[tuple[float, float, float], ...]]:
     """Per example, in order, the precision, recall and F of each of ``metrics_`` against the
@@ -137,7 +137,7 @@ def score(
     metric: str | Sequence[str],
     tokenizer: str,
     stem: bool = False,
-    progress: Progress | None = None,
+    progress: PairProgress | None = None,
     ids: Sequence[str] | None = None,
 ) -> np.ndarray:
     """`rows` as an array: (n, 3) float64 for one metric, (n, len(metric), 3) for a list of

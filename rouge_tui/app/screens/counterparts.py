@@ -18,7 +18,7 @@ from rouge_tui.safetext import one_line
 
 
 def describe(side, title: str, other: str, min_support: float) -> Text:
-    """One side's sentences (rouge_tui.analysis.grounding.Side), each with its counterparts;
+    """One side's sentences (rouge_tui.analysis.grounding.Grounded), each with its counterparts;
     a support of ``min_support`` or more (the suite's) makes a counterpart."""
     text = Text()
     text.append(f"{title}\n", style="bold underline")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections import OrderedDict
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
@@ -21,6 +20,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
@@ -72,7 +72,7 @@ class Prepared:
     KEEP = 8
 
     def __init__(self) -> None:
-        self._models: OrderedDict[tuple[int, int, str], DiffModel] = OrderedDict()
+        self._models: LRUCache[tuple[int, int, str], DiffModel] = LRUCache(self.KEEP)
         self._analysis: object = None
         self._lock = threading.Lock()
 
@@ -85,14 +85,11 @@ class Prepared:
                 self._analysis = analysis
             model = self._models.get(key)
             if model is not None:
-                self._models.move_to_end(key)
                 return model
         model = make_model(review, analysis, index, run, query)
         with self._lock:
             if analysis is self._analysis:
-                self._models[key] = model
-                while len(self._models) > self.KEEP:
-                    self._models.popitem(last=False)
+                self._models.set(key, model)
         return model
 
     def ahead(self, review: Review, analysis: Analysis, index: int, query: str, width: int) -> None:

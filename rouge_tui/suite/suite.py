@@ -113,9 +113,9 @@ class Suite:
             found = f"found {len(self.builds)}"
             if self.builds:
                 found += ": " + quoted_list([entry.name for entry in self.builds])
-            raise SuiteError(
-                f"a comparison needs at least two builds, {found}", self.path / "builds"
-            )
+            # an imported suite has no builds/: its builds are the harness's files at its path
+            where = self.path if self.layout is not None else self.path / "builds"
+            raise SuiteError(f"a comparison needs at least two builds, {found}", where)
         cand = self.build(candidate) if candidate is not None else self.builds[-1]
         if baseline is not None:
             base = self.build(baseline)

@@ -107,3 +107,13 @@ def test_the_suites_settings_are_written_but_its_format_and_fields(tmp_path: Pat
         "name": "mine", "metric": "rouge1", "tokenizer": "rouge-score", "stem": True,
         "band": {"k": 3.0, "source": "history", "min_delta": 0.01}, "grounding": {"min_support": 0.6},
         "alarm": {"signals": ["new-figure", "empty"]}}
+
+
+def test_an_out_whose_folder_is_missing_names_that_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The error names the folder that is not there, never the temporary folder the suite is
+    written in first; nothing is made."""
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "in")
+    error = error_of(import_suites, [folder], "toy", tmp_path / "gone" / "deeper" / "out")
+    assert str(error) == f"{tmp_path / 'gone' / 'deeper'}: no such folder to make the suite in"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]

@@ -100,6 +100,8 @@ def import_suites(paths: Sequence[Path], format: str, out: Path, name: str | Non
     out = Path(out)
     if problem := _out_problem(out):
         raise SuiteError(problem, out)
+    if not out.parent.is_dir():  # else the error names the temporary folder made in it
+        raise SuiteError("no such folder to make the suite in", out.parent)
     for path in paths:  # a folder written inside an input changes it
         if Path(path).is_dir() and out.resolve().is_relative_to(Path(path).resolve()):
             raise SuiteError(f"inside {path}, which is only read: name a folder outside the inputs", out)

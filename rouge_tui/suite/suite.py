@@ -223,12 +223,20 @@ def open_suite(path: Path | str | SuiteRef, format: str | None = None, name: str
     settings = _settings_at(target)
     format = format or settings.format
     if format in NATIVE_FORMATS or (format is None and is_suite(target)):
-        return _open_native(target, settings)
+        return _named(_open_native(target, settings), name)
     if format is None:
         format = _only_format(target)
         if format is None:  # nothing recognises it: what a native suite lacks, as ever
-            return _open_native(target, settings)
+            return _named(_open_native(target, settings), name)
     return _open_imported(target, settings, format, name)
+
+
+def _named(suite: Suite, name: str | None) -> Suite:
+    """``suite``, when ``name`` (``--suite-name``) is None or its name: a native folder holds
+    one suite, and a name it does not have is refused as a harness's folder refuses it."""
+    if name is not None and name != suite.name:
+        raise SuiteError(f"no suite named {quoted(name)} here (suites: {quoted_list([suite.name])})", suite.path)
+    return suite
 
 
 def _settings_at(target: Path) -> SuiteSettings:

@@ -1089,3 +1089,12 @@ def test_the_command_runs_numpy_with_one_openblas_thread_and_an_import_sets_noth
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert done.stdout.splitlines()[-1] == f"{given} {seen}"
+
+
+def test_open_with_a_format_that_finds_nothing_says_the_formats_own_error(tmp_path: Path) -> None:
+    """``open PATH --format helm`` where no HELM run is: the HELM importer's own line (what it
+    looked for), never "not a suite (no references file and builds/)", the native layout's."""
+    (tmp_path / "empty").mkdir()
+    code, out, err = _main_out("open", str(tmp_path / "empty"), "--format", "helm")
+    assert (code, out) == (2, "")
+    assert err == f"rouge-tui: error: {tmp_path / 'empty'}: no HELM run folder (one with scenario_state.json) found\n"

@@ -316,7 +316,10 @@ def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:
         names = _listing(path)
     except SuiteError:
         return []
-    return [ref for name in names for ref in _suites_here(path / name, format, strict=False)]
+    found = [ref for name in names for ref in _suites_here(path / name, format, strict=False)]
+    if not found and format is not None and format not in NATIVE_FORMATS:
+        _layouts(path, _settings_at(path), format)  # the format's own word for what it did not find
+    return found
 
 
 def _suites_here(path: Path, format: str | None, strict: bool) -> list[SuiteRef]:

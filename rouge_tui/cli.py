@@ -153,6 +153,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     request = Request.of(args.suite or bundled_suite(), args)
     if out is not None and out.resolve().is_relative_to(request.path.resolve()):
         raise CliError(f"--out {out}: inside the suite, which rouge-tui never writes; name a file elsewhere")
+    if out is not None and out.is_dir():  # else the write's temporary file is what the error names
+        raise CliError(f"--out {out}: a folder; name a file to write the report to")
     opened = open_review(request)
     # What reads the texts first: figures cached from files changed since are computed again.
     review = opened.review() if form.texts else None

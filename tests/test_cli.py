@@ -1044,6 +1044,20 @@ def test_out_writes_what_stdout_would_and_never_into_the_suite(tmp_path: Path) -
     assert_one_line_error(inside.stdout, inside.stderr, "inside the suite")
     assert tree(suite) == before
 
+def test_out_naming_a_folder_says_so_and_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out DIR`` (a folder, where a file is wanted) is one line naming DIR, exit 2: never
+    the temporary file the write went through, and nothing is left in the folder."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    suite = small_suite(tmp_path / "suite")
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    code, out, err = _main_out("report", str(suite), "--format", "json", "--out", str(folder))
+    assert (code, out) == (2, "")
+    assert err == f"rouge-tui: error: --out {folder}: a folder; name a file to write the report to\n"
+    assert not list(folder.iterdir()) and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 def test_report_on_a_parquet_suite_is_its_jsonl_twins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from test_suite import as_parquet
 
@@ -1075,3 +1089,12 @@ def test_the_command_runs_numpy_with_one_openblas_thread_and_an_import_sets_noth
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert done.stdout.splitlines()[-1] == f"{given} {seen}"
+
+
+def test_open_with_a_format_that_finds_nothing_says_the_formats_own_error(tmp_path: Path) -> None:
+    """``open PATH --format helm`` where no HELM run is: the HELM importer's own line (what it
+    looked for), never "not a suite (no references file and builds/)", the native layout's."""
+    (tmp_path / "empty").mkdir()
+    code, out, err = _main_out("open", str(tmp_path / "empty"), "--format", "helm")
+    assert (code, out) == (2, "")
+    assert err == f"rouge-tui: error: {tmp_path / 'empty'}: no HELM run folder (one with scenario_state.json) found\n"

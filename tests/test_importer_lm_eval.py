@@ -399,3 +399,17 @@ def test_a_line_that_is_no_object_and_a_repeated_doc_are_named(tmp_path: Path) -
     with pytest.raises(SuiteError) as caught:
         layout.read_build(layout.builds[0])
     assert str(caught.value) == f"{path}:2: duplicate id '0' (first at line 1)"
+
+
+def test_a_new_run_with_the_same_targets_keeps_the_references_digest(tmp_path: Path) -> None:
+    """The references are read from the newest run's file, but their digest (a cache key of
+    every build's scores) is of what they hold: a new nightly run with the same targets
+    leaves the earlier builds' scores in use; another target, or another doc, changes it."""
+    write_run(tmp_path / "m", MONDAY, {"xsum": [sample(0, "the target", "a"), sample(1, "another", "b")]})
+    before = open_one(tmp_path / "m").read_references().digest
+    write_run(tmp_path / "m", FRIDAY, {"xsum": [sample(0, "the target", "new"), sample(1, "another", "outputs")]})
+    assert open_one(tmp_path / "m").read_references().digest == before
+    write_run(tmp_path / "m", "2026-11-21T10-02-33.500000", {"xsum": [sample(0, "the target", "x"), sample(2, "another", "y")]})
+    assert open_one(tmp_path / "m").read_references().digest != before
+    write_run(tmp_path / "m", "2026-11-22T10-02-33.500000", {"xsum": [sample(0, "the target", "x"), sample(1, "other", "y")]})
+    assert open_one(tmp_path / "m").read_references().digest != before

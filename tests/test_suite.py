@@ -522,6 +522,23 @@ def test_an_imported_suite_keeps_the_importers_history_order(tmp_path: Path, mon
     assert build.ids == ["1", "2", "3"] and build.runs[0].outputs["2"] == "the dog ran far"
 
 
+def test_a_suite_name_that_a_native_suite_does_not_have_is_refused(tmp_path: Path) -> None:
+    """``--suite-name`` on a native suite is checked as on a harness's folder: a name the
+    suite does not have is an error listing the one it has, never ignored."""
+    path = make_suite(tmp_path / "mine", builds={"a.jsonl": jsonl({"id": "a", "output": "x"})})
+    assert str(error_of(open_suite, path, None, "other")) == f"{path}: no suite named 'other' here (suites: 'mine')"
+    assert open_suite(path, None, "mine").name == "mine"
+
+
+def test_an_imported_suite_of_one_build_names_its_own_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Too few builds to compare: the error names where the harness's files are, never a
+    builds/ folder that an imported suite does not have."""
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "out", builds={("2026-01-01", "zeta"): {1: "the cat", 2: "a dog", 3: "rain"}})
+    one = open_suite(folder)
+    assert str(error_of(one.pick)) == f"{folder}: a comparison needs at least two builds, found 1: 'zeta@2026-01-01'"
+
+
 def test_an_imported_builds_digests_are_its_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache keys looked up before reading name what the importer's runs say, never the
     whole file's digest (one file may hold several builds); a changed file is seen."""

@@ -90,3 +90,30 @@ def test_an_out_inside_an_input_is_refused(tmp_path: Path, monkeypatch: pytest.M
     error = error_of(import_suites, [folder], "toy", folder / "native")
     assert str(error) == f"{folder / 'native'}: inside {folder}, which is only read: name a folder outside the inputs"
     assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_the_suites_settings_are_written_but_its_format_and_fields(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The imported suite scores as the harness's folder did: suite.toml's metric, tokenizer,
+    stemming, band, grounding and alarm come along (the last path's, as its name does); the
+    format and [fields] do not, for the native files use the native names."""
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "in")
+    (folder / "suite.toml").write_text(
+        'name = "mine"\nformat = "toy"\nmetric = "rouge1"\ntokenizer = "rouge-score"\nstem = true\n'
+        '[band]\nk = 3\nsource = "history"\nmin_delta = 0.01\n[grounding]\nmin_support = 0.6\n'
+        '[alarm]\nsignals = ["new-figure", "empty"]\n[fields]\noutput = "resp.0"\n', encoding="utf-8")
+    import_suites([folder], "toy", tmp_path / "out")
+    assert tomllib.loads((tmp_path / "out" / "suite.toml").read_text(encoding="utf-8")) == {
+        "name": "mine", "metric": "rouge1", "tokenizer": "rouge-score", "stem": True,
+        "band": {"k": 3.0, "source": "history", "min_delta": 0.01}, "grounding": {"min_support": 0.6},
+        "alarm": {"signals": ["new-figure", "empty"]}}
+
+
+def test_an_out_whose_folder_is_missing_names_that_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The error names the folder that is not there, never the temporary folder the suite is
+    written in first; nothing is made."""
+    install(monkeypatch)
+    folder = write_toy(tmp_path / "in")
+    error = error_of(import_suites, [folder], "toy", tmp_path / "gone" / "deeper" / "out")
+    assert str(error) == f"{tmp_path / 'gone' / 'deeper'}: no such folder to make the suite in"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]

@@ -77,7 +77,7 @@ def _layout(path: Path, task: str, names: list[str], fields: dict[str, str]) -> 
             texts = gold if isinstance(gold, list) else [field_text(record, fields["reference"], where)]
             source = field_text(record, fields["source"], where, default="") or None
             rows.append((where, get_field(record, fields["id"]), texts, source))
-        return make_references(rows, selector_digest(file_digest(refs), task), empty_where=(refs, None))
+        return make_references(rows, empty_where=(refs, None))
 
     def read_build(build: ImportedBuild):
         runs = []

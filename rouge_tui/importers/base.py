@@ -165,13 +165,15 @@ def _place(where: Where) -> str:
 
 
 def make_references(
-    rows: Iterable[tuple[Where, object, Sequence[str], str | None]], digest: str, id_name: str = "id",
+    rows: Iterable[tuple[Where, object, Sequence[str], str | None]], id_name: str = "id",
     empty_where: Where | None = None,
 ) -> References:
     """References from an importer's rows ``(where, id, references, source or None)``, checked
     as a references file is: ids unique (a repeat names where the first was), at least one
-    reference each, every reference a string. ``digest`` identifies the bytes they came from
-    (`selector_digest`); ``empty_where`` is named when there are no rows at all."""
+    reference each, every reference a string; ``empty_where`` is named when there are no rows
+    at all. Their digest is of what they hold, not of the file they came from: a harness
+    writes them into every run's file, and a new run with the same ones must leave the
+    earlier builds' cached scores in use."""
     texts: dict[str, tuple[str, ...]] = {}
     sources: dict[str, str] = {}
     first: dict[str, Where] = {}
@@ -193,7 +195,18 @@ def make_references(
             sources[key] = source
     if not texts:
         raise SuiteError("no examples found", *(empty_where or (None, None)))
-    return References(texts, sources, {}, empty, digest)
+    return References(texts, sources, {}, empty, _content_digest(texts, sources))
+
+
+def _content_digest(texts: dict[str, tuple[str, ...]], sources: dict[str, str]) -> str:
+    """What references hold, in their order, hashed: every id, text and source length-prefixed."""
+    digest = hashlib.sha256(b"rouge-tui imported references v1\n")
+    for key, references in texts.items():
+        source = sources.get(key)
+        parts = [key, str(len(references)), *references, "" if source is None else "s" + source]
+        for part in parts:
+            digest.update(f"{len(part)}:{part}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def make_run(rows: Iterable[tuple[Where, object, str]], path: Path, digest: str, id_name: str = "id") -> Run:

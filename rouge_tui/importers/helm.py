@@ -305,10 +305,8 @@ def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings:
     def read_references() -> References:
         rows: list[tuple[Where, object, tuple[str, ...], str | None]] = []
         later: set[str] = set()  # ids a later build gave references for: those win
-        digests: list[str] = []
         for build in reversed(builds):
-            states, digest, several = _states(build.path)
-            digests.append(digest)
+            states, _digest, several = _states(build.path)
             ids: set[str] = set()
             for where, state in states:
                 raw = _state_id(state, where, several, id_path)
@@ -324,7 +322,7 @@ def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings:
                 source = _string(state, f"instance.{source_path}", where)
                 rows.append((where, raw, texts, source))
             later |= ids
-        return make_references(rows, selector_digest(*digests, "references"), empty_where=(path, None))
+        return make_references(rows, empty_where=(path, None))
 
     def stored(build: ImportedBuild) -> dict[str, float]:
         return _stored(build.path)

@@ -508,7 +508,6 @@ class _Reader:
         path, fields = build.path, self.fields
         keep = len(build.run_files) == 1
         file_hash = file_digest(path)
-        digest = selector_digest(file_hash, "references", fields.id, fields.reference, fields.source)
         read = (fields.id, fields.reference, fields.source) + ((fields.output,) if keep else ())
         rows = []
         outputs: Outputs = {}
@@ -528,7 +527,7 @@ class _Reader:
             lowest[key] = min(lowest.get(key, epoch), epoch)
         chosen = ((where, raw, texts, source) for epoch, where, raw, texts, source in rows
                   if lowest[_loose_key(raw)] == epoch)
-        references = make_references(chosen, digest, fields.id, empty_where=(path, None))
+        references = make_references(chosen, fields.id, empty_where=(path, None))
         self.kept = {(path, file_hash): (outputs, failed)} if keep else {}
         return references
 

@@ -276,12 +276,9 @@ def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str,
         for build in reversed(builds):
             try:
                 rows = _keyed(build.path, id_field, example)
-                digest = selector_digest(
-                    file_digest(build.path), "references", id_field, reference or _TARGET, source or "",
-                )
                 return make_references(
                     ((where, key, texts, text) for where, key, (_, texts, text) in rows),  # type: ignore[misc]
-                    digest, id_field, (build.path, None),
+                    id_field, (build.path, None),
                 )
             except SuiteError as exc:
                 failed.append(exc)

@@ -471,10 +471,8 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
     def read_references() -> References:
         rows: list[tuple[Where, object, tuple[str, ...], str | None]] = []
         newer: set[str] = set()  # ids a newer eval gave references for: those win
-        digests: list[str] = []
         for file in sorted(dates, key=lambda f: (dates[f], str(f)), reverse=True):
             export = _read(file)
-            digests.append(export.digest)
             tests: set[int] = set()
             ids: set[str] = set()
             repeated: dict[str, tuple[tuple[str, ...], str | None]] = {}
@@ -504,8 +502,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
                 if key is not None:
                     ids.add(key)
             newer |= ids
-        digest = selector_digest(*digests, "references") if digests else ""
-        return make_references(rows, digest, empty_where=(path, None))
+        return make_references(rows, empty_where=(path, None))
 
     default_name = path.stem if path.is_file() else path.name
     only = descriptions.pop() if len(descriptions) == 1 else None

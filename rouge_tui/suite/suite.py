@@ -113,9 +113,9 @@ class Suite:
             found = f"found {len(self.builds)}"
             if self.builds:
                 found += ": " + quoted_list([entry.name for entry in self.builds])
-            raise SuiteError(
-                f"a comparison needs at least two builds, {found}", self.path / "builds"
-            )
+            # an imported suite has no builds/: its builds are the harness's files at its path
+            where = self.path if self.layout is not None else self.path / "builds"
+            raise SuiteError(f"a comparison needs at least two builds, {found}", where)
         cand = self.build(candidate) if candidate is not None else self.builds[-1]
         if baseline is not None:
             base = self.build(baseline)
@@ -223,12 +223,20 @@ def open_suite(path: Path | str | SuiteRef, format: str | None = None, name: str
     settings = _settings_at(target)
     format = format or settings.format
     if format in NATIVE_FORMATS or (format is None and is_suite(target)):
-        return _open_native(target, settings)
+        return _named(_open_native(target, settings), name)
     if format is None:
         format = _only_format(target)
         if format is None:  # nothing recognises it: what a native suite lacks, as ever
-            return _open_native(target, settings)
+            return _named(_open_native(target, settings), name)
     return _open_imported(target, settings, format, name)
+
+
+def _named(suite: Suite, name: str | None) -> Suite:
+    """``suite``, when ``name`` (``--suite-name``) is None or its name: a native folder holds
+    one suite, and a name it does not have is refused as a harness's folder refuses it."""
+    if name is not None and name != suite.name:
+        raise SuiteError(f"no suite named {quoted(name)} here (suites: {quoted_list([suite.name])})", suite.path)
+    return suite
 
 
 def _settings_at(target: Path) -> SuiteSettings:
@@ -308,7 +316,10 @@ def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:
         names = _listing(path)
     except SuiteError:
         return []
-    return [ref for name in names for ref in _suites_here(path / name, format, strict=False)]
+    found = [ref for name in names for ref in _suites_here(path / name, format, strict=False)]
+    if not found and format is not None and format not in NATIVE_FORMATS:
+        _layouts(path, _settings_at(path), format)  # the format's own word for what it did not find
+    return found
 
 
 def _suites_here(path: Path, format: str | None, strict: bool) -> list[SuiteRef]:

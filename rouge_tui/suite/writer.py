@@ -20,6 +20,7 @@ from pathlib import Path
 
 from rouge_tui.suite.errors import SuiteError, quoted
 from rouge_tui.suite.records import References, Run
+from rouge_tui.suite.settings import SuiteSettings
 from rouge_tui.suite.suite import Suite, open_suite, read_build, read_references
 
 __all__ = ["import_suites", "safe_file_name"]
@@ -65,6 +66,23 @@ def _toml_string(text: str) -> str:
     return json.dumps(text).replace("\x7f", "\\u007f")
 
 
+def _suite_toml(name: str, settings: SuiteSettings) -> str:
+    """suite.toml for the written suite: its name and the settings the harness's folder
+    scored with (so the native suite gives the same figures), never its format or [fields]
+    (the native files use the native field names)."""
+    top = [f"name = {_toml_string(name)}"]
+    top += [f"{key} = {_toml_string(value)}" for key, value in (("metric", settings.metric), ("tokenizer", settings.tokenizer))
+            if value is not None]
+    if settings.stem is not None:
+        top.append(f"stem = {'true' if settings.stem else 'false'}")
+    band = [f"{key} = {value!r}" for key, value in (("k", settings.k), ("min_delta", settings.min_delta)) if value is not None]
+    if settings.band_source is not None:
+        band.append(f"source = {_toml_string(settings.band_source)}")
+    tables = [("band", band), ("grounding", [] if settings.min_support is None else [f"min_support = {settings.min_support!r}"]),
+              ("alarm", [] if settings.alarm is None else [f"signals = [{', '.join(map(_toml_string, settings.alarm))}]"])]
+    return "\n".join([*top, *(f"[{table}]\n" + "\n".join(lines) for table, lines in tables if lines)]) + "\n"
+
+
 def _out_problem(out: Path) -> str | None:
     if not os.path.lexists(out):
         return None
@@ -82,6 +100,8 @@ def import_suites(paths: Sequence[Path], format: str, out: Path, name: str | Non
     out = Path(out)
     if problem := _out_problem(out):
         raise SuiteError(problem, out)
+    if not out.parent.is_dir():  # else the error names the temporary folder made in it
+        raise SuiteError("no such folder to make the suite in", out.parent)
     for path in paths:  # a folder written inside an input changes it
         if Path(path).is_dir() and out.resolve().is_relative_to(Path(path).resolve()):
             raise SuiteError(f"inside {path}, which is only read: name a folder outside the inputs", out)
@@ -100,7 +120,7 @@ def import_suites(paths: Sequence[Path], format: str, out: Path, name: str | Non
         folder.chmod(0o777 & ~umask)  # as mkdir would make it (mkdtemp's is private)
         (folder / "builds").mkdir()
         (folder / "references.jsonl").write_bytes(_lines(list(references.values())))
-        (folder / "suite.toml").write_text(f"name = {_toml_string(suites[-1].name)}\n", encoding="utf-8")
+        (folder / "suite.toml").write_text(_suite_toml(suites[-1].name, suites[-1].settings), encoding="utf-8")
         for number, (suite, entry) in enumerate(entries, 1):
             runs = read_build(suite, entry).runs
             stem = f"{number:0{width}d}-{safe_file_name(entry.name)}"

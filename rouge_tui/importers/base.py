@@ -25,7 +25,7 @@ from rouge_tui.suite.settings import SuiteSettings
 
 __all__ = [
     "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field", "id_text",
-    "make_references", "make_run", "parse_json", "parse_path", "read_json", "reference_texts",
+    "make_references", "make_run", "model_name", "parse_json", "parse_path", "read_json", "reference_texts",
     "selector_digest",
 ]
 
@@ -225,6 +225,21 @@ def make_run(rows: Iterable[tuple[Where, object, str]], path: Path, digest: str,
     if not outputs:
         raise SuiteError("no examples found", path)
     return Run(path, outputs, digest)
+
+
+# A build name's model part: with a space and the date to the minute, 40 characters, what
+# the report's and the diff's columns show of a name whole.
+MODEL_WIDTH = 23
+
+
+def model_name(model: str) -> str:
+    """A model's name as build names show it: ``model`` (already its last part, no
+    organisation) cut in its middle past `MODEL_WIDTH`, so that its size and its version, at
+    either end, both stay."""
+    if len(model) <= MODEL_WIDTH:
+        return model
+    head = (MODEL_WIDTH - 1) // 2
+    return model[:head] + "…" + model[len(model) - (MODEL_WIDTH - 1 - head):]
 
 
 def selector_digest(file_digest: str, *selector: str) -> str:

@@ -41,6 +41,7 @@ from rouge_tui.importers.base import (
     get_field,
     make_references,
     make_run,
+    model_name,
     parse_json,
     read_json,
     reference_texts,
@@ -64,9 +65,6 @@ MEMBER_LIMIT = 1 << 30  # bytes one zip member may decompress to (a sample with 
 JSON_LIMIT = 1 << 30  # bytes of a .json log, read whole
 HEAD_BYTES = 64 << 10  # of a .json log, where its version, status and eval are looked for
 READ = 1 << 20  # bytes asked of a member per read
-# A build name is the model in at most this, a space and the date to the minute: 40 in all,
-# as lm-eval's (what the report's and the diff's columns show of a name whole).
-MODEL_WIDTH = 23
 
 ZIP_ZSTD = 93  # zip's method number for zstd (APPNOTE 4.4.5), unknown to Python 3.11's zipfile
 HEADER = "header.json"
@@ -562,15 +560,10 @@ class _Reader:
 def _names(heads: list[tuple[Path, _Head]]) -> list[str]:
     """Each log's build name, model and date in UTC: to the minute, to the second where two
     share a minute, then numbered. The model is its last part (``openai/gpt-4o`` ->
-    ``gpt-4o``), cut in its middle past `MODEL_WIDTH` so that its size and its version, at
-    either end, both stay, as lm-eval's build names cut it."""
+    ``gpt-4o``), cut as `base.model_name` cuts it (lm-eval's names are cut so too)."""
 
     def label(head: _Head, length: int) -> str:
-        model = head.model.rsplit("/", 1)[-1] or head.model
-        if len(model) > MODEL_WIDTH:
-            cut = (MODEL_WIDTH - 1) // 2
-            model = model[:cut] + "…" + model[len(model) - (MODEL_WIDTH - 1 - cut):]
-        return f"{model} {head.created[:length]}"
+        return f"{model_name(head.model.rsplit('/', 1)[-1] or head.model)} {head.created[:length]}"
 
     minutes = [label(head, 16) for _path, head in heads]
     names = [

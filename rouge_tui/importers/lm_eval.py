@@ -35,6 +35,7 @@ from rouge_tui.importers.base import (
     id_text,
     make_references,
     make_run,
+    model_name,
     parse_path,
     selector_digest,
 )
@@ -57,9 +58,6 @@ _ID = "doc_id"
 _OUTPUT = "filtered_resps.0"
 _TARGET = "target"
 _STORED = "rougeL"  # lm-eval's own per-example figure, where a task's metric wrote one
-# A build name is the model in at most this, a space and the date to the minute: 40 in all,
-# what the report's and the diff's columns show of a name whole.
-_MODEL_WIDTH = 23
 # str() of a list or tuple of strings starts so; any other target is the text itself.
 _LISTED = re.compile(r"\s*[\[(]\s*['\"]")
 
@@ -118,11 +116,7 @@ def _short(model: str) -> str:
     """``meta-llama__Llama-3.1-8B-Instruct`` -> ``Llama-3.1-8B-Instruct``: the part after the
     organisation (or a local checkpoint's last folder), cut from the middle to fit a column
     (a model's size and its version, at either end, both stay)."""
-    short = model.rsplit("__", 1)[-1] or model
-    if len(short) <= _MODEL_WIDTH:
-        return short
-    head = (_MODEL_WIDTH - 1) // 2
-    return short[:head] + "…" + short[len(short) - (_MODEL_WIDTH - 1 - head):]
+    return model_name(model.rsplit("__", 1)[-1] or model)
 
 
 def _build_names(runs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:

@@ -204,14 +204,14 @@ class Shown:
 
     @property
     def word(self) -> str:
-        return self.mark.mark
+        return self.mark.word
 
     @property
     def note(self) -> str:
         return self.mark.note
 
     def to_json(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"mark": self.mark.mark, "note": self.mark.note, "stale": self.stale}
+        entry: dict[str, Any] = {"mark": self.mark.word, "note": self.mark.note, "stale": self.stale}
         if self.reason:
             entry["stale_reason"] = self.reason
         if self.carried_from:
@@ -303,7 +303,7 @@ class Review:
         if note is None and current is not None and current.carried_from is None:
             note = current.note
         try:
-            return self.store.set(
+            return self.store.set_mark(
                 self.baseline, self.candidate, example_id, word, note,
                 self.outputs_hash(example_id) or "", fallback=current.word if current else "unsure", save=save,
             )

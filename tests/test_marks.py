@@ -41,7 +41,7 @@ def store(fingerprint: str = "fp", place: str = "/suites/one", named: bool = Fal
 
 def words(found: MarkStore) -> dict[str, tuple[str, str]]:
     """Every mark of the pair PAIR under fingerprint fp: id -> (word, note)."""
-    return {m.id: (m.mark, m.note) for m in found.own(*PAIR).values()}
+    return {m.id: (m.word, m.note) for m in found.own(*PAIR).values()}
 
 
 def on_disk(found: MarkStore) -> dict[str, tuple[str, str]]:
@@ -58,8 +58,8 @@ def aside(found: MarkStore) -> list[Path]:
 
 def test_marks_round_trip_with_everything_they_were_made_with() -> None:
     one = store()
-    assert one.set(*PAIR, "e1", "fine", "looks right", "h1") is None
-    assert one.set(*PAIR, "e2", "regression", "", "h2") is None
+    assert one.set_mark(*PAIR, "e1", "fine", "looks right", "h1") is None
+    assert one.set_mark(*PAIR, "e2", "regression", "", "h2") is None
     fresh = store()
     assert words(fresh) == {"e1": ("fine", "looks right"), "e2": ("regression", "")}
     mark = fresh.own(*PAIR)["e1"]
@@ -72,19 +72,53 @@ def test_marks_round_trip_with_everything_they_were_made_with() -> None:
 
 def test_the_marks_file_is_plain_json_anyone_can_read() -> None:
     one = store()
-    one.set(*PAIR, "e", "fine", "n\u00e9 \u2014 note", "h")
+    one.set_mark(*PAIR, "e", "fine", "n\u00e9 \u2014 note", "h")
     data = json.loads(one.path.read_text(encoding="utf-8"))
     assert data["suite"] == "suite" and data["version"] == 2
     assert [(m["id"], m["mark"], m["note"]) for m in data["marks"]] == [("e", "fine", "n\u00e9 \u2014 note")]
 
 
+# A marks file as main wrote it before `Mark.mark` became `Mark.word`, typed by hand: the
+# file's field stays "mark" (SPEC's word), in the same place.
+MAIN_FORMAT = """{
+ "suite": "suite",
+ "version": 2,
+ "marks": [
+  {
+   "id": "e1",
+   "mark": "regression",
+   "note": "the header is duplicated",
+   "outputs": "h1",
+   "fingerprint": "fp",
+   "baseline": "base",
+   "candidate": "cand",
+   "place": "/suites/one",
+   "updated": "2026-01-02T03:04:05Z"
+  }
+ ]
+}
+"""
+
+
+def test_a_marks_file_in_mains_format_loads_and_is_written_back_byte_for_byte() -> None:
+    path = MarkStore("suite", "fp", "/suites/one", False).path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(MAIN_FORMAT, encoding="utf-8")
+    one = store()
+    assert one.warning is None and words(one) == {"e1": ("regression", "the header is duplicated")}
+    slot = ("fp", *PAIR, "e1")
+    one.record(slot, one.all[slot])  # the same mark again: the file must come back unchanged
+    assert one.save() is None
+    assert path.read_text(encoding="utf-8") == MAIN_FORMAT
+
+
 def test_a_note_alone_hangs_on_unsure_and_a_word_alone_keeps_the_note() -> None:
     one = store()
-    one.set(*PAIR, "e", None, "check the header", "h")
+    one.set_mark(*PAIR, "e", None, "check the header", "h")
     assert words(store()) == {"e": ("unsure", "check the header")}
-    one.set(*PAIR, "e", "regression", None, "h")  # the word changes, the note stays
-    one.set(*PAIR, "f", "fine", "", "h")
-    one.set(*PAIR, "f", None, "a note on a fine mark", "h")  # the note changes, the word stays
+    one.set_mark(*PAIR, "e", "regression", None, "h")  # the word changes, the note stays
+    one.set_mark(*PAIR, "f", "fine", "", "h")
+    one.set_mark(*PAIR, "f", None, "a note on a fine mark", "h")  # the note changes, the word stays
     assert words(store()) == {
         "e": ("regression", "check the header"),
         "f": ("fine", "a note on a fine mark"),
@@ -94,7 +128,7 @@ def test_a_note_alone_hangs_on_unsure_and_a_word_alone_keeps_the_note() -> None:
 def test_an_unknown_mark_word_is_refused() -> None:
     one = store()
     with pytest.raises(ValueError, match="unknown mark"):
-        one.set(*PAIR, "e", "looks-good", "", "h")
+        one.set_mark(*PAIR, "e", "looks-good", "", "h")
     assert not one.path.exists()
 
 
@@ -106,7 +140,7 @@ def test_outputs_hash_tells_every_cut_of_the_same_text_apart() -> None:
 
 def test_marks_belong_to_the_content_not_the_path() -> None:
     one = store("fp1", "/suites/one")
-    one.set(*PAIR, "e1", "fine", "", "h")
+    one.set_mark(*PAIR, "e1", "fine", "", "h")
     # the same content (name and references) opened from another folder: the same marks
     assert set(store("fp1", "/copies/one").own(*PAIR)) == {"e1"}
     # other references: not marks of this pair, but shown as earlier (see test_review.py)
@@ -123,11 +157,11 @@ def test_a_build_name_that_is_not_utf8_round_trips_in_the_marks_file() -> None:
     """A file name with a byte that is not UTF-8 (legal on Linux) lists as a build whose
     name holds a lone surrogate; the marks file must read back what was written."""
     one = store()
-    assert one.set("a", "b\udcff", "e1", "fine", "n\u00e9", "h") is None
-    assert one.set("a", "b\udcff", "e2", "regression", "", "h") is None  # a clean re-read
+    assert one.set_mark("a", "b\udcff", "e1", "fine", "n\u00e9", "h") is None
+    assert one.set_mark("a", "b\udcff", "e2", "regression", "", "h") is None  # a clean re-read
     fresh = store()
     assert fresh.warning is None and aside(fresh) == []
-    assert {m.id: (m.mark, m.note) for m in fresh.own("a", "b\udcff").values()} == {
+    assert {m.id: (m.word, m.note) for m in fresh.own("a", "b\udcff").values()} == {
         "e1": ("fine", "n\u00e9"),
         "e2": ("regression", ""),
     }
@@ -139,12 +173,12 @@ def test_a_build_name_that_is_not_utf8_round_trips_in_the_marks_file() -> None:
 
 def test_two_sessions_lose_no_mark_and_the_second_is_told() -> None:
     one, two = store(), store()
-    assert one.set(*PAIR, "e1", "fine", "one thinks fine", "h") is None
+    assert one.set_mark(*PAIR, "e1", "fine", "one thinks fine", "h") is None
     # two marks the same example without having seen one's mark: told, and the last wins
-    told = two.set(*PAIR, "e1", "regression", "two disagrees", "h")
+    told = two.set_mark(*PAIR, "e1", "regression", "two disagrees", "h")
     assert told == "another session had marked this example fine; replaced with regression"
-    assert two.set(*PAIR, "e2", "regression", "", "h") is None  # another example: no notice
-    assert one.set(*PAIR, "e3", "unsure", "", "h") is None  # one's next save keeps all three
+    assert two.set_mark(*PAIR, "e2", "regression", "", "h") is None  # another example: no notice
+    assert one.set_mark(*PAIR, "e3", "unsure", "", "h") is None  # one's next save keeps all three
     assert words(store()) == {
         "e1": ("regression", "two disagrees"),
         "e2": ("regression", ""),
@@ -157,10 +191,10 @@ def test_a_mark_the_session_has_seen_is_replaced_without_a_notice() -> None:
     """Each save re-reads the file, so a session holds (and shows) the other's marks from
     its next save on; replacing one it holds is a decision, not an accident."""
     one, two = store(), store()
-    one.set(*PAIR, "e1", "fine", "", "h")
-    two.set(*PAIR, "e2", "fine", "", "h")  # two's save brings in one's e1
+    one.set_mark(*PAIR, "e1", "fine", "", "h")
+    two.set_mark(*PAIR, "e2", "fine", "", "h")  # two's save brings in one's e1
     assert words(two)["e1"] == ("fine", "")
-    assert two.set(*PAIR, "e1", "regression", "", "h") is None
+    assert two.set_mark(*PAIR, "e1", "regression", "", "h") is None
     assert words(store())["e1"] == ("regression", "")
 
 
@@ -168,14 +202,16 @@ def test_clearing_a_mark_another_session_has_since_replaced_keeps_theirs() -> No
     """One session clears what it saw (its own mark); meanwhile another replaced it with
     its own mark and note: clearing must not delete a mark its session never saw."""
     one, two = store(), store()
-    one.set(*PAIR, "e1", "fine", "one's note", "h")
-    two.set(*PAIR, "e1", "regression", "two's note, hours of work", "h")
+    one.set_mark(*PAIR, "e1", "fine", "one's note", "h")
+    two.set_mark(*PAIR, "e1", "regression", "two's note, hours of work", "h")
     slot = ("fp", *PAIR, "e1")
-    told = one.put(slot, None)  # what Review.clear does
+    one.record(slot, None)  # what Review.clear does
+    told = one.save()
     assert words(store()) == {"e1": ("regression", "two's note, hours of work")}
     assert told == "another session had marked this example regression since; kept that mark"
     assert words(one) == {"e1": ("regression", "two's note, hours of work")}  # shown to one
-    assert one.put(slot, None) is None  # now seen: a second clear is a decision, and clears
+    one.record(slot, None)
+    assert one.save() is None  # now seen: a second clear is a decision, and clears
     assert words(store()) == {}
 
 
@@ -190,7 +226,7 @@ def _session(env: dict[str, str], ids: list[str], mark: str, go, out) -> None:
     go.wait(30)
     notices = []
     for example_id in ids:
-        notice = mine.set(*PAIR, example_id, mark, f"{mark} by pid {os.getpid()}", "h")
+        notice = mine.set_mark(*PAIR, example_id, mark, f"{mark} by pid {os.getpid()}", "h")
         if notice:
             notices.append(notice)
     out.put((mark, notices))
@@ -237,7 +273,7 @@ store.load()
 i = start
 while True:
     # notes of varied length, so the file grows and a kill lands inside a write
-    store.set("base", "cand", f"e{i:05d}", ("fine", "regression", "unsure")[i % 3], "n" * (i % 700), "h")
+    store.set_mark("base", "cand", f"e{i:05d}", ("fine", "regression", "unsure")[i % 3], "n" * (i % 700), "h")
     print(i, flush=True)  # acknowledged: set() returned
     i += 1
 """
@@ -293,7 +329,7 @@ def test_a_failed_save_keeps_the_file_and_the_mark_and_a_retry_saves_it(
     fault: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     one = store()
-    one.set(*PAIR, "kept", "fine", "written before the fault", "h1")
+    one.set_mark(*PAIR, "kept", "fine", "written before the fault", "h1")
     before = one.path.read_bytes()
     with monkeypatch.context() as patch:
         if fault == "lock-EROFS":
@@ -301,9 +337,9 @@ def test_a_failed_save_keeps_the_file_and_the_mark_and_a_retry_saves_it(
         else:
             inject(patch, fault)
         with pytest.raises(OSError):
-            one.set(*PAIR, "new", "regression", "typed during the fault", "h2")
+            one.set_mark(*PAIR, "new", "regression", "typed during the fault", "h2")
         with pytest.raises(OSError):
-            one.set(*PAIR, "kept", None, "a second note, also during the fault", "h1")
+            one.set_mark(*PAIR, "kept", None, "a second note, also during the fault", "h1")
         assert one.unsaved == 2
         with pytest.raises(OSError):
             one.flush()  # a retry while the fault lasts fails again, and keeps both
@@ -326,12 +362,12 @@ def test_a_failed_save_keeps_the_file_and_the_mark_and_a_retry_saves_it(
 def _mark_in_a_folder_made_read_only() -> dict[str, object]:
     """Run as nobody: mark, make the marks folder read-only, mark again, retry."""
     one = store()
-    one.set(*PAIR, "kept", "fine", "before", "h")
+    one.set_mark(*PAIR, "kept", "fine", "before", "h")
     before = one.path.read_bytes()
     one.path.parent.chmod(0o555)
     seen: dict[str, object] = {}
     try:
-        one.set(*PAIR, "new", "regression", "typed while read-only", "h")
+        one.set_mark(*PAIR, "new", "regression", "typed while read-only", "h")
     except PermissionError as exc:
         seen["error"] = exc.strerror
     seen["unchanged"] = one.path.read_bytes() == before
@@ -372,7 +408,7 @@ def _corrupt_file_in_a_read_only_folder() -> dict[str, object]:
     one = store()
     seen: dict[str, object] = {"warning": one.warning}
     try:
-        one.set(*PAIR, "e", "fine", "typed", "h")
+        one.set_mark(*PAIR, "e", "fine", "typed", "h")
     except PermissionError:
         seen["save"] = "refused"
     seen["file"] = path.read_bytes()
@@ -402,7 +438,7 @@ def test_a_file_where_the_data_directory_belongs() -> None:
     assert one.warning is not None and "unreadable" in one.warning
     assert "left it in place" in one.warning and "kept it as" not in one.warning
     with pytest.raises(OSError):
-        one.set(*PAIR, "e", "fine", "note", "h")
+        one.set_mark(*PAIR, "e", "fine", "note", "h")
     assert words(one) == {"e": ("fine", "note")} and one.unsaved == 1
     assert blocker.read_bytes() == b"not a directory"
 
@@ -413,7 +449,7 @@ def test_a_marks_file_that_cannot_be_read_is_set_aside_never_written_over(
     """A read that fails (EIO) must not be followed by a write of only the new mark over
     the marks it could not read."""
     first = store()
-    first.set(*PAIR, "precious", "regression", "hours of review", "h")
+    first.set_mark(*PAIR, "precious", "regression", "hours of review", "h")
     before = first.path.read_bytes()
     real = paths.read_small
 
@@ -426,7 +462,7 @@ def test_a_marks_file_that_cannot_be_read_is_set_aside_never_written_over(
         patch.setattr(paths, "read_small", eio)
         fresh = store()
         assert fresh.warning is not None and "Input/output error" in fresh.warning
-        fresh.set(*PAIR, "other", "fine", "", "h")
+        fresh.set_mark(*PAIR, "other", "fine", "", "h")
     (kept,) = aside(first)
     assert kept.read_bytes() == before  # what could not be read is kept, untouched
     assert str(kept) in fresh.warning
@@ -438,8 +474,8 @@ def test_a_marks_file_that_cannot_be_read_is_set_aside_never_written_over(
 
 def _valid_marks_file() -> bytes:
     one = store()
-    one.set(*PAIR, "e1", "fine", "first note", "h1")
-    one.set(*PAIR, "e2", "regression", "second", "h2")
+    one.set_mark(*PAIR, "e1", "fine", "first note", "h1")
+    one.set_mark(*PAIR, "e2", "regression", "second", "h2")
     data = one.path.read_bytes()
     one.path.unlink()
     return data
@@ -474,7 +510,7 @@ def _check_set_aside(found: MarkStore, content: bytes) -> None:
     assert kept.read_bytes() == content
     assert str(kept) in found.warning
     # the next save starts a new file and never touches the one set aside
-    found.set(*PAIR, "new", "fine", "", "h")
+    found.set_mark(*PAIR, "new", "fine", "", "h")
     assert kept.read_bytes() == content
     assert on_disk(found) == {"new": ("fine", "")}
 
@@ -515,12 +551,12 @@ def test_a_file_damaged_while_a_session_is_open_is_rewritten_from_the_session(da
     """Issue 12, item 8: the file is set aside, the new file holds every mark the session
     held (not just the newest), and the notice says what happened."""
     one = store()
-    one.set(*PAIR, "e1", "fine", "first", "h")
-    one.set(*PAIR, "e2", "regression", "second", "h")
-    one.set(*PAIR, "e3", "unsure", "third", "h")
+    one.set_mark(*PAIR, "e1", "fine", "first", "h")
+    one.set_mark(*PAIR, "e2", "regression", "second", "h")
+    one.set_mark(*PAIR, "e3", "unsure", "third", "h")
     damaged = damage(one.path.read_bytes())
     one.path.write_bytes(damaged)  # from outside, while the session is open
-    notice = one.set(*PAIR, "e4", "regression", "fourth", "h")
+    notice = one.set_mark(*PAIR, "e4", "regression", "fourth", "h")
     assert on_disk(one) == {
         "e1": ("fine", "first"),
         "e2": ("regression", "second"),
@@ -540,9 +576,9 @@ def test_a_file_set_aside_while_a_session_is_open_is_written_back_from_the_sessi
     look at the file), the next look found no file and emptied the session's marks, and the
     next mark was saved alone. The session keeps its three, and writes back all four."""
     one = store()
-    one.set(*PAIR, "e1", "fine", "first", "h")
-    one.set(*PAIR, "e2", "regression", "second", "h")
-    one.set(*PAIR, "e3", "unsure", "third", "h")
+    one.set_mark(*PAIR, "e1", "fine", "first", "h")
+    one.set_mark(*PAIR, "e2", "regression", "second", "h")
+    one.set_mark(*PAIR, "e3", "unsure", "third", "h")
     damaged = one.path.read_bytes()[:40]
     one.path.write_bytes(damaged)  # from outside, while the session is open
     if who == "another process":
@@ -553,7 +589,7 @@ def test_a_file_set_aside_while_a_session_is_open_is_written_back_from_the_sessi
     one.load()  # the next look: no file at all
     held = {"e1": ("fine", "first"), "e2": ("regression", "second"), "e3": ("unsure", "third")}
     assert words(one) == held
-    notice = one.set(*PAIR, "e4", "regression", "fourth", "h")
+    notice = one.set_mark(*PAIR, "e4", "regression", "fourth", "h")
     assert on_disk(one) == {**held, "e4": ("regression", "fourth")}
     (kept,) = aside(one)
     assert kept.read_bytes() == damaged
@@ -563,11 +599,11 @@ def test_a_file_set_aside_while_a_session_is_open_is_written_back_from_the_sessi
 def test_a_file_set_aside_is_written_back_beside_a_mark_another_session_saved_since() -> None:
     """Another session's mark in the new file is kept beside everything this one held."""
     one = store()
-    one.set(*PAIR, "e1", "fine", "mine", "h")
+    one.set_mark(*PAIR, "e1", "fine", "mine", "h")
     one.path.write_bytes(b"{")
     store().load()  # set aside
     one.load()  # no file: one holds its mark
-    store().set(*PAIR, "e2", "regression", "theirs", "h")  # a new file, with only theirs
+    store().set_mark(*PAIR, "e2", "regression", "theirs", "h")  # a new file, with only theirs
     one.load()
     assert words(one) == {"e1": ("fine", "mine"), "e2": ("regression", "theirs")}
     assert one.flush() is not None  # the app's write-back, with no new mark
@@ -579,11 +615,11 @@ def test_a_lock_held_by_a_stopped_session_fails_the_save_in_bounded_time_and_kee
     stopped with ctrl+z). It gives up within the lock's bound, keeps the change for a retry,
     and leaves the file as it was."""
     one = store()
-    one.set(*PAIR, "kept", "fine", "before", "h")
+    one.set_mark(*PAIR, "kept", "fine", "before", "h")
     before = one.path.read_bytes()
     with lock_held_elsewhere(one.path):
         start = time.monotonic()
-        ended, result = finishes(lambda: one.set(*PAIR, "new", "regression", "typed", "h"), 20)
+        ended, result = finishes(lambda: one.set_mark(*PAIR, "new", "regression", "typed", "h"), 20)
         assert ended, "the save still waited for the lock after 20 s"
         assert isinstance(result, TimeoutError)
         assert time.monotonic() - start < paths.LOCK_WAIT + 2
@@ -598,9 +634,9 @@ def test_changes_a_hang_up_could_not_save_are_kept_beside_the_file_and_taken_in_
     what it could not save is kept in a file of its own beside the marks file (written
     without the lock), shown by the next session and written into the file by its next save."""
     one = store()
-    one.set(*PAIR, "kept", "fine", "before", "h")
+    one.set_mark(*PAIR, "kept", "fine", "before", "h")
     with lock_held_elsewhere(one.path):
-        one.set(*PAIR, "new", "regression", "typed before the line dropped", "h", save=False)
+        one.set_mark(*PAIR, "new", "regression", "typed before the line dropped", "h", save=False)
         with pytest.raises(TimeoutError):
             one.flush(0.2)  # what the hang-up does first
         side = one.keep_unsaved()
@@ -608,7 +644,7 @@ def test_changes_a_hang_up_could_not_save_are_kept_beside_the_file_and_taken_in_
     assert on_disk(one) == {"kept": ("fine", "before")}  # the file itself as it was
     later = store()
     assert words(later) == {"kept": ("fine", "before"), "new": ("regression", "typed before the line dropped")}
-    later.set(*PAIR, "other", "unsure", "", "h")
+    later.set_mark(*PAIR, "other", "unsure", "", "h")
     assert on_disk(later) == {
         "kept": ("fine", "before"), "new": ("regression", "typed before the line dropped"), "other": ("unsure", ""),
     }  # fmt: skip
@@ -622,15 +658,15 @@ def test_a_note_never_replaces_the_word_another_session_chose(seen: str | None) 
     session's decision was lost. The word stays theirs, the note is added, and it is said."""
     one, two = store(), store()
     if seen:
-        one.set(*PAIR, "e", seen, "", "h")
+        one.set_mark(*PAIR, "e", seen, "", "h")
     two.load()
-    two.set(*PAIR, "e", "regression", "", "h")
-    told = one.set(*PAIR, "e", None, "a note", "h")
+    two.set_mark(*PAIR, "e", "regression", "", "h")
+    told = one.set_mark(*PAIR, "e", None, "a note", "h")
     assert on_disk(one) == {"e": ("regression", "a note")}
     assert told == "another session had marked this example regression since; kept that mark, with your note"
     # a note on an example nobody marked still hangs on "unsure", and a word chosen replaces
-    one.set(*PAIR, "f", None, "alone", "h")
-    one.set(*PAIR, "e", "fine", None, "h")
+    one.set_mark(*PAIR, "f", None, "alone", "h")
+    one.set_mark(*PAIR, "e", "fine", None, "h")
     assert on_disk(store()) == {"e": ("fine", "a note"), "f": ("unsure", "alone")}
 
 

@@ -78,8 +78,10 @@ def outputs_hash(baseline: str, candidate: str) -> str:
 
 @dataclass(frozen=True)
 class Mark:
+    """What a person decided about one example of one pair, as the marks file keeps it."""
+
     id: str
-    mark: str
+    word: str  # one of MARKS; the marks file's field "mark" (SPEC's)
     note: str
     outputs: str  # outputs_hash of what was judged
     fingerprint: str
@@ -93,6 +95,11 @@ class Mark:
         return (self.fingerprint, self.baseline, self.candidate, self.id)
 
 
+# A field whose name in the marks file is not its name here: the file's names are SPEC's, and
+# files written before the field was renamed must still read.
+_FILE_NAMES = {"word": "mark"}
+
+
 def _marks_from(data: Any) -> list[Mark]:
     """The file's marks; a ValueError when it is not a marks file this version reads (the
     caller sets it aside)."""
@@ -102,11 +109,11 @@ def _marks_from(data: Any) -> list[Mark]:
     for entry in data["marks"]:
         if not isinstance(entry, dict):
             raise ValueError("a mark is not an object")  # noqa: TRY004 - as above
-        fields = {name: entry.get(name, "") for name in Mark.__dataclass_fields__}
+        fields = {name: entry.get(_FILE_NAMES.get(name, name), "") for name in Mark.__dataclass_fields__}
         if not all(isinstance(value, str) for value in fields.values()):
             raise ValueError("a mark field is not text")
-        if fields["mark"] not in MARKS:
-            raise ValueError(f"unknown mark word {fields['mark'][:20]!r}")
+        if fields["word"] not in MARKS:
+            raise ValueError(f"unknown mark word {fields['word'][:20]!r}")
         marks.append(Mark(**fields))
     return marks
 
@@ -228,12 +235,12 @@ class MarkStore:
 
     # ------------------------------------------------------------------ writing
 
-    def set(self, baseline: str, candidate: str, example_id: str, mark: str | None,
-            note: str | None, outputs: str, *, fallback: str = "unsure", save: bool = True) -> str | None:
-        """Set this pair's mark of ``example_id`` (``None`` keeps the current word or note; a
-        note alone keeps the word, else takes ``fallback``: "unsure", which claims nothing,
-        or the word of the mark the user saw, carried from another pair); returns a notice
-        for the user. ``save`` False records the change only (the app saves it off its UI
+    def set_mark(self, baseline: str, candidate: str, example_id: str, word: str | None,
+                 note: str | None, outputs: str, *, fallback: str = "unsure", save: bool = True) -> str | None:
+        """Mark this pair's ``example_id`` with ``word`` and ``note`` (``None`` keeps the
+        current word or note; a note alone keeps the word, else takes ``fallback``: "unsure",
+        which claims nothing, or the word of the mark the user saw, carried from another
+        pair); returns a notice for the user. ``save`` False records the change only (the app saves it off its UI
         thread).
 
         An OSError (full disk, read-only folder, the lock held too long) propagates, and the
@@ -241,21 +248,19 @@ class MarkStore:
         writes it."""
         slot = (self.fingerprint, baseline, candidate, example_id)
         current = self.all.get(slot)
-        word = mark if mark is not None else (current.mark if current else fallback)
+        note_only = word is None
+        if word is None:
+            word = current.word if current else fallback
         if word not in MARKS:
             raise ValueError(f"unknown mark {word!r}")
         text = note if note is not None else (current.note if current else "")
         new = Mark(example_id, word, text, outputs, *slot[:3], self.place, now_iso())
-        self.record(slot, new, note_only=mark is None)
+        self.record(slot, new, note_only=note_only)
         return self.save() if save else None
 
-    def put(self, slot: tuple[str, str, str, str], mark: Mark | None) -> str | None:
-        """Record ``mark`` in ``slot`` (None clears it; a Mark from `all` restores it) and save."""
-        self.record(slot, mark)
-        return self.save()
-
     def record(self, slot: tuple[str, str, str, str], mark: Mark | None, note_only: bool = False) -> None:
-        """This session's change, in memory (shown at once; `save` writes it)."""
+        """This session's change, in memory (shown at once; `save` writes it): ``mark`` in
+        ``slot``, or None to clear it."""
         with self._guard:
             if slot not in self.pending:
                 self.seen = {**self.seen, slot: self.all.get(slot)}
@@ -317,14 +322,14 @@ class MarkStore:
                 else:
                     result[slot] = mark
             elif mark is None:
-                notices.append(f"another session had marked this example {theirs.mark} since; kept that mark")
+                notices.append(f"another session had marked this example {theirs.word} since; kept that mark")
             elif slot in note_only:
-                result[slot] = replace(mark, mark=theirs.mark)
-                notices.append(f"another session had marked this example {theirs.mark} since; "
+                result[slot] = replace(mark, word=theirs.word)
+                notices.append(f"another session had marked this example {theirs.word} since; "
                                "kept that mark, with your note")
             else:
                 result[slot] = mark
-                notices.append(f"another session had marked this example {theirs.mark}; replaced with {mark.mark}")
+                notices.append(f"another session had marked this example {theirs.word}; replaced with {mark.word}")
         return result
 
     def keep_unsaved(self) -> Path | None:
@@ -357,7 +362,10 @@ class MarkStore:
         data = {
             "suite": self.suite,
             "version": 2,
-            "marks": [asdict(marks[slot]) for slot in sorted(marks)],
+            "marks": [
+                {_FILE_NAMES.get(name, name): value for name, value in asdict(marks[slot]).items()}
+                for slot in sorted(marks)
+            ],
         }
         # A lone surrogate (a build named by a file name that is not UTF-8) cannot be UTF-8:
         # backslashreplace writes it as its JSON escape, so the file reads back as written.

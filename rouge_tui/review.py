@@ -147,7 +147,7 @@ def user_theme(themes: Sequence[str]) -> str | None:
     """The theme the user's config.toml names (None: none), one of ``themes``; a bad
     config.toml is a SuiteError naming the file and line."""
     from rouge_tui.store.paths import config_dir
-    from rouge_tui.suite.settings import read_user_defaults
+    from rouge_tui.suite.toml import read_user_defaults
 
     return read_user_defaults(config_dir() / "config.toml", themes=list(themes)).theme
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rouge_tui.analysis.settings import Settings, UsageError, resolve
-from rouge_tui.suite.settings import (
+from rouge_tui.suite.toml import (
     SuiteSettings,
     UserDefaults,
     read_suite_settings,

@@ -326,7 +326,7 @@ def _forged_tables(suite: Path, seal: Callable[[bytes, bytes], bytes]) -> list[t
     scored 0.99, at the path and under the key the docstrings give (`key`: the setting, the
     references' sha256, the field names, each run's sha256), made from the suite's public
     bytes and sealed by ``seal``."""
-    from rouge_tui.suite.settings import Fields
+    from rouge_tui.suite.records import Fields
 
     refs = hashlib.sha256((suite / "references.jsonl").read_bytes()).hexdigest()
     out = []

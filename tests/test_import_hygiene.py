@@ -45,7 +45,7 @@ def test_headless_modules_load_neither_textual_nor_nltk(module: str) -> None:
 # What reads the suite's files and what scores: the app reaches them only through the core's
 # entry (rouge_tui.review, rouge_tui.session, rouge_tui.diff); the registries are fine.
 READERS_AND_ENGINES = {
-    "rouge_tui.suite.suite", "rouge_tui.suite.records", "rouge_tui.suite.files", "rouge_tui.suite.settings",
+    "rouge_tui.suite.suite", "rouge_tui.suite.records", "rouge_tui.suite.files", "rouge_tui.suite.toml",
     "rouge_tui.importers", "rouge_tui.rouge.engine", "rouge_tui.analysis.pipeline", "rouge_tui.analysis.grounding",
 }
 
@@ -108,7 +108,7 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
         "from rouge_tui.cli import main\n"
         f"code = main(['score', {str(refs)!r}, {str(outs)!r}, '--tokenizer', 'rouge-score'])\n"
         "print('|', code, *(name in sys.modules for name in (\n"
-        "    'numpy', 'tomllib', 'rouge_tui.suite.suite', 'rouge_tui.suite.settings', 'rouge_tui.analysis.settings')))\n"
+        "    'numpy', 'tomllib', 'rouge_tui.suite.suite', 'rouge_tui.suite.toml', 'rouge_tui.analysis.settings')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = done.stdout.strip().splitlines()

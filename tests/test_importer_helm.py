@@ -22,7 +22,7 @@ from suite_helpers import error_of
 
 from rouge_tui.importers import FORMATS, get
 from rouge_tui.importers.helm import FORMAT
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 RUN = "summarization_xsum:temperature=0.3,device=cpu,model=openai_gpt2"
 

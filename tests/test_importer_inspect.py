@@ -27,7 +27,7 @@ from suite_helpers import error_of, within
 from rouge_tui.importers import get, recognise
 from rouge_tui.importers.base import Layout
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 if sys.version_info >= (3, 14):
     from compression import zstd

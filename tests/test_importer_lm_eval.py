@@ -21,7 +21,7 @@ from rouge_tui import importers
 from rouge_tui.importers.base import ImportedBuild, Layout
 from rouge_tui.importers.lm_eval import FORMAT
 from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 # A run's date as the harness names its files: datetime.now().isoformat() with ":" made "-".
 MONDAY = "2026-11-16T09-30-05.120044"

@@ -19,7 +19,7 @@ from suite_helpers import error_of
 
 from rouge_tui.importers import FORMATS, get
 from rouge_tui.importers.promptfoo import FORMAT
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 STAMP = "2024-05-01T12:34:56.789Z"
 EVAL_ID = "eval-Xy1-2024-05-01T12:34:56"

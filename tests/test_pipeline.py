@@ -27,8 +27,8 @@ from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings, resolve
 from rouge_tui.store import cache
 from rouge_tui.store.cache import BlobCache
-from rouge_tui.suite.settings import UserDefaults
 from rouge_tui.suite.suite import open_suite
+from rouge_tui.suite.toml import UserDefaults
 
 
 def refs(**texts: str | list[str]) -> str:

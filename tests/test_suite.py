@@ -15,7 +15,6 @@ from toy_format import install, write_toy
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import Fields, reference_fingerprint
-from rouge_tui.suite.settings import SuiteSettings
 from rouge_tui.suite.suite import (
     BuildEntry,
     Suite,
@@ -29,6 +28,7 @@ from rouge_tui.suite.suite import (
     read_references,
     references_digest,
 )
+from rouge_tui.suite.toml import SuiteSettings
 
 
 def names(suite: Suite) -> list[str]:

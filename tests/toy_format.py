@@ -31,7 +31,7 @@ from rouge_tui.importers.base import (
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import json_lines
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 DEFAULTS = {"id": "doc.n", "reference": "gold", "output": "resp.0", "source": "doc.text"}
 

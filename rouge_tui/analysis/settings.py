@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from rouge_tui import __version__
 from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
 from rouge_tui.rouge.tokenizers import STEMMERS, cannot_stem
-from rouge_tui.suite.settings import K_RANGE, MAX_K
+from rouge_tui.suite.toml import K_RANGE, MAX_K
 
 __all__ = ["Settings", "UsageError", "for_suite", "resolve"]
 
@@ -132,7 +132,7 @@ def for_suite(suite, flags: object = None) -> Settings:
     and the list of suites settle a suite's settings. A bad config.toml is a SuiteError
     naming its line."""
     from rouge_tui.store.paths import config_dir
-    from rouge_tui.suite.settings import read_user_defaults
+    from rouge_tui.suite.toml import read_user_defaults
 
     user = read_user_defaults(config_dir() / "config.toml")
     given = {name: getattr(flags, name, None) for name in ("metric", "tokenizer", "stem", "k")}

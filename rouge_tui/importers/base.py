@@ -21,7 +21,7 @@ import orjson
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.files import read_small
 from rouge_tui.suite.records import References, Run
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = [
     "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field", "id_text",

@@ -45,7 +45,7 @@ from rouge_tui.importers.base import (
 from rouge_tui.safetext import one_line
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.records import References, Run
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = ["FORMAT"]
 

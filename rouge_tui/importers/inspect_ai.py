@@ -57,7 +57,7 @@ from rouge_tui.suite.files import (
     size_text,
 )
 from rouge_tui.suite.records import References, Run
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = ["FORMAT"]
 

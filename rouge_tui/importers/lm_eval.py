@@ -42,7 +42,7 @@ from rouge_tui.importers.base import (
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import References, Run, json_lines
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = ["FORMAT"]
 

@@ -50,7 +50,7 @@ from rouge_tui.safetext import one_line
 from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.files import file_digest, read_head, read_small
 from rouge_tui.suite.records import References, Run, json_lines
-from rouge_tui.suite.settings import SuiteSettings
+from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = ["FORMAT"]
 

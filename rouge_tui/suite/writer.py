@@ -20,8 +20,8 @@ from pathlib import Path
 
 from rouge_tui.suite.errors import SuiteError, quoted
 from rouge_tui.suite.records import References, Run
-from rouge_tui.suite.settings import SuiteSettings
 from rouge_tui.suite.suite import Suite, open_suite, read_build, read_references
+from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = ["import_suites", "safe_file_name"]
 

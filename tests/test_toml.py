@@ -1,4 +1,4 @@
-"""Tests for rouge_tui.suite.settings: suite.toml and the user's config.toml, every bad value
+"""Tests for rouge_tui.suite.toml: suite.toml and the user's config.toml, every bad value
 named with its file and line, and settings files that are not files refused at once."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from suite_helpers import error_of, within
 
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.records import Fields
-from rouge_tui.suite.settings import (
+from rouge_tui.suite.toml import (
     SuiteSettings,
     UserDefaults,
     read_suite_settings,

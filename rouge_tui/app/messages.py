@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Progress(Message):
+class ProgressMade(Message):
     """Reading or scoring has got this far (``fraction`` 0..1, None when unknown). A flood
     of them collapses into the latest in the queue."""
 
@@ -20,7 +20,7 @@ class Progress(Message):
     fraction: float | None = None
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, Progress)
+        return isinstance(message, ProgressMade)
 
 
 @dataclass

@@ -25,7 +25,7 @@ from rouge_tui.analysis.figures import RANKING
 from rouge_tui.app.messages import (
     AnalysisReady,
     FilterDone,
-    Progress,
+    ProgressMade,
     TextsFailed,
     TextsReady,
     TrendReady,
@@ -177,7 +177,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
 
     # ------------------------------------------------------------------ messages
 
-    def on_progress(self, message: Progress) -> None:
+    def on_progress_made(self, message: ProgressMade) -> None:
         percent = f" {message.fraction:.0%}" if message.fraction else "…"
         self.session.progress = f"{message.text}{percent}"
         if self.session.analysis is None:

@@ -14,7 +14,7 @@ from textual.worker import get_current_worker
 from rouge_tui.app.messages import (
     AnalysisReady,
     FilterDone,
-    Progress,
+    ProgressMade,
     TextsFailed,
     TextsReady,
     TrendReady,
@@ -45,7 +45,7 @@ class Workers:
             now = time.monotonic()
             if now - last[0] >= PROGRESS_EVERY or fraction == 0.0:
                 last[0] = now
-                self.post_message(Progress(stage, fraction))
+                self.post_message(ProgressMade(stage, fraction))
 
         return tell
 
@@ -54,7 +54,7 @@ class Workers:
         that cannot be read now (changed or removed since the figures were cached) leaves
         those figures shown and says why (`on_texts_failed`)."""
         if not analysis.texts.done():
-            self.post_message(Progress("reading the texts"))
+            self.post_message(ProgressMade("reading the texts"))
         try:
             analysis, texts, again = self.session.read_texts(analysis, self._progress())
             if again:

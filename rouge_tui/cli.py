@@ -37,11 +37,11 @@ def bundled_suite() -> Path:
 def _layout_options(parser: argparse.ArgumentParser, *flags: str, name: bool = False) -> None:
     """How PATH is read: ``flags`` name the option (``--layout``; ``--format`` where it means
     nothing else), its choices the registries' (names only: no importer is loaded)."""
-    from rouge_tui.importers import FORMATS, NATIVE_FORMATS
+    from rouge_tui.importers import IMPORTERS, NATIVE_FORMATS
 
-    parser.add_argument(*flags, dest="layout", choices=[*NATIVE_FORMATS, *FORMATS], metavar="NAME",
+    parser.add_argument(*flags, dest="layout", choices=[*NATIVE_FORMATS, *IMPORTERS], metavar="NAME",
                         help=f"read PATH as this format, whatever its shape or suite.toml says: "
-                             f"{', '.join([*NATIVE_FORMATS, *FORMATS])}")
+                             f"{', '.join([*NATIVE_FORMATS, *IMPORTERS])}")
     if name:
         parser.add_argument("--suite-name", metavar="NAME",
                             help="the suite to use where PATH holds several (an lm-eval folder with several tasks)")
@@ -73,7 +73,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     # The registries alone (not the settings, nor suite.toml's reader): `score` needs no more.
-    from rouge_tui.importers import FORMATS as IMPORTERS
+    from rouge_tui.importers import IMPORTERS
     from rouge_tui.report import FORMATS
     from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
     from rouge_tui.rouge.tokenizers import STEMMERS

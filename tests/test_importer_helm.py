@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of
 
-from rouge_tui.importers import FORMATS, get
-from rouge_tui.importers.helm import FORMAT
+from rouge_tui.importers import IMPORTERS, get
+from rouge_tui.importers.helm import IMPORTER
 from rouge_tui.suite.toml import SuiteSettings
 
 RUN = "summarization_xsum:temperature=0.3,device=cpu,model=openai_gpt2"
@@ -81,8 +81,8 @@ def stat(name: str, value: float, perturbation: str | None = None) -> dict:
 
 
 def open_one(path: Path, settings: SuiteSettings | None = None):
-    assert FORMAT.recognise(path)
-    (layout,) = FORMAT.open(path, settings or SuiteSettings())
+    assert IMPORTER.recognise(path)
+    (layout,) = IMPORTER.open(path, settings or SuiteSettings())
     return layout
 
 
@@ -92,8 +92,8 @@ def outputs(layout, build_index: int = 0) -> dict[str, str]:
 
 
 def test_registry_names_the_module() -> None:
-    assert FORMATS["helm"] == "rouge_tui.importers.helm"
-    assert get("helm") is FORMAT
+    assert IMPORTERS["helm"] == "rouge_tui.importers.helm"
+    assert get("helm") is IMPORTER
 
 
 def test_a_run_with_several_references_counts_only_correct_ones(tmp_path: Path) -> None:
@@ -169,8 +169,8 @@ def test_two_run_folders_are_two_builds_and_other_scenarios_other_suites(tmp_pat
               run_name=llama, model="meta/llama-3-8b")
     write_run(runs / "mmlu:subject=anatomy,model=openai_gpt2",
               [state("id0", [reference("B", "correct")], "B")], run_name="mmlu:subject=anatomy,model=openai_gpt2")
-    assert FORMAT.recognise(runs)
-    mmlu, xsum = FORMAT.open(runs, SuiteSettings())
+    assert IMPORTER.recognise(runs)
+    mmlu, xsum = IMPORTER.open(runs, SuiteSettings())
     assert (mmlu.name, [b.name for b in mmlu.builds]) == ("mmlu:subject=anatomy", ["openai/gpt2"])
     assert xsum.name == "summarization_xsum:temperature=0.3,device=cpu"
     assert [b.name for b in xsum.builds] == ["meta/llama-3-8b", "openai/gpt2"]  # no dates: name order
@@ -225,12 +225,12 @@ def test_recognises_only_its_own_shape(tmp_path: Path) -> None:
     (tmp_path / "native").mkdir()
     (tmp_path / "native" / "references.jsonl").write_text('{"id": "a", "reference": "x"}\n')
     (tmp_path / "native" / "builds").mkdir()
-    assert not FORMAT.recognise(tmp_path / "native")
-    assert not FORMAT.recognise(tmp_path / "absent")
+    assert not IMPORTER.recognise(tmp_path / "native")
+    assert not IMPORTER.recognise(tmp_path / "absent")
     (tmp_path / "deeper" / "a" / "b").mkdir(parents=True)
     (tmp_path / "deeper" / "a" / "b" / "scenario_state.json").write_text("{}")
-    assert not FORMAT.recognise(tmp_path / "deeper")  # run folders are one level down at most
-    assert FORMAT.recognise(tmp_path / "deeper" / "a")
+    assert not IMPORTER.recognise(tmp_path / "deeper")  # run folders are one level down at most
+    assert IMPORTER.recognise(tmp_path / "deeper" / "a")
 
 
 # --------------------------------------------------------------------------- malformed

@@ -34,7 +34,7 @@ if sys.version_info >= (3, 14):
 else:
     from backports import zstd
 
-FORMAT = get("inspect")
+IMPORTER = get("inspect")
 ZSTD = 93
 
 
@@ -124,7 +124,7 @@ def eval_log(path: Path, samples: list[dict], head: dict | None = None, deflate:
 
 
 def open_one(path: Path, settings: SuiteSettings | None = None) -> Layout:
-    layouts = FORMAT.open(path, settings or SuiteSettings())
+    layouts = IMPORTER.open(path, settings or SuiteSettings())
     assert len(layouts) == 1
     return layouts[0]
 
@@ -145,7 +145,7 @@ def test_an_eval_log_zstd_or_deflate_is_one_build(tmp_path: Path, deflate: bool)
     log = eval_log(tmp_path / "2026-11-20T14-03-12+00-00_summarise_Ab3.eval", TWO, deflate=deflate)
     methods = {info.compress_type for info in zipfile.ZipFile(log).infolist()}
     assert methods == ({zipfile.ZIP_DEFLATED} if deflate else {ZSTD})
-    assert FORMAT.recognise(log) and FORMAT.recognise(tmp_path)
+    assert IMPORTER.recognise(log) and IMPORTER.recognise(tmp_path)
     assert recognise(tmp_path) == recognise(log) == ["inspect"]  # no other format claims it
     layout = open_one(tmp_path)
     assert layout.format == "inspect" and layout.name == "summarise"
@@ -256,9 +256,9 @@ def test_a_json_log_is_the_whole_evallog(tmp_path: Path) -> None:
     log.write_bytes(dumps(whole | {"samples": TWO}))
     (tmp_path / "listing.json").write_text('{"logs": ["a.eval"]}')  # inspect's own, no log
     (tmp_path / "results_2026.json").write_text('{"results": {"eval": 1}, "versions": {}}')
-    assert FORMAT.recognise(log) and FORMAT.recognise(tmp_path)
+    assert IMPORTER.recognise(log) and IMPORTER.recognise(tmp_path)
     assert recognise(log) == ["inspect"]
-    assert not FORMAT.recognise(tmp_path / "listing.json")
+    assert not IMPORTER.recognise(tmp_path / "listing.json")
     layout = open_one(tmp_path)
     [build] = layout.builds
     assert build.name == "claude-3-5-…nnet-latest 2026-11-21T09:00"  # 11 + … + 11 of 24
@@ -280,7 +280,7 @@ def test_a_folder_of_two_tasks_is_two_suites_in_history_order(tmp_path: Path) ->
     eval_log(tmp_path / "b.eval", TWO, header(created="2026-11-20T14:00:00+00:00", model="openai/gpt-4o-mini"))
     eval_log(tmp_path / "c.eval", TWO, header(task="classify", created="2026-11-20T14:00:30+00:00",
                                              model="openai/gpt-4o-mini"))
-    summarise, classify = sorted(FORMAT.open(tmp_path, SuiteSettings()), key=lambda s: s.name, reverse=True)
+    summarise, classify = sorted(IMPORTER.open(tmp_path, SuiteSettings()), key=lambda s: s.name, reverse=True)
     assert (summarise.name, classify.name) == ("summarise", "classify")
     assert [b.name for b in summarise.builds] == ["gpt-4o-mini 2026-11-20T14:00", "gpt-4o 2026-11-20T15:00"]
     assert [b.path.name for b in summarise.builds] == ["b.eval", "a.eval"]
@@ -307,7 +307,7 @@ def test_a_log_still_running_is_read_from_its_journal(tmp_path: Path) -> None:
                ("samples/1_epoch_1.json", dumps(TWO[0]))]
     log = tmp_path / "running.eval"
     log.write_bytes(zstd_zip(members))
-    assert FORMAT.recognise(log)
+    assert IMPORTER.recognise(log)
     layout = open_one(log)
     assert layout.builds[0].name == "gpt-4o 2026-11-23T07:00"
     assert outputs(layout) == [{"1": "Disk full at 02:14."}]
@@ -424,15 +424,15 @@ def test_what_is_not_an_inspect_log_is_not_recognised(tmp_path: Path) -> None:
     array = tmp_path / "array.json"
     array.write_text('[{"eval": 1, "version": 2}]')
     for path in (native, plain, not_zip, array, tmp_path / "missing.eval"):
-        assert not FORMAT.recognise(path), path
+        assert not IMPORTER.recognise(path), path
     for path, message in ((tmp_path / "missing.eval", "no such file or folder"),
                           (array, "not an Inspect log (a .eval zip or a .json EvalLog)"),
                           (native, "no Inspect logs in this folder (.eval or .json)")):
-        assert str(error_of(FORMAT.open, path, SuiteSettings())) == f"{path}: {message}"
+        assert str(error_of(IMPORTER.open, path, SuiteSettings())) == f"{path}: {message}"
     fifo = tmp_path / "fifos" / "pipe.eval"
     fifo.parent.mkdir()
     os.mkfifo(fifo)  # nobody writes: an open() that blocks would hang
-    assert within(5, FORMAT.recognise, fifo.parent) is False
+    assert within(5, IMPORTER.recognise, fifo.parent) is False
 
 
 def test_a_broken_log_is_a_build_that_fails_only_when_read(tmp_path: Path) -> None:
@@ -591,7 +591,7 @@ FIELDS = st.sampled_from(["output.choices.0.message.content", "output.choices", 
 
 def read_all(path: Path) -> None:
     """Everything a caller asks of a log; a SuiteError is the one allowed failure."""
-    for layout in FORMAT.open(path, SuiteSettings(fields_given={"source": "metadata.doc"})):
+    for layout in IMPORTER.open(path, SuiteSettings(fields_given={"source": "metadata.doc"})):
         for read in [layout.read_references] + [partial(layout.read_build, b) for b in layout.builds]:
             try:
                 read()

@@ -19,7 +19,7 @@ from suite_helpers import within
 
 from rouge_tui import importers
 from rouge_tui.importers.base import ImportedBuild, Layout
-from rouge_tui.importers.lm_eval import FORMAT
+from rouge_tui.importers.lm_eval import IMPORTER
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.toml import SuiteSettings
 
@@ -61,7 +61,7 @@ def write_run(folder: Path, date: str, tasks: dict[str, list[dict]]) -> dict[str
 
 
 def open_one(path: Path, **given: str) -> Layout:
-    layouts = FORMAT.open(path, SuiteSettings(fields_given=given))
+    layouts = IMPORTER.open(path, SuiteSettings(fields_given=given))
     assert len(layouts) == 1
     return layouts[0]
 
@@ -77,23 +77,23 @@ def outputs(layout: Layout, build: ImportedBuild) -> dict[str, str]:
 
 def test_recognises_an_output_folder_and_a_model_folder_by_their_file_names(tmp_path: Path) -> None:
     write_run(tmp_path / "out" / "EleutherAI__pythia-160m", FRIDAY, {"xsum": [sample(0, "a", "b")]})
-    assert FORMAT.recognise(tmp_path / "out")
-    assert FORMAT.recognise(tmp_path / "out" / "EleutherAI__pythia-160m")
-    assert importers.get("lm-eval") is FORMAT
+    assert IMPORTER.recognise(tmp_path / "out")
+    assert IMPORTER.recognise(tmp_path / "out" / "EleutherAI__pythia-160m")
+    assert importers.get("lm-eval") is IMPORTER
     # samples with no results file of the same run beside them: not the harness's layout
     lone = tmp_path / "lone"
     lone.mkdir()
     (lone / f"samples_xsum_{FRIDAY}.jsonl").write_text(json.dumps(sample(0, "a", "b")) + "\n")
     (lone / f"results_{MONDAY}.json").write_text("{}")
-    assert not FORMAT.recognise(lone)
+    assert not IMPORTER.recognise(lone)
     # a native suite, a file, nothing at all
     native = tmp_path / "native"
     (native / "builds").mkdir(parents=True)
     (native / "references.jsonl").write_text('{"id": 1, "reference": "a"}\n')
     (native / "builds" / "1.jsonl").write_text('{"id": 1, "output": "a"}\n')
-    assert not FORMAT.recognise(native)
-    assert not FORMAT.recognise(native / "references.jsonl")
-    assert not FORMAT.recognise(tmp_path / "absent")
+    assert not IMPORTER.recognise(native)
+    assert not IMPORTER.recognise(native / "references.jsonl")
+    assert not IMPORTER.recognise(tmp_path / "absent")
 
 
 def test_output_path_given_as_a_json_file_and_gzipped_samples(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_output_path_given_as_a_json_file_and_gzipped_samples(tmp_path: Path) ->
     (folder / f"nightly_{FRIDAY}.json").write_text("{}")
     line = json.dumps(sample(0, "the target", "the output")) + "\n"
     (folder / f"samples_xsum_{FRIDAY}.jsonl.gz").write_bytes(gzip.compress(line.encode()))
-    assert FORMAT.recognise(folder)
+    assert IMPORTER.recognise(folder)
     layout = open_one(folder)
     assert [b.name for b in layout.builds] == ["evals 2026-11-20T10:02"]
     assert outputs(layout, layout.builds[0]) == {"0": "the output"}
@@ -113,7 +113,7 @@ def test_output_path_given_as_a_json_file_and_gzipped_samples(tmp_path: Path) ->
 
 def test_a_folder_with_no_run_is_one_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(SuiteError) as caught:
-        FORMAT.open(tmp_path, SuiteSettings())
+        IMPORTER.open(tmp_path, SuiteSettings())
     assert str(caught.value).startswith(f"{tmp_path}: no lm-evaluation-harness samples_")
 
 
@@ -128,7 +128,7 @@ def test_two_models_two_dates_are_builds_in_date_order_one_suite_per_task(tmp_pa
     write_run(out / "meta-llama__Llama-3.1-8B-Instruct", MONDAY, {"xsum": lines})
     write_run(out / "mistralai__Mistral-7B-v0.3", MONDAY, {"xsum": lines})
     write_run(out / "mistralai__Mistral-7B-v0.3", FRIDAY, {"xsum": lines})
-    layouts = FORMAT.open(out, SuiteSettings(name="ignored: two tasks are two suites"))
+    layouts = IMPORTER.open(out, SuiteSettings(name="ignored: two tasks are two suites"))
     assert [layout.name for layout in layouts] == ["cnn_dailymail", "xsum"]
     xsum = layouts[1]
     assert xsum.format == "lm-eval"
@@ -153,7 +153,7 @@ def test_names_grow_only_where_they_would_collide(tmp_path: Path) -> None:
     write_run(out / "org-b__tiny", "2026-11-20T10-02-01", {"t": lines})
     # a long name is cut in its middle, keeping the size and the version
     write_run(out / "mistralai__Mistral-7B-Instruct-v0.3", "2026-11-20T10-02-01", {"t": lines})
-    (layout,) = FORMAT.open(out, SuiteSettings())
+    (layout,) = IMPORTER.open(out, SuiteSettings())
     assert [b.name for b in layout.builds] == [
         "Mistral-7B-…struct-v0.3 2026-11-20T10:02",
         "org-a__tiny 2026-11-20T10:02:01",
@@ -167,7 +167,7 @@ def test_one_model_folder_opened_alone_names_its_runs_by_it(tmp_path: Path) -> N
     folder = tmp_path / "__models__checkpoint-1200"  # pretrained=/models/checkpoint-1200
     write_run(folder, FRIDAY, {"xsum": [sample(0, "a", "b")]})
     write_run(folder, MONDAY, {"xsum": [sample(0, "a", "c")]})
-    layout = FORMAT.open(folder, SuiteSettings(name="Nightly summaries"))[0]
+    layout = IMPORTER.open(folder, SuiteSettings(name="Nightly summaries"))[0]
     assert layout.name == "Nightly summaries"
     assert [b.name for b in layout.builds] == ["checkpoint-1200 2026-11-16T09:30", "checkpoint-1200 2026-11-20T10:02"]
     assert [outputs(layout, b) for b in layout.builds] == [{"0": "c"}, {"0": "b"}]
@@ -179,7 +179,7 @@ def test_listing_reads_no_samples_file_and_a_fifo_is_named_when_its_run_is_read(
     (folder / f"results_{MONDAY}.json").write_text("{}")
     fifo = folder / f"samples_xsum_{MONDAY}.jsonl"
     os.mkfifo(fifo)  # opening it for reading would wait for a writer
-    layouts = within(10, FORMAT.open, folder, SuiteSettings())
+    layouts = within(10, IMPORTER.open, folder, SuiteSettings())
     assert isinstance(layouts, list)
     (layout,) = layouts
     assert [b.path for b in layout.builds] == [fifo, folder / f"samples_xsum_{FRIDAY}.jsonl"]
@@ -281,7 +281,7 @@ def test_suite_toml_fields_name_the_source_output_and_references(tmp_path: Path)
 def test_a_field_path_with_an_empty_part_is_one_error_when_opened(tmp_path: Path) -> None:
     write_run(tmp_path / "m", FRIDAY, {"xsum": [sample(0, "a", "x")]})
     with pytest.raises(SuiteError) as caught:
-        FORMAT.open(tmp_path / "m", SuiteSettings(fields_given={"output": "filtered_resps..0"}))
+        IMPORTER.open(tmp_path / "m", SuiteSettings(fields_given={"output": "filtered_resps..0"}))
     assert str(caught.value) == f"{tmp_path / 'm'}: fields.output: empty part in the field path 'filtered_resps..0'"
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of
 
-from rouge_tui.importers import FORMATS, get
-from rouge_tui.importers.promptfoo import FORMAT
+from rouge_tui.importers import IMPORTERS, get
+from rouge_tui.importers.promptfoo import IMPORTER
 from rouge_tui.suite.toml import SuiteSettings
 
 STAMP = "2024-05-01T12:34:56.789Z"
@@ -88,8 +88,8 @@ def stored_line(record: dict, eval_id: str = EVAL_ID) -> dict:
 
 
 def open_one(path: Path, settings: SuiteSettings | None = None):
-    assert FORMAT.recognise(path)
-    (layout,) = FORMAT.open(path, settings or SuiteSettings())
+    assert IMPORTER.recognise(path)
+    (layout,) = IMPORTER.open(path, settings or SuiteSettings())
     return layout
 
 
@@ -108,8 +108,8 @@ TWO_PROVIDERS = [
 
 
 def test_registry_names_the_module() -> None:
-    assert FORMATS["promptfoo"] == "rouge_tui.importers.promptfoo"
-    assert get("promptfoo") is FORMAT
+    assert IMPORTERS["promptfoo"] == "rouge_tui.importers.promptfoo"
+    assert get("promptfoo") is IMPORTER
 
 
 @pytest.mark.parametrize("pretty", [True, False])
@@ -270,24 +270,24 @@ def test_duplicate_names_get_their_column(tmp_path: Path, pretty: bool) -> None:
 
 def test_recognises_only_its_own_shape(tmp_path: Path) -> None:
     export = write_export(tmp_path / "results.json", TWO_PROVIDERS)
-    assert FORMAT.recognise(export) and FORMAT.recognise(tmp_path)
+    assert IMPORTER.recognise(export) and IMPORTER.recognise(tmp_path)
     other = tmp_path / "other"
     other.mkdir()
     (other / "results.json").write_text(json.dumps({"results": {"version": 3}, "evalId": "e"}))
     (other / "references.jsonl").write_text('{"id": "a", "reference": "x"}\n')
     (other / "b.jsonl").write_text('{"promptIdx": 0, "testIdx": 0}\n')  # no provider
     (other / "c.json").write_text("[1, 2]")
-    assert not FORMAT.recognise(other)
+    assert not IMPORTER.recognise(other)
     for child in other.iterdir():
-        assert not FORMAT.recognise(child), child
-    assert not FORMAT.recognise(tmp_path / "absent.json")
+        assert not IMPORTER.recognise(child), child
+    assert not IMPORTER.recognise(tmp_path / "absent.json")
 
 
 def test_a_jsonl_whose_first_line_is_longer_than_the_peek(tmp_path: Path) -> None:
     line = stored_line(result(0, 0, "openai:gpt-4o", "s", {"n": 0}, "word " * 300_000, rouge("x")))
     path = tmp_path / "long.jsonl"
     path.write_text(json.dumps(line) + "\n")
-    assert FORMAT.recognise(path)
+    assert IMPORTER.recognise(path)
 
 
 # --------------------------------------------------------------------------- malformed
@@ -299,7 +299,7 @@ def test_invalid_json_is_a_problem_build_naming_the_line(tmp_path: Path) -> None
     assert text[5] == '    "prompts": ['
     text[5] += " ,,"  # in the head: listing cannot skim it, and reads it all
     path.write_text("\n".join(text))
-    (layout,) = FORMAT.open(path, SuiteSettings())  # listing still works
+    (layout,) = IMPORTER.open(path, SuiteSettings())  # listing still works
     (build,) = layout.builds
     assert build.name == "results" and build.problem is not None
     message = str(error_of(layout.read_build, build))
@@ -312,7 +312,7 @@ def test_invalid_json_among_the_results_is_found_when_a_build_is_read(tmp_path: 
     line = next(n for n, row in enumerate(text) if '"latencyMs"' in row)
     text[line] += " ,,"
     path.write_text("\n".join(text))
-    (layout,) = FORMAT.open(path, SuiteSettings())  # skimmed: named from results.prompts
+    (layout,) = IMPORTER.open(path, SuiteSettings())  # skimmed: named from results.prompts
     assert [b.name for b in layout.builds] == ["ollama:llama3 · summarize", "openai:gpt-4o · summarize"]
     for build in layout.builds:
         assert str(error_of(layout.read_build, build)).startswith(f"{path}:{line + 1}: invalid JSON:")
@@ -320,7 +320,7 @@ def test_invalid_json_among_the_results_is_found_when_a_build_is_read(tmp_path: 
 
 def test_version_2_is_named(tmp_path: Path) -> None:
     path = write_export(tmp_path / "results.json", TWO_PROVIDERS, version=2)
-    (layout,) = FORMAT.open(path, SuiteSettings())
+    (layout,) = IMPORTER.open(path, SuiteSettings())
     assert str(layout.builds[0].problem) == (
         f"{path}:results.version: results.version 2 (rouge-tui reads version 3: export the "
         "eval again with a current promptfoo)")
@@ -336,7 +336,7 @@ def test_a_result_that_cannot_be_listed(tmp_path: Path, change, member: str, mes
     records = json.loads(json.dumps(TWO_PROVIDERS))
     change(records[1])
     path = write_export(tmp_path / "results.json", records, pretty=False)  # listed from its results
-    (layout,) = FORMAT.open(path, SuiteSettings())
+    (layout,) = IMPORTER.open(path, SuiteSettings())
     (build,) = layout.builds
     assert str(error_of(layout.read_build, build)) == f"{path}:{member}: {message}"
 
@@ -403,7 +403,7 @@ def test_an_id_repeated_unevenly_is_a_duplicate(tmp_path: Path) -> None:
 
 def test_a_bad_field_path_in_suite_toml(tmp_path: Path) -> None:
     path = write_export(tmp_path / "results.json", TWO_PROVIDERS)
-    message = str(error_of(FORMAT.open, path, SuiteSettings(fields_given={"id": "vars..id"})))
+    message = str(error_of(IMPORTER.open, path, SuiteSettings(fields_given={"id": "vars..id"})))
     assert message == f"{path}: [fields] id: empty part in the field path 'vars..id'"
 
 

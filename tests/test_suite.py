@@ -569,7 +569,7 @@ def test_format_and_suite_toml_name_the_format(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(SuiteError) as caught:
         open_suite(folder)
     assert str(caught.value) == f"{folder}: reads as several formats (toy, toy-too): name one with --layout NAME or suite.toml's format"
-    assert open_suite(folder, "toy-too").layout.format == "toy"  # the module's own Format
+    assert open_suite(folder, "toy-too").layout.format == "toy"  # the module's own Importer
     (folder / "suite.toml").write_text('name = "Summaries"\nformat = "toy"\n')
     suite = open_suite(folder)
     assert suite.name == "Summaries" and suite.settings.format == "toy"

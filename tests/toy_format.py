@@ -19,8 +19,8 @@ from urllib.parse import quote, unquote
 import pytest
 
 from rouge_tui.importers.base import (
-    Format,
     ImportedBuild,
+    Importer,
     Layout,
     field_text,
     get_field,
@@ -90,7 +90,7 @@ def _layout(path: Path, task: str, names: list[str], fields: dict[str, str]) -> 
     return Layout("toy", path, task, [*listed, *broken], read_references, read_build)
 
 
-FORMAT = Format("toy", "a toy harness of the tests", recognise, open_)
+IMPORTER = Importer("toy", "a toy harness of the tests", recognise, open_)
 
 
 def install(monkeypatch: pytest.MonkeyPatch, *more: str) -> None:
@@ -99,7 +99,7 @@ def install(monkeypatch: pytest.MonkeyPatch, *more: str) -> None:
     from rouge_tui import importers
 
     monkeypatch.setitem(sys.modules, "toy_format", sys.modules[__name__])
-    monkeypatch.setattr(importers, "FORMATS", {"toy": "toy_format", **{name: "toy_format" for name in more}})
+    monkeypatch.setattr(importers, "IMPORTERS", {"toy": "toy_format", **{name: "toy_format" for name in more}})
 
 
 def write_toy(folder: Path, task: str = "summ", builds: dict[tuple[str, str], dict] | None = None,

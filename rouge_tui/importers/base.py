@@ -24,8 +24,21 @@ from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = [
-    "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field", "id_text",
-    "make_references", "make_run", "model_name", "parse_json", "parse_path", "read_json", "reference_texts",
+    "ImportedBuild",
+    "Importer",
+    "Layout",
+    "Missing",
+    "Where",
+    "field_text",
+    "get_field",
+    "id_text",
+    "make_references",
+    "make_run",
+    "model_name",
+    "parse_json",
+    "parse_path",
+    "read_json",
+    "reference_texts",
     "selector_digest",
 ]
 
@@ -286,8 +299,8 @@ class Layout:
 
 
 @dataclass(frozen=True)
-class Format:
-    """One importer in the registry (`rouge_tui.importers.FORMATS`).
+class Importer:
+    """One importer in the registry (`rouge_tui.importers.IMPORTERS`).
 
     ``recognise(path)`` says, from the files' own shape and cheaply (a listing, a file's first
     bytes, a zip's member names), whether ``path`` is this format: never by a guess that could

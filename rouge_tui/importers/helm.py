@@ -29,8 +29,8 @@ import math
 from pathlib import Path
 
 from rouge_tui.importers.base import (
-    Format,
     ImportedBuild,
+    Importer,
     Layout,
     Missing,
     Where,
@@ -47,7 +47,7 @@ from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.toml import SuiteSettings
 
-__all__ = ["FORMAT"]
+__all__ = ["IMPORTER"]
 
 STATE = "scenario_state.json"
 STATS = "per_instance_stats.json"
@@ -331,7 +331,7 @@ def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings:
     return Layout("helm", path, name, builds, read_references, read_build, stored)
 
 
-FORMAT = Format(
+IMPORTER = Importer(
     "helm",
     "HELM run folders (scenario_state.json): a build is one run folder, an id an instance",
     recognise,

@@ -33,8 +33,8 @@ from types import ModuleType
 from typing import BinaryIO
 
 from rouge_tui.importers.base import (
-    Format,
     ImportedBuild,
+    Importer,
     Layout,
     Missing,
     Where,
@@ -59,7 +59,7 @@ from rouge_tui.suite.files import (
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.toml import SuiteSettings
 
-__all__ = ["FORMAT"]
+__all__ = ["IMPORTER"]
 
 MEMBER_LIMIT = 1 << 30  # bytes one zip member may decompress to (a sample with all its events)
 JSON_LIMIT = 1 << 30  # bytes of a .json log, read whole
@@ -624,7 +624,7 @@ def open_logs(path: Path, settings: SuiteSettings) -> list[Layout]:
         builds.sort(key=lambda build: (build.created, build.name))
         reader = _Reader(builds, fields)
         layouts.append(Layout(
-            format=FORMAT.name,
+            format=IMPORTER.name,
             path=path,
             name=settings.name if settings.name and len(tasks) == 1 else task,
             builds=builds,
@@ -647,7 +647,7 @@ def recognise(path: Path) -> bool:
     return _is_log(path)
 
 
-FORMAT = Format(
+IMPORTER = Importer(
     name="inspect",
     summary="Inspect AI logs: .eval zips (zstd or deflate) and .json, one build per log",
     recognise=recognise,

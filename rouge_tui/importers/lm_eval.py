@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rouge_tui.importers.base import (
-    Format,
     ImportedBuild,
+    Importer,
     Layout,
     Missing,
     Where,
@@ -44,7 +44,7 @@ from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import References, Run, json_lines
 from rouge_tui.suite.toml import SuiteSettings
 
-__all__ = ["FORMAT"]
+__all__ = ["IMPORTER"]
 
 # evaluation_tracker.py: datetime.now().isoformat().replace(":", "-"); isoformat leaves the
 # microseconds out when they are zero.
@@ -290,7 +290,7 @@ def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str,
     return Layout("lm-eval", path, name, builds, read_references, read_build, stored)
 
 
-FORMAT = Format(
+IMPORTER = Importer(
     "lm-eval",
     "lm-evaluation-harness --log_samples: samples_<task>_<date>.jsonl beside results_<date>.json",
     recognise,

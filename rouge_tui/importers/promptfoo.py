@@ -33,8 +33,8 @@ from pathlib import Path
 import orjson
 
 from rouge_tui.importers.base import (
-    Format,
     ImportedBuild,
+    Importer,
     Layout,
     Missing,
     Where,
@@ -52,7 +52,7 @@ from rouge_tui.suite.files import file_digest, read_head, read_small
 from rouge_tui.suite.records import References, Run, json_lines
 from rouge_tui.suite.toml import SuiteSettings
 
-__all__ = ["FORMAT"]
+__all__ = ["IMPORTER"]
 
 # promptfoo writes a .json export with one JSON.stringify, and V8's strings stop at 2^29-24
 # code units: no export it can write is larger than this.
@@ -510,7 +510,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
     return [Layout("promptfoo", path, name, listed, read_references, read_build)]
 
 
-FORMAT = Format(
+IMPORTER = Importer(
     "promptfoo",
     "promptfoo `eval -o results.json` / `-o results.jsonl`: a build is one provider and prompt column",
     recognise,

@@ -186,7 +186,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
     top.only("name", "format", "metric", "tokenizer", "stem", "band", "grounding", "fields", "alarm")
     format = top.string("format")
     if format is not None and format not in NATIVE_FORMATS:
-        format = top.string("format", [*NATIVE_FORMATS, *importers.FORMATS])
+        format = top.string("format", [*NATIVE_FORMATS, *importers.IMPORTERS])
     tokenizer = top.string("tokenizer", list(TOKENIZERS))
     stem = top.data.get("stem")
     if stem is not None and not isinstance(stem, bool):

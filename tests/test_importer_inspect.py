@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from suite_helpers import error_of, within
 
 from rouge_tui.importers import get, recognise
-from rouge_tui.importers.base import Layout
+from rouge_tui.importers.base import ImportedSuite
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.toml import SuiteSettings
 
@@ -123,13 +123,13 @@ def eval_log(path: Path, samples: list[dict], head: dict | None = None, deflate:
     return path
 
 
-def open_one(path: Path, settings: SuiteSettings | None = None) -> Layout:
+def open_one(path: Path, settings: SuiteSettings | None = None) -> ImportedSuite:
     layouts = IMPORTER.open(path, settings or SuiteSettings())
     assert len(layouts) == 1
     return layouts[0]
 
 
-def outputs(layout: Layout, index: int = -1) -> list[dict[str, str]]:
+def outputs(layout: ImportedSuite, index: int = -1) -> list[dict[str, str]]:
     return [run.outputs for run in layout.read_build(layout.builds[index])]
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from suite_helpers import within
 
 from rouge_tui import importers
-from rouge_tui.importers.base import ImportedBuild, Layout
+from rouge_tui.importers.base import ImportedBuild, ImportedSuite
 from rouge_tui.importers.lm_eval import IMPORTER
 from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.toml import SuiteSettings
@@ -60,13 +60,13 @@ def write_run(folder: Path, date: str, tasks: dict[str, list[dict]]) -> dict[str
     return written
 
 
-def open_one(path: Path, **given: str) -> Layout:
+def open_one(path: Path, **given: str) -> ImportedSuite:
     layouts = IMPORTER.open(path, SuiteSettings(fields_given=given))
     assert len(layouts) == 1
     return layouts[0]
 
 
-def outputs(layout: Layout, build: ImportedBuild) -> dict[str, str]:
+def outputs(layout: ImportedSuite, build: ImportedBuild) -> dict[str, str]:
     runs = layout.read_build(build)
     assert len(runs) == 1
     return runs[0].outputs

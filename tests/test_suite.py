@@ -509,7 +509,7 @@ def test_a_folder_that_cannot_be_entered_loops_or_is_missing_says_which(tmp_path
 def test_an_imported_suite_keeps_the_importers_history_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     install(monkeypatch)
     suite = open_suite(write_toy(tmp_path / "out"))
-    assert suite.layout is not None and suite.layout.format == "toy" and suite.name == "summ" and suite.named
+    assert suite.imported is not None and suite.imported.format == "toy" and suite.name == "summ" and suite.named
     # by date: the names sort the other way round (alpha, mid, zeta)
     assert names(suite) == ["zeta@2026-01-01", "alpha@2026-01-02", "mid@2026-01-03"]
     assert [e.name for e in suite.pick()] == ["alpha@2026-01-02", "mid@2026-01-03"]
@@ -569,7 +569,7 @@ def test_format_and_suite_toml_name_the_format(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(SuiteError) as caught:
         open_suite(folder)
     assert str(caught.value) == f"{folder}: reads as several formats (toy, toy-too): name one with --layout NAME or suite.toml's format"
-    assert open_suite(folder, "toy-too").layout.format == "toy"  # the module's own Importer
+    assert open_suite(folder, "toy-too").imported.format == "toy"  # the module's own Importer
     (folder / "suite.toml").write_text('name = "Summaries"\nformat = "toy"\n')
     suite = open_suite(folder)
     assert suite.name == "Summaries" and suite.settings.format == "toy"

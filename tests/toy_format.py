@@ -20,8 +20,8 @@ import pytest
 
 from rouge_tui.importers.base import (
     ImportedBuild,
+    ImportedSuite,
     Importer,
-    Layout,
     field_text,
     get_field,
     make_references,
@@ -47,13 +47,13 @@ def _fields(settings: SuiteSettings) -> dict[str, str]:
     return {**DEFAULTS, **settings.fields_given}
 
 
-def open_(path: Path, settings: SuiteSettings) -> list[Layout]:
+def open_(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
     names = sorted(os.listdir(path))
     tasks = [name[len("refs~"):-len(".jsonl")] for name in names if name.startswith("refs~") and name.endswith(".jsonl")]
-    return [_layout(path, task, names, _fields(settings)) for task in tasks]
+    return [_suite(path, task, names, _fields(settings)) for task in tasks]
 
 
-def _layout(path: Path, task: str, names: list[str], fields: dict[str, str]) -> Layout:
+def _suite(path: Path, task: str, names: list[str], fields: dict[str, str]) -> ImportedSuite:
     builds: dict[tuple[str, str], list[Path]] = {}
     broken: list[ImportedBuild] = []
     for name in names:
@@ -87,7 +87,7 @@ def _layout(path: Path, task: str, names: list[str], fields: dict[str, str]) -> 
             runs.append(make_run(rows, file, selector_digest(file_digest(file), *build.selector)))
         return runs
 
-    return Layout("toy", path, task, [*listed, *broken], read_references, read_build)
+    return ImportedSuite("toy", path, task, [*listed, *broken], read_references, read_build)
 
 
 IMPORTER = Importer("toy", "a toy harness of the tests", recognise, open_)

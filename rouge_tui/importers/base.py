@@ -1,5 +1,5 @@
-"""What every importer shares: the shape of what it finds (`Layout`), field paths, and the
-checked making of references and runs from another tool's records.
+"""What every importer shares: the shape of what it finds (`ImportedSuite`), field paths,
+and the checked making of references and runs from another tool's records.
 
 An importer reads its harness's files where they are and hands back the suite the rest of
 rouge-tui knows: references, builds in history order (each one run or several replicate
@@ -25,8 +25,8 @@ from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = [
     "ImportedBuild",
+    "ImportedSuite",
     "Importer",
-    "Layout",
     "Missing",
     "Where",
     "field_text",
@@ -281,7 +281,7 @@ class ImportedBuild:
 
 
 @dataclass
-class Layout:
+class ImportedSuite:
     """A suite in another tool's files, as an importer found it: listed, nothing read.
 
     ``builds`` are in history order (the harness's date, then the name). ``read_references``
@@ -311,4 +311,4 @@ class Importer:
     name: str
     summary: str  # one line for --help and the README
     recognise: Callable[[Path], bool]
-    open: Callable[[Path, SuiteSettings], list[Layout]]
+    open: Callable[[Path, SuiteSettings], list[ImportedSuite]]

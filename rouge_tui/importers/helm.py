@@ -30,8 +30,8 @@ from pathlib import Path
 
 from rouge_tui.importers.base import (
     ImportedBuild,
+    ImportedSuite,
     Importer,
-    Layout,
     Missing,
     Where,
     get_field,
@@ -267,7 +267,7 @@ def _builds(models: dict[Path, str | None]) -> list[ImportedBuild]:
     return sorted(builds, key=lambda build: (build.created, build.name, str(build.path)))
 
 
-def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
+def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
     path = Path(path)
     runs = _runs(path)
     if not runs:
@@ -282,10 +282,10 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
     for run in runs:
         scenario, model = _spec(run)
         groups.setdefault(scenario, {})[run] = model
-    return [_layout(path, scenario, models, settings) for scenario, models in sorted(groups.items())]
+    return [_suite(path, scenario, models, settings) for scenario, models in sorted(groups.items())]
 
 
-def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings: SuiteSettings) -> Layout:
+def _suite(path: Path, scenario: str, models: dict[Path, str | None], settings: SuiteSettings) -> ImportedSuite:
     fields = settings.fields_given
     id_path = fields.get("id", "id")
     reference_path = fields.get("reference") or fields.get("references")
@@ -328,7 +328,7 @@ def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings:
         return _stored(build.path)
 
     name = settings.name or scenario
-    return Layout("helm", path, name, builds, read_references, read_build, stored)
+    return ImportedSuite("helm", path, name, builds, read_references, read_build, stored)
 
 
 IMPORTER = Importer(

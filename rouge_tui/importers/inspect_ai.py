@@ -34,8 +34,8 @@ from typing import BinaryIO
 
 from rouge_tui.importers.base import (
     ImportedBuild,
+    ImportedSuite,
     Importer,
-    Layout,
     Missing,
     Where,
     get_field,
@@ -498,7 +498,7 @@ class _Reader:
                 return self._references_of(build)
             except SuiteError as exc:
                 failed.append(exc)
-        raise failed[0]  # a layout has a build: none read, the newest one's error
+        raise failed[0]  # a suite listed has a build: none read, the newest one's error
 
     def _references_of(self, build: ImportedBuild) -> References:
         """Each sample's target (and source), each id's from its lowest epoch (the target is
@@ -601,7 +601,7 @@ def _logs(path: Path) -> list[Path]:
     return found
 
 
-def open_logs(path: Path, settings: SuiteSettings) -> list[Layout]:
+def open_logs(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
     """The suites at ``path``, one per task: each log's header read, nothing more."""
     path = Path(path)
     heads: list[tuple[Path, _Head]] = []
@@ -614,7 +614,7 @@ def open_logs(path: Path, settings: SuiteSettings) -> list[Layout]:
     heads.sort(key=lambda item: (item[1].created, item[0].name))
     tasks = sorted({head.task for _log, head in heads}) or [path.stem]
     fields = _Fields.of(settings)
-    layouts: list[Layout] = []
+    suites: list[ImportedSuite] = []
     for task in tasks:
         mine = [(log, head) for log, head in heads if head.task == task]
         builds = broken + [
@@ -623,7 +623,7 @@ def open_logs(path: Path, settings: SuiteSettings) -> list[Layout]:
         ]
         builds.sort(key=lambda build: (build.created, build.name))
         reader = _Reader(builds, fields)
-        layouts.append(Layout(
+        suites.append(ImportedSuite(
             format=IMPORTER.name,
             path=path,
             name=settings.name if settings.name and len(tasks) == 1 else task,
@@ -631,7 +631,7 @@ def open_logs(path: Path, settings: SuiteSettings) -> list[Layout]:
             read_references=reader.references,
             read_build=reader.runs,
         ))
-    return layouts
+    return suites
 
 
 def recognise(path: Path) -> bool:

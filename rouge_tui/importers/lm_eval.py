@@ -26,8 +26,8 @@ from pathlib import Path
 
 from rouge_tui.importers.base import (
     ImportedBuild,
+    ImportedSuite,
     Importer,
-    Layout,
     Missing,
     Where,
     field_text,
@@ -136,7 +136,7 @@ def _build_names(runs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return names
 
 
-def open_layouts(path: Path, settings: SuiteSettings) -> list[Layout]:
+def open_suites(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
     """One suite per task found at ``path`` (an output folder, or one model's folder), its
     builds in history order: the run's date, then the name. Reads no samples file."""
     path = Path(path)
@@ -153,7 +153,7 @@ def open_layouts(path: Path, settings: SuiteSettings) -> list[Layout]:
     if not found:
         message = "no lm-evaluation-harness samples_<task>_<date>.jsonl with its results_<date>.json here"
         raise SuiteError(message, path)
-    layouts = []
+    suites = []
     for task in sorted(found):
         runs = found[task]
         names = _build_names([(model, created) for model, created, _ in runs])
@@ -162,8 +162,8 @@ def open_layouts(path: Path, settings: SuiteSettings) -> list[Layout]:
             key=lambda build: (build.created, build.name),
         )
         name = settings.name if settings.name and len(found) == 1 else task
-        layouts.append(_layout(path, name, builds, settings.fields_given))
-    return layouts
+        suites.append(_suite(path, name, builds, settings.fields_given))
+    return suites
 
 
 # --------------------------------------------------------------------------- reading
@@ -251,7 +251,7 @@ def _keyed(path: Path, id_field: str, take: Callable[[dict, Where], object]) -> 
     return [(where, f"{key}|{name}" if several else key, value) for where, key, name, value in rows]
 
 
-def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str, str]) -> Layout:
+def _suite(path: Path, name: str, builds: list[ImportedBuild], given: dict[str, str]) -> ImportedSuite:
     id_field = given.get("id", _ID)
     output = given.get("output", _OUTPUT)
     reference = given.get("references", given.get("reference"))
@@ -276,7 +276,7 @@ def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str,
                 )
             except SuiteError as exc:
                 failed.append(exc)
-        raise failed[0]  # a layout has a build: none read, the newest one's error
+        raise failed[0]  # a suite listed has a build: none read, the newest one's error
 
     def read_build(build: ImportedBuild) -> list[Run]:
         rows = _keyed(build.path, id_field, lambda record, where: example(record, where)[0])
@@ -287,12 +287,12 @@ def _layout(path: Path, name: str, builds: list[ImportedBuild], given: dict[str,
         rows = _keyed(build.path, id_field, _stored)
         return {key: value for _, key, value in rows if value is not None}  # type: ignore[misc]
 
-    return Layout("lm-eval", path, name, builds, read_references, read_build, stored)
+    return ImportedSuite("lm-eval", path, name, builds, read_references, read_build, stored)
 
 
 IMPORTER = Importer(
     "lm-eval",
     "lm-evaluation-harness --log_samples: samples_<task>_<date>.jsonl beside results_<date>.json",
     recognise,
-    open_layouts,
+    open_suites,
 )

@@ -34,8 +34,8 @@ import orjson
 
 from rouge_tui.importers.base import (
     ImportedBuild,
+    ImportedSuite,
     Importer,
-    Layout,
     Missing,
     Where,
     get_field,
@@ -410,7 +410,7 @@ def _member(where: Where, part: str) -> Where:
     return (path, f"{at}.{part}") if isinstance(at, str) else where
 
 
-def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
+def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
     path = Path(path)
     files = _exports(path)
     if not files:
@@ -507,7 +507,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
     default_name = path.stem if path.is_file() else path.name
     only = descriptions.pop() if len(descriptions) == 1 else None
     name = settings.name or only or default_name
-    return [Layout("promptfoo", path, name, listed, read_references, read_build)]
+    return [ImportedSuite("promptfoo", path, name, listed, read_references, read_build)]
 
 
 IMPORTER = Importer(

@@ -2,7 +2,7 @@
 in use. Listing reads no records, so a broken build stops nothing but its own reading.
 
 A suite is the native layout ("Suite on disk"), or another tool's files as an importer
-lists them (`rouge_tui.importers`: a `Layout`); the rest of rouge-tui sees the same `Suite`
+lists them (`rouge_tui.importers`: an `ImportedSuite`); the rest of rouge-tui sees the same `Suite`
 either way. The native path imports no importer."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from rouge_tui.suite.records import References, Run, read_references_file, read_
 from rouge_tui.suite.toml import SuiteSettings, read_suite_settings
 
 if TYPE_CHECKING:
-    from rouge_tui.importers.base import ImportedBuild, Layout
+    from rouge_tui.importers.base import ImportedBuild, ImportedSuite
 
 # Accepted file name endings, longest first so ".jsonl.gz" is tried before ".jsonl".
 EXTENSIONS = (".jsonl.gz", ".jsonl", ".csv", ".parquet")
@@ -79,11 +79,11 @@ class Suite:
     """A suite as listed: settings read, references file found, builds listed."""
 
     path: Path
-    name: str  # settings.name, else the directory's name (the Layout's name, imported)
+    name: str  # settings.name, else the directory's name (the importer's, imported)
     settings: SuiteSettings
     references_path: Path  # an imported suite: the path it was opened from
     builds: list[BuildEntry]  # in history order: by name (native), else the importer's order
-    layout: Layout | None = field(default=None, repr=False)  # None: the native layout
+    imported: ImportedSuite | None = field(default=None, repr=False)  # None: the native layout
     # Each imported build's run digests once read (an importer's digests are known only then)
     _digests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -91,7 +91,7 @@ class Suite:
     def named(self) -> bool:
         """Whether the name is the suite's identity (marks, the review log) wherever it lives:
         suite.toml's name, or the task or eval name a harness wrote."""
-        return self.settings.name is not None or self.layout is not None
+        return self.settings.name is not None or self.imported is not None
 
     def build(self, name: str) -> BuildEntry:
         """The build called ``name``; a SuiteError listing the names there are if none is."""
@@ -114,7 +114,7 @@ class Suite:
             if self.builds:
                 found += ": " + quoted_list([entry.name for entry in self.builds])
             # an imported suite has no builds/: its builds are the harness's files at its path
-            where = self.path if self.layout is not None else self.path / "builds"
+            where = self.path if self.imported is not None else self.path / "builds"
             raise SuiteError(f"a comparison needs at least two builds, {found}", where)
         cand = self.build(candidate) if candidate is not None else self.builds[-1]
         if baseline is not None:
@@ -271,7 +271,7 @@ def _only_format(target: Path) -> str | None:
     return found[0] if found else None
 
 
-def _layouts(target: Path, settings: SuiteSettings, format: str) -> list[Layout]:
+def _imported_suites(target: Path, settings: SuiteSettings, format: str) -> list[ImportedSuite]:
     from rouge_tui import importers
     from rouge_tui.importers.base import parse_path
 
@@ -280,26 +280,26 @@ def _layouts(target: Path, settings: SuiteSettings, format: str) -> list[Layout]
             parse_path(dotted)
         except ValueError as exc:
             raise SuiteError(f"fields.{key}: {exc}", target / "suite.toml") from None
-    layouts = importers.get(format).open(target, settings)
-    if not layouts:
+    suites = importers.get(format).open(target, settings)
+    if not suites:
         raise SuiteError(f"no {format} suite found here", target)
-    return layouts
+    return suites
 
 
 def _open_imported(target: Path, settings: SuiteSettings, format: str, name: str | None) -> Suite:
-    layouts = _layouts(target, settings, format)
+    suites = _imported_suites(target, settings, format)
     if name is not None:
-        picked = [layout for layout in layouts if layout.name == name]
+        picked = [suite for suite in suites if suite.name == name]
         if not picked:
-            names = quoted_list([layout.name for layout in layouts])
+            names = quoted_list([suite.name for suite in suites])
             raise SuiteError(f"no suite named {quoted(name)} here (suites: {names})", target)
-        layouts = picked[:1]
-    if len(layouts) > 1:
-        names = quoted_list([layout.name for layout in layouts])
-        raise SuiteError(f"holds {len(layouts)} suites ({names}): name one with --suite-name NAME", target)
-    layout = layouts[0]
-    builds = [BuildEntry(b.name, b.path, b.run_files, b.problem, b) for b in layout.builds]
-    return Suite(target, settings.name or layout.name, settings, layout.path, builds, layout)
+        suites = picked[:1]
+    if len(suites) > 1:
+        names = quoted_list([suite.name for suite in suites])
+        raise SuiteError(f"holds {len(suites)} suites ({names}): name one with --suite-name NAME", target)
+    suite = suites[0]
+    builds = [BuildEntry(b.name, b.path, b.run_files, b.problem, b) for b in suite.builds]
+    return Suite(target, settings.name or suite.name, settings, suite.path, builds, suite)
 
 
 def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:
@@ -318,7 +318,7 @@ def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:
         return []
     found = [ref for name in names for ref in _suites_here(path / name, format, strict=False)]
     if not found and format is not None and format not in NATIVE_FORMATS:
-        _layouts(path, _settings_at(path), format)  # the format's own word for what it did not find
+        _imported_suites(path, _settings_at(path), format)  # the format's own word for what it did not find
     return found
 
 
@@ -346,14 +346,14 @@ def _suites_here(path: Path, format: str | None, strict: bool) -> list[SuiteRef]
             return []
         if chosen is None:
             return []
-        layouts = _layouts(path, settings, chosen)
+        suites = _imported_suites(path, settings, chosen)
     except SuiteError:
         if strict:
             raise
         return [SuiteRef(path, chosen)]
-    if len(layouts) == 1:
+    if len(suites) == 1:
         return [SuiteRef(path, chosen)]
-    return [SuiteRef(path, chosen, layout.name) for layout in layouts]
+    return [SuiteRef(path, chosen, suite.name) for suite in suites]
 
 
 def _recognises(format: str, path: Path) -> bool:
@@ -393,17 +393,17 @@ def is_suite(path: Path) -> bool:
 
 def read_references(suite: Suite) -> References:
     """The suite's references, read and checked (field names from its suite.toml)."""
-    if suite.layout is not None:
-        return suite.layout.read_references()
+    if suite.imported is not None:
+        return suite.imported.read_references()
     return read_references_file(suite.references_path, suite.settings.fields)
 
 
 def _runs(suite: Suite, entry: BuildEntry) -> list[Run]:
     if entry.problem is not None:
         raise entry.problem
-    if suite.layout is None:
+    if suite.imported is None:
         return [read_run(path, suite.settings.fields) for path in entry.run_files]
-    runs = suite.layout.read_build(entry.imported)
+    runs = suite.imported.read_build(entry.imported)
     if not runs:
         raise SuiteError("no runs in this build", entry.path)
     suite._digests[entry.name] = [run.digest for run in runs]
@@ -428,7 +428,7 @@ def build_digests(suite: Suite, entry: BuildEntry, fresh: bool = False) -> list[
     record read); an imported build's digests are the importer's (they pick one build out
     of a file that may hold several), known once it has been read here, else (or
     ``fresh``: to tell whether it changed) read for them. A SuiteError when unreadable."""
-    if suite.layout is None:
+    if suite.imported is None:
         return [file_digest(path) for path in entry.run_files]
     if fresh or entry.name not in suite._digests:
         _runs(suite, entry)
@@ -438,6 +438,6 @@ def build_digests(suite: Suite, entry: BuildEntry, fresh: bool = False) -> list[
 def references_digest(suite: Suite) -> str:
     """What `read_references` would give as the references' digest, without reading the
     native file's records."""
-    if suite.layout is None:
+    if suite.imported is None:
         return file_digest(suite.references_path)
     return read_references(suite).digest

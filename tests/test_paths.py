@@ -24,7 +24,7 @@ from safety_helpers import public_folder, unprivileged
 from suite_helpers import within
 
 from rouge_tui.store import paths
-from rouge_tui.store.paths import Unreadable, atomic_write, read_json, safe_name, set_aside
+from rouge_tui.store.paths import Unreadable, atomic_write, read_state, safe_name, set_aside
 
 # A second user needs root here (to fork one, or to chown to one).
 AS_ANOTHER_USER = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to act as another user")
@@ -186,10 +186,10 @@ def test_safe_name_keeps_distinct_names_distinct() -> None:
     assert safe_name("a/b") == safe_name("a/b")  # and the same name finds the same file
 
 
-def test_read_json_reads_state_and_says_none_for_no_file(tmp_path: Path) -> None:
-    assert read_json(tmp_path / "missing.json") is None
+def test_read_state_reads_a_json_state_file_and_says_none_for_no_file(tmp_path: Path) -> None:
+    assert read_state(tmp_path / "missing.json") is None
     (tmp_path / "ok.json").write_text('{"marks": [1, "two"]}')
-    assert read_json(tmp_path / "ok.json") == {"marks": [1, "two"]}
+    assert read_state(tmp_path / "ok.json") == {"marks": [1, "two"]}
 
 
 @pytest.mark.parametrize(
@@ -203,13 +203,13 @@ def test_a_state_file_that_is_not_json_is_unreadable_never_a_crash(
     path = tmp_path / "marks.json"
     path.write_bytes(content)
     with pytest.raises(Unreadable) as info:
-        read_json(path)
+        read_state(path)
     assert info.value.reason.startswith("not valid JSON")
 
 
 def test_deep_nesting_is_too_deep_for_the_json_module_itself(tmp_path: Path) -> None:
     """The oracle for the case above: Python's decoder cannot read it (RecursionError), so
-    without read_json's own guard the reader would crash."""
+    without read_state's own guard the reader would crash."""
     import json
 
     with pytest.raises(RecursionError):
@@ -222,7 +222,7 @@ def test_a_fifo_or_a_folder_where_a_state_file_belongs_is_unreadable(tmp_path: P
     folder = tmp_path / "folder.json"
     folder.mkdir()
     for path in (fifo, folder):
-        result = within(5, read_json, path)
+        result = within(5, read_state, path)
         assert isinstance(result, Unreadable), result
 
 

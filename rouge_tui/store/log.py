@@ -23,7 +23,7 @@ from rouge_tui.store.paths import (
     data_dir,
     locked,
     now_iso,
-    read_json,
+    read_state,
     safe_name,
     set_aside,
 )
@@ -85,7 +85,7 @@ class ReviewLog:
 
     def entries(self) -> list[dict[str, Any]]:
         try:
-            data = read_json(self.path)
+            data = read_state(self.path)
         except Unreadable as exc:
             self.warning = f"review log {self.path} was unreadable ({exc.reason}); {set_aside(self.path)}"
             return []

@@ -37,7 +37,7 @@ from rouge_tui.store.paths import (
     data_dir,
     locked,
     now_iso,
-    read_json,
+    read_state,
     safe_name,
     set_aside,
 )
@@ -156,7 +156,7 @@ class MarkStore:
         None when the file exists but cannot be read (then it must not be written over), with
         ``warning`` saying so."""
         try:
-            data = read_json(self.path)
+            data = read_state(self.path)
             found = {m.slot: m for m in _marks_from(data)} if data is not None else {}
         except Unreadable as exc:
             reason = exc.reason
@@ -166,7 +166,7 @@ class MarkStore:
             taken = []
             for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
                 try:
-                    marks = _marks_from(read_json(kept))
+                    marks = _marks_from(read_state(kept))
                 except (Unreadable, ValueError):
                     continue  # left as it is, for a person to read
                 taken.append(kept)

@@ -50,7 +50,7 @@ __all__ = [
     "locked",
     "now_iso",
     "private_folder",
-    "read_json",
+    "read_state",
     "safe_name",
     "set_aside",
     "umask_mode",
@@ -246,7 +246,7 @@ class Unreadable(Exception):
         self.reason = reason
 
 
-def read_json(path: Path) -> Any | None:
+def read_state(path: Path) -> Any | None:
     """A state file's JSON, or None when there is none. A file that exists but is not
     readable JSON raises `Unreadable` (the caller sets it aside or refuses to write over
     it); nesting too deep for Python's decoder is one more way of not being readable."""

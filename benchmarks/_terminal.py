@@ -132,7 +132,7 @@ class Terminal:
         self.control.stdin.flush()
         return start
 
-    def mark(self) -> int:
+    def position(self) -> int:
         """A position in the output stream, to look for what comes after it."""
         with self.arrived:
             return len(self.data)

@@ -184,16 +184,16 @@ def diff_session(tree: Path, suite: Path, size: tuple[int, int], opens: int) -> 
             term.frame_with(TOP, 0)
             term.settle(0.3)
             for _ in range(opens + 1):
-                mark = term.mark()
+                since = term.position()
                 pressed = term.key("Enter")
-                shown = term.frame_with(BASE_WORD, mark, timeout=60)
+                shown = term.frame_with(BASE_WORD, since, timeout=60)
                 times.append(shown - pressed)
                 if BASE_WORD not in term.screen():
                     raise RuntimeError(f"the diff is not on the screen:\n{term.screen()}")
                 term.settle(0.3)
-                mark = term.mark()
+                since = term.position()
                 term.key("Escape")
-                term.frame_with("# id", mark, timeout=60)
+                term.frame_with("# id", since, timeout=60)
                 term.settle(0.3)
             term.stop()
     finally:

@@ -126,9 +126,9 @@ def app_history(tree: Path, root: Path, names: list[str], home: Path, size: tupl
             out[f"open {kind}"] = term.frame_with(data["top"][0]["id"], 0) - start
             out[f"trend {kind}"] = term.frame_with(trend_line(len(data["history"])), 0) - start
             term.settle()
-            mark = term.mark()
+            since = term.position()
             pressed = term.key("h")
-            out[f"h {kind}"] = term.frame_with(history_line(data), mark) - pressed
+            out[f"h {kind}"] = term.frame_with(history_line(data), since) - pressed
             if history_line(data) not in term.screen():
                 raise RuntimeError(f"the history is not on the screen:\n{term.screen()}")
             term.settle(0.3)

@@ -138,7 +138,7 @@ class RougeApp(App[None]):
 
     def watch_hang_up(self) -> None:
         """End on SIGHUP whatever the main thread is doing: a Python handler runs only when
-        the main thread runs Python code, so one stuck in a call that a signal does not
+        the main thread runs Python code, so one stuck in a call that an exit signal does not
         interrupt left the process running after its terminal hung up. The caller blocks
         SIGHUP before any thread starts (numpy's included), so every thread inherits the
         mask and this one, which waits for nothing else, takes it."""

@@ -17,14 +17,14 @@ from rouge_tui.app.screens import common
 from rouge_tui.safetext import one_line
 
 
-def describe(side, title: str, other: str, min_support: float) -> Text:
+def grounded_text(grounded, title: str, other: str, min_support: float) -> Text:
     """One side's sentences (rouge_tui.analysis.grounding.Grounded), each with its counterparts;
     a support of ``min_support`` or more (the suite's) makes a counterpart."""
     text = Text()
     text.append(f"{title}\n", style="bold underline")
-    if not side.sentences:
+    if not grounded.sentences:
         text.append("  no sentence\n", style="italic")
-    for number, sentence in enumerate(side.sentences, 1):
+    for number, sentence in enumerate(grounded.sentences, 1):
         text.append(f"{number:>3}. ", style="bold")
         if sentence.unsupported:
             text.append("[?] ", style="bold reverse yellow")
@@ -40,12 +40,12 @@ def describe(side, title: str, other: str, min_support: float) -> Text:
         if sentence.unsupported:
             word = "new: in none of them, nor in the " + other if sentence.new else "no counterpart in the reference or source"
             text.append(f"       {word} — read it\n", style="bold yellow")
-    figures = [f.span.text for f in side.figures if f.new]
+    figures = [f.span.text for f in grounded.figures if f.new]
     if figures:
         text.append("     figures found nowhere else: ", style="italic")
         text.append(one_line(", ".join(figures), 200) + "\n", style="bold red")
-    if side.coverage is not None:
-        text.append(f"     copied from the source: coverage {side.coverage:.2f}, density {side.density:.2f}\n", style="italic")
+    if grounded.coverage is not None:
+        text.append(f"     copied from the source: coverage {grounded.coverage:.2f}, density {grounded.density:.2f}\n", style="italic")
     return text
 
 
@@ -64,10 +64,10 @@ class CounterpartsScreen(common.Answers, ModalScreen[None]):
         text.append(f"Where each sentence of {one_line(self.example_id, 60)} has its counterpart", style="bold")
         text.append("  (escape closes)\n", style="italic")  # the footer below is the diff's
         text.append(f"support: the share of a sentence's words on an LCS with the best sentence there ({self.min_support:g} or more: a counterpart)\n\n", style="italic")
-        text.append_text(describe(self.grounding.candidate, f"candidate · {one_line(self.names[1], 40)}", "baseline", self.min_support))
+        text.append_text(grounded_text(self.grounding.candidate, f"candidate · {one_line(self.names[1], 40)}", "baseline", self.min_support))
         if self.grounding.baseline is not None:
             text.append("\n")
-            text.append_text(describe(self.grounding.baseline, f"baseline · {one_line(self.names[0], 40)}", "candidate", self.min_support))
+            text.append_text(grounded_text(self.grounding.baseline, f"baseline · {one_line(self.names[0], 40)}", "candidate", self.min_support))
         text.append("\nescape, o or q closes this; Q quits", style="italic")
         with VerticalScroll(id="help-box"):
             yield Static(text)

@@ -274,7 +274,7 @@ i = start
 while True:
     # notes of varied length, so the file grows and a kill lands inside a write
     store.set_mark("base", "cand", f"e{i:05d}", ("fine", "regression", "unsure")[i % 3], "n" * (i % 700), "h")
-    print(i, flush=True)  # acknowledged: set() returned
+    print(i, flush=True)  # acknowledged: set_mark() returned
     i += 1
 """
 
@@ -342,7 +342,7 @@ def test_a_failed_save_keeps_the_file_and_the_mark_and_a_retry_saves_it(
             one.set_mark(*PAIR, "kept", None, "a second note, also during the fault", "h1")
         assert one.unsaved == 2
         with pytest.raises(OSError):
-            one.flush()  # a retry while the fault lasts fails again, and keeps both
+            one.save()  # a retry while the fault lasts fails again, and keeps both
     assert one.path.read_bytes() == before  # the previous file, byte for byte
     assert _leftovers(one.path.parent) == []  # no half-written temporary file left
     # nothing typed is lost: both changes are in memory, waiting for the next save
@@ -351,7 +351,7 @@ def test_a_failed_save_keeps_the_file_and_the_mark_and_a_retry_saves_it(
         "kept": ("fine", "a second note, also during the fault"),
     }
     assert one.unsaved == 2
-    one.flush()  # the fault is gone: the retry writes everything
+    one.save()  # the fault is gone: the retry writes everything
     assert one.unsaved == 0
     assert on_disk(one) == {
         "kept": ("fine", "a second note, also during the fault"),
@@ -374,11 +374,11 @@ def _mark_in_a_folder_made_read_only() -> dict[str, object]:
     seen["unsaved"] = one.unsaved
     seen["in memory"] = words(one)
     try:
-        one.flush()
+        one.save()
     except PermissionError:
         seen["retry while read-only"] = "refused"
     one.path.parent.chmod(0o755)
-    one.flush()
+    one.save()
     seen["after"] = on_disk(one)
     seen["leftovers"] = _leftovers(one.path.parent)
     return seen
@@ -606,7 +606,7 @@ def test_a_file_set_aside_is_written_back_beside_a_mark_another_session_saved_si
     store().set_mark(*PAIR, "e2", "regression", "theirs", "h")  # a new file, with only theirs
     one.load()
     assert words(one) == {"e1": ("fine", "mine"), "e2": ("regression", "theirs")}
-    assert one.flush() is not None  # the app's write-back, with no new mark
+    assert one.save() is not None  # the app's write-back, with no new mark
     assert on_disk(one) == {"e1": ("fine", "mine"), "e2": ("regression", "theirs")}
 
 
@@ -625,7 +625,7 @@ def test_a_lock_held_by_a_stopped_session_fails_the_save_in_bounded_time_and_kee
         assert time.monotonic() - start < paths.LOCK_WAIT + 2
         assert one.unsaved == 1 and words(one)["new"] == ("regression", "typed")
         assert one.path.read_bytes() == before
-    one.flush()
+    one.save()
     assert on_disk(one) == {"kept": ("fine", "before"), "new": ("regression", "typed")} and one.unsaved == 0
 
 
@@ -638,7 +638,7 @@ def test_changes_a_hang_up_could_not_save_are_kept_beside_the_file_and_taken_in_
     with lock_held_elsewhere(one.path):
         one.set_mark(*PAIR, "new", "regression", "typed before the line dropped", "h", save=False)
         with pytest.raises(TimeoutError):
-            one.flush(0.2)  # what the hang-up does first
+            one.save(0.2)  # what the hang-up does first
         side = one.keep_unsaved()
         assert side is not None and side.parent == one.path.parent and ".unsaved-" in side.name
     assert on_disk(one) == {"kept": ("fine", "before")}  # the file itself as it was

@@ -158,7 +158,7 @@ class RougeApp(App[None]):
                     screen.keep_typed()
         for review in self.reviews:
             try:
-                review.store.flush(HANG_UP_WAIT)
+                review.store.save(HANG_UP_WAIT)
             except (OSError, ValueError):
                 with contextlib.suppress(OSError):
                     review.store.keep_unsaved()  # beside the file, for the next save to take in
@@ -210,7 +210,7 @@ class RougeApp(App[None]):
             if get_current_worker().is_cancelled:
                 return  # a newer save writes these changes too
             try:
-                notice = review.store.flush()
+                notice = review.store.save()
             except Exception as exc:  # noqa: BLE001 - whatever it was, the changes stay and it is said
                 self.post_message(MarksSaved(screen, then, error=f"{failed}: {describe(exc)}"))
                 return
@@ -242,7 +242,7 @@ class RougeApp(App[None]):
         try:
             for review in self.reviews:
                 try:
-                    review.store.flush(HANG_UP_WAIT)
+                    review.store.save(HANG_UP_WAIT)
                 except OSError as exc:
                     said = f"{len(review.store.pending)} mark or note change(s) could not be saved: {describe(exc)}"
                     with contextlib.suppress(OSError):

@@ -271,7 +271,10 @@ class MarkStore:
     def save(self, wait: float = LOCK_WAIT) -> str | None:
         """Write the changes not on disk yet (and every mark held, when the file was lost),
         merged with what other sessions wrote, under the file's lock (waited for at most
-        ``wait`` seconds); returns a notice for the user, or raises OSError and keeps them."""
+        ``wait`` seconds); returns a notice for the user, or raises OSError and keeps them.
+        With nothing to write it does nothing (the app's write-back after each change)."""
+        if not self.pending and self.lost is None:
+            return None
         try:
             with locked(self.path, wait):
                 notice = self._save()
@@ -346,12 +349,6 @@ class MarkStore:
         kept = self.path.with_name(f"{self.path.name}.unsaved-{now_iso().replace(':', '')}-{os.getpid()}")
         atomic_write(kept, self._payload(marks), new=True)
         return kept
-
-    def flush(self, wait: float = LOCK_WAIT) -> str | None:
-        """Write what is not saved yet (an OSError if it fails again)."""
-        if self.pending or self.lost is not None:
-            return self.save(wait)
-        return None
 
     @property
     def unsaved(self) -> int:

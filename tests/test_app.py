@@ -1,7 +1,7 @@
 """The app (rouge_tui/app/app.py): opening, quitting, exports at exit, config, colours and
 notifications, driven by keys through Textual's pilot at 80x24 (and wider where a test says so).
 
-Expected figures come from rouge-score with the chapter's tokenizer (test_app_helpers.oracle),
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
 not from the code under test.
 """
 
@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_app_helpers import (
+from app_helpers import (
     app_for,
     burst,
     current_id,

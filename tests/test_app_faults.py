@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_app_helpers import press, settle, type_text
+from app_helpers import press, settle, type_text
 
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import NoteScreen

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_app_helpers import (
+from app_helpers import (
     app_for,
     burst,
     current_id,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from suite_helpers import jsonl, make_suite
-from test_app_helpers import (
+from app_helpers import (
     CLOSING,
     app_for,
     open_chapter_pair,
     press,
     settle,
 )
+from suite_helpers import jsonl, make_suite
 from textual.widgets import Static
 
 from rouge_tui.app.screens.counterparts import CounterpartsScreen

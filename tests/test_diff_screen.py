@@ -1,7 +1,7 @@
 """The diff screen (rouge_tui/app/screens/diff.py): its title, header, runs and keys, driven
 by keys through Textual's pilot.
 
-Expected figures come from rouge-score with the chapter's tokenizer (test_app_helpers.oracle),
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
 not from the code under test.
 """
 
@@ -11,8 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from suite_helpers import jsonl, make_suite
-from test_app_helpers import (
+from app_helpers import (
     INCIDENT,
     SUPPORT,
     app_for,
@@ -30,6 +29,7 @@ from test_app_helpers import (
     table_lines,
     type_text,
 )
+from suite_helpers import jsonl, make_suite
 
 from rouge_tui.app.screens.diff import DiffScreen
 from rouge_tui.app.screens.help import HelpScreen

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from suite_helpers import jsonl, make_suite
-from test_app_helpers import (
+from app_helpers import (
     CLOSING,
     app_for,
     diff_lines,
@@ -18,6 +17,7 @@ from test_app_helpers import (
     settle,
     type_text,
 )
+from suite_helpers import jsonl, make_suite
 
 from rouge_tui.app.widgets.diffview import DiffView
 

@@ -1,6 +1,6 @@
 """The history view (rouge_tui/app/screens/history.py): its build lines, picks and titles.
 
-Expected figures come from rouge-score with the chapter's tokenizer (test_app_helpers.oracle),
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
 not from the code under test.
 """
 
@@ -11,8 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from suite_helpers import jsonl, make_suite
-from test_app_helpers import (
+from app_helpers import (
     INCIDENT,
     SUPPORT,
     app_for,
@@ -25,6 +24,7 @@ from test_app_helpers import (
     screen_text,
     settle,
 )
+from suite_helpers import jsonl, make_suite
 from textual.widgets import OptionList
 
 from rouge_tui.app.app import RougeApp
@@ -480,7 +480,7 @@ async def test_the_history_views_deltas_are_paired_and_the_compared_rows_is_the_
     whole-build means differ from it: -0.0362 against -0.0352 on the compared pair)."""
     import math
 
-    from test_app_helpers import oracle_f, read_jsonl
+    from app_helpers import oracle_f, read_jsonl
 
     refs = {r["id"]: r["reference"] for r in read_jsonl(INCIDENT / "references.jsonl")}
     first, second = (

@@ -1,13 +1,13 @@
 """The movers table (rouge_tui/app/widgets/movers.py): its rows, cursor, marks and labels.
 
-Expected figures come from rouge-score with the chapter's tokenizer (test_app_helpers.oracle),
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
 not from the code under test.
 """
 
 from __future__ import annotations
 
 import pytest
-from test_app_helpers import (
+from app_helpers import (
     app_for,
     incident_deltas,
     press,

@@ -1,6 +1,6 @@
 """The overview (rouge_tui/app/widgets/overview.py): its panels, verdict and history lines.
 
-Expected figures come from rouge-score with the chapter's tokenizer (test_app_helpers.oracle),
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
 not from the code under test.
 """
 
@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
-from test_app_helpers import (
+from app_helpers import (
     INCIDENT,
     app_for,
     incident_deltas,
@@ -21,6 +20,7 @@ from test_app_helpers import (
     settle,
     table_lines,
 )
+from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
 
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens.history import HistoryScreen

@@ -1,7 +1,7 @@
 """The review screen (rouge_tui/app/screens/review*.py): the table of examples, its filter,
 sorts, metric switches, marks and the diffs it opens, driven by keys through Textual's pilot.
 
-Expected figures come from rouge-score with the chapter's tokenizer (test_app_helpers.oracle),
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
 not from the code under test.
 """
 
@@ -12,8 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from suite_helpers import jsonl, make_suite
-from test_app_helpers import (
+from app_helpers import (
     INCIDENT,
     app_for,
     burst,
@@ -32,6 +31,7 @@ from test_app_helpers import (
     table_lines,
     type_text,
 )
+from suite_helpers import jsonl, make_suite
 
 from rouge_tui.analysis.figures import SORTS
 from rouge_tui.app.app import RougeApp

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
-from test_app_helpers import (
+from app_helpers import (
     INCIDENT,
     SUPPORT,
     press,

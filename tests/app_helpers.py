@@ -1,6 +1,6 @@
 """Helpers shared by the app's tests: waiting for workers, reading the sample suites with the
-json module (not the loader under test), and an independent ROUGE oracle (rouge-score with
-the chapter's ``lower().split()`` tokenizer plugged in)."""
+json module (not the loader under test), and each example's F from the independent oracle
+in oracles.py (rouge-score with the chapter's ``lower().split()`` tokenizer plugged in)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from rouge_score import rouge_scorer
+from oracles import rouge_score
 from textual import events
 from textual.pilot import Pilot
 
@@ -73,24 +73,15 @@ def read_jsonl(path: Path) -> list[dict]:
     ]
 
 
-class Whitespace:
-    """The chapter's tokenizer, for rouge-score's ``tokenizer=`` hook."""
-
-    def tokenize(self, text: str) -> list[str]:
-        return text.lower().split()
-
-
-@cache
-def oracle(metric: str, tokenizer: str) -> rouge_scorer.RougeScorer:
-    if tokenizer == "whitespace":
-        return rouge_scorer.RougeScorer([metric], tokenizer=Whitespace())
-    return rouge_scorer.RougeScorer([metric], use_stemmer=False)
-
-
 def oracle_f(
     reference: str, output: str, metric: str = "rougeL", tokenizer: str = "whitespace"
 ) -> float:
-    return oracle(metric, tokenizer).score(reference, output)[metric].fmeasure
+    return _scorer(metric, tokenizer).score(reference, output)[metric].fmeasure
+
+
+@cache
+def _scorer(metric: str, tokenizer: str):
+    return rouge_score(tokenizer, metrics=[metric])
 
 
 @cache
@@ -131,18 +122,6 @@ def diff_lines(view) -> list[str]:
     """Every line the diff view holds, as text."""
     return [strip.text for strip in view.strips]
 
-
-def share_score_cache(tmp_path_factory, monkeypatch) -> Path:
-    """Point the score cache at one folder for the whole test session: entries are keyed by
-    content, so sharing them only saves the re-scoring of the same sample files."""
-    import os
-
-    shared = Path(os.environ.get("ROUGE_TUI_TEST_SHARED_CACHE", ""))
-    if not shared.name:
-        shared = tmp_path_factory.getbasetemp() / "shared-score-cache"
-        shared.mkdir(exist_ok=True)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
-    return shared
 
 
 def app_for(suite: Path = INCIDENT, **options: object) -> RougeApp:

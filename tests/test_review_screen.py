@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -262,7 +263,6 @@ async def test_keys_pressed_before_the_texts_read_again_are_in_wait_for_them(
     enter they came at once and the texts after. A mark made in between hashed the old
     outputs (stale the next time), and the filter, applied again, read new ids in the old
     texts and the app died (KeyError). Now both wait for the texts read again."""
-    import time
 
     from rouge_tui.analysis import pipeline
     from rouge_tui.analysis.pipeline import Caches, open_analysis
@@ -287,11 +287,11 @@ async def test_keys_pressed_before_the_texts_read_again_are_in_wait_for_them(
         await switch_and_notice_the_change(pilot, screen)
         assert screen.changed_on_disk == {"2"}
         open_analysis(open_suite(suite), screen.analysis.settings, caches=Caches.default())  # the cron's report
-        real = pipeline.read_texts
-        monkeypatch.setattr(pipeline, "read_texts", lambda *a, **k: (time.sleep(0.5), real(*a, **k))[1])
         before = screen.analysis
         await press(pilot, "h")
         await settle(pilot)
+        real, go = pipeline.read_texts, threading.Event()  # the texts come once the keys are in
+        monkeypatch.setattr(pipeline, "read_texts", lambda *a, **k: go.wait(30) and real(*a, **k))
         await pilot.press("enter")
         for _ in range(200):
             await pilot.pause(0.01)
@@ -301,6 +301,7 @@ async def test_keys_pressed_before_the_texts_read_again_are_in_wait_for_them(
         row = screen.row_of_id("a")
         screen.table.cursor = row
         await pilot.press("b")  # in between: it waits for the texts
+        go.set()
         await settle(pilot)
         assert app.return_code is None and screen.texts_in()
         assert sorted(screen.analysis.figures.ids[i] for i in screen.table.view) == ["b", "c", "e"]  # "dog" now
@@ -320,24 +321,25 @@ async def test_the_filters_placeholder_is_read_whole_at_80_columns() -> None:
         assert "keeps, esc clears" in line, line
 
 
-def change_under_the_reader(monkeypatch: pytest.MonkeyPatch, path: Path, text: str) -> list[int]:
-    """The first reading of the texts waits (a key comes first), then writes ``text`` to
-    ``path`` and reads; the list returned grows by one a reading."""
-    import time
-
+def change_under_the_reader(
+    monkeypatch: pytest.MonkeyPatch, path: Path, text: str
+) -> tuple[list[int], threading.Event]:
+    """The first reading of the texts waits until the event returned is set (a key comes
+    first), then writes ``text`` to ``path`` and reads; the list returned grows by one a
+    reading."""
     from rouge_tui.analysis import pipeline
 
-    real, calls = pipeline.read_texts, []
+    real, calls, go = pipeline.read_texts, [], threading.Event()
 
     def changing(*args, **kwargs):
         calls.append(1)
         if len(calls) == 1:
-            time.sleep(0.3)
+            go.wait(30)
             path.write_text(text)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(pipeline, "read_texts", changing)
-    return calls
+    return calls, go
 
 
 async def figures_shown(pilot, app: RougeApp) -> None:
@@ -362,14 +364,15 @@ async def test_enter_before_the_texts_opens_that_example_when_the_files_changed_
          "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat", "c": "the cat sat on the mat"})},
     )
     assert cli.main(["report", str(suite)]) == 1  # the figures cached: "a" moved most
-    change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl",
-                            outputs({"a": "the cat sat on the mat", "b": "the cat sat on a mat", "c": "a dog"}))
+    _, go = change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl",
+                                    outputs({"a": "the cat sat on the mat", "b": "the cat sat on a mat", "c": "a dog"}))
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await figures_shown(pilot, app)
         screen = review_screen(app)
         assert screen.review is None and current_id(app) == "a"
-        await press(pilot, "enter")
+        await pilot.press("enter")
+        go.set()
         await settle(pilot)
         assert screen.analysis.figures.ids[0] == "c"  # computed again: c moved most now
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == "a"
@@ -398,12 +401,13 @@ async def test_texts_unreadable_after_cached_figures_say_why_and_the_next_key_re
     and once the file is whole again the next enter reads the texts and opens the diff (the
     keys used to wait for texts that never came)."""
     suite, good = cached_pair(tmp_path)
-    calls = change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
+    calls, go = change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await figures_shown(pilot, app)
         screen = review_screen(app)
-        await press(pilot, "enter")
+        await pilot.press("enter")
+        go.set()
         for _ in range(100):
             if any("2.jsonl" in n.message for n in app._notifications):
                 break
@@ -428,13 +432,14 @@ async def test_texts_unreadable_twice_keep_the_way_open_and_the_cursor_on_its_ex
     done, and the next key tries again; once mended, the comparison read again keeps the
     cursor on the example it was on, and the mark goes there."""
     suite, good = cached_pair(tmp_path)
-    change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
+    _, go = change_under_the_reader(monkeypatch, suite / "builds" / "2.jsonl", good + "{not json\n")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await figures_shown(pilot, app)
         screen = review_screen(app)
-        await press(pilot, "down")
+        await pilot.press("down")
         on = current_id(app)
+        go.set()
         await settle(pilot)
         failed = lambda: [n.message for n in app._notifications if n.message.startswith("could not read the texts")]
         assert len(failed()) == 1 and "history needs the texts" in screen_text(app)

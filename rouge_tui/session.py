@@ -33,7 +33,7 @@ def pair_text(pair: tuple[str, str]) -> str:
 @dataclass(frozen=True)
 class Asked:
     """A comparison asked for and not yet shown (m, t, a pair picked in h): its results, and
-    its failure, carry its number, so an earlier request's are not taken for its own."""
+    its failure, carry its number, so an earlier one's are not taken for its own."""
 
     number: int
     settings: Settings
@@ -64,7 +64,7 @@ class Session:
     texts: Texts | None = None  # the texts of the comparison shown, once read
     review: Review | None = None  # the marks laid on the pair shown, once its texts are read
     asked: Asked | None = None  # the comparison asked for and not yet shown
-    requests: int = 0  # requests made (m, t, a pair picked in h), the last one's number
+    asks: int = 0  # comparisons asked for (m, t, a pair picked in h), the last one's number
     # The m or t step refused last (setting, value): the next press of that key steps on from
     # it (rougeLsum past its limit: m goes on to rouge1, not back to it).
     refused: tuple[str, str] | None = None
@@ -130,14 +130,14 @@ class Session:
             return None
         return self.analysis.figures.ids[index]
 
-    # ------------------------------------------------------------------ requests
+    # ------------------------------------------------------------------ comparisons asked for
 
     def ask(self, settings: Settings, pair: tuple[str, str] | None, what: str,
             step: tuple[str, str] | None = None) -> Asked:
         """Compare again under ``settings`` (and the build ``pair``, None: the pair shown):
-        the request the session now waits for; any before it is superseded."""
-        self.requests += 1
-        self.asked = Asked(self.requests, settings, pair, what, step)
+        what the session now waits for; any asked before it is superseded."""
+        self.asks += 1
+        self.asked = Asked(self.asks, settings, pair, what, step)
         self.refused = None
         return self.asked
 
@@ -153,7 +153,7 @@ class Session:
         return self.ask(settings, self.asked.pair if self.asked else None, what, (setting, value))
 
     def pick(self, pair: tuple[str, str]) -> Asked | str | None:
-        """A pair picked in the history: the request it makes, or what to say (it is shown)."""
+        """A pair picked in the history: the comparison it asks for, or what to say (it is shown)."""
         shown = self.pair_shown()
         if shown is None:
             return None
@@ -165,21 +165,22 @@ class Session:
             return f"{pair_text(pair)} is the comparison shown"
         return None
 
-    def answers(self, request: int | None) -> bool:
-        """Whether a comparison made for ``request`` (None: the opening's) is to be shown: a
-        request superseded by a later one is not the comparison asked for now."""
-        if request is None:
+    def answers(self, asked: int | None) -> bool:
+        """Whether a comparison made for the one asked for as number ``asked`` (None: the
+        opening's) is to be shown: one superseded by a later ask is not the comparison asked
+        for now."""
+        if asked is None:
             return True
-        if self.asked is None or request != self.asked.number:
+        if self.asked is None or asked != self.asked.number:
             return False
         self.asked = None
         return True
 
-    def refuse(self, request: int | None) -> list[Waiting] | None:
-        """``request``'s comparison will not come: what waited for it will not happen (those
-        actions, returned), and the next m or t steps on from the refused one. None: not the
-        request waited for."""
-        if self.asked is None or request != self.asked.number:
+    def refuse(self, asked: int | None) -> list[Waiting] | None:
+        """The comparison asked for as number ``asked`` will not come: what waited for it
+        will not happen (those actions, returned), and the next m or t steps on from the
+        refused one. None: not the one waited for."""
+        if self.asked is None or asked != self.asked.number:
             return None
         waiting, self.refused, self.asked, self.waiting = self.waiting, self.asked.step, None, []
         return waiting
@@ -188,7 +189,7 @@ class Session:
 
     def compare(self, settings: Settings, pair: tuple[str, str] | None,
                 progress: Progress | None = None) -> tuple[Analysis, str, Texts | None]:
-        """The comparison a request asks for: under other ``settings`` with the texts read
+        """The comparison asked for: under other ``settings`` with the texts read
         (``pair`` None), else the build ``pair`` read (again); what to say; its texts when
         they are the ones read already."""
         assert self.analysis is not None
@@ -304,7 +305,7 @@ class Session:
         return action.after_asked and (self.asked is not None or bool(self.waiting))
 
     def read_again(self) -> Asked | None:
-        """The request that reads the texts of the comparison shown again, when their reading
+        """The comparison asked for that reads the texts of the one shown again, when their reading
         failed and nothing else is asked for (the file may be whole again)."""
         if self.texts_failed is None or self.analysis is None or self.asked is not None:
             return None

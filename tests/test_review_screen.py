@@ -742,19 +742,19 @@ async def test_only_the_request_asked_for_last_moves_the_screen() -> None:
         await settle(pilot)
         screen = review_screen(app)
         old = screen.analysis
-        screen.requests = 1  # as if request 1 had been made and superseded
+        screen.asks = 1  # as if comparison 1 had been asked for and superseded
         screen.asked = None
-        await burst(pilot, "m", "enter")  # request 2 (rougeLsum), and a diff waiting for it
+        await burst(pilot, "m", "enter")  # ask 2 (rougeLsum), and a diff waiting for it
         assert screen.analysis.settings.metric == "rougeLsum" and isinstance(app.screen, DiffScreen)
         await press(pilot, "escape")
         screen.asked = Asked(3, old.settings, None, "scoring rougeL", ("metric", "rougeL"))
         screen.waiting = [(lambda: None, "the diff opens")]
-        screen.post_message(AnalysisReady(old, "now rougeL", request=2))  # request 2's, late
-        screen.post_message(WorkFailed("request 2 failed", request=2))
+        screen.post_message(AnalysisReady(old, "now rougeL", asked=2))  # ask 2's, late
+        screen.post_message(WorkFailed("ask 2 failed", asked=2))
         await settle(pilot)
-        assert screen.analysis.settings.metric == "rougeLsum"  # not moved back by request 2
+        assert screen.analysis.settings.metric == "rougeLsum"  # not moved back by ask 2
         assert screen.asked is not None and screen.asked.number == 3 and len(screen.waiting) == 1
-        screen.post_message(WorkFailed("request 3 failed", request=3))
+        screen.post_message(WorkFailed("ask 3 failed", asked=3))
         await settle(pilot)
         assert screen.asked is None and screen.waiting == [] and screen.refused == ("metric", "rougeL")
 

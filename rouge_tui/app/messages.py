@@ -31,7 +31,7 @@ class AnalysisReady(Message):
     reason: str = ""
     notice: str | None = None  # for the overview's first line (the references changed)
     unreadable: str | None = None  # one of the newest two builds, left out as it cannot be read
-    request: int | None = None  # the number of the request (m, t, h) it answers
+    asked: int | None = None  # the number of the comparison asked for (m, t, h) it answers
 
 
 @dataclass
@@ -58,7 +58,7 @@ class WorkFailed(Message):
     text: str
     fatal: bool = False
     severity: str = "error"  # or "warning": said, and the work goes on
-    request: int | None = None  # the request (m, t, h) whose comparison will not come
+    asked: int | None = None  # the number of the comparison asked for (m, t, h) that will not come
 
 
 @dataclass

@@ -94,7 +94,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     review = Held()
     suite = Held()
     asked = Held()
-    requests = Held()
+    asks = Held()
     refused = Held()
     waiting = Held()
     sort = Held()
@@ -187,8 +187,8 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
 
     def on_analysis_ready(self, message: AnalysisReady) -> None:
         session = self.session
-        if not session.answers(message.request):
-            return  # a request superseded by a later one: not the comparison asked for now
+        if not session.answers(message.asked):
+            return  # superseded by a later ask: not the comparison asked for now
         first, before = session.analysis is None, session.analysis
         current = self.table.current
         keep = before.figures.ids[current] if before is not None and current is not None else None
@@ -255,7 +255,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     def on_work_failed(self, message: WorkFailed) -> None:
         session = self.session
         session.progress = ""
-        waiting = session.refuse(message.request)
+        waiting = session.refuse(message.asked)
         if waiting is not None and session.review is None and session.analysis is not None:
             self._texts_unread(message.text, waiting)  # the texts' reading again failed
             return

@@ -68,18 +68,18 @@ class Workers:
 
     def ask(self, settings, pair: tuple[str, str] | None, what: str, step: tuple[str, str] | None = None) -> None:
         """Compare again under ``settings`` (and the build ``pair``, None: the pair shown):
-        the request the screen now waits for; any before it is superseded."""
+        what the screen now waits for; any asked before it is superseded."""
         self.compare(self.session.ask(settings, pair, what, step))
 
     def compare(self, asked: Asked) -> None:
         self.rescore(asked.settings, asked.pair, asked.number)
 
     @work(thread=True, exclusive=True, group="analysis")
-    def rescore(self, settings, pair: tuple[str, str] | None, request: int) -> None:
+    def rescore(self, settings, pair: tuple[str, str] | None, asked: int) -> None:
         """Score again under other settings (same texts) or another build pair."""
         try:
             analysis, said, texts = self.session.compare(settings, pair, self._progress())
-            self.post_message(AnalysisReady(analysis, said, request=request))
+            self.post_message(AnalysisReady(analysis, said, asked=asked))
             if texts is not None:
                 self.post_message(TextsReady(analysis, texts))
             else:
@@ -87,7 +87,7 @@ class Workers:
         except InterruptedError:
             return
         except Exception as exc:  # noqa: BLE001
-            self.post_message(WorkFailed(common.describe(exc), request=request))
+            self.post_message(WorkFailed(common.describe(exc), asked=asked))
 
     @work(thread=True, exclusive=True, group="trend")
     def load_trend(self, analysis: Analysis, texts) -> None:

@@ -730,6 +730,20 @@ async def test_a_metric_its_engine_refuses_is_said_and_m_steps_past_it(tmp_path,
         assert (screen.analysis.settings.metric, screen.analysis.settings.tokenizer) == ("rougeL", "rouge-score")
 
 
+async def test_a_workers_progress_leads_the_status_line() -> None:
+    """What a worker posts while it reads or scores reaches the review screen, first on the
+    status line (a handler named for another message would drop it without a word)."""
+    from rouge_tui.app.messages import ProgressMade
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        screen.post_message(ProgressMade("scoring rouge1", 0.25))
+        await pilot.pause()
+        assert screen.query_one("#status").render().plain.startswith("scoring rouge1 25%")
+
+
 async def test_only_the_request_asked_for_last_moves_the_screen() -> None:
     """The comparison and the failure of a request superseded by a later one (a worker
     cancelled too late to stop it) neither show nor end the wait for the later one: a diff

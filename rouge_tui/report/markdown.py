@@ -11,6 +11,8 @@ from rouge_tui.report.words import (
     LEFT_OUT,
     alarm_lines,
     band_note,
+    band_words,
+    findings,
     listing,
     mark_word,
     moved_words,
@@ -61,7 +63,7 @@ def render_markdown(data: dict[str, Any]) -> str:
     for role, s in (("baseline", b), ("candidate", c)):
         lines.append(
             f"| {role} | {md(s['name'])} | {s['runs']} | {s['n']} | {s['mean']:.4f} |"
-            f" [{s['band'][0]:.4f}, {s['band'][1]:.4f}] | {s['band_source']} |"
+            f" {band_words(s['band'])} | {s['band_source']} |"
         )
     counts = ", ".join(f"{name} {count}" for name, count in data["signals"].items())
     lines += ["", f"Change signals: {counts}", ""]
@@ -75,6 +77,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         "| rank | id | baseline | candidate | delta | signals | mark | note |",
         "| ---: | --- | ---: | ---: | ---: | --- | --- | --- |",
     ] if data["top"] else []
+    runs = max(b["runs"], c["runs"])
     long_notes = []  # (rank, id, lines) of notes of several lines: whole below the table
     for rank, row in enumerate(data["top"], 1):
         note = data["marks"].get(row["id"], {}).get("note", "")
@@ -86,10 +89,9 @@ def render_markdown(data: dict[str, Any]) -> str:
             note = f"{note_lines[0]} (whole note below)"
         lines.append(
             f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
-            f" {row['delta']:+.4f} | {signal_words(row, max(b['runs'], c['runs']))} | {mark_word(data, row['id'])} |"
+            f" {row['delta']:+.4f} | {signal_words(row, runs)} | {mark_word(data, row['id'])} |"
             f" {md(note, 200)} |"
         )
-    runs = max(b["runs"], c["runs"])
     if data["flagged"]:
         lines += ["", f"## The {len(data['flagged'])} flagged: a drifting signal fired, most telling first", "",
                   "| id | baseline | candidate | delta | signals | mark |", "| --- | ---: | ---: | ---: | --- | --- |"]
@@ -99,14 +101,11 @@ def render_markdown(data: dict[str, Any]) -> str:
         lines += ["", "### Notes of several lines", ""]
         for rank, example_id, note_lines in long_notes:
             lines += [f"- **{rank}. {md(example_id, 60)}**", "", *(f"  > {md(line, 500)}" for line in note_lines), ""]
-    shown = said(data)
-    if shown:
+    if said(data):
         lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
-        for rank, row in shown:
+        for rank, row in said(data):
             lines.append(f"- **{rank}. {md(row['id'], 60)}**")
-            lines += [f"  - new sentence: {md(s, 300)}" for s in row["new_sentences"]]
-            if row["new_figures"]:
-                lines.append(f"  - new figures: {md(', '.join(row['new_figures']), 200)}")
+            lines += [f"  - {label}: {md(text, limit)}" for label, text, limit in findings(row)]
     if data.get("history"):
         lines += ["", "## History", "", f"_{HISTORY_BASIS[0].upper()}{HISTORY_BASIS[1:]}._", "",
                   "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
@@ -114,6 +113,6 @@ def render_markdown(data: dict[str, Any]) -> str:
             if h["mean"] is None:
                 lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} |")
             else:
-                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | [{h['band'][0]:.4f}, {h['band'][1]:.4f}] |")
+                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | {band_words(h['band'])} |")
     return "\n".join(lines) + "\n"
 

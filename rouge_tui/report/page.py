@@ -13,6 +13,8 @@ from rouge_tui.report.words import (
     LEFT_OUT,
     alarm_lines,
     band_note,
+    band_words,
+    findings,
     listing,
     mark_word,
     moved_words,
@@ -93,13 +95,14 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     low, high = data["delta_interval"]
     rows = "".join(
         f"<tr><td>{role}</td><td>{_h(s['name'])}</td><td class=n>{s['runs']}</td><td class=n>{s['n']}</td>"
-        f"<td class=n>{s['mean']:.4f}</td><td class=n>[{s['band'][0]:.4f}, {s['band'][1]:.4f}]</td><td>{_h(s['band_source'])}</td></tr>"
+        f"<td class=n>{s['mean']:.4f}</td><td class=n>{band_words(s['band'])}</td><td>{_h(s['band_source'])}</td></tr>"
         for role, s in (("baseline", b), ("candidate", c))
     )
+    runs = max(b["runs"], c["runs"])
     top = "".join(
         f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
         f"<td class=n>{row['candidate']:.4f}</td><td class=n>{row['delta']:+.4f}</td>"
-        f"<td>{_h(signal_words(row, max(b['runs'], c['runs'])))}</td><td>{_h(mark_word(data, row['id']))}</td>"
+        f"<td>{_h(signal_words(row, runs))}</td><td>{_h(mark_word(data, row['id']))}</td>"
         f"<td class=prose>{_h_text(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
         for rank, row in enumerate(data["top"], 1)
     )
@@ -138,7 +141,6 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             top,
             "</table></div>",
         ]
-    runs = max(b["runs"], c["runs"])
     if data["flagged"]:
         parts += [
             f"<h2>The {len(data['flagged'])} flagged: a drifting signal fired, most telling first</h2>",
@@ -148,13 +150,10 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
                     f"<td>{_h(mark_word(data, row['id']))}</td></tr>" for row in data["flagged"]),
             "</table></div>",
         ]
-    shown = said(data)
-    if shown:
+    if said(data):
         parts.append("<h3>What the candidate says that its reference, source and baseline do not</h3><ul>")
-        for rank, row in shown:
-            found = [f"new sentence: {_h(s, 300)}" for s in row["new_sentences"]]  # as in the Markdown
-            if row["new_figures"]:
-                found.append(f"new figures: {_h(', '.join(row['new_figures']), 200)}")
+        for rank, row in said(data):
+            found = [f"{label}: {_h(text, limit)}" for label, text, limit in findings(row)]
             parts.append(f"<li><b>{rank}. {_h(row['id'])}</b><ul>" + "".join(f"<li>{f}</li>" for f in found) + "</ul></li>")
         parts.append("</ul>")
     for example in examples or []:
@@ -181,7 +180,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td class=prose>✗ {_h(h.get('error', ''))}</td></tr>")
             else:
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td class=n>{h['n']}</td>"
-                             f"<td class=n>{h['mean']:.4f}</td><td class=n>[{h['band'][0]:.4f}, {h['band'][1]:.4f}]</td></tr>")
+                             f"<td class=n>{h['mean']:.4f}</td><td class=n>{band_words(h['band'])}</td></tr>")
         parts.append("</table></div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

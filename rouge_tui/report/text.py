@@ -11,6 +11,8 @@ from rouge_tui.report.words import (
     LEFT_OUT,
     alarm_lines,
     band_note,
+    band_words,
+    findings,
     listing,
     mark_word,
     moved_words,
@@ -64,7 +66,7 @@ def render_text(data: dict[str, Any]) -> Any:
     for role, s in (("baseline", b), ("candidate", c)):
         builds.add_row(
             role, Text(one_line(s["name"], 40)), str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}",
-            f"[{s['band'][0]:.4f}, {s['band'][1]:.4f}]", s["band_source"],
+            band_words(s["band"]), s["band_source"],
         )
 
     notes = Text("signals: " + " · ".join(f"{k} {v}" for k, v in data["signals"].items()))
@@ -86,30 +88,23 @@ def render_text(data: dict[str, Any]) -> Any:
     said.add_column(justify="right", min_width=3)
     said.add_column()
     said.add_column(overflow="fold")  # a word wider than the column (a URL, Chinese) whole
-    for rank, row in enumerate(data["top"], 1):
-        top.add_row(
-            str(rank), Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}",
-            f"{row['candidate']:.4f}", f"{row['delta']:+.4f}", signal_words(row, runs),
-            Text(mark_word(data, row["id"])),
+
+    def add(table: Table, rank: str, row: dict[str, Any]) -> None:
+        """A row in ``table``, and what its candidate says in ``said``."""
+        table.add_row(
+            rank, Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
+            f"{row['delta']:+.4f}", signal_words(row, runs), Text(mark_word(data, row["id"])),
         )
-        for sentence in row["new_sentences"]:
-            said.add_row(str(rank), Text(one_line(row["id"], 24)), Text("new sentence: " + one_line(sentence, 200)))
-        if row["new_figures"]:
-            said.add_row(str(rank), Text(one_line(row["id"], 24)),
-                         Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
+        for label, text, limit in findings(row, 200, 120):
+            said.add_row(rank, Text(one_line(row["id"], 24)), Text(f"{label}: " + one_line(text, limit)))
+
+    for rank, row in enumerate(data["top"], 1):
+        add(top, str(rank), row)
     parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
     if data["flagged"]:
         flagged = rows(f"the {len(data['flagged'])} flagged: a drifting signal fired, most telling first")
         for row in data["flagged"]:
-            flagged.add_row(
-                "", Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
-                f"{row['delta']:+.4f}", signal_words(row, runs), Text(mark_word(data, row["id"])),
-            )
-            for sentence in row["new_sentences"]:
-                said.add_row("", Text(one_line(row["id"], 24)), Text("new sentence: " + one_line(sentence, 200)))
-            if row["new_figures"]:
-                said.add_row("", Text(one_line(row["id"], 24)),
-                             Text("new figures: " + one_line(", ".join(row["new_figures"]), 120)))
+            add(flagged, "", row)
         parts += [Text(""), flagged]
     written = Table.grid(padding=(0, 1))  # the reviewers' notes on these rows, whole
     written.add_column(justify="right", min_width=3)
@@ -137,7 +132,7 @@ def render_text(data: dict[str, Any]) -> Any:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", "✗ (below)")
                 unread.append(Text(f"✗ {one_line(h['name'], 40)}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
             else:
-                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", f"[{h['band'][0]:.4f}, {h['band'][1]:.4f}]")
+                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]))
         parts += [Text(""), trend, *unread]
     return Group(*parts)
 

@@ -22,6 +22,16 @@ def said(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     return [(rank, row) for rank, row in enumerate(data["top"], 1) if row["new_sentences"] or row["new_figures"]]
 
 
+def findings(row: dict[str, Any], sentences: int = 300, figures: int = 200) -> list[tuple[str, str, int]]:
+    """What a row's candidate says that its reference, source and baseline do not, as
+    (label, untrusted text, the length to cut it at): each new sentence, then its new
+    figures in one line."""
+    found = [("new sentence", sentence, sentences) for sentence in row["new_sentences"]]
+    if row["new_figures"]:
+        found.append(("new figures", ", ".join(row["new_figures"]), figures))
+    return found
+
+
 def signal_words(row: dict[str, Any], runs: int) -> str:
     """A row's signals for a person: ``new-figure 1/3`` with replicate runs."""
     fired = row.get("signal_runs")
@@ -40,6 +50,11 @@ def test_words(test: dict[str, Any]) -> str:
 def p_words(p: float) -> str:
     """A p-value as it reads: ``< 0.0001`` rather than a row of zeros."""
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def band_words(band: list[float]) -> str:
+    """A build's band: ``[0.3120, 0.3340]``."""
+    return f"[{band[0]:.4f}, {band[1]:.4f}]"
 
 
 def alarm_lines(data: dict[str, Any]) -> list[str]:

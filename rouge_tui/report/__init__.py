@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rouge_tui.report.contract import render_json, to_json
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from rouge_tui.store.log import ReferenceChange
 
 __all__ = ["FORMATS", "Format", "Report", "build", "md", "p_words", "render_html", "render_json",
-           "render_markdown", "render_text", "run_note", "to_json"]
+           "render_markdown", "render_text", "run_note", "to_json", "write"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,12 @@ FORMATS: dict[str, Format] = {format.name: format for format in (
     Format("html", lambda made, width: html_page(made), texts=True),
     Format("parquet", lambda made, width: parquet(made), texts=True, binary=True),
 )}
+
+
+def write(out: Path, rendered: str | bytes) -> None:
+    """A rendering to the file the user named (``--out``): replaced whole, never half, with
+    the permissions the user's umask gives a new file; text as UTF-8, a lone surrogate (a
+    file name's byte that is not UTF-8) as the byte it stands for."""
+    from rouge_tui.store.paths import atomic_write, umask_mode
+
+    atomic_write(out, rendered if isinstance(rendered, bytes) else rendered.encode("utf-8", "surrogatepass"), umask_mode())

@@ -39,15 +39,7 @@ def mark_words(review: Review, example_id: str) -> tuple[str, str]:
 
 def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
     """What the renderings show of each example: rank, mark, note, and its diff's pieces."""
-    from rouge_tui.analysis import grounding
-    from rouge_tui.diff import (
-        OTHER_TEXT,
-        annotate,
-        cut_texts,
-        example_diff,
-        grounding_tags,
-        word_diff,
-    )
+    from rouge_tui.diff import OTHER_TEXT, annotate, grounding_tags, prepare_example, word_diff
 
     figures, texts = review.analysis.figures, review.texts
     ranks = {example_id: rank for rank, example_id in enumerate(figures.ids)}
@@ -58,21 +50,14 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"id": example_id, "rank": rank + 1 if rank is not None else "—", "mark": mark, "note": note}
         if rank is not None:
             shown_run = figures.run_moved(rank)
-            whole = texts.outputs(example_id, shown_run)
-            references = texts.references.texts[example_id]
-            settings = review.analysis.settings
-            # Grounded whole, as the table's counts are; aligned and shown cut, as in the app.
-            found = grounding.ground(whole[1], references, texts.references.sources.get(example_id),
-                                     whole[0], settings.min_support)
-            cut, notes = cut_texts([("baseline", whole[0]), ("candidate", whole[1]),
-                                    *((f"reference {i + 1}", r) for i, r in enumerate(references))])
-            baseline, candidate, references = cut[0], cut[1], cut[2:]
-            diff = example_diff(example_id, references, baseline, candidate,
-                                settings, (texts.baseline.name, texts.candidate.name))
+            # As the app's diff shows it: grounded whole, aligned and shown cut.
+            ready = prepare_example(texts, example_id, shown_run, review.analysis.settings,
+                                    (texts.baseline.name, texts.candidate.name))
+            diff, (baseline, candidate), found = ready.diff, ready.outputs, ready.grounding
             tags = {"baseline": grounding_tags(found.baseline, len(baseline)),
                     "candidate": grounding_tags(found.candidate, len(candidate))}
             entry.update(
-                cut=notes,
+                cut=ready.notes,
                 runs=(len(texts.baseline.runs), len(texts.candidate.runs)), shown_run=shown_run,
                 run_scores=run_scores(figures, rank),
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),

@@ -159,7 +159,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     # What reads the texts first: figures cached from files changed since are computed again.
     review = opened.review() if form.texts else None
     history = opened.history() if args.history else None
-    made = report.build(opened.analysis.figures, args.top, marks=opened.marks(), warnings=opened.warnings,
+    made = report.make(opened.analysis.figures, args.top, marks=opened.marks(), warnings=opened.warnings,
                         change=opened.change, history=history, texts=opened.texts, review=review)
     tty = out is None and sys.stdout.isatty()
     rendered = form.render(made, shutil.get_terminal_size().columns if tty else None)

@@ -76,7 +76,7 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     now = now or datetime.now(UTC)
     figures = review.analysis.figures
     # The ten, the flagged (SPEC "Triage"), then every other example marked.
-    made = report.build(figures, TEN, marks=review.marks_json(), review=review)
+    made = report.make(figures, TEN, marks=review.marks_json(), review=review)
     # Two suites of one name (copies in two folders) export under prefixes of their own.
     where = hashlib.sha256(os.fsencode(review.analysis.suite.path.resolve())).hexdigest()[:8]
     folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{where}-{now:%Y%m%d-%H%M%S}"

@@ -42,16 +42,16 @@ def rendered(suite: Path, fmt: str, capsys: pytest.CaptureFixture[str], *flags: 
 
 
 # Most tests below check what a format shows: they render a Report object made by
-# `report.build`, with no command line; a few run the whole command (its exit status, the
+# `report.make`, with no command line; a few run the whole command (its exit status, the
 # file it writes, the order it reads the files in).
 
 
 def report_of(suite: Path, top: int = 10, *, history: bool = False, **flags: object) -> report.Report:
-    """``suite``'s report as `report.build` makes it from the review ``report`` opens; ``flags``
+    """``suite``'s report as `report.make` makes it from the review ``report`` opens; ``flags``
     are the command's (baseline, candidate, no_cache)."""
     opened = open_review(Request.of(suite, argparse.Namespace(**flags)))
     review = opened.review()  # first: it reads the texts
-    return report.build(opened.analysis.figures, top, marks=opened.marks(), warnings=opened.warnings,
+    return report.make(opened.analysis.figures, top, marks=opened.marks(), warnings=opened.warnings,
                         change=opened.change, history=opened.history() if history else None,
                         texts=opened.texts, review=review)
 

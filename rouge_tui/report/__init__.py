@@ -1,4 +1,4 @@
-"""Renderings of a comparison: `build` makes one `Report`, and every format in `FORMATS`
+"""Renderings of a comparison: `make` makes one `Report`, and every format in `FORMATS`
 (text, JSON, the contract other tools read, Markdown, HTML and Parquet) renders from it.
 
 One module a format: ``contract`` (the JSON object and its writing), ``text``, ``markdown``,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from rouge_tui.review import Review
     from rouge_tui.store.log import ReferenceChange
 
-__all__ = ["FORMATS", "Format", "Report", "build", "md", "p_words", "render_html", "render_json",
+__all__ = ["FORMATS", "Format", "Report", "make", "md", "p_words", "render_html", "render_json",
            "render_markdown", "render_text", "run_note", "to_json", "write"]
 
 
@@ -57,7 +57,7 @@ class Report:
         return examples(self.review, ids)
 
 
-def build(
+def make(
     figures: Figures,
     top: int,
     *,

@@ -16,7 +16,7 @@ def run_note(runs: int, shown: int = 0) -> str:
     return f", run {min(shown, runs - 1) + 1} of {runs}" if runs > 1 else ""
 
 
-def run_scores(figures: Figures, rank: int) -> str:
+def run_scores_line(figures: Figures, rank: int) -> str:
     """Every run's F of both builds, and which run is shown (SPEC "Triage": replicate runs)."""
     if not figures.run_f:
         return ""
@@ -59,7 +59,7 @@ def examples(review: Review, ids: list[str]) -> list[dict[str, Any]]:
             entry.update(
                 cut=ready.notes,
                 runs=(len(texts.baseline.runs), len(texts.candidate.runs)), shown_run=shown_run,
-                run_scores=run_scores(figures, rank),
+                run_scores=run_scores_line(figures, rank),
                 scores=(float(figures.baseline_f[rank]), float(figures.candidate_f[rank]), float(figures.delta[rank])),
                 diff=diff,
                 sides=(annotate(diff.baseline.pieces(), tags["baseline"]), annotate(diff.candidate.pieces(), tags["candidate"])),

@@ -25,12 +25,12 @@ from rouge_tui.analysis.grounding import (
     Span,
     copy_means,
     coverage_density,
-    figures,
     fragments,
     ground,
     ground_side,
     lcs_length,
     least_support,
+    numbers,
     sentences,
     words,
 )
@@ -139,7 +139,7 @@ def test_edge_cases_of_the_arguments():
                                                 ground(SUMMARY_B, []).candidate.sentences]
 
 
-# -- figures -------------------------------------------------------------------------------
+# -- numbers (SPEC's figures) --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -153,12 +153,12 @@ def test_edge_cases_of_the_arguments():
     ("1..2, 3.", ["1", "2", "3"]),  # a figure's joins are single marks between digits
     ("50%% and 4/5 and 10:30:15", ["50%", "4/5", "10:30:15"]),
 ])
-def test_figures(text, expected):
-    assert [f.text for f in figures(text)] == expected
+def test_numbers(text, expected):
+    assert [f.text for f in numbers(text)] == expected
 
 
-def test_figures_keep_offsets_into_the_text_as_written():
-    assert figures("at 02:14 UTC") == [Span("02:14", 3, 8)]
+def test_numbers_keep_offsets_into_the_text_as_written():
+    assert numbers("at 02:14 UTC") == [Span("02:14", 3, 8)]
 
 
 # -- sentences and words -------------------------------------------------------------------

@@ -22,7 +22,9 @@ The definitions are SPEC's section "What overlap cannot see", restated here in c
   counterpart there nor in the other output (for the candidate: the baseline; SPEC's new
   sentence). Each sentence and figure counts once per occurrence.
 - figures: maximal matches of ``\\d+(?:[.,:/-]\\d+)*%?`` in the text as written; a figure is
-  new when no reference, source or other output has the same figure text.
+  new when no reference, source or other output has the same figure text. In the code they
+  are *numbers* (`numbers`, `NumberGrounding`), apart from `Figures`, every number of a
+  comparison; SPEC's word stays where other tools read it (``new_figures``).
 - copied spans: Grusky et al. 2018 (Newsroom) greedy extractive fragments of the output in
   the source, with coverage = sum |f| / |output words| and density = sum |f|^2 / |output words|.
 
@@ -49,22 +51,22 @@ __all__ = [
     "MIN_SUPPORT",
     "WORD",
     "Counterpart",
-    "FigureGrounding",
     "Fragment",
     "Grounded",
     "Grounding",
+    "NumberGrounding",
     "SentenceGrounding",
     "Span",
     "check_min_support",
     "copy_means",
     "coverage_density",
-    "figures",
     "fragments",
     "ground",
     "ground_side",
     "lcs_blocks",
     "lcs_length",
     "least_support",
+    "numbers",
     "sentences",
     "word_places",
     "words",
@@ -87,7 +89,7 @@ _SENTENCE_END = re.compile(
     rf"|[{CJK_ENDS}]++[{re.escape(CLOSERS + _CJK_CLOSERS)}]*+"
 )
 WORD = re.compile(r"[^\W_]+")
-_FIGURE = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*%?")
 # Every ASCII character that is not a letter or a digit, as a space (for `words`).
 _ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
 
@@ -125,9 +127,9 @@ def words(text: str) -> list[str]:
     return WORD.findall(text.casefold())
 
 
-def figures(text: str) -> list[Span]:
-    """The figures of ``text``: ``02:14``, ``41``, ``3.5%``, ``1,200``, ``2026-11-20``."""
-    return [Span(m[0], m.start(), m.end()) for m in _FIGURE.finditer(text)]
+def numbers(text: str) -> list[Span]:
+    """The numbers of ``text`` (SPEC's figures): ``02:14``, ``41``, ``3.5%``, ``1,200``, ``2026-11-20``."""
+    return [Span(m[0], m.start(), m.end()) for m in _NUMBER.finditer(text)]
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -271,9 +273,9 @@ class SentenceGrounding:
 
 
 @dataclass(frozen=True, slots=True)
-class FigureGrounding:
+class NumberGrounding:
     span: Span
-    new: bool  # no reference, source or other output has this figure
+    new: bool  # no reference, source or other output has this number
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +283,7 @@ class Grounded:
     """What overlap cannot see in one output of an example."""
 
     sentences: tuple[SentenceGrounding, ...]
-    figures: tuple[FigureGrounding, ...]
+    numbers: tuple[NumberGrounding, ...]
     coverage: float | None  # None without a source
     density: float | None
 
@@ -295,7 +297,7 @@ class Grounded:
 
     @property
     def new_figures(self) -> list[str]:
-        return [f.span.text for f in self.figures if f.new]
+        return [f.span.text for f in self.numbers if f.new]
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,7 +377,7 @@ def ground_side(
     min_support: float = MIN_SUPPORT,
     other_name: str = "baseline",
 ) -> Grounded:
-    """The sentences and figures of ``output`` against the references and source, and against
+    """The sentences and numbers of ``output`` against the references and source, and against
     the ``other`` output of the pair (named ``other_name`` in counterparts; no other output
     counts as an empty one)."""
     check_min_support(min_support)
@@ -396,12 +398,12 @@ def ground_side(
     for span, c, o in zip(spans, counterparts, in_other):
         unsupported = not has(c)
         rows.append(SentenceGrounding(span, c, o, unsupported, unsupported and not has(o)))
-    known = {f.text for _, text in grounds for f in figures(text)}
+    known = {f.text for _, text in grounds for f in numbers(text)}
     if other is not None:
-        known.update(f.text for f in figures(other))
-    figs = tuple(FigureGrounding(f, f.text not in known) for f in figures(output))
+        known.update(f.text for f in numbers(other))
+    found = tuple(NumberGrounding(f, f.text not in known) for f in numbers(output))
     copied = (None, None) if source is None else coverage_density(words(output), words(source))
-    return Grounded(tuple(rows), figs, *copied)
+    return Grounded(tuple(rows), found, *copied)
 
 
 def ground(

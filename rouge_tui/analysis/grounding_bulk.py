@@ -31,10 +31,10 @@ from rouge_tui.analysis.grounding import (
     MIN_SUPPORT,
     WORD,
     check_min_support,
-    figures,
     ground_side,
     lcs_blocks,
     least_support,
+    numbers,
 )
 
 __all__ = ["new_counts"]
@@ -126,7 +126,7 @@ class _Words:
 def _read(texts: Sequence[str], examples: np.ndarray, long_words: dict[bytes, int]) -> _Words:
     """The sentences, words and numbers of ``texts``; text k belongs to example
     ``examples[k]``; words longer than 16 bytes are numbered in ``long_words``. Must equal
-    [words(s.text) for s in sentences(text)] and figures(text) for each text."""
+    [words(s.text) for s in sentences(text)] and numbers(text) for each text."""
     joined = "\x00".join(texts)
     if joined.count("\x00") != len(texts) - 1:  # \x00 separates; \x01 is the same to every rule
         texts = [t.replace("\x00", "\x01") for t in texts]
@@ -172,7 +172,7 @@ def _read(texts: Sequence[str], examples: np.ndarray, long_words: dict[bytes, in
     # Numbers: chains of digit runs joined by single marks, and a % right after.
     if other_digits:
         found = [(k, number.text.encode().translate(_BYTE_CLASSES))
-                 for k, t in enumerate(texts) for number in figures(t)]
+                 for k, t in enumerate(texts) for number in numbers(t)]
         number_text = np.array([k for k, _ in found], np.int64)
         found_numbers = [f for _, f in found]
     else:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rouge_tui.suite.errors import SuiteError
+from rouge_tui.errors import SuiteError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from suite_helpers import error_of, within
 
+from rouge_tui.errors import SuiteError
 from rouge_tui.importers import get, recognise
 from rouge_tui.importers.base import Layout
-from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.settings import SuiteSettings
 
 if sys.version_info >= (3, 14):

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from suite_helpers import error_of, jsonl, within
 
-from rouge_tui.suite import files as files_module
-from rouge_tui.suite.errors import SuiteError
+from rouge_tui import files as files_module
+from rouge_tui.errors import SuiteError
 from rouge_tui.suite.records import (
     Fields,
     json_lines,
@@ -628,7 +628,7 @@ def test_damaged_parquet_files_are_one_line_errors(tmp_path: Path) -> None:
         if number % 8 == 0 or number in (50, 102, 159):  # these three panicked polars 2.1
             paths.append(run_file(tmp_path, bytes(damaged), f"{number}.parquet"))
     code = (
-        "import sys\nfrom rouge_tui.suite.records import read_run\nfrom rouge_tui.suite.errors import SuiteError\n"
+        "import sys\nfrom rouge_tui.suite.records import read_run\nfrom rouge_tui.errors import SuiteError\n"
         "for path in sys.argv[1:]:\n"
         "    try: print('read', len(read_run(path).outputs))\n"
         "    except SuiteError as e: print(e)\n"

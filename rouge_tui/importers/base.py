@@ -18,8 +18,8 @@ from pathlib import Path
 
 import orjson
 
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import read_small
+from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import read_small
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from rouge_tui.errors import SuiteError, quoted, type_name
 from rouge_tui.importers.base import (
     Format,
     ImportedBuild,
@@ -43,7 +44,6 @@ from rouge_tui.importers.base import (
     selector_digest,
 )
 from rouge_tui.safetext import one_line
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 

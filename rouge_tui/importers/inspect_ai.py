@@ -32,6 +32,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO
 
+from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import (
+    GZIP_FREE,
+    GZIP_RATIO,
+    file_digest,
+    open_binary,
+    read_head,
+    size_text,
+)
 from rouge_tui.importers.base import (
     Format,
     ImportedBuild,
@@ -46,15 +55,6 @@ from rouge_tui.importers.base import (
     read_json,
     reference_texts,
     selector_digest,
-)
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import (
-    GZIP_FREE,
-    GZIP_RATIO,
-    file_digest,
-    open_binary,
-    read_head,
-    size_text,
 )
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings

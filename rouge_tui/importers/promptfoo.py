@@ -32,6 +32,8 @@ from pathlib import Path
 
 import orjson
 
+from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import file_digest, read_head, read_small
 from rouge_tui.importers.base import (
     Format,
     ImportedBuild,
@@ -47,8 +49,6 @@ from rouge_tui.importers.base import (
     selector_digest,
 )
 from rouge_tui.safetext import one_line
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import file_digest, read_head, read_small
 from rouge_tui.suite.records import References, Run, json_lines
 from rouge_tui.suite.settings import SuiteSettings
 

@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from rouge_tui.errors import SuiteError, quoted, quoted_list, type_name
+from rouge_tui.files import GZIP_RATIO, MAX_BYTES, MAX_LINE, LineBlocks, read_small, size_text
 from rouge_tui.safetext import one_line
-from rouge_tui.suite.errors import SuiteError, quoted, quoted_list, type_name
-from rouge_tui.suite.files import GZIP_RATIO, MAX_BYTES, MAX_LINE, LineBlocks, read_small, size_text
 
 if TYPE_CHECKING:
     import polars as pl

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from rouge_tui.suite.errors import SuiteError
+from rouge_tui.errors import SuiteError
 
 __all__ = [
     "MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "open_binary", "read_head", "read_small",

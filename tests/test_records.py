@@ -645,11 +645,11 @@ def test_damaged_parquet_files_are_one_line_errors(tmp_path: Path) -> None:
 def test_the_parquet_decoder_is_held_to_its_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file that decodes to more than the child may hold ends the child, not this process:
     here a bound below what polars needs to start at all."""
-    from rouge_tui.suite import records
+    from rouge_tui.suite import parquet_rows
 
     path = write_parquet(tmp_path / "b.parquet", {"id": ["a"], "output": ["x"]})
     assert outputs(path) == {"a": "x"}
-    monkeypatch.setattr(records, "DECODE_MEMORY", 64 << 20)
+    monkeypatch.setattr(parquet_rows, "DECODE_MEMORY", 64 << 20)
     assert str(error_of(outputs, path)) == f"{path}: not a valid Parquet file (the decoder failed on it)"
 
 
@@ -671,20 +671,20 @@ def test_parquet_texts_are_held_to_the_line_and_file_bounds(
 ) -> None:
     """A dictionary page repeats one text on every row at no cost in the file: the bounds
     of a JSON Lines file hold for the texts as they will be, before any becomes a str."""
-    from rouge_tui.suite import records
+    from rouge_tui.suite import parquet_rows
 
     long = ["w" * 1000] * 100
     long[37] += "w"
     path = write_parquet(tmp_path / "b.parquet", {"id": list(range(100)), "output": long})
     assert path.stat().st_size < 5000  # about 100 KB of text in the rows
-    monkeypatch.setattr(records, "MAX_BYTES", 50_000)
+    monkeypatch.setattr(parquet_rows, "MAX_BYTES", 50_000)
     assert str(error_of(outputs, path)) == (
         f"{path}: column 'output' holds more than 50000 bytes in all"
     )
-    monkeypatch.setattr(records, "MAX_BYTES", 200_000)
-    monkeypatch.setattr(records, "MAX_LINE", 1000)  # row 38 holds 1001 bytes
+    monkeypatch.setattr(parquet_rows, "MAX_BYTES", 200_000)
+    monkeypatch.setattr(parquet_rows, "MAX_LINE", 1000)  # row 38 holds 1001 bytes
     assert str(error_of(outputs, path)) == f"{path}:row 38: 'output' holds more than 1000 bytes"
-    monkeypatch.setattr(records, "MAX_LINE", 1001)
+    monkeypatch.setattr(parquet_rows, "MAX_LINE", 1001)
     assert len(outputs(path)) == 100
 
 
@@ -962,10 +962,10 @@ def test_skipped_blocks_of_empty_csv_lines_change_no_record_and_no_line_number(
     """Blocks of empty lines are skipped whole where a record would start, never inside a
     quoted field (where they are its text). Tiny blocks, so most runs fill some: the records
     and the line number of an error are Python's csv module's, reading the whole file."""
-    from rouge_tui.suite import records as records_module
+    from rouge_tui.suite import csv_rows
 
     monkeypatch.setattr(files_module, "BLOCK", 16)
-    monkeypatch.setattr(records_module, "_MANY_LINES", 2)
+    monkeypatch.setattr(csv_rows, "MANY_LINES", 2)
     parts = ["id,output\n"]
     for i, (kind, size, end) in enumerate(pieces):
         if kind == "blank":

@@ -47,6 +47,9 @@ from rouge_tui.importers.base import (
     Layout,
     Missing,
     Where,
+    fail,
+    field_text,
+    field_value,
     get_field,
     make_references,
     make_run,
@@ -90,10 +93,6 @@ def _zstd() -> ModuleType:
     return zstd
 
 
-def _fail(where: Where, message: str) -> SuiteError:
-    return SuiteError(message, *where)
-
-
 def _too_much(size: int, packed: int) -> str | None:
     """What is wrong with a member that decompresses to ``size`` bytes from ``packed``, or
     None: bounded like a gzip file (files.py), with a ceiling of its own."""
@@ -121,11 +120,11 @@ def _member(archive: zipfile.ZipFile, raw: BinaryIO, info: zipfile.ZipInfo, path
     byte is read, the bytes as they come (a size can lie), then its CRC-32."""
     where: Where = (path, info.filename)
     if info.flag_bits & 1:
-        raise _fail(where, "encrypted (Inspect never encrypts a log)")
+        raise fail(where, "encrypted (Inspect never encrypts a log)")
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZIP_ZSTD):
-        raise _fail(where, f"compression method {info.compress_type} (Inspect writes deflate or zstd)")
+        raise fail(where, f"compression method {info.compress_type} (Inspect writes deflate or zstd)")
     if why := _too_much(info.file_size, info.compress_size):
-        raise _fail(where, why)
+        raise fail(where, why)
     broken: tuple[type[Exception], ...] = (zipfile.BadZipFile, zlib.error, EOFError)
     if info.compress_type == ZIP_ZSTD:
         broken += (_zstd().ZstdError,)
@@ -136,15 +135,15 @@ def _member(archive: zipfile.ZipFile, raw: BinaryIO, info: zipfile.ZipInfo, path
             while chunk := stream.read(READ):
                 size += len(chunk)
                 if why := _too_much(size, info.compress_size):
-                    raise _fail(where, why)
+                    raise fail(where, why)
                 parts.append(chunk)
     except broken as exc:
-        raise _fail(where, f"damaged ({exc})") from None
+        raise fail(where, f"damaged ({exc})") from None
     except OSError as exc:
-        raise _fail(where, f"cannot read: {exc.strerror or exc}") from None
+        raise fail(where, f"cannot read: {exc.strerror or exc}") from None
     data = b"".join(parts)
     if info.compress_type == ZIP_ZSTD and (size != info.file_size or zlib.crc32(data) != info.CRC):
-        raise _fail(where, "damaged (its size or CRC-32 is not the zip directory's)")
+        raise fail(where, "damaged (its size or CRC-32 is not the zip directory's)")
     return data
 
 
@@ -159,19 +158,19 @@ def _opened(
     raw.seek(info.header_offset)
     head = raw.read(30)  # the local file header: its name and extra field lengths at 26
     if len(head) < 30 or head[:4] != b"PK\x03\x04":
-        raise _fail(where, "damaged (no local header where the zip directory says)")
+        raise fail(where, "damaged (no local header where the zip directory says)")
     name_length, extra_length = struct.unpack("<HH", head[26:30])
     raw.seek(info.header_offset + 30 + name_length + extra_length)
     packed = raw.read(info.compress_size)
     if len(packed) < info.compress_size:
-        raise _fail(where, "damaged (the file ends inside it)")
+        raise fail(where, "damaged (the file ends inside it)")
     return _zstd().ZstdFile(io.BytesIO(packed))
 
 
 def _object(data: bytes, where: Where, what: str) -> dict:
     value = parse_json(data, *where)
     if type(value) is not dict:
-        raise _fail(where, f"{what} must be a JSON object, not {type_name(value)}")
+        raise fail(where, f"{what} must be a JSON object, not {type_name(value)}")
     return value
 
 
@@ -243,20 +242,10 @@ def _when(created: str, where: Where) -> str:
     try:
         moment = datetime.fromisoformat(created)
     except ValueError:
-        raise _fail(where, f"'eval.created' is not an ISO date: {quoted(created)}") from None
+        raise fail(where, f"'eval.created' is not an ISO date: {quoted(created)}") from None
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
     return moment.isoformat(timespec="seconds")
-
-
-def _text(record: object, dotted: str, where: Where) -> str:
-    try:
-        value = get_field(record, dotted)
-    except Missing as exc:
-        raise _fail(where, f"missing field {quoted(exc.at)}") from None
-    if type(value) is not str:
-        raise _fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
-    return value
 
 
 def _head(path: Path) -> _Head:
@@ -279,9 +268,9 @@ def _head(path: Path) -> _Head:
     except Missing:
         epochs = 1
     return _Head(
-        task=_text(header, "eval.task", where),
-        model=_text(header, "eval.model", where),
-        created=_when(_text(header, "eval.created", where), where),
+        task=field_text(header, "eval.task", where),
+        model=field_text(header, "eval.model", where),
+        created=_when(field_text(header, "eval.created", where), where),
         epochs=epochs if type(epochs) is int and epochs > 0 else 1,
     )
 
@@ -348,11 +337,11 @@ def _json_samples(path: Path) -> Iterator[tuple[Where, dict]]:
     log = _log_object(path)
     samples = log.get("samples", [])
     if type(samples) is not list:
-        raise _fail((path, None), f"'samples' must be an array, not {type_name(samples)}")
+        raise fail((path, None), f"'samples' must be an array, not {type_name(samples)}")
     for number, record in enumerate(samples):
         where: Where = (path, f"samples.{number}")
         if type(record) is not dict:
-            raise _fail(where, f"a sample must be a JSON object, not {type_name(record)}")
+            raise fail(where, f"a sample must be a JSON object, not {type_name(record)}")
         yield where, record
 
 
@@ -366,27 +355,20 @@ def _unicode(text: str, dotted: str, where: Where) -> str:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            raise _fail(where, f"{quoted(dotted)} is not valid Unicode (a lone surrogate escape)") from None
+            raise fail(where, f"{quoted(dotted)} is not valid Unicode (a lone surrogate escape)") from None
     return text
 
 
-def _value(record: dict, dotted: str, where: Where) -> object:
-    try:
-        return get_field(record, dotted)
-    except Missing as exc:
-        raise _fail(where, f"missing field {quoted(exc.at)}") from None
-
-
 def _epoch(record: dict, where: Where) -> int:
-    epoch = _value(record, "epoch", where)
+    epoch = field_value(record, "epoch", where)
     if type(epoch) is not int:
-        raise _fail(where, f"'epoch' must be a whole number, not {type_name(epoch)}")
+        raise fail(where, f"'epoch' must be a whole number, not {type_name(epoch)}")
     return epoch
 
 
 def _targets(record: dict, dotted: str, where: Where) -> tuple[str, ...]:
     """A sample's references: its target, a string or a list of strings."""
-    texts = reference_texts(_value(record, dotted, where), dotted, where)
+    texts = reference_texts(field_value(record, dotted, where), dotted, where)
     for position, text in enumerate(texts):
         _unicode(text, dotted if len(texts) == 1 else f"{dotted}.{position}", where)
     return texts
@@ -398,14 +380,14 @@ def _output(record: dict, dotted: str, where: Where) -> str:
     newlines as inspect_ai's ``ChatMessage.text`` joins them. No choice at all is an empty
     output, as inspect_ai reads it (a sample that ended in an error or a limit)."""
     if dotted:
-        return _unicode(_text(record, dotted, where), dotted, where)
+        return _unicode(field_text(record, dotted, where), dotted, where)
     try:
         completion = get_field(record, _COMPLETION)
     except Missing:
         pass
     else:
         if type(completion) is not str:
-            raise _fail(where, f"{quoted(_COMPLETION)} must be a string, not {type_name(completion)}")
+            raise fail(where, f"{quoted(_COMPLETION)} must be a string, not {type_name(completion)}")
         return _unicode(completion, _COMPLETION, where)
     try:
         content = get_field(record, _CONTENT)
@@ -414,14 +396,14 @@ def _output(record: dict, dotted: str, where: Where) -> str:
     if type(content) is str:
         return _unicode(content, _CONTENT, where)
     if type(content) is not list:
-        raise _fail(where, f"{quoted(_CONTENT)} must be a string or a list of parts, not {type_name(content)}")
+        raise fail(where, f"{quoted(_CONTENT)} must be a string or a list of parts, not {type_name(content)}")
     texts: list[str] = []
     for position, part in enumerate(content):
         at = f"{_CONTENT}.{position}"
         if type(part) is not dict:
-            raise _fail(where, f"{quoted(at)} must be an object, not {type_name(part)}")
+            raise fail(where, f"{quoted(at)} must be an object, not {type_name(part)}")
         if part.get("type") == "text":
-            texts.append(_unicode(_text(record, f"{at}.text", where), f"{at}.text", where))
+            texts.append(_unicode(field_text(record, f"{at}.text", where), f"{at}.text", where))
     return "\n".join(texts)
 
 
@@ -433,7 +415,7 @@ def _source(record: dict, dotted: str, where: Where) -> str | None:
     except Missing:
         return None  # as in a references file: an example may have no source
     if type(value) is not str:
-        raise _fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
+        raise fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
     return _unicode(value, dotted, where)
 
 
@@ -511,7 +493,7 @@ class _Reader:
         outputs: Outputs = {}
         failed: SuiteError | None = None
         for where, record in _samples(path, _in_metadata(*read), first_epoch=not keep):
-            raw, epoch = _value(record, fields.id, where), _epoch(record, where)
+            raw, epoch = field_value(record, fields.id, where), _epoch(record, where)
             rows.append((epoch, where, raw, _targets(record, fields.reference, where),
                          _source(record, fields.source, where)))
             if keep and failed is None:
@@ -542,7 +524,7 @@ class _Reader:
         else:
             by_epoch = {}
             for where, record in _samples(path, _in_metadata(fields.id, fields.output), first_epoch=False):
-                raw = _value(record, fields.id, where)
+                raw = field_value(record, fields.id, where)
                 by_epoch.setdefault(_epoch(record, where), []).append(
                     (where, raw, _output(record, fields.output, where))
                 )

@@ -40,6 +40,9 @@ from rouge_tui.importers.base import (
     Layout,
     Missing,
     Where,
+    check_field_paths,
+    fail,
+    field_value,
     get_field,
     make_references,
     make_run,
@@ -248,13 +251,9 @@ def _list(path: Path) -> _Listing:
     return _Listing(export.created, export.description, _columns(export))
 
 
-def _fail(where: Where, message: str) -> SuiteError:
-    return SuiteError(message, *where)
-
-
 def _record(where: Where, value: object) -> dict:
     if type(value) is not dict:
-        raise _fail(where, f"a result must be an object, not {type_name(value)}")
+        raise fail(where, f"a result must be an object, not {type_name(value)}")
     return value
 
 
@@ -262,7 +261,7 @@ def _index(record: dict, name: str, where: Where) -> int:
     value = record.get(name)
     if type(value) is not int or value < 0:
         shown = "missing" if name not in record else f"a {type_name(value)}"
-        raise _fail(where, f"{quoted(name)} must be a whole number >= 0, not {shown}")
+        raise fail(where, f"{quoted(name)} must be a whole number >= 0, not {shown}")
     return value
 
 
@@ -272,7 +271,7 @@ def _text_at(record: dict, path: str, where: Where) -> str | None:
     except Missing:
         return None
     if value is not None and type(value) is not str:  # null: a provider with no label
-        raise _fail(where, f"{quoted(path)} must be a string, not {type_name(value)}")
+        raise fail(where, f"{quoted(path)} must be a string, not {type_name(value)}")
     return value
 
 
@@ -280,10 +279,10 @@ def _column(record: dict, where: Where) -> tuple[str, str]:
     """What names a result's column: its provider (label, else id) and its prompt's label."""
     provider = _text_at(record, "provider.label", where) or _text_at(record, "provider.id", where)
     if not provider:
-        raise _fail(where, "missing field 'provider.id'")
+        raise fail(where, "missing field 'provider.id'")
     label = _text_at(record, "prompt.label", where) or _text_at(record, "prompt.raw", where)
     if label is None:
-        raise _fail(where, "missing field 'prompt.label'")
+        raise fail(where, "missing field 'prompt.label'")
     return provider, label
 
 
@@ -310,10 +309,7 @@ def _columns(export: _Export) -> dict[int, tuple[str, str]]:
 
 def _in_test(record: dict, path: str, where: Where) -> object:
     """The value at ``path`` in the result's test case; a SuiteError naming it when absent."""
-    try:
-        return get_field(record, ("testCase", *parse_path(path)))
-    except Missing as exc:
-        raise _fail(where, f"missing field {quoted(exc.at)}") from None
+    return field_value(record, ("testCase", *parse_path(path)), where)
 
 
 def _example_id(record: dict, where: Where, id_path: str | None) -> object:
@@ -321,7 +317,7 @@ def _example_id(record: dict, where: Where, id_path: str | None) -> object:
         return _in_test(record, id_path, where)
     variables = _in_test(record, "vars", where)
     if type(variables) is not dict:
-        raise _fail(where, f"'testCase.vars' must be an object, not {type_name(variables)}")
+        raise fail(where, f"'testCase.vars' must be an object, not {type_name(variables)}")
     return _canonical(variables)
 
 
@@ -332,7 +328,7 @@ def _asserted(record: dict, where: Where, test_where: Where) -> tuple[str, ...]:
     except Missing:
         assertions = []
     if type(assertions) is not list:
-        raise _fail(where, f"'testCase.assert' must be an array, not {type_name(assertions)}")
+        raise fail(where, f"'testCase.assert' must be an array, not {type_name(assertions)}")
     found: list[str] = []
     for position, assertion in enumerate(assertions):
         kind = assertion.get("type") if type(assertion) is dict else None
@@ -342,7 +338,7 @@ def _asserted(record: dict, where: Where, test_where: Where) -> tuple[str, ...]:
         for text in reference_texts(assertion.get("value"), name, where):
             found.append(_rendered(record, text, name, where))
     if not found:
-        raise _fail(test_where, (
+        raise fail(test_where, (
             "no reference: no 'rouge-n', 'similar' or 'equals' assertion with a value in "
             "testCase.assert; name the var that holds it in suite.toml "
             "([fields] reference = \"vars.expected\")"))
@@ -356,10 +352,10 @@ def _rendered(record: dict, text: str, name: str, where: Where) -> str:
     if whole:
         value = _in_test(record, f"vars.{whole.group(1)}", where)
         if type(value) is not str:
-            raise _fail(where, f"'testCase.vars.{whole.group(1)}' must be a string, not {type_name(value)}")
+            raise fail(where, f"'testCase.vars.{whole.group(1)}' must be a string, not {type_name(value)}")
         return value
     if "{{" in text or "{%" in text or text.startswith("file://"):
-        raise _fail(where, (
+        raise fail(where, (
             f"{quoted(name)} is a template or a file ({quoted(text)}), which rouge-tui does "
             "not render; name the var that holds the reference in suite.toml "
             "([fields] reference = \"vars.expected\")"))
@@ -374,11 +370,11 @@ def _output(record: dict, path: str, where: Where) -> str | None:
     except Missing as exc:
         if record.get("error"):
             return None
-        raise _fail(where, f"missing field {quoted(exc.at)}") from None
+        raise fail(where, f"missing field {quoted(exc.at)}") from None
     if value is None:
         if record.get("error"):
             return None
-        raise _fail(where, f"{quoted(path)} is null and the result holds no error")
+        raise fail(where, f"{quoted(path)} is null and the result holds no error")
     return value if type(value) is str else _canonical(value)
 
 
@@ -416,11 +412,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
     if not files:
         raise SuiteError("no promptfoo results file (.json or .jsonl export) found", path)
     fields = settings.fields_given
-    for key, dotted in fields.items():
-        try:
-            parse_path(dotted)
-        except ValueError as exc:
-            raise SuiteError(f"[fields] {key}: {exc}", path) from None
+    check_field_paths(fields, path)
     id_path = fields.get("id")
     reference_path = fields.get("reference") or fields.get("references")
     source_path = fields.get("source")
@@ -495,7 +487,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
                 if source_path is not None:
                     source = _in_test(record, source_path, where)
                     if type(source) is not str:
-                        raise _fail(where, f"'testCase.{source_path}' must be a string, not {type_name(source)}")
+                        raise fail(where, f"'testCase.{source_path}' must be a string, not {type_name(source)}")
                 if key is not None and repeated.setdefault(key, (texts, source)) == (texts, source) and key in ids:
                     continue  # a --repeat of a test already listed: the same vars, references, source
                 rows.append((where, raw, texts, source))

@@ -82,7 +82,7 @@ class ParquetRows:
         """The file decoded by polars in a child process, as an Arrow IPC stream that polars
         itself wrote. In this process a damaged file can abort it: a flipped byte in a
         page header asks for 2 EiB and Rust aborts, others panic with a backtrace on the
-        terminal (tests/test_records.py::test_damaged_parquet_files_are_one_line_errors)."""
+        terminal (tests/test_parquet_rows.py::test_damaged_parquet_files_are_one_line_errors)."""
         import subprocess  # here: JSON Lines and CSV never start a process
 
         try:

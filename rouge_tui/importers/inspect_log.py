@@ -41,7 +41,7 @@ from rouge_tui.importers.base import (
     read_json,
 )
 
-__all__ = ["HEADER", "START", "Head", "is_json_log", "is_log", "log_head", "read_member", "samples"]
+__all__ = ["Head", "is_json_log", "is_log", "log_head", "read_member", "samples"]
 
 MEMBER_LIMIT = 1 << 30  # bytes one zip member may decompress to (a sample with all its events)
 JSON_LIMIT = 1 << 30  # bytes of a .json log, read whole
@@ -206,6 +206,8 @@ def _is_eval_log(path: Path) -> bool:
 
 
 def is_log(path: Path) -> bool:
+    """An Inspect log by its shape: a ``.eval`` zip with a header or a journal's start, or a
+    ``.json`` EvalLog (`is_json_log`); False for anything unreadable."""
     try:
         if path.suffix == ".eval":
             return _is_eval_log(path)
@@ -311,10 +313,10 @@ def _log_object(path: Path) -> dict:
 
 def _json_samples(path: Path) -> Iterator[tuple[Where, dict]]:
     log = _log_object(path)
-    samples = log.get("samples", [])
-    if type(samples) is not list:
-        raise fail((path, None), f"'samples' must be an array, not {type_name(samples)}")
-    for number, record in enumerate(samples):
+    listed = log.get("samples", [])
+    if type(listed) is not list:
+        raise fail((path, None), f"'samples' must be an array, not {type_name(listed)}")
+    for number, record in enumerate(listed):
         where: Where = (path, f"samples.{number}")
         if type(record) is not dict:
             raise fail(where, f"a sample must be a JSON object, not {type_name(record)}")

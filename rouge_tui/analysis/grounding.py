@@ -77,6 +77,8 @@ _SCAN_STEPS = 16  # steps of `fragments`' scan a word of an example's two texts,
 _FEW_PLACES = 8  # a word's places in a source that `fragments` scans one by one
 _BLOCK = 1 << 22  # LCS lengths held at once (16 MiB), for any number of sentences
 
+# SPEC's closing marks after a stop, the CJK stops and what a word is: public, because the bulk
+# path (grounding_bulk) reads texts by the same rules.
 CLOSERS = "\"')]’”"
 CJK_ENDS = "。！？"
 _CJK_CLOSERS = "」』）"

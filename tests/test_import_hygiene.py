@@ -45,8 +45,9 @@ def test_headless_modules_load_neither_textual_nor_nltk(module: str) -> None:
 # What reads the suite's files and what scores: the app reaches them only through the core's
 # entry (rouge_tui.review, rouge_tui.session, rouge_tui.diff); the registries are fine.
 READERS_AND_ENGINES = {
-    "rouge_tui.suite.suite", "rouge_tui.suite.records", "rouge_tui.suite.files", "rouge_tui.suite.toml",
+    "rouge_tui.suite.suite", "rouge_tui.suite.records", "rouge_tui.files", "rouge_tui.suite.toml",
     "rouge_tui.importers", "rouge_tui.rouge.engine", "rouge_tui.analysis.pipeline", "rouge_tui.analysis.grounding",
+    "rouge_tui.analysis.grounding_bulk",
 }
 
 
@@ -77,6 +78,19 @@ def test_the_app_reads_no_file_and_scores_nothing_itself() -> None:
         for path in sorted(app.rglob("*.py"))
         for module in runtime_imports(path)
         if any(module == bad or module.startswith(bad + ".") for bad in READERS_AND_ENGINES)
+    }
+    assert reached == set()
+
+
+def test_the_store_borrows_nothing_from_the_suite_reader() -> None:
+    """store/ keeps the user's own files; it reads them through rouge_tui.files and raises
+    rouge_tui.errors' error, which neither layer owns, and never reaches into suite/."""
+    store = Path(__file__).resolve().parent.parent / "rouge_tui" / "store"
+    reached = {
+        f"{path.name}: {module}"
+        for path in sorted(store.glob("*.py"))
+        for module in runtime_imports(path)
+        if module == "rouge_tui.suite" or module.startswith("rouge_tui.suite.")
     }
     assert reached == set()
 
@@ -120,7 +134,7 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
 
 def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
     """The second report of the sample suite reads its figures from the cache and no text:
-    what overlap cannot see (the grounding module, rapidfuzz) is not loaded for it, though
+    what overlap cannot see (the grounding modules, rapidfuzz) is not loaded for it, though
     the first report, which found it, loaded both."""
     suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
     env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
@@ -129,12 +143,12 @@ def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
         "import contextlib, io, sys\n"
         "from rouge_tui.cli import main\n"
         f"with contextlib.redirect_stdout(io.StringIO()): code = main(['report', {str(suite)!r}])\n"
-        "print('|', code, *(name in sys.modules for name in ('rapidfuzz', 'rouge_tui.analysis.grounding')))\n"
+        "print('|', code, *(name in sys.modules for name in ('rapidfuzz', 'rouge_tui.analysis.grounding', 'rouge_tui.analysis.grounding_bulk')))\n"
     )
     first, second = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
                      for _ in range(2))
-    assert first.stdout.strip() == "| 1 True True", first.stdout + first.stderr  # the sample drifts: 1
-    assert second.stdout.strip() == "| 1 False False", second.stdout + second.stderr
+    assert first.stdout.strip() == "| 1 True True True", first.stdout + first.stderr  # the sample drifts: 1
+    assert second.stdout.strip() == "| 1 False False False", second.stdout + second.stderr
 
 
 def test_the_command_line_reaches_no_store_itself() -> None:

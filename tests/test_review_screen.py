@@ -744,8 +744,8 @@ async def test_a_workers_progress_leads_the_status_line() -> None:
         assert screen.query_one("#status").render().plain.startswith("scoring rouge1 25%")
 
 
-async def test_only_the_request_asked_for_last_moves_the_screen() -> None:
-    """The comparison and the failure of a request superseded by a later one (a worker
+async def test_only_the_comparison_asked_for_last_moves_the_screen() -> None:
+    """The comparison and the failure of an ask superseded by a later one (a worker
     cancelled too late to stop it) neither show nor end the wait for the later one: a diff
     waiting for it stays waiting, and opens on it."""
     from rouge_tui.app.messages import AnalysisReady, WorkFailed

@@ -1,7 +1,7 @@
 """session.Session: the review screen's state and the order of its steps, without a terminal.
 
 Each case drives a session as the screen's messages would (a comparison shown, its texts
-read, a request answered or refused) on a suite written here; the expected figures are the
+read, an ask answered or refused) on a suite written here; the expected figures are the
 ones planted or SPEC's (the metric order, "rouge1 | rouge2 | rougeL | rougeLsum").
 """
 
@@ -26,7 +26,7 @@ def shown(path: Path) -> Session:
     return session
 
 
-def test_only_the_request_asked_for_last_is_shown(tmp_path: Path) -> None:
+def test_only_the_comparison_asked_for_last_is_shown(tmp_path: Path) -> None:
     session = shown(make_suite(tmp_path / "s"))
     settings = session.analysis.settings
     first = session.ask(settings.switched(metric="rouge1"), None, "scoring rouge1")

@@ -636,3 +636,23 @@ def test_a_native_suite_loads_no_importer() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('rouge_tui.importers.')))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_build_read_like_the_one_before_shares_its_equal_outputs(tmp_path):
+    # Two runs a build; run 2 of the new build has no run 2 before it only when the old has one.
+    old = {"r1.jsonl": jsonl({"id": "a", "output": "same words"}, {"id": "b", "output": "old words"}),
+           "r2.jsonl": jsonl({"id": "a", "output": "second run"}, {"id": "b", "output": "old words"})}
+    new = {"r1.jsonl": jsonl({"id": "a", "output": "same words"}, {"id": "b", "output": "new words"},
+                             {"id": "c", "output": "same words"}),
+           "r2.jsonl": jsonl({"id": "a", "output": "same words"}, {"id": "b", "output": "old words"})}
+    suite = open_suite(make_suite(tmp_path / "s", builds={"1-old": old, "2-new": new}))
+    before = read_build(suite, suite.build("1-old"))
+    plain = read_build(suite, suite.build("2-new"))
+    like = read_build(suite, suite.build("2-new"), like=before)
+    assert [run.outputs for run in like.runs] == [run.outputs for run in plain.runs]  # the same texts
+    first, second = (run.outputs for run in like.runs)
+    assert first["a"] is before.runs[0].outputs["a"]  # equal to run 1's: its string
+    assert first["b"] is not before.runs[0].outputs["b"]
+    assert first["c"] is not before.runs[0].outputs["a"]  # equal text, but another id's
+    assert second["b"] is before.runs[1].outputs["b"]  # run 2 against run 2
+    assert second["a"] is not before.runs[0].outputs["a"]

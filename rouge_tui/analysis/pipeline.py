@@ -103,7 +103,7 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     tell("reading build 1 of 2", 0.0)
     base = read_build(suite, baseline)
     tell("reading build 2 of 2", 0.0)
-    cand = read_build(suite, candidate)
+    cand = read_build(suite, candidate, like=base)
     return Texts(references, base, cand)
 
 

@@ -398,11 +398,13 @@ def read_references(suite: Suite) -> References:
     return read_references_file(suite.references_path, suite.settings.fields)
 
 
-def _runs(suite: Suite, entry: BuildEntry) -> list[Run]:
+def _runs(suite: Suite, entry: BuildEntry, like: Build | None = None) -> list[Run]:
     if entry.problem is not None:
         raise entry.problem
     if suite.layout is None:
-        return [read_run(path, suite.settings.fields) for path in entry.run_files]
+        before = [run.outputs for run in like.runs] if like is not None else [{}]
+        return [read_run(path, suite.settings.fields, before[min(r, len(before) - 1)])
+                for r, path in enumerate(entry.run_files)]
     runs = suite.layout.read_build(entry.imported)
     if not runs:
         raise SuiteError("no runs in this build", entry.path)
@@ -410,9 +412,11 @@ def _runs(suite: Suite, entry: BuildEntry) -> list[Run]:
     return runs
 
 
-def read_build(suite: Suite, entry: BuildEntry) -> Build:
-    """One build's runs, read and checked; its listing problem, if it has one, is raised."""
-    runs = _runs(suite, entry)
+def read_build(suite: Suite, entry: BuildEntry, like: Build | None = None) -> Build:
+    """One build's runs, read and checked; its listing problem, if it has one, is raised.
+    ``like``: a build read before, whose run of the same number (or its last) lends its
+    strings to the equal outputs of this one's (`read_run`)."""
+    runs = _runs(suite, entry, like)
     first = runs[0].outputs
     common = set(first)
     for run in runs[1:]:

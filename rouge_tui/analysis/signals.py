@@ -74,12 +74,12 @@ class Pairs:
         shares between all the Pairs: a thread may work it out beside another's)."""
         # Here, not at import: a report of cached figures reads no text, and loads neither
         # rapidfuzz nor the grounding module.
-        from rouge_tui.analysis import grounding
+        from rouge_tui.analysis import grounding, spread
 
         references = self.references or [()] * len(self.ids)
         sources = self.sources or [None] * len(self.ids)
         least = grounding.MIN_SUPPORT if self.min_support is None else self.min_support
-        return grounding.new_counts(self.candidate, self.baseline, references, sources, least)
+        return spread.new_counts(self.candidate, self.baseline, references, sources, least)
 
     def each(self, test: Callable[[str, str], bool], where: np.ndarray) -> np.ndarray:
         """``test`` on the two outputs of each example where ``where`` holds."""

@@ -101,9 +101,9 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     tell("reading the references", 0.0)
     references = read_references(suite)
     tell("reading build 1 of 2", 0.0)
-    base = read_build(suite, baseline)
+    base = read_build(suite, baseline, like=[references.texts])
     tell("reading build 2 of 2", 0.0)
-    cand = read_build(suite, candidate, like=base)
+    cand = read_build(suite, candidate, like=[run.outputs for run in base.runs])
     return Texts(references, base, cand)
 
 

@@ -485,13 +485,14 @@ def _duplicate(
     return SuiteError(f"duplicate id {quoted(key)}", path, number)
 
 
-def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, str] | None = None) -> Run:
-    """One run file as ``id -> output`` in file order, every record checked. ``like``: the
-    outputs of a run read before (the build before's): an output equal to its output there is
-    kept as that string, so a nightly build that repeats most of its outputs holds each once
-    (and its comparison with the one before finds them the same object)."""
+def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | None = None) -> Run:
+    """One run file as ``id -> output`` in file order, every record checked. ``like``: what
+    was read before (the references, the build before's run): its ids, and its outputs
+    where equal, are kept as its strings, so a nightly build that repeats most of the one
+    before holds each text once (and comparing the two finds them the same object)."""
     path = Path(path)
     like = like or {}
+    ahead = iter(like.items())  # in a file in the same order, each id is the next one's
     id_name, output_name = fields.id, fields.output
     blocks = _source(path)
     outputs: dict[str, str] = {}
@@ -506,7 +507,11 @@ def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, str] | Non
         if key in outputs:
             again = _records(_source(path), (id_name, output_name), None)
             raise _duplicate(path, number, key, again, id_name)
-        before = like.get(key)
+        known, before = next(ahead, (None, None))
+        if known == key:
+            key = known
+        else:
+            before = like.get(key)
         outputs[key] = before if before == text else text
     if not outputs:
         raise SuiteError("empty file (no records)", path)

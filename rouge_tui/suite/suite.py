@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -398,12 +399,11 @@ def read_references(suite: Suite) -> References:
     return read_references_file(suite.references_path, suite.settings.fields)
 
 
-def _runs(suite: Suite, entry: BuildEntry, like: Build | None = None) -> list[Run]:
+def _runs(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, object]] = ()) -> list[Run]:
     if entry.problem is not None:
         raise entry.problem
     if suite.layout is None:
-        before = [run.outputs for run in like.runs] if like is not None else [{}]
-        return [read_run(path, suite.settings.fields, before[min(r, len(before) - 1)])
+        return [read_run(path, suite.settings.fields, like[min(r, len(like) - 1)] if like else None)
                 for r, path in enumerate(entry.run_files)]
     runs = suite.layout.read_build(entry.imported)
     if not runs:
@@ -412,10 +412,10 @@ def _runs(suite: Suite, entry: BuildEntry, like: Build | None = None) -> list[Ru
     return runs
 
 
-def read_build(suite: Suite, entry: BuildEntry, like: Build | None = None) -> Build:
+def read_build(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, object]] = ()) -> Build:
     """One build's runs, read and checked; its listing problem, if it has one, is raised.
-    ``like``: a build read before, whose run of the same number (or its last) lends its
-    strings to the equal outputs of this one's (`read_run`)."""
+    ``like``: what was read before, a mapping a run (the last for the runs past it), whose
+    ids and equal outputs the runs keep (`read_run`)."""
     runs = _runs(suite, entry, like)
     first = runs[0].outputs
     common = set(first)

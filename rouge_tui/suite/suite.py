@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -445,3 +446,42 @@ def references_digest(suite: Suite) -> str:
     if suite.layout is None:
         return file_digest(suite.references_path)
     return read_references(suite).digest
+
+
+class NewestUnreadable(SuiteError):
+    """The newest pair, which the reader did not pick, cannot be read (the night's build is
+    often the broken one): ``instead``, the two newest builds that can be (None: no two),
+    the way on, which the message gives as flags to type; ``reason``, what went wrong;
+    ``build``, the build that cannot be read."""
+
+    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None, build: str) -> None:
+        way = (f"{_flag('baseline', instead[0])} {_flag('candidate', instead[1])} compares the two newest "
+               "builds that can be read" if instead else "no other two builds of the suite can be read")
+        super().__init__(f"{exc.message} ({way})", exc.path, exc.line)
+        self.reason = str(exc)
+        self.instead = instead
+        self.build = build
+
+
+def readable_pair(suite: Suite, broken: BuildEntry) -> tuple[str, str] | None:
+    """The two newest builds but ``broken`` that read without error, older first: each is
+    read whole to know (only when the newest pair cannot be)."""
+    found: list[str] = []
+    for entry in reversed(suite.builds):
+        if entry is broken or entry.problem is not None:
+            continue
+        try:
+            read_build(suite, entry)
+        except SuiteError:
+            continue
+        found.append(entry.name)
+        if len(found) == 2:
+            return found[1], found[0]
+    return None
+
+
+def _flag(name: str, build: str) -> str:
+    """``--name build`` as a shell takes it (``--name=-x`` where argparse would take ``-x``
+    for a flag)."""
+    value = shlex.quote(build)
+    return f"--{name}={value}" if value.startswith("-") else f"--{name} {value}"

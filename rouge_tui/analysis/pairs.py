@@ -40,7 +40,9 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     missing = (base | cand) - usable
     base_only = base - cand - missing - set(candidate.partial)
     cand_only = cand - base - missing - set(baseline.partial)
-    ids = [i for i in baseline.ids if i in cand and i in usable]
+    paired = base.intersection(cand, usable)
+    # The usual pair shares every id: the baseline's list as it is, no test an id.
+    ids = list(baseline.ids) if len(paired) == len(base) else [i for i in baseline.ids if i in paired]
     return Pairing(ids, sorted(base_only), sorted(cand_only), sorted(missing))
 
 
@@ -48,13 +50,14 @@ def run_pairs(references: References, baseline: Build, candidate: Build, ids: Se
               min_support: float) -> list[signals.Pairs]:
     """The rules' input for each replicate run (run r of each build, or its last run where it
     has fewer): a signal fires on an example when it fires in any run."""
-    texts = [references.texts[i] for i in ids]
-    sources = [references.sources.get(i) for i in ids]
+    texts = list(map(references.texts.__getitem__, ids))
+    sources = list(map(references.sources.get, ids))
     out = []
     for r in range(max(len(baseline.runs), len(candidate.runs))):
         base = baseline.runs[min(r, len(baseline.runs) - 1)].outputs
         cand = candidate.runs[min(r, len(candidate.runs) - 1)].outputs
-        out.append(signals.Pairs(ids, [base[i] for i in ids], [cand[i] for i in ids], texts, sources, {}, min_support))
+        out.append(signals.Pairs(ids, list(map(base.__getitem__, ids)), list(map(cand.__getitem__, ids)), texts,
+                                 sources, {}, min_support))
     return out
 
 

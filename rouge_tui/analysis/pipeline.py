@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
@@ -260,7 +260,7 @@ def analyse(
 GUARD_CHARS = 4_000_000
 
 
-def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) -> str | None:
+def zero_token_warning(settings: Settings, references: Iterable[Sequence[str]]) -> str | None:
     """SPEC's zero-token guard: the tokenizer drops most of the references' letters and
     digits, so every score is near 0 and reads like drift."""
     entry = TOKENIZERS[settings.tokenizer]
@@ -357,7 +357,7 @@ def _warnings(settings: Settings, texts: Texts, ids: list[str], base_stats: comp
     """What the figures warn of beyond the history band: the zero-token guard, a band of zero
     width, ids missing from some runs, and no source at all."""
     warnings = []
-    guard = zero_token_warning(settings, [texts.references.texts[i] for i in ids])
+    guard = zero_token_warning(settings, map(texts.references.texts.__getitem__, ids))
     if guard:
         warnings.append(guard)
     if base_stats.band[0] == base_stats.band[1]:
@@ -367,7 +367,7 @@ def _warnings(settings: Settings, texts: Texts, ids: list[str], base_stats: comp
         )
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} {'id' if len(left) == 1 else 'ids'} missing from some runs, left out")
-    if all(texts.references.sources.get(i) is None for i in ids):
+    if texts.references.sources.keys().isdisjoint(ids):
         warnings.append(NO_SOURCE)
     return warnings
 

@@ -95,7 +95,7 @@ class Scorer:
         """``build``'s table: kept, or scored (only the outputs that differ from the run of
         the same number last scored or read) and kept."""
         usable = self.references.usable
-        ids = [i for i in build.ids if i in usable]
+        ids = list(build.ids) if usable.issuperset(build.ids) else [i for i in build.ids if i in usable]
         digests = [run.digest for run in build.runs]
         table = self.stored(digests)
         if table is None or table.ids != ids:
@@ -105,13 +105,13 @@ class Scorer:
                 def told(done: int, total: int, r: int = r) -> None:
                     tell((r + done / max(total, 1)) / len(build.runs))
 
-                table.values[r] = self._score_run(r, ids, [run.outputs[i] for i in ids], told)
+                table.values[r] = self._score_run(r, ids, list(map(run.outputs.__getitem__, ids)), told)
             name = self._key(digests)
             if name is not None:
                 self.cache.put(name, table.to_bytes())
         else:
             for r, run in enumerate(build.runs):
-                self._last[r] = _Scored(ids, [run.outputs[i] for i in ids], table.values[r])
+                self._last[r] = _Scored(ids, list(map(run.outputs.__getitem__, ids)), table.values[r])
         return table
 
     def score(self, build: Build, ids: list[str], tell: Callable[[float], None] = lambda fraction: None) -> np.ndarray:
@@ -122,7 +122,7 @@ class Scorer:
         except engine.TooLong:
             # The example refused may be one the comparison leaves out (in this build only):
             # the compared ones alone, kept nowhere; one of them refused is refused again.
-            return np.stack([self._score_run(r, ids, [run.outputs[i] for i in ids], lambda done, total: None)
+            return np.stack([self._score_run(r, ids, list(map(run.outputs.__getitem__, ids)), lambda done, total: None)
                              for r, run in enumerate(build.runs)])
         if table.ids == ids:  # the usual case: the same examples in the same order
             return table.values
@@ -147,9 +147,10 @@ class Scorer:
             todo = np.flatnonzero(~same).tolist()
         if todo:
             s = self.settings
+            some = ids if len(todo) == n else [ids[k] for k in todo]
             values[todo] = engine.score(
-                [self.references.texts[ids[k]] for k in todo], [outputs[k] for k in todo],
-                s.metric, s.tokenizer, s.stem, told, [ids[k] for k in todo],
+                list(map(self.references.texts.__getitem__, some)),
+                outputs if len(todo) == n else [outputs[k] for k in todo], s.metric, s.tokenizer, s.stem, told, some,
             )
         self._last[r] = _Scored(ids, outputs, values)
         return values

@@ -419,6 +419,8 @@ def read_build(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, obje
     ids and equal outputs the runs keep (`read_run`)."""
     runs = _runs(suite, entry, like)
     first = runs[0].outputs
+    if len(runs) == 1:  # the usual build: one run, every id in it
+        return Build(entry.name, entry.path, runs, list(first), [])
     common = set(first)
     for run in runs[1:]:
         common.intersection_update(run.outputs)

@@ -135,3 +135,12 @@ def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
                      for _ in range(2))
     assert first.stdout.strip() == "| 1 True True", first.stdout + first.stderr  # the sample drifts: 1
     assert second.stdout.strip() == "| 1 False False", second.stdout + second.stderr
+
+
+def test_the_command_line_reaches_no_store_itself() -> None:
+    """cli.py builds a request and writes what the core hands it: the paths, caches, marks
+    and log under store/ are reached through the core (review, report, export), not from
+    the command line (issue 40's shape)."""
+    cli = Path(__file__).resolve().parent.parent / "rouge_tui" / "cli.py"
+    reached = sorted(m for m in runtime_imports(cli) if m == "rouge_tui.store" or m.startswith("rouge_tui.store."))
+    assert reached == []

@@ -299,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"rouge-tui {__version__}\n")
         return 0
     args = build_parser().parse_args(_normalise(argv))
-    from rouge_tui.suite.errors import SuiteError
+    from rouge_tui.errors import SuiteError
 
     if empty := _empty_path(args):
         _say(f"error: {empty} is an empty path (an unset variable?); name a file or folder")

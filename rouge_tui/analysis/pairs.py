@@ -12,8 +12,8 @@ import numpy as np
 
 from rouge_tui.analysis import history, signals, triage
 from rouge_tui.analysis.settings import Settings
+from rouge_tui.errors import SuiteError
 from rouge_tui.store.cache import BlobCache
-from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, Suite, build_digests, read_build
 

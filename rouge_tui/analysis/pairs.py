@@ -36,13 +36,13 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     only_in_baseline / only_in_candidate, but for those missing from some runs of the other
     (its ``partial``: left out, and said so apart)."""
     usable = references.usable
+    if baseline.ids == candidate.ids and usable.issuperset(baseline.ids):
+        return Pairing(list(baseline.ids), [], [], [])  # the usual pair: no set of its ids made
     base, cand = set(baseline.ids), set(candidate.ids)
     missing = (base | cand) - usable
     base_only = base - cand - missing - set(candidate.partial)
     cand_only = cand - base - missing - set(baseline.partial)
-    paired = base.intersection(cand, usable)
-    # The usual pair shares every id: the baseline's list as it is, no test an id.
-    ids = list(baseline.ids) if len(paired) == len(base) else [i for i in baseline.ids if i in paired]
+    ids = [i for i in baseline.ids if i in cand and i in usable]
     return Pairing(ids, sorted(base_only), sorted(cand_only), sorted(missing))
 
 

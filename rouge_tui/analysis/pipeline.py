@@ -347,7 +347,9 @@ def _with_history(settings: Settings, ids: list[str], before: list[history.Build
     """The baseline's stats with the band the settings ask for (history or its own), the
     history the volatile signal reads, and why the history band could not be had (None: it
     could)."""
-    shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
+    # Its F by id is read by the volatile signal alone, against earlier builds: none, none kept.
+    f = dict(zip(ids, base_mean[:, 2].tolist())) if before else {}
+    shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, f)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     return base_stats, [*before, shown_baseline], too_few
 
@@ -390,7 +392,7 @@ def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pa
     flags = [signals.find(run, grounded=False) for run in runs]  # while what overlap cannot see is found
     delta_mean = compare.fmean(delta)
     moved = np.abs(delta)
-    total = math.fsum(moved.tolist())
+    total = compare.fsum(moved)
     top_share = math.fsum(moved[order[: compare.TEN]].tolist()) / total if total else 0.0
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     warnings = [*([too_few] if too_few else []), *_warnings(settings, texts, ids, base_stats, partial)]

@@ -95,7 +95,7 @@ class Scorer:
         """``build``'s table: kept, or scored (only the outputs that differ from the run of
         the same number last scored or read) and kept."""
         usable = self.references.usable
-        ids = list(build.ids) if usable.issuperset(build.ids) else [i for i in build.ids if i in usable]
+        ids = build.ids if usable.issuperset(build.ids) else [i for i in build.ids if i in usable]
         digests = [run.digest for run in build.runs]
         table = self.stored(digests)
         if table is None or table.ids != ids:
@@ -105,7 +105,7 @@ class Scorer:
                 def told(done: int, total: int, r: int = r) -> None:
                     tell((r + done / max(total, 1)) / len(build.runs))
 
-                table.values[r] = self._score_run(r, ids, list(map(run.outputs.__getitem__, ids)), told)
+                self._score_run(r, ids, list(map(run.outputs.__getitem__, ids)), told, table.values[r])
             name = self._key(digests)
             if name is not None:
                 self.cache.put(name, table.to_bytes())
@@ -129,10 +129,14 @@ class Scorer:
         where = {example: row for row, example in enumerate(table.ids)}
         return table.values[:, [where[i] for i in ids]]
 
-    def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.PairProgress) -> np.ndarray:
+    def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.PairProgress,
+                   values: np.ndarray | None = None) -> np.ndarray:
+        """Run ``r``'s (n, 3) scores, in ``values`` when given (the table's row, which the
+        next build's scoring then reads: one copy of the scores)."""
         n = len(ids)
-        values = np.full((n, 3), np.nan)
-        todo = list(range(n))
+        if values is None:
+            values = np.empty((n, 3))
+        todo = np.arange(n)
         last = self._last.get(r)
         if last is not None:
             if last.ids == ids:  # the usual case: the same examples in the same order
@@ -144,13 +148,14 @@ class Scorer:
                 same = np.fromiter((row >= 0 and last.outputs[row] == output
                                     for row, output in zip(rows.tolist(), outputs)), bool, n)
             values[same] = last.values[rows[same]]
-            todo = np.flatnonzero(~same).tolist()
-        if todo:
+            todo = np.flatnonzero(~same)
+        if len(todo):
             s = self.settings
-            some = ids if len(todo) == n else [ids[k] for k in todo]
+            every = len(todo) == n
+            some = ids if every else [ids[k] for k in todo.tolist()]
             values[todo] = engine.score(
                 list(map(self.references.texts.__getitem__, some)),
-                outputs if len(todo) == n else [outputs[k] for k in todo], s.metric, s.tokenizer, s.stem, told, some,
+                outputs if every else [outputs[k] for k in todo.tolist()], s.metric, s.tokenizer, s.stem, told, some,
             )
         self._last[r] = _Scored(ids, outputs, values)
         return values

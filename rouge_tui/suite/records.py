@@ -77,7 +77,8 @@ class References:
     @cached_property
     def usable(self) -> frozenset[str]:
         """The ids with a reference that is not blank: the ones a build is scored on."""
-        return frozenset(self.texts).difference(self.empty)
+        usable = frozenset(self.texts)
+        return usable.difference(self.empty) if self.empty else usable
 
     @cached_property
     def fingerprint(self) -> str:

@@ -67,7 +67,8 @@ from _measure import (
 )
 from make_suite import _edit, _sentences, _vocabulary, write_suite
 
-from rouge_tui.analysis.grounding import ground, ground_side, new_counts
+from rouge_tui.analysis.grounding import ground, ground_side
+from rouge_tui.analysis.grounding_bulk import new_counts
 
 CNNDM = ROOT.parent / "shared" / "data" / "cnndm-pointer-gen"
 

@@ -469,7 +469,7 @@ def test_a_comparison_given_up_while_it_scores_does_not_wait_for_its_grounding(
     ends then, not when the grounding ends. Here the grounding would take 60 s."""
     import threading
 
-    from rouge_tui.analysis import grounding
+    from rouge_tui.analysis import grounding_bulk
 
     release = threading.Event()
 
@@ -481,7 +481,7 @@ def test_a_comparison_given_up_while_it_scores_does_not_wait_for_its_grounding(
         if stage.startswith("scoring"):
             raise InterruptedError("cancelled")
 
-    monkeypatch.setattr(grounding, "new_counts", slow_counts)
+    monkeypatch.setattr(grounding_bulk, "new_counts", slow_counts)
     suite = open_suite(_suite_for_cache(tmp_path / "s"))
     outcome: list[BaseException] = []
 

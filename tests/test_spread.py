@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from rouge_tui.analysis import grounding, spread
+from rouge_tui.analysis import grounding, grounding_bulk, spread
 
 REFERENCE = "The outage began at 02:14 UTC. Checkout requests timed out for 41 minutes."
 SOURCE = "Logs show the outage began at 02:14 UTC. The replica left the pool. Requests timed out for 41 minutes."
@@ -71,7 +71,7 @@ def test_children_give_what_the_reference_gives(monkeypatch, cores):
         raise AssertionError("grounded in the parent: the children were not used")
 
     # The parent may not ground anything itself: the children (other processes) do it all.
-    monkeypatch.setattr(grounding, "new_counts", not_here)
+    monkeypatch.setattr(grounding_bulk, "new_counts", not_here)
     started = []
     popen = subprocess.Popen
 

@@ -1,7 +1,7 @@
 """Grounding on every core: `new_counts` with the changed examples shared out between child
 processes when there are enough of them to pay for the children's start.
 
-The bulk grounding (`grounding.new_counts`) is Python and numpy, one core at a time, and
+The bulk grounding (`grounding_bulk.new_counts`) is Python and numpy, one core at a time, and
 with every output changed it is most of a report's time. The examples are independent, so
 they are cut into one slice a core (by size, so the slices take about as long), each slice
 is grounded by ``python -m rouge_tui.analysis.spread`` (its texts as a pickle on stdin, the
@@ -49,9 +49,9 @@ def new_counts(
     min_support: float,
     cores: int | None = None,
 ) -> Counts:
-    """`grounding.new_counts` of these examples, the same arrays, on up to ``cores`` (default:
+    """`grounding_bulk.new_counts` of these examples, the same arrays, on up to ``cores`` (default:
     `CORES`) child processes when the changed examples hold at least two slices' text."""
-    from rouge_tui.analysis import grounding
+    from rouge_tui.analysis import grounding_bulk
 
     n = len(candidates)
     changed = [i for i, (c, b) in enumerate(zip(candidates, baselines)) if c != b]
@@ -60,7 +60,7 @@ def new_counts(
     total = int(sizes.sum())
     parts = min(cores or CORES, total // SLICE_CHARS, len(changed))
     if parts < 2:
-        return grounding.new_counts(candidates, baselines, references, sources, min_support)
+        return grounding_bulk.new_counts(candidates, baselines, references, sources, min_support)
     # Contiguous slices of about equal text: the k-th ends where the running size passes k/parts.
     ends = np.searchsorted(np.cumsum(sizes), [total * k // parts for k in range(1, parts)], side="right")
     slices = [changed[a:b] for a, b in zip([0, *ends.tolist()], [*ends.tolist(), len(changed)]) if a < b]
@@ -68,7 +68,7 @@ def new_counts(
     def ground(ids: list[int]) -> Counts:
         args = ([candidates[i] for i in ids], [baselines[i] for i in ids], [references[i] for i in ids],
                 [sources[i] for i in ids], min_support)
-        return _in_child(args) or grounding.new_counts(*args)
+        return _in_child(args) or grounding_bulk.new_counts(*args)
 
     # Daemon threads, one a child, which nothing joins at exit (an executor's would be).
     found: list[Counts | BaseException | None] = [None] * len(slices)
@@ -94,7 +94,7 @@ def new_counts(
 
 
 def _in_child(args: tuple) -> Counts | None:
-    """``grounding.new_counts(*args)`` in a child process; None when the child could not
+    """``grounding_bulk.new_counts(*args)`` in a child process; None when the child could not
     start or did not give three arrays of the slice's length (the caller does it here)."""
     data = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)
     try:
@@ -136,10 +136,10 @@ def _kill_children() -> None:
 
 
 def _child() -> None:
-    from rouge_tui.analysis import grounding
+    from rouge_tui.analysis import grounding_bulk
 
     args = pickle.loads(sys.stdin.buffer.read())  # from the parent that started us
-    found = grounding.new_counts(*args)
+    found = grounding_bulk.new_counts(*args)
     sys.stdout.buffer.write(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
 
 

@@ -4,7 +4,7 @@ processes when there are enough of them to pay for the children's start.
 The bulk grounding (`grounding_bulk.new_counts`) is Python and numpy, one core at a time, and
 with every output changed it is most of a report's time. The examples are independent, so
 they are cut into one slice a core (by size, so the slices take about as long), each slice
-is grounded by ``python -m rouge_tui.analysis.spread`` (its texts as a pickle on stdin, the
+is grounded by ``python -P -m rouge_tui.analysis.spread`` (its texts as a pickle on stdin, the
 three counts back on stdout) and the counts are put back in place: the same numbers as one
 `new_counts` over all of them. A child that cannot start or fails leaves its slice to this
 process, so nothing depends on a child but the time; nothing waits for the children at exit
@@ -98,7 +98,9 @@ def _in_child(args: tuple) -> Counts | None:
     start or did not give three arrays of the slice's length (the caller does it here)."""
     data = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)
     try:
-        child = subprocess.Popen([sys.executable, "-I", "-m", __name__], stdin=subprocess.PIPE,
+        # -P: no current directory on sys.path; the rest of the environment is the parent's,
+        # so the child runs the same rouge_tui (an install, or PYTHONPATH's tree).
+        child = subprocess.Popen([sys.executable, "-P", "-m", __name__], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         return None

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rouge_tui.analysis import compare
 from rouge_tui.analysis.compare import (
     VERDICTS,
     BuildStats,
@@ -92,3 +93,17 @@ def test_means_do_not_depend_on_order() -> None:
     assert fmean(values) == fmean(list(reversed(values)))
     assert sample_sd([0.5]) == 0.0
     assert math.isnan(fmean([]))
+
+
+@pytest.mark.parametrize("block", [1, 3, 7, 1 << 18])
+def test_fsum_is_the_exactly_rounded_sum_however_the_array_is_read(monkeypatch, block):
+    from fractions import Fraction
+
+    monkeypatch.setattr(compare, "_BLOCK", block)
+    rng = np.random.default_rng(7)
+    # Terms of very different sizes that cancel: a plain float sum gets them wrong.
+    values = np.concatenate([rng.normal(0, 1, 50) * 10.0 ** rng.integers(-20, 20, 50), [1e100, 1.0, -1e100]])
+    exact = float(sum(map(Fraction, values.tolist()), Fraction(0)))
+    assert compare.fsum(values) == exact
+    assert compare.fmean(values) == exact / len(values)
+    assert compare.fsum(np.array([])) == 0.0

@@ -19,7 +19,7 @@ from oracles import rouge_score
 from rouge_score import tokenize
 from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
 
-from rouge_tui.analysis import pipeline
+from rouge_tui.analysis import pairs, pipeline
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Caches, open_analysis, read_texts
@@ -84,7 +84,7 @@ def test_pairing_leaves_out_what_cannot_be_compared_and_says_why(tmp_path: Path)
     assert figures.only_in_candidate == ["d"]
     assert sorted(figures.ids) == ["a", "b", "g"] and figures.paired == 3
     texts = read_texts(suite, *suite.pick())
-    assert pipeline.pair(texts.references, texts.baseline, texts.candidate).ids == ["a", "b", "g"]
+    assert pairs.pair(texts.references, texts.baseline, texts.candidate).ids == ["a", "b", "g"]
 
 
 @pytest.mark.parametrize("partial", ["1-base", "2-cand"])

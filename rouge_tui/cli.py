@@ -164,10 +164,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     tty = out is None and sys.stdout.isatty()
     rendered = form.render(made, shutil.get_terminal_size().columns if tty else None)
     if out is not None:
-        from rouge_tui.store.paths import atomic_write, umask_mode
-
-        data = rendered if isinstance(rendered, bytes) else rendered.encode("utf-8", "surrogatepass")
-        atomic_write(out, data, umask_mode())
+        report.write(out, rendered)
         return opened.exit_code
     # The exit status is known before a byte is written, so a reader that closes the pipe
     # early (`| head`) still gets the alarm's.
@@ -302,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"rouge-tui {__version__}\n")
         return 0
     args = build_parser().parse_args(_normalise(argv))
-    from rouge_tui.suite.errors import SuiteError
+    from rouge_tui.errors import SuiteError
 
     if empty := _empty_path(args):
         _say(f"error: {empty} is an empty path (an unset variable?); name a file or folder")

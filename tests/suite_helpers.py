@@ -1,9 +1,12 @@
-"""Helpers for the suite package's tests: suites written with ``json`` (not the reader under
-test), the one-line error check, and ways to run a read that might hang or eat memory
-(a thread with a timeout; a child process with a memory cap that reports its peak)."""
+"""Helpers for the suite package's tests: suites and record files written with ``json`` and
+``csv`` (not the reader under test), a record file read in a line, the one-line error check,
+and ways to run a read that might hang or eat memory (a thread with a timeout; a child
+process with a memory cap that reports its peak)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -14,9 +17,37 @@ from pathlib import Path
 
 import pytest
 
-from rouge_tui.suite.errors import SuiteError
+from rouge_tui.errors import SuiteError
+from rouge_tui.suite.records import Fields, read_references_file, read_run
 
 ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FIELDS = Fields()
+
+
+def outputs(path: Path, fields: Fields = DEFAULT_FIELDS) -> dict[str, str]:
+    return read_run(path, fields).outputs
+
+
+def texts(path: Path, fields: Fields = DEFAULT_FIELDS) -> dict[str, tuple[str, ...]]:
+    return read_references_file(path, fields).texts
+
+
+def write_csv(path: Path, header: list[str], rows: list[list[str]], bom: bool = False) -> Path:
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    path.write_text(("\ufeff" if bom else "") + buffer.getvalue(), encoding="utf-8", newline="")
+    return path
+
+
+def run_file(tmp_path: Path, content: str | bytes, name: str = "x.jsonl") -> Path:
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8", newline="")
+    return path
 
 
 def jsonl(*records: object) -> str:

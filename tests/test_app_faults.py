@@ -1,12 +1,11 @@
 """What the app shows and does when the state around it breaks: a full disk, damaged or
-unreadable state files, another session's marks, references edited since, a 43 MB output.
+unreadable state files, another session's marks, references edited since, an output too long to align.
 
 The store's own handling is tested in test_marks.py and test_log.py; here, the app's side:
 it opens anyway, says what happened in words that are true, keeps what was typed."""
 
 from __future__ import annotations
 
-import argparse
 import errno
 import json
 import os
@@ -14,12 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_app_helpers import press, settle, type_text
+from app_helpers import app_for, press, review_screen, settle, type_text
 
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.common import NoteScreen
 from rouge_tui.app.screens.diff import DiffScreen
-from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.review import Review
 from rouge_tui.store import paths
 from rouge_tui.store.log import ReviewLog
@@ -39,14 +37,6 @@ def small_suite(root: Path, name: str | None = None, big: str | None = None) -> 
     return root
 
 
-def app_for(suite: Path) -> RougeApp:
-    return RougeApp([suite], argparse.Namespace())
-
-
-def review_of(app: RougeApp) -> ReviewScreen:
-    return next(s for s in app.screen_stack if isinstance(s, ReviewScreen))
-
-
 def said(app: RougeApp, severity: str | None = None) -> list[str]:
     return [n.message for n in app._notifications if severity is None or n.severity == severity]
 
@@ -55,7 +45,7 @@ async def test_a_failed_save_says_so_keeps_the_mark_and_note_and_a_retry_saves(t
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        screen = review_of(app)
+        screen = review_screen(app)
         example = screen.current_id()
         store = screen.review.store
 
@@ -93,7 +83,7 @@ async def test_the_app_opens_and_says_so_with_a_corrupt_marks_file_and_log(tmp_p
     app = app_for(suite)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        assert review_of(app).review is not None  # the review opened
+        assert review_screen(app).review is not None  # the review opened
         await press(pilot, "a")  # and marking works: a new file
     warnings = said(app, "warning")
     assert any("marks file" in w and "unreadable" in w and "kept it as" in w for w in warnings)
@@ -111,7 +101,7 @@ async def test_the_app_opens_with_a_file_where_the_data_directory_belongs(tmp_pa
     app = app_for(suite)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        screen = review_of(app)
+        screen = review_screen(app)
         await press(pilot, "a")
         assert screen.review.get(screen.current_id()).word == "fine"  # kept in the session
     assert any("could not record the review" in w for w in said(app, "warning"))
@@ -123,7 +113,7 @@ async def test_another_sessions_mark_of_the_same_example_is_replaced_and_told(tm
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        screen = review_of(app)
+        screen = review_screen(app)
         example = screen.current_id()
         # The other session marks it within the same second as we look (our view is the
         # one from before), then we mark it too.
@@ -142,7 +132,7 @@ async def test_a_note_on_an_example_another_session_marked_keeps_their_mark(tmp_
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        screen = review_of(app)
+        screen = review_screen(app)
         example = screen.current_id()
         other = Review(screen.review.analysis, screen.review.texts)
         other.set_mark(example, "regression")  # our view is the one from before
@@ -169,7 +159,7 @@ async def test_the_overview_says_the_references_changed(tmp_path: Path) -> None:
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        first = app.screen.query_one("Overview").lines(review_of(app).analysis.figures, 78)[0].plain
+        first = app.screen.query_one("Overview").lines(review_screen(app).analysis.figures, 78)[0].plain
         assert "refs changed since" in first
         assert any(w.startswith("references changed since") for w in said(app, "warning"))
 
@@ -181,15 +171,15 @@ async def test_marks_made_against_earlier_references_still_show_stale(tmp_path: 
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await press(pilot, "b")
-        example = review_of(app).current_id()
+        example = review_screen(app).current_id()
     references = suite / "references.jsonl"
     references.write_text(references.read_text().replace("park", "garden"))
     app = app_for(suite)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        shown = review_of(app).review.get(example)
+        shown = review_screen(app).review.get(example)
         assert shown.word == "regression" and shown.stale and "earlier references" in shown.reason
-        assert any("regression?" in review_of(app).table.render_line(y).text for y in range(1, 4))
+        assert any("regression?" in review_screen(app).table.render_line(y).text for y in range(1, 4))
 
 
 async def test_a_marks_file_damaged_while_the_app_is_open_is_rewritten_from_the_session(tmp_path: Path) -> None:
@@ -198,7 +188,7 @@ async def test_a_marks_file_damaged_while_the_app_is_open_is_rewritten_from_the_
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        screen = review_of(app)
+        screen = review_screen(app)
         await press(pilot, "a", "down", "b", "down", "u")
         screen.review.store.path.write_bytes(b'{"marks": [{"id": "a", "ma')
         await press(pilot, "up", "a")
@@ -220,7 +210,7 @@ async def test_a_marks_file_set_aside_while_the_app_is_open_is_written_back_at_o
     app = app_for(suite)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        screen = review_of(app)
+        screen = review_screen(app)
         first, second = screen.analysis.figures.ids[:2]
         await press(pilot, "b", "down", "u")
         path = screen.review.store.path
@@ -243,16 +233,22 @@ async def test_a_marks_file_set_aside_while_the_app_is_open_is_written_back_at_o
     assert kept.read_bytes() == damaged
 
 
-async def test_a_43_mb_output_opens_cut_short_with_a_note_and_q_quits_at_once(tmp_path: Path) -> None:
+async def test_an_output_over_the_limit_opens_cut_short_with_a_note_and_q_quits_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 12: a huge output's diff is made in a worker, cut to what can be aligned with a
-    note saying so, and q does not wait for it."""
-    big = "the birds sing at dawn and " * 1_600_000  # 43 MB
+    note saying so, and q does not wait for it. The limit is lowered so that a small text
+    crosses it (test_e2e_tmux.py quits during a 43 MB one)."""
+    from rouge_tui import diff
+
+    monkeypatch.setattr(diff, "SHOWN", 1_000)
+    big = "the birds sing at dawn and " * 100  # 2,700 characters
     app = app_for(small_suite(tmp_path / "suite", big=big))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        figures = review_of(app).analysis.figures
+        figures = review_screen(app).analysis.figures
         row = figures.ids.index("c")
-        review_of(app).table.cursor = review_of(app).table.row_of(row)
+        review_screen(app).table.cursor = review_screen(app).table.row_of(row)
         await press(pilot, "enter")
         assert isinstance(app.screen, DiffScreen)
         for _ in range(200):

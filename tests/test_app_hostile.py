@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_app_helpers import press, screen_text, settle, table_lines, type_text
+from app_helpers import press, screen_text, settle, table_lines, type_text
 
 from rouge_tui.app.app import RougeApp
 from rouge_tui.app.screens.diff import DiffScreen

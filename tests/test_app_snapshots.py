@@ -13,8 +13,8 @@ import argparse
 import io
 
 import pytest
+from app_helpers import INCIDENT, press, ranked_ids, settle
 from rich.console import Console
-from test_app_helpers import INCIDENT, press, ranked_ids, settle
 from textual.pilot import Pilot
 
 from rouge_tui.app.app import RougeApp

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_app_helpers import INCIDENT, ranked_ids
+from app_helpers import INCIDENT, ranked_ids
 from tmux_helpers import Tmux, wait_for
 
 pytestmark = pytest.mark.slow

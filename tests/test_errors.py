@@ -1,11 +1,11 @@
-"""Tests for rouge_tui.suite.errors: the one-line error and the helpers that put untrusted
+"""Tests for rouge_tui.errors: the one-line error and the helpers that put untrusted
 names in messages."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rouge_tui.suite.errors import SuiteError, quoted, quoted_list, type_name
+from rouge_tui.errors import SuiteError, quoted, quoted_list, type_name
 
 
 def test_a_suite_error_is_one_escaped_line() -> None:

@@ -1,4 +1,4 @@
-"""Tests for rouge_tui.suite.files: the one checked open and the bounded reads.
+"""Tests for rouge_tui.files: the one checked open and the bounded reads.
 
 Each hostile file is made here (FIFOs, sockets, devices, links, sparse files, gzip bombs)
 and must give a one-line SuiteError fast, with little memory; reads that could hang run in
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of, in_child, within
 
-from rouge_tui.suite import files as files_module
-from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import (
+from rouge_tui import files as files_module
+from rouge_tui.errors import SuiteError
+from rouge_tui.files import (
     MAX_LINE,
     LineBlocks,
     file_digest,
@@ -252,7 +252,7 @@ def test_the_digest_stops_at_a_line_over_the_limit_and_names_it(tmp_path: Path) 
         handle.write(b'{"id": "a", "output": "x"}\n\n')  # lines 1 and 2; line 3 is the long one
         handle.truncate(8 << 30)
     message, seconds = in_child(
-        "import time; from pathlib import Path; from rouge_tui.suite.files import file_digest\n"
+        "import time; from pathlib import Path; from rouge_tui.files import file_digest\n"
         f"start = time.monotonic()\ntry: file_digest(Path({str(path)!r}))\n"
         "except Exception as e: print(type(e).__name__, e)\nprint(time.monotonic() - start)",
         timeout=60, memory=1 << 30,

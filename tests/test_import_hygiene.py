@@ -45,7 +45,7 @@ def test_headless_modules_load_neither_textual_nor_nltk(module: str) -> None:
 # What reads the suite's files and what scores: the app reaches them only through the core's
 # entry (rouge_tui.review, rouge_tui.session, rouge_tui.diff); the registries are fine.
 READERS_AND_ENGINES = {
-    "rouge_tui.suite.suite", "rouge_tui.suite.records", "rouge_tui.suite.files", "rouge_tui.suite.settings",
+    "rouge_tui.suite.suite", "rouge_tui.suite.records", "rouge_tui.files", "rouge_tui.suite.settings",
     "rouge_tui.importers", "rouge_tui.rouge.engine", "rouge_tui.analysis.pipeline", "rouge_tui.analysis.grounding",
 }
 
@@ -77,6 +77,19 @@ def test_the_app_reads_no_file_and_scores_nothing_itself() -> None:
         for path in sorted(app.rglob("*.py"))
         for module in runtime_imports(path)
         if any(module == bad or module.startswith(bad + ".") for bad in READERS_AND_ENGINES)
+    }
+    assert reached == set()
+
+
+def test_the_store_borrows_nothing_from_the_suite_reader() -> None:
+    """store/ keeps the user's own files; it reads them through rouge_tui.files and raises
+    rouge_tui.errors' error, which neither layer owns, and never reaches into suite/."""
+    store = Path(__file__).resolve().parent.parent / "rouge_tui" / "store"
+    reached = {
+        f"{path.name}: {module}"
+        for path in sorted(store.glob("*.py"))
+        for module in runtime_imports(path)
+        if module == "rouge_tui.suite" or module.startswith("rouge_tui.suite.")
     }
     assert reached == set()
 
@@ -135,3 +148,12 @@ def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
                      for _ in range(2))
     assert first.stdout.strip() == "| 1 True True", first.stdout + first.stderr  # the sample drifts: 1
     assert second.stdout.strip() == "| 1 False False", second.stdout + second.stderr
+
+
+def test_the_command_line_reaches_no_store_itself() -> None:
+    """cli.py builds a request and writes what the core hands it: the paths, caches, marks
+    and log under store/ are reached through the core (review, report, export), not from
+    the command line (issue 40's shape)."""
+    cli = Path(__file__).resolve().parent.parent / "rouge_tui" / "cli.py"
+    reached = sorted(m for m in runtime_imports(cli) if m == "rouge_tui.store" or m.startswith("rouge_tui.store."))
+    assert reached == []

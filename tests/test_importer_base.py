@@ -1,6 +1,7 @@
 """Tests for the helpers rouge_tui.importers.base gives every importer: `read_json` (a whole
-JSON file, checked) and `reference_texts` (one reference or several). Expected values and
-messages are written out by hand."""
+JSON file, checked), `reference_texts` (one reference or several), `field_value` (a field
+path's value) and `check_field_paths` (suite.toml's [fields]). Expected values and messages
+are written out by hand."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of
 
-from rouge_tui.importers.base import parse_json, read_json, reference_texts
+from rouge_tui.importers.base import (
+    check_field_paths,
+    field_value,
+    parse_json,
+    read_json,
+    reference_texts,
+)
 
 
 def test_read_json_gives_the_value_and_the_digest_of_the_bytes(tmp_path: Path) -> None:
@@ -65,3 +72,25 @@ def test_reference_texts_one_or_several(value: object, texts: tuple[str, ...]) -
 def test_reference_texts_refuses_anything_else(value: object, kind: str) -> None:
     error = error_of(reference_texts, value, "vars.expected", (Path("f.json"), "results.results[0]"))
     assert str(error) == f"f.json:results.results[0]: 'vars.expected' must be a string or an array of strings, not {kind}"
+
+
+def test_field_value_names_the_first_part_that_is_missing() -> None:
+    record = {"input": {"text": "x", "ids": [7, 8]}}
+    where = (Path("log.json"), 3)
+    assert field_value(record, "input.ids.1", where) == 8
+    assert field_value(record, ("input", "text"), where) == "x"
+    assert str(error_of(field_value, record, "input.ids.2", where)) == "log.json:3: missing field 'input.ids.2'"
+    assert str(error_of(field_value, record, "input.text.more", where)) == (
+        "log.json:3: missing field 'input.text.more'"
+    )
+    member = (Path("log.eval"), "samples/1_epoch_1.json")
+    assert str(error_of(field_value, record, "target", member)) == (
+        "log.eval:samples/1_epoch_1.json: missing field 'target'"
+    )
+
+
+def test_check_field_paths_names_the_key_of_a_path_that_is_none() -> None:
+    check_field_paths({"id": "vars.id", "output": "response.output.0"}, Path("evals"))
+    assert str(error_of(check_field_paths, {"id": "vars.id", "source": "vars..doc"}, Path("evals"))) == (
+        "evals: [fields] source: empty part in the field path 'vars..doc'"
+    )

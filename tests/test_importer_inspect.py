@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from suite_helpers import error_of, within
 
+from rouge_tui.errors import SuiteError
 from rouge_tui.importers import get, recognise
 from rouge_tui.importers.base import Layout
-from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.settings import SuiteSettings
 
 if sys.version_info >= (3, 14):
@@ -356,16 +356,16 @@ def test_outputs_are_in_id_order_whatever_the_ids(tmp_path: Path) -> None:
 def test_the_newest_log_of_one_epoch_is_read_once_for_references_and_outputs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rouge_tui.importers import inspect_ai
+    from rouge_tui.importers import inspect_log
 
     reads: list[str] = []
-    real = inspect_ai._member
+    real = inspect_log.read_member
 
     def counted(archive, raw, info, path):  # type: ignore[no-untyped-def]
         reads.append(f"{path.name}:{info.filename}")
         return real(archive, raw, info, path)
 
-    monkeypatch.setattr(inspect_ai, "_member", counted)
+    monkeypatch.setattr(inspect_log, "read_member", counted)
     eval_log(tmp_path / "a.eval", TWO, header(created="2026-11-19T00:00:00+00:00"))
     eval_log(tmp_path / "b.eval", TWO)
     layout = open_one(tmp_path)

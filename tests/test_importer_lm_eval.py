@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from suite_helpers import within
 
 from rouge_tui import importers
+from rouge_tui.errors import SuiteError
 from rouge_tui.importers.base import ImportedBuild, Layout
 from rouge_tui.importers.lm_eval import FORMAT
-from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.settings import SuiteSettings
 
 # A run's date as the harness names its files: datetime.now().isoformat() with ":" made "-".

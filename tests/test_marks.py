@@ -25,10 +25,10 @@ from safety_helpers import public_folder, public_state, small_suite, unprivilege
 from test_paths import FAULTS, finishes, inject, lock_held_elsewhere
 
 from rouge_tui import cli
+from rouge_tui.errors import SuiteError
 from rouge_tui.store import marks as marks_module
 from rouge_tui.store import paths
 from rouge_tui.store.marks import MARKS, MarkStore, outputs_hash
-from rouge_tui.suite.errors import SuiteError
 
 PAIR = ("base", "cand")
 

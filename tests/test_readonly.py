@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from app_helpers import settle
 from safety_helpers import SAMPLE, assert_one_line_error, cli, jsonl, small_suite, tree
-from test_app_helpers import settle
 
 from rouge_tui import cli as cli_module
 from rouge_tui.analysis.pipeline import Caches, open_analysis

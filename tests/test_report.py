@@ -8,6 +8,7 @@ for a small suite whose every figure the test recomputes.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -22,7 +23,7 @@ from rouge_tui import cli, report
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.review import Review
+from rouge_tui.review import Request, Review, open_review
 from rouge_tui.suite.suite import open_suite
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +41,34 @@ def rendered(suite: Path, fmt: str, capsys: pytest.CaptureFixture[str], *flags: 
     return capsys.readouterr().out
 
 
+# Most tests below check what a format shows: they render a Report object made by
+# `report.build`, with no command line; a few run the whole command (its exit status, the
+# file it writes, the order it reads the files in).
+
+
+def report_of(suite: Path, top: int = 10, *, history: bool = False, **flags: object) -> report.Report:
+    """``suite``'s report as `report.build` makes it from the review ``report`` opens; ``flags``
+    are the command's (baseline, candidate, no_cache)."""
+    opened = open_review(Request.of(suite, argparse.Namespace(**flags)))
+    review = opened.review()  # first: it reads the texts
+    return report.build(opened.analysis.figures, top, marks=opened.marks(), warnings=opened.warnings,
+                        change=opened.change, history=opened.history() if history else None,
+                        texts=opened.texts, review=review)
+
+
+def render(made: report.Report, fmt: str) -> str:
+    """``made`` in the format ``fmt``, as written to a file or a pipe (no terminal width)."""
+    return report.FORMATS[fmt].render(made, None)
+
+
+def as_format(suite: Path, fmt: str, top: int = 10, **flags: object) -> str:
+    return render(report_of(suite, top, **flags), fmt)
+
+
+def json_of(suite: Path, top: int = 10, **flags: object) -> dict:
+    return json.loads(as_format(suite, "json", top, **flags))
+
+
 # ---------------------------------------------------------------------- the JSON contract
 
 BUILD_FIELDS = {"name": str, "runs": int, "n": int, "mean": float, "band": list, "band_source": str}
@@ -55,8 +84,8 @@ TOP_FIELDS = {
 }  # fmt: skip
 
 
-def test_every_field_spec_names_is_there_with_its_type(capsys: pytest.CaptureFixture[str]) -> None:
-    data = report_json(INCIDENTS, capsys)
+def test_every_field_spec_names_is_there_with_its_type() -> None:
+    data = json_of(INCIDENTS)
     for key, kind in TOP_FIELDS.items():
         assert type(data[key]) is kind, (key, type(data[key]))
     for role in ("baseline", "candidate"):
@@ -85,8 +114,8 @@ def harmonic(precision: float, recall: float) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def test_the_sample_suite_against_specs_own_arithmetic(capsys: pytest.CaptureFixture[str]) -> None:
-    data = report_json(INCIDENTS, capsys, "--top", "237")
+def test_the_sample_suite_against_specs_own_arithmetic() -> None:
+    data = json_of(INCIDENTS, 237)
     assert data["suite"] == "Incident summaries"
     assert (data["metric"], data["tokenizer"], data["stem"]) == ("rougeL", "whitespace", False)
     assert data["paired"] == data["baseline"]["n"] == data["candidate"]["n"] == 237
@@ -112,16 +141,14 @@ BASE = {k: " ".join(v.split()[: 3 + i % 5]) for i, (k, v) in enumerate(REFS.item
 CAND = {k: " ".join(v.split()[i % 4 :]) for i, (k, v) in enumerate(REFS.items())}
 
 
-def test_every_figure_of_a_small_suite_recomputed_by_hand(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_every_figure_of_a_small_suite_recomputed_by_hand(tmp_path: Path) -> None:
     suite = make_suite(
         tmp_path / "s",
         jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
         {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in BASE.items())),
          "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in CAND.items()))},
     )  # fmt: skip
-    data = report_json(suite, capsys, "--top", "12")
+    data = json_of(suite, 12)
     oracle = rouge_score(metrics=["rougeL"])
     base = {k: oracle.score(REFS[k], BASE[k])["rougeL"] for k in REFS}
     cand = {k: oracle.score(REFS[k], CAND[k])["rougeL"] for k in REFS}
@@ -153,9 +180,7 @@ def test_every_figure_of_a_small_suite_recomputed_by_hand(
     assert data["verdict"] == ("drift-down" if c < low else "drift-up" if c > high else "within-band")
 
 
-def test_improved_and_regressed_are_counted_by_hand_in_every_format(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_improved_and_regressed_are_counted_by_hand_in_every_format(tmp_path: Path) -> None:
     """Issue 38, 8: what a web viewer shows first, how many got better and how many worse,
     by more than 0.01 in F (a smaller move is not counted either way)."""
     refs = {f"x{i}": "the cat sat on the mat by the door" for i in range(6)}
@@ -177,17 +202,15 @@ def test_improved_and_regressed_are_counted_by_hand_in_every_format(
     assert all(abs(abs(d) - 0.01) > 1e-6 for d in deltas)  # none on the line
     up, down = sum(d > 0.01 for d in deltas), sum(d < -0.01 for d in deltas)
     assert (up, down) == (2, 2)  # as worked by hand above
-    data = report_json(suite, capsys)
-    assert data["moved"] == {"by_more_than": 0.01, "improved": up, "regressed": down}
+    made = report_of(suite)
+    assert json.loads(render(made, "json"))["moved"] == {"by_more_than": 0.01, "improved": up, "regressed": down}
     said = "2 improved, 2 regressed (|Δ| > 0.01)"
     for fmt, shown in (("text", said), ("markdown", said), ("html", said.replace(">", "&gt;"))):
-        assert shown in rendered(suite, fmt, capsys), fmt
+        assert shown in render(made, fmt), fmt
 
 
-def test_coverage_and_density_with_sources_at_build_level_and_in_each_row(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    data = report_json(copy_suite(tmp_path / "s"), capsys, "--no-cache")
+def test_coverage_and_density_with_sources_at_build_level_and_in_each_row(tmp_path: Path) -> None:
+    data = json_of(copy_suite(tmp_path / "s"), no_cache=True)
     for role in ("baseline", "candidate"):
         coverage, density = COPY_MEANS[role]
         assert data[role]["coverage"] == pytest.approx(coverage, abs=1e-12), role
@@ -199,16 +222,14 @@ def test_coverage_and_density_with_sources_at_build_level_and_in_each_row(
         assert rows[example_id]["density"] == pytest.approx(density, abs=1e-12), example_id
 
 
-def test_no_coverage_or_density_without_sources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = report_json(copy_suite(tmp_path / "s", sources=False), capsys, "--no-cache")
+def test_no_coverage_or_density_without_sources(tmp_path: Path) -> None:
+    data = json_of(copy_suite(tmp_path / "s", sources=False), no_cache=True)
     for place in (data["baseline"], data["candidate"], *data["top"]):
         assert "coverage" not in place and "density" not in place
     assert len(data["top"]) == 2
 
 
-def test_marks_in_the_json_with_stale_and_carried_from(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_marks_in_the_json_with_stale_and_carried_from(tmp_path: Path) -> None:
     same = {"1.jsonl": BASE, "2.jsonl": CAND, "3.jsonl": BASE, "4.jsonl": CAND}
     suite = make_suite(
         tmp_path / "s",
@@ -219,7 +240,7 @@ def test_marks_in_the_json_with_stale_and_carried_from(
     Review(analysis, analysis.texts.result()).set_mark("x03", "fine", "as intended")
     here = open_analysis(open_suite(suite), Settings(), "3", "4", caches=Caches.default())
     Review(here, here.texts.result()).set_mark("x05", "regression", "")
-    data = report_json(suite, capsys, "--baseline", "3", "--candidate", "4")
+    data = json_of(suite, baseline="3", candidate="4")
     assert data["marks"] == {
         "x03": {"mark": "fine", "note": "as intended", "stale": False,
                 "carried_from": {"baseline": "1", "candidate": "2"}},
@@ -227,7 +248,7 @@ def test_marks_in_the_json_with_stale_and_carried_from(
     }  # fmt: skip
     assert all(type(entry["stale"]) is bool for entry in data["marks"].values())
     # The text report's notes say where a carried one was written.
-    notes = rendered(suite, "text", capsys, "--baseline", "3", "--candidate", "4", "--top", "12").split("notes:")[1]
+    notes = as_format(suite, "text", 12, baseline="3", candidate="4").split("notes:")[1]
     assert "x03 (carried from 1 → 2) as intended" in " ".join(notes.split())
 
 
@@ -322,15 +343,15 @@ def test_html_of_files_changed_since_their_figures_were_cached_shows_the_files_a
 # ---------------------------------------------------------------------- Markdown and text
 
 
-def test_the_text_report_shows_the_notes_of_its_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_text_report_shows_the_notes_of_its_rows(tmp_path: Path) -> None:
     """Markdown and HTML had each row's note; the text report had none (a newcomer's note
     about a regression was nowhere in the CI log). Shown whole, one line, escaped."""
     suite = make_suite(tmp_path / "s")
     analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
     note = "the output is gone \x1b[31m see b; " + "the rest of a long note " * 6 + "END"
     Review(analysis, analysis.texts.result()).set_mark("b", "regression", note)
-    rank = [row["id"] for row in report_json(suite, capsys)["top"]].index("b") + 1
-    text = rendered(suite, "text", capsys)
+    rank = [row["id"] for row in json_of(suite)["top"]].index("b") + 1
+    text = as_format(suite, "text")
     lines = text.splitlines()
     at = lines.index("notes:")
     body = " ".join(line.strip() for line in lines[at + 1:at + 6])
@@ -338,14 +359,12 @@ def test_the_text_report_shows_the_notes_of_its_rows(tmp_path: Path, capsys: pyt
     assert "END" in body and "\x1b" not in text
 
 
-def test_markdown_carries_the_verdicts_reason_warnings_and_notes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_markdown_carries_the_verdicts_reason_warnings_and_notes(tmp_path: Path) -> None:
     suite = make_suite(tmp_path / "s")
     analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
     Review(analysis, analysis.texts.result()).set_mark("b", "regression", "the output is | gone\nsee b")
-    data = report_json(suite, capsys)
-    text = rendered(suite, "markdown", capsys)
+    data = json_of(suite)
+    text = as_format(suite, "markdown")
     assert data["verdict_reason"] in text.splitlines()[2]
     row = next(line for line in text.splitlines() if line.startswith("| ") and "| b |" in line)
     assert "| regression |" in row
@@ -379,8 +398,8 @@ def unescaped_pipes(line: str) -> int:
     return sum(1 for m in re.finditer(r"(\\*)\|", line) if len(m.group(1)) % 2 == 0)
 
 
-def test_untrusted_text_is_escaped_in_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = rendered(_hostile_suite(tmp_path / "s"), "markdown", capsys)
+def test_untrusted_text_is_escaped_in_markdown(tmp_path: Path) -> None:
+    text = as_format(_hostile_suite(tmp_path / "s"), "markdown")
     assert "\x1b" not in text and "\x07" not in text
     assert "<script>" not in text and "<b>" not in text
     rows = [line for line in text.splitlines() if re.match(r"\| \d+ \|", line)]
@@ -393,25 +412,22 @@ def test_untrusted_text_is_escaped_in_markdown(tmp_path: Path, capsys: pytest.Ca
     assert title == "# ROUGE drift report: suite \\| \\`x\\` \\<b\\>\\\\x1b\\[1m"
 
 
-def test_untrusted_text_is_escaped_in_the_text_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = rendered(_hostile_suite(tmp_path / "s"), "text", capsys)
+def test_untrusted_text_is_escaped_in_the_text_report(tmp_path: Path) -> None:
+    text = as_format(_hostile_suite(tmp_path / "s"), "text")
     assert "\x1b" not in text and "\x07" not in text
     assert "\\x1b[31mred" in text  # shown, as visible escapes
 
 
-def test_untrusted_text_is_ascii_escaped_in_json_and_round_trips(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    cli.main(["report", str(_hostile_suite(tmp_path / "s")), "--format", "json"])
-    raw = capsys.readouterr().out
+def test_untrusted_text_is_ascii_escaped_in_json_and_round_trips(tmp_path: Path) -> None:
+    raw = as_format(_hostile_suite(tmp_path / "s"), "json")
     assert raw.isascii() and "\x1b" not in raw and "\x07" not in raw
     data = json.loads(raw)
     assert sorted(row["id"] for row in data["top"]) == sorted(HOSTILE_IDS)  # exact, untouched
     assert data["suite"] == "suite | `x` <b>\x1b[1m"
 
 
-def test_untrusted_text_is_escaped_in_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    page = rendered(_hostile_suite(tmp_path / "s"), "html", capsys)
+def test_untrusted_text_is_escaped_in_html(tmp_path: Path) -> None:
+    page = as_format(_hostile_suite(tmp_path / "s"), "html")
     assert "\x1b" not in page and "\x07" not in page
     assert "<script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -420,7 +436,7 @@ def test_untrusted_text_is_escaped_in_html(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_html_shows_control_characters_in_one_line_fields_as_visible_escapes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path
 ) -> None:
     """An id "tab\\there\\nnewline" went into <h3> and <td> raw, so a browser showed "tab here
     newline", like an id with spaces; build and suite names too. Every one-line field shows
@@ -436,7 +452,7 @@ def test_html_shows_control_characters_in_one_line_fields_as_visible_escapes(
     )
     analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
     Review(analysis, analysis.texts.result()).set_mark(tabbed, "regression", "first line\nsecond \x1b[2J line")
-    page = rendered(suite, "html", capsys)
+    page = as_format(suite, "html")
     assert "\t" not in page and "\x1b" not in page and tabbed not in page
     assert "<td>tab\\there\\nnewline</td>" in page and "<td>esc\\x1b[31mred</td>" in page
     assert re.search(r"<h3>\d\. tab\\there\\nnewline: <span", page)
@@ -487,7 +503,7 @@ def test_the_first_html_report_of_a_suite_with_earlier_builds_is_written(
 
 @pytest.mark.slow
 def test_the_html_page_renders_in_a_real_browser_and_suite_text_never_becomes_markup(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path
 ) -> None:
     """Issue 11, 15: one self-contained page, no console errors, and a suite full of
     `<script>` and `"><img onerror=…>` shows them as text."""
@@ -501,7 +517,7 @@ def test_the_html_page_renders_in_a_real_browser_and_suite_text_never_becomes_ma
         toml='name = "<script>alert(5)</script>"\n',
     )
     page = tmp_path / "report.html"
-    page.write_text(rendered(suite, "html", capsys), encoding="utf-8")
+    page.write_text(as_format(suite, "html"), encoding="utf-8")
     dom, log = _in_chromium(page, tmp_path)
     assert "<body" in dom and "ROUGE drift review" in dom
     tags = set(re.findall(r"<([a-zA-Z][\w-]*)", dom))  # real elements: escaped text is &lt;...
@@ -518,11 +534,10 @@ def test_the_html_page_renders_in_a_real_browser_and_suite_text_never_becomes_ma
     assert "http://" not in page.read_text() and "https://" not in page.read_text()  # no network
 
 
-def test_markdown_history_is_its_own_last_section(capsys: pytest.CaptureFixture[str]) -> None:
+def test_markdown_history_is_its_own_last_section() -> None:
     """The history table came before the top rows' "what the candidate says" list, so that
     list read as part of "## History"."""
-    cli.main(["report", str(INCIDENTS), "--format", "markdown", "--history"])
-    lines = capsys.readouterr().out.splitlines()
+    lines = as_format(INCIDENTS, "markdown", history=True).splitlines()
     said = lines.index("### What the candidate says that its reference, source and baseline do not")
     history = lines.index("## History")
     assert said < history
@@ -530,29 +545,24 @@ def test_markdown_history_is_its_own_last_section(capsys: pytest.CaptureFixture[
     table = lines[history + 4 :]
     assert table[0] == "| build | runs | n | mean | band |" and all(line.startswith("| ") for line in table)
     assert len(table) == 2 + len(list((INCIDENTS / "builds").iterdir()))
-    cli.main(["report", str(INCIDENTS), "--history"])  # and in the text report
-    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    lines = [line.strip() for line in as_format(INCIDENTS, "text", history=True).splitlines()]  # and in text
     assert lines.index("what the candidates say that reference, source and baseline do not:") < lines.index("history")
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
-def test_top_0_lists_no_table_of_the_most_moved(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_top_0_lists_no_table_of_the_most_moved(fmt: str) -> None:
     """It said "the 0 most-moved outputs" over an empty table; the verdict stays."""
-    cli.main(["report", str(INCIDENTS), "--format", fmt, "--top", "0"])
-    out = capsys.readouterr().out
+    out = as_format(INCIDENTS, fmt, 0)
     assert "most-moved outputs" not in out
     assert "drift-down" in out
-    cli.main(["report", str(INCIDENTS), "--format", fmt, "--top", "3"])
-    assert "3 most-moved outputs" in capsys.readouterr().out
+    assert "3 most-moved outputs" in as_format(INCIDENTS, fmt, 3)
 
 
-def test_html_carries_what_text_and_markdown_carry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_html_carries_what_text_and_markdown_carry(tmp_path: Path) -> None:
     """The HTML report left out --history, the ids left out of the pairing and the notes'
     column, and let a long word run off the page; an empty output's pane was blank."""
-    cli.main(["report", str(INCIDENTS), "--format", "html", "--history"])
-    page = capsys.readouterr().out
-    cli.main(["report", str(INCIDENTS), "--format", "json"])
-    data = json.loads(capsys.readouterr().out)
+    made = report_of(INCIDENTS, history=True)
+    page, data = render(made, "html"), json.loads(render(made, "json"))
     history = page[page.index("<h2>History</h2>"):]
     assert history.count("<tr><td>") == len(list((INCIDENTS / "builds").iterdir()))
     for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
@@ -563,13 +573,10 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path, capsys: pytes
     empty = next(row for row in data["top"] if "empty" in row["signals"])
     section = page[page.index(f"{empty['id']}: <span"):]
     assert '<span class="fold">(empty output)</span>' in section.split("<h3>")[0]
-    cli.main(["report", str(INCIDENTS), "--format", "html"])
-    assert "<h2>History</h2>" not in capsys.readouterr().out
+    assert "<h2>History</h2>" not in as_format(INCIDENTS, "html")
 
 
-def test_html_colours_each_mark_word_as_the_registry_says(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_html_colours_each_mark_word_as_the_registry_says(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mark word's HTML colour is its entry in MARKS, nowhere else."""
     from dataclasses import replace
 
@@ -577,15 +584,14 @@ def test_html_colours_each_mark_word_as_the_registry_says(
 
     for mark, colour in zip(list(MARKS.values()), ("#010203", "#040506", "#070809")):
         monkeypatch.setitem(MARKS, mark.word, replace(mark, html=colour))
-    cli.main(["report", str(INCIDENTS), "--format", "html"])
-    rules = _css_rules(capsys.readouterr().out)
+    rules = _css_rules(as_format(INCIDENTS, "html"))
     for mark in MARKS.values():
         assert f"color: {mark.html};" in rules[f".mark-{mark.word}"], mark
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_every_format_says_the_verdict_as_the_registry_does(
-    fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    fmt: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The verdict's words and symbol (and HTML background) are its entry in VERDICTS, for
     every format (the sample's verdict is drift-down)."""
@@ -593,8 +599,7 @@ def test_every_format_says_the_verdict_as_the_registry_does(
 
     for v in list(VERDICTS.values()):
         monkeypatch.setitem(VERDICTS, v.name, replace(v, words=f"{v.name} as said", symbol="◆", html="#123"))
-    cli.main(["report", str(INCIDENTS), "--format", fmt])
-    out = capsys.readouterr().out
+    out = as_format(INCIDENTS, fmt)
     assert "◆ drift-down as said" in out
     if fmt == "html":
         assert all("background: #123;" in _css_rules(out)[f".{name}"] for name in VERDICTS)
@@ -610,12 +615,11 @@ def _css_rules(page: str) -> dict[str, str]:
     return rules
 
 
-def test_html_numbers_and_headers_never_break_inside_a_token(capsys: pytest.CaptureFixture[str]) -> None:
+def test_html_numbers_and_headers_never_break_inside_a_token() -> None:
     """In Chromium at 1000 px a long note squeezed the other columns and `overflow-wrap:
     anywhere` on every cell split them: `+0.768`/`4`, `baselin`/`e`, `regressio`/`n`. Now no
     cell wraps but a note's or an error's, and a table too wide scrolls in its own box."""
-    cli.main(["report", str(INCIDENTS), "--format", "html", "--history"])
-    page = capsys.readouterr().out
+    page = as_format(INCIDENTS, "html", history=True)
     rules = _css_rules(page)
     for selector in ("td", "th"):
         assert "white-space: nowrap" in rules[selector] and "anywhere" not in rules[selector], selector
@@ -629,17 +633,15 @@ def test_html_numbers_and_headers_never_break_inside_a_token(capsys: pytest.Capt
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
-def test_the_history_says_why_its_n_and_mean_differ_from_the_comparisons(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_history_says_why_its_n_and_mean_differ_from_the_comparisons(fmt: str) -> None:
     """The baseline read n 237, mean 0.4226 above and n 238, mean 0.4239 in the history, with
     nothing said: the history is over each build's own ids."""
-    cli.main(["report", str(INCIDENTS), "--format", fmt, "--history"])
-    out = " ".join(capsys.readouterr().out.split())
+    out = " ".join(as_format(INCIDENTS, fmt, history=True).split())
     assert "over its own ids with a reference" in out and "the ids both builds have" in out
-    cli.main(["report", str(INCIDENTS), "--format", fmt])
-    assert "over its own ids" not in capsys.readouterr().out
+    assert "over its own ids" not in as_format(INCIDENTS, fmt)
 
 
-def test_an_output_every_run_repeats_has_a_delta_of_exactly_zero(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_output_every_run_repeats_has_a_delta_of_exactly_zero() -> None:
     """Against a build of three runs, an example whose three outputs equal the baseline's had
     a delta of ±1.1e-16 (a plain mean of three equal F), shown as -0.0000 and ranked above the
     true zeros. Which outputs repeat is read from the files."""
@@ -648,8 +650,7 @@ def test_an_output_every_run_repeats_has_a_delta_of_exactly_zero(capsys: pytest.
     runs = [{r["id"]: r["output"] for r in map(json.loads, path.read_text().splitlines())}
             for path in sorted((INCIDENTS / "builds" / cand).glob("*.jsonl"))]
     repeated = {i for i, text in baseline.items() if all(run.get(i) == text for run in runs)}
-    cli.main(["report", str(INCIDENTS), "--baseline", base, "--candidate", cand, "--format", "json", "--top", "1000"])
-    top = json.loads(capsys.readouterr().out)["top"]
+    top = json_of(INCIDENTS, 1000, baseline=base, candidate=cand)["top"]
     assert len(runs) == 3 and len(repeated & {r["id"] for r in top}) > 100
     assert all(r["delta"] == 0.0 for r in top if r["id"] in repeated)
     moved = [abs(r["delta"]) for r in top]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from test_app_helpers import INCIDENT, ranked_ids
+from app_helpers import INCIDENT, ranked_ids
 
 from rouge_tui import cli
 from rouge_tui.app.serve import TEMPLATES, is_loopback, open_command

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from suite_helpers import error_of, within
 
-from rouge_tui.suite.errors import SuiteError
+from rouge_tui.errors import SuiteError
 from rouge_tui.suite.records import Fields
 from rouge_tui.suite.settings import (
     SuiteSettings,

@@ -12,8 +12,8 @@ import pytest
 from suite_helpers import ROOT, error_of, jsonl, make_suite
 from toy_format import install, write_toy
 
-from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import file_digest
+from rouge_tui.errors import SuiteError
+from rouge_tui.files import file_digest
 from rouge_tui.suite.records import Fields, reference_fingerprint
 from rouge_tui.suite.settings import SuiteSettings
 from rouge_tui.suite.suite import (

@@ -18,6 +18,8 @@ from urllib.parse import quote, unquote
 
 import pytest
 
+from rouge_tui.errors import SuiteError
+from rouge_tui.files import file_digest
 from rouge_tui.importers.base import (
     Format,
     ImportedBuild,
@@ -28,8 +30,6 @@ from rouge_tui.importers.base import (
     make_run,
     selector_digest,
 )
-from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import json_lines
 from rouge_tui.suite.settings import SuiteSettings
 

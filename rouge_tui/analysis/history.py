@@ -23,8 +23,8 @@ import numpy as np
 from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sample_sd
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
+from rouge_tui.errors import SuiteError
 from rouge_tui.rouge.engine import TooLong
-from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 

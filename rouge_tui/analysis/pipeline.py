@@ -26,9 +26,9 @@ from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.paired import paired_test
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
+from rouge_tui.errors import SuiteError
 from rouge_tui.rouge import TOKENIZERS, engine
 from rouge_tui.store.cache import BlobCache, key
-from rouge_tui.suite.errors import SuiteError
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import (
     Build,

@@ -27,10 +27,10 @@ from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen, describe
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuitesScreen
+from rouge_tui.errors import SuiteError
 from rouge_tui.review import Review, SuiteRef, user_theme
 from rouge_tui.safetext import one_line
 from rouge_tui.store.paths import LOCK_WAIT
-from rouge_tui.suite.errors import SuiteError
 
 # After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
 TERM_GRACE = 3.0

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import orjson
 
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import read_small
+from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import read_small
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 
 __all__ = [
-    "Format", "ImportedBuild", "Layout", "Missing", "Where", "field_text", "get_field", "id_text",
-    "make_references", "make_run", "model_name", "parse_json", "parse_path", "read_json", "reference_texts",
-    "selector_digest",
+    "Format", "ImportedBuild", "Layout", "Missing", "Where", "check_field_paths", "fail", "field_text",
+    "field_value", "get_field", "id_text", "make_references", "make_run", "model_name", "parse_json",
+    "parse_path", "read_json", "reference_texts", "selector_digest",
 ]
 
 # Where a record was found: (file, line number or archive member). Errors are written
@@ -75,9 +75,28 @@ def get_field(record: object, dotted: str | Sequence[str | int]) -> object:
     return value
 
 
-def _error(where: Where, message: str) -> SuiteError:
+def check_field_paths(fields: dict[str, str], path: Path) -> None:
+    """suite.toml's ``[fields]`` paths, each parsed (`parse_path`) before a file is read; a
+    `SuiteError` naming the key of one that is no field path."""
+    for key, dotted in fields.items():
+        try:
+            parse_path(dotted)
+        except ValueError as exc:
+            raise SuiteError(f"[fields] {key}: {exc}", path) from None
+
+
+def fail(where: Where, message: str) -> SuiteError:
+    """The error for a record found at ``where``: ``file:line: message``."""
     path, at = where
     return SuiteError(message, path, at)
+
+
+def field_value(record: object, dotted: str | Sequence[str | int], where: Where) -> object:
+    """The value at a field path (`get_field`); a `SuiteError` naming the part that is missing."""
+    try:
+        return get_field(record, dotted)
+    except Missing as exc:
+        raise fail(where, f"missing field {quoted(exc.at)}") from None
 
 
 def field_text(record: object, dotted: str, where: Where, *, default: str | None = None) -> str:
@@ -88,9 +107,9 @@ def field_text(record: object, dotted: str, where: Where, *, default: str | None
     except Missing as exc:
         if default is not None:
             return default
-        raise _error(where, f"missing field {quoted(exc.at)}") from None
+        raise fail(where, f"missing field {quoted(exc.at)}") from None
     if type(value) is not str:
-        raise _error(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
+        raise fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
     return value
 
 
@@ -101,7 +120,7 @@ def reference_texts(value: object, name: str, where: Where) -> tuple[str, ...]:
         return (value,)
     if type(value) is list and value and all(type(item) is str for item in value):
         return tuple(value)
-    raise _error(where, f"{quoted(name)} must be a string or an array of strings, not {type_name(value)}")
+    raise fail(where, f"{quoted(name)} must be a string or an array of strings, not {type_name(value)}")
 
 
 def read_json(path: Path, limit: int) -> tuple[object, str]:
@@ -149,8 +168,8 @@ def _key(value: object, name: str, where: Where) -> str:
     if type(value) is int:
         return str(value)
     if value == "":
-        raise _error(where, f"empty {quoted(name)}")
-    raise _error(where, f"{quoted(name)} must be a string or an integer, not {type_name(value)}")
+        raise fail(where, f"empty {quoted(name)}")
+    raise fail(where, f"{quoted(name)} must be a string or an integer, not {type_name(value)}")
 
 
 def id_text(value: object, name: str, where: Where) -> str:
@@ -181,12 +200,12 @@ def make_references(
     for where, raw, references, source in rows:
         key = _key(raw, id_name, where)
         if key in texts:
-            raise _error(where, f"duplicate id {quoted(key)} (first at {_place(first[key])})")
+            raise fail(where, f"duplicate id {quoted(key)} (first at {_place(first[key])})")
         if not references:
-            raise _error(where, f"no reference for id {quoted(key)}")
+            raise fail(where, f"no reference for id {quoted(key)}")
         for position, text in enumerate(references):
             if type(text) is not str:
-                raise _error(where, f"reference {position} of {quoted(key)} must be a string, not {type_name(text)}")
+                raise fail(where, f"reference {position} of {quoted(key)} must be a string, not {type_name(text)}")
         texts[key] = tuple(references)
         first[key] = where
         if all(not text or text.isspace() for text in references):
@@ -217,9 +236,9 @@ def make_run(rows: Iterable[tuple[Where, object, str]], path: Path, digest: str,
     for where, raw, text in rows:
         key = _key(raw, id_name, where)
         if key in outputs:
-            raise _error(where, f"duplicate id {quoted(key)} (first at {_place(first[key])})")
+            raise fail(where, f"duplicate id {quoted(key)} (first at {_place(first[key])})")
         if type(text) is not str:
-            raise _error(where, f"output of {quoted(key)} must be a string, not {type_name(text)}")
+            raise fail(where, f"output of {quoted(key)} must be a string, not {type_name(text)}")
         outputs[key] = text
         first[key] = where
     if not outputs:

@@ -28,22 +28,25 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from rouge_tui.errors import SuiteError, quoted, type_name
 from rouge_tui.importers.base import (
     Format,
     ImportedBuild,
     Layout,
     Missing,
     Where,
+    check_field_paths,
+    fail,
+    field_text,
+    field_value,
     get_field,
     make_references,
     make_run,
-    parse_path,
     read_json,
     reference_texts,
     selector_digest,
 )
 from rouge_tui.safetext import one_line
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 
@@ -111,28 +114,10 @@ def _spec(run: Path) -> tuple[str, str | None]:
 # --------------------------------------------------------------------------- reading
 
 
-def _fail(where: Where, message: str) -> SuiteError:
-    return SuiteError(message, *where)
-
-
-def _at(record: dict, path: str, where: Where) -> object:
-    try:
-        return get_field(record, path)
-    except Missing as exc:
-        raise _fail(where, f"missing field {quoted(exc.at)}") from None
-
-
-def _string(record: dict, path: str, where: Where) -> str:
-    value = _at(record, path, where)
-    if type(value) is not str:
-        raise _fail(where, f"{quoted(path)} must be a string, not {type_name(value)}")
-    return value
-
-
 def _trial(record: dict, name: str, where: Where) -> int:
     value = record.get(name, 0)
     if type(value) is not int or value < 0:
-        raise _fail(where, f"{quoted(name)} must be a whole number >= 0, not a {type_name(value)}")
+        raise fail(where, f"{quoted(name)} must be a whole number >= 0, not a {type_name(value)}")
     return value
 
 
@@ -142,7 +127,7 @@ def _perturbation(record: dict, path: str, where: Where) -> str | None:
         found = get_field(record, path)
     except Missing:
         return None
-    return None if found is None else _string(record, f"{path}.name", where)
+    return None if found is None else field_text(record, f"{path}.name", where)
 
 
 def _key(instance_id: object, perturbation: str | None, trial: int | None) -> object:
@@ -167,7 +152,7 @@ def _states(run: Path) -> tuple[list[tuple[Where, dict]], str, bool]:
     for position, state in enumerate(states):
         where: Where = (path, f"request_states[{position}]")
         if type(state) is not dict:
-            raise _fail(where, f"a request state must be an object, not {type_name(state)}")
+            raise fail(where, f"a request state must be an object, not {type_name(state)}")
         if state.get("reference_index") is not None:
             continue  # one request per reference (multiple choice, separate): no generation
         several = several or _trial(state, "train_trial_index", where) > 0
@@ -176,7 +161,7 @@ def _states(run: Path) -> tuple[list[tuple[Where, dict]], str, bool]:
 
 
 def _state_id(state: dict, where: Where, several: bool, id_path: str) -> object:
-    instance_id = _at(state, f"instance.{id_path}", where)
+    instance_id = field_value(state, f"instance.{id_path}", where)
     perturbation = _perturbation(state, "instance.perturbation", where)
     trial = _trial(state, "train_trial_index", where) if several else None
     return _key(instance_id, perturbation, trial)
@@ -184,21 +169,21 @@ def _state_id(state: dict, where: Where, several: bool, id_path: str) -> object:
 
 def _correct(state: dict, where: Where) -> tuple[str, ...]:
     """The texts of the instance's references tagged ``correct``, in their order."""
-    references = _at(state, "instance.references", where)
+    references = field_value(state, "instance.references", where)
     if type(references) is not list:
-        raise _fail(where, f"'instance.references' must be an array, not {type_name(references)}")
+        raise fail(where, f"'instance.references' must be an array, not {type_name(references)}")
     texts: list[str] = []
     for position, reference in enumerate(references):
         name = f"instance.references.{position}"
         if type(reference) is not dict:
-            raise _fail(where, f"{quoted(name)} must be an object, not {type_name(reference)}")
+            raise fail(where, f"{quoted(name)} must be an object, not {type_name(reference)}")
         tags = reference.get("tags", [])
         if type(tags) is not list:
-            raise _fail(where, f"'{name}.tags' must be an array, not {type_name(tags)}")
+            raise fail(where, f"'{name}.tags' must be an array, not {type_name(tags)}")
         if CORRECT in tags:
-            texts.append(_string(state, f"{name}.output.text", where))
+            texts.append(field_text(state, f"{name}.output.text", where))
     if not texts:
-        raise _fail(where, f"no reference tagged {quoted(CORRECT)} in 'instance.references'")
+        raise fail(where, f"no reference tagged {quoted(CORRECT)} in 'instance.references'")
     return tuple(texts)
 
 
@@ -210,8 +195,8 @@ def _output(state: dict, path: str | None, where: Where) -> str | None:
     if type(result) is dict and result.get("success") is False:
         return None
     if path is not None:
-        return _string(state, path, where)
-    text = _string(state, OUTPUT, where)
+        return field_text(state, path, where)
+    text = field_text(state, OUTPUT, where)
     mapping = state.get("output_mapping")
     mapped = mapping.get(text.strip()) if type(mapping) is dict else None
     return mapped if type(mapped) is str else text
@@ -229,22 +214,22 @@ def _stored(run: Path) -> dict[str, float]:
     for position, entry in enumerate(entries):
         where: Where = (path, f"[{position}]")
         if type(entry) is not dict:
-            raise _fail(where, f"per-instance stats must be an object, not {type_name(entry)}")
+            raise fail(where, f"per-instance stats must be an object, not {type_name(entry)}")
         checked.append((where, entry))
     several = any(_trial(entry, "train_trial_index", where) > 0 for where, entry in checked)
     scores: dict[str, float] = {}
     for where, entry in checked:
-        stats = _at(entry, "stats", where)
+        stats = field_value(entry, "stats", where)
         if type(stats) is not list:
-            raise _fail(where, f"'stats' must be an array, not {type_name(stats)}")
+            raise fail(where, f"'stats' must be an array, not {type_name(stats)}")
         for position, stat in enumerate(stats):
             if type(stat) is dict and type(stat.get("name")) is dict and stat["name"].get("name") == STORED_METRIC:
                 mean = stat.get("mean")
                 if type(mean) not in (int, float):
-                    raise _fail(where, f"'stats.{position}.mean' must be a number, not {type_name(mean)}")
+                    raise fail(where, f"'stats.{position}.mean' must be a number, not {type_name(mean)}")
                 if not math.isfinite(mean):
                     break  # a NaN agrees with no score: left out, as HELM's absent ones are
-                instance_id = _string(entry, "instance_id", where)
+                instance_id = field_text(entry, "instance_id", where)
                 key = _key(instance_id, _perturbation(entry, "perturbation", where),
                            _trial(entry, "train_trial_index", where) if several else None)
                 scores[str(key)] = float(mean)
@@ -272,12 +257,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[Layout]:
     runs = _runs(path)
     if not runs:
         raise SuiteError(f"no HELM run folder (one with {STATE}) found", path)
-    fields = settings.fields_given
-    for key, dotted in fields.items():
-        try:
-            parse_path(dotted)
-        except ValueError as exc:
-            raise SuiteError(f"[fields] {key}: {exc}", path) from None
+    check_field_paths(settings.fields_given, path)
     groups: dict[str, dict[Path, str | None]] = {}
     for run in runs:
         scenario, model = _spec(run)
@@ -318,8 +298,8 @@ def _layout(path: Path, scenario: str, models: dict[Path, str | None], settings:
                     texts = _correct(state, where)
                 else:
                     name = f"instance.{reference_path}"
-                    texts = reference_texts(_at(state, name, where), name, where)
-                source = _string(state, f"instance.{source_path}", where)
+                    texts = reference_texts(field_value(state, name, where), name, where)
+                source = field_text(state, f"instance.{source_path}", where)
                 rows.append((where, raw, texts, source))
             later |= ids
         return make_references(rows, empty_where=(path, None))

@@ -24,6 +24,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import file_digest
 from rouge_tui.importers.base import (
     Format,
     ImportedBuild,
@@ -39,8 +41,6 @@ from rouge_tui.importers.base import (
     parse_path,
     selector_digest,
 )
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import References, Run, json_lines
 from rouge_tui.suite.settings import SuiteSettings
 

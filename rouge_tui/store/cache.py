@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from rouge_tui import __version__
+from rouge_tui.errors import SuiteError
+from rouge_tui.files import read_small
 from rouge_tui.store.paths import NotPrivate, atomic_write, cache_dir, private_folder
-from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import read_small
 
 __all__ = ["LIMIT", "VERSION", "BlobCache", "key", "pack", "prune", "unpack"]
 

@@ -36,8 +36,8 @@ from typing import Any
 
 import platformdirs
 
-from rouge_tui.suite.errors import SuiteError
-from rouge_tui.suite.files import read_small
+from rouge_tui.errors import SuiteError
+from rouge_tui.files import read_small
 
 __all__ = [
     "LOCK_WAIT",

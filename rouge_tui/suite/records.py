@@ -7,10 +7,10 @@ The input contract:
   start tolerated. Strict UTF-8 (a bad byte is named with its line and column); NaN,
   Infinity and out-of-range numbers, lone surrogate escapes (``"\\ud800"``) and nesting
   too deep are errors.
-- CSV: a header row naming the columns, strict quoting. A CSV references file holds one
-  reference per example (several need JSON Lines or Parquet).
-- Parquet: one record a row, decoded by polars in a child process; a null is a field the
-  row does not have; a place in the file is ``row N`` (the first is row 1).
+- CSV: a header row naming the columns, strict quoting (`csv_rows`). A CSV references file
+  holds one reference per example (several need JSON Lines or Parquet).
+- Parquet: one record a row, decoded by polars in a child process (`parquet_rows`); a null
+  is a field the row does not have; a place in the file is ``row N`` (the first is row 1).
 - Ids are non-empty strings or integers; an integer is its decimal string, so ``1`` and
   ``"1"`` are one example (and duplicates, naming both lines). Text fields are strings;
   ``references`` is a non-empty array of strings; ``reference`` and ``references`` both in
@@ -25,27 +25,20 @@ again by the standard decoder).
 from __future__ import annotations
 
 import contextlib
-import csv
 import hashlib
-import io
 import json
-import os
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import orjson
 
-from rouge_tui.safetext import one_line
-from rouge_tui.suite.errors import SuiteError, quoted, quoted_list, type_name
-from rouge_tui.suite.files import GZIP_RATIO, MAX_BYTES, MAX_LINE, LineBlocks, read_small, size_text
-
-if TYPE_CHECKING:
-    import polars as pl
+from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import MANY_LINES, LineBlocks
+from rouge_tui.suite.csv_rows import csv_rows
+from rouge_tui.suite.parquet_rows import ParquetRows
 
 __all__ = ["Fields", "References", "Run", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
 
@@ -64,7 +57,6 @@ class Fields:
 _BOM = b"\xef\xbb\xbf"
 _FIELDS = Fields()  # frozen, so one shared default is safe
 _FINGERPRINT_TAG = b"rouge-tui references v1\n"
-_MANY_LINES = 1 << 15  # lines in a block, 32 bytes a line or less: maybe a blank-line bomb
 
 # A record: the line it starts on (a Parquet file's ``row N``), its parsed value, and the
 # JSON line it was parsed from (None in CSV and Parquet), for the standard decoder to read
@@ -200,7 +192,7 @@ def _jsonl(blocks: LineBlocks, decoder: json.JSONDecoder = _DECODER) -> Iterator
             lines[0] = lines[0].removeprefix(_BOM)
         if lines.count(b"") == len(lines):  # nothing but empty lines (a newline bomb): C-quick
             continue
-        if len(lines) > _MANY_LINES and all(not d or d.isspace() for d in set(lines)):
+        if len(lines) > MANY_LINES and all(not d or d.isspace() for d in set(lines)):
             continue  # blank lines only (" \n", CRLF): as quick, the few distinct ones looked at
         for number, line in enumerate(lines, first):
             if not line or line.isspace():  # before orjson, whose refusal is the slow path
@@ -227,196 +219,6 @@ def json_lines(path: Path, nan_as_null: bool = False) -> Iterator[tuple[int, obj
         yield number, value
 
 
-def _csv(blocks: LineBlocks, required: tuple[str, ...], several: str | None) -> Iterator[Record]:
-    path = blocks.path
-    if csv.field_size_limit() < MAX_LINE:
-        csv.field_size_limit(MAX_LINE)  # the default 128 KiB is less than one long output
-    # strict: a stray or unclosed quote is an error, not a field that swallows the next lines
-    lines = _CsvLines()
-    reader = csv.reader(lines.of(blocks), strict=True)
-    columns: list[str] = []
-    rows = 0
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise SuiteError(f"invalid CSV: {exc}", path, lines.read + lines.skipped + 1) from None
-        start = lines.read + lines.skipped + 1  # lines skipped now were before the row
-        lines.read = reader.line_num
-        if row and not columns:
-            columns = _header(path, start, row, required, several)
-        elif row:
-            if len(row) != len(columns):
-                message = f"expected {len(columns)} fields as in the header, found {len(row)}"
-                raise SuiteError(message, path, start)
-            rows += 1
-            yield start, dict(zip(columns, row)), None
-    if not columns:
-        raise SuiteError("empty file (no header row)", path)
-    if not rows:
-        raise SuiteError("empty file (a header but no records)", path)
-
-
-class _CsvLines:
-    """A CSV file's lines for csv.reader, a block of empty lines (a newline bomb, CRLF or
-    not) skipped whole where a record would start (inside a quoted field they are its text):
-    ``read``, the reader's lines in the rows it returned (`_csv` sets it); ``skipped``, the
-    lines skipped, which the line numbers count."""
-
-    def __init__(self) -> None:
-        self.read = 0
-        self.skipped = 0
-
-    def of(self, blocks: LineBlocks) -> Iterator[str]:
-        given = 0  # lines given to the reader: all in rows it returned when equal to read
-        for first, lines in blocks:
-            if (given == self.read and len(lines) > _MANY_LINES
-                    and lines.count(b"") + lines.count(b"\r") == len(lines)):
-                self.skipped += len(lines)
-                continue
-            for line in _csv_text(blocks, first, lines):
-                given += 1
-                yield line
-
-
-def _csv_text(blocks: LineBlocks, first: int, lines: list[bytes]) -> io.StringIO:
-    """A block's lines as text, line by line as csv.reader takes them."""
-    data = b"\n".join(lines) + b"\n"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = first + data.count(b"\n", 0, exc.start)
-        column = exc.start - data.rfind(b"\n", 0, exc.start)
-        message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})"
-        raise SuiteError(message, blocks.path, line) from None
-    return io.StringIO(text.removeprefix("\ufeff") if first == 1 else text, newline="")
-
-
-def _header(
-    path: Path, line: int, row: list[str], required: tuple[str, ...], several: str | None
-) -> list[str]:
-    """The column names; messages show at most a few of them, each cut short, since a header
-    that is not one may be anybody's first line (a secret, a password file)."""
-    columns = [name.strip() for name in row]
-    if several is not None and several in columns:
-        message = (
-            f"a CSV references file takes one {quoted(required[-1])} column; several "
-            f"references per example ({quoted(several)}) need JSON Lines"
-        )
-        raise SuiteError(message, path, line)
-    seen: set[str] = set()
-    for name in columns:
-        if name in seen:
-            raise SuiteError(f"duplicate column {quoted(name, 20)} in the header", path, line)
-        seen.add(name)
-    for name in required:
-        if name not in columns:
-            shown = quoted_list(columns, 5, 20)
-            raise SuiteError(f"missing column {quoted(name)} (columns: {shown})", path, line)
-    return columns
-
-
-class ParquetRows:
-    """A Parquet file's rows as records, read whole through `files` (a regular file, bounded)
-    and decoded by polars in a child process; iterate once. ``digest``: then
-    `files.file_digest`'s value."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.digest = ""
-
-    def records(self, required: tuple[str, ...], either: tuple[str, ...] = ()) -> Iterator[Record]:
-        """The rows, nulls left out, as ``(f"row {n}", record, None)``; the columns must
-        include every one of ``required`` and one of ``either`` (when given)."""
-        frame = self._frame()
-        columns = frame.columns
-        missing = [name for name in required if name not in columns]
-        if either and not any(name in columns for name in either):
-            missing.append(" or ".join(map(quoted, either)))
-        else:
-            missing = [quoted(name) for name in missing]
-        if missing:
-            shown = quoted_list(columns, 5, 20)
-            raise SuiteError(f"missing column {missing[0]} (columns: {shown})", self.path)
-        if not frame.height:
-            raise SuiteError("empty file (no records)", self.path)
-        for number, row in enumerate(frame.iter_rows(named=True), 1):
-            yield f"row {number}", {k: v for k, v in row.items() if v is not None}, None
-
-    def _frame(self) -> pl.DataFrame:
-        data = read_small(self.path, MAX_BYTES)
-        self.digest = hashlib.sha256(data).hexdigest()
-        import polars as pl
-
-        frame = pl.read_ipc_stream(io.BytesIO(self._decoded(data)))
-        # Held to what a JSON Lines file may hold before any text is made a Python str: a
-        # dictionary page can repeat one long text on every row.
-        for name, dtype in frame.schema.items():
-            if dtype == pl.String:
-                sizes = frame[name].str.len_bytes()
-            elif dtype == pl.List(pl.String):
-                sizes = frame[name].list.eval(pl.element().str.len_bytes()).list.sum()
-            elif dtype == pl.Binary:
-                sizes = frame[name].bin.size()
-            else:
-                continue
-            if (sizes.max() or 0) > MAX_LINE:
-                row = f"row {sizes.arg_max() + 1}"
-                message = f"{quoted(name)} holds more than {size_text(MAX_LINE)}"
-                raise SuiteError(message, self.path, row)
-            if (sizes.sum() or 0) > MAX_BYTES:
-                message = f"column {quoted(name)} holds more than {size_text(MAX_BYTES)} in all"
-                raise SuiteError(message, self.path)
-        return frame
-
-    def _decoded(self, data: bytes) -> bytes:
-        """The file decoded by polars in a child process, as an Arrow IPC stream that polars
-        itself wrote. In this process a damaged file can abort it: a flipped byte in a
-        page header asks for 2 EiB and Rust aborts, others panic with a backtrace on the
-        terminal (tests/test_records.py::test_damaged_parquet_files_are_one_line_errors)."""
-        import subprocess  # here: JSON Lines and CSV never start a process
-
-        try:
-            memory = max(DECODE_MEMORY, GZIP_RATIO * len(data))  # a bomb ends the child only
-            done = subprocess.run(
-                [sys.executable, "-I", "-c", _DECODE, str(memory)], input=data, capture_output=True,
-                check=False, env={**os.environ, "RUST_BACKTRACE": "0"},
-            )
-        except OSError as exc:
-            raise SuiteError(f"cannot decode Parquet: {exc.strerror or exc}", self.path) from None
-        if done.returncode == 0:
-            return done.stdout
-        said = [line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
-        reason = "the decoder failed on it"  # a panic, an abort, memory: polars gave no reason
-        if done.returncode == 3 and said:
-            reason = said[-1].strip()
-        raise SuiteError(f"not a valid Parquet file ({one_line(reason, 120)})", self.path)
-
-
-# Decodes a Parquet file from stdin to an Arrow IPC stream on stdout; polars' refusal is its
-# last stderr line, with status 3. Only polars' own output is read back in the parent. Its address space is held
-# to DECODE_MEMORY, or GZIP_RATIO times the file's size (a gzip file's bound) when more.
-DECODE_MEMORY = 8 << 30  # polars reserves 1.5-1.9 GB of addresses with 2-64 threads
-_DECODE = """
-import io, resource, sys
-resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]),) * 2)
-try:
-    with open("/proc/self/oom_score_adj", "w") as adj:  # the first to go when memory runs out
-        adj.write("1000")
-except OSError:
-    pass
-import polars as pl
-try:
-    frame = pl.read_parquet(io.BytesIO(sys.stdin.buffer.read()))
-except pl.exceptions.PolarsError as exc:  # polars' own refusal, said: status 3
-    print((str(exc).strip() or type(exc).__name__).splitlines()[0], file=sys.stderr)
-    sys.exit(3)
-frame.write_ipc_stream(sys.stdout.buffer)
-"""
-
-
 def _source(path: Path) -> LineBlocks | ParquetRows:
     """What a file's records are read from, by its name."""
     return ParquetRows(path) if path.name.endswith(".parquet") else LineBlocks(path)
@@ -433,7 +235,7 @@ def _records(
             return blocks.records(required)
         return blocks.records(required[:-1], (required[-1], several))
     if blocks.path.name.endswith(".csv"):
-        return _csv(blocks, required, several)
+        return csv_rows(blocks, required, several)
     return _jsonl(blocks)
 
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rouge_tui import importers
+from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import read_small
 from rouge_tui.importers import NATIVE_FORMATS
 from rouge_tui.rouge import METRICS, TOKENIZERS
 from rouge_tui.rouge.tokenizers import cannot_stem
-from rouge_tui.suite.errors import SuiteError, quoted, type_name
-from rouge_tui.suite.files import read_small
 from rouge_tui.suite.records import Fields
 
 # The band's k, in standard errors or deviations: beyond this, the band holds any mean and

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rouge_tui.errors import SuiteError, quoted, quoted_list
+from rouge_tui.files import file_digest
 from rouge_tui.importers import NATIVE_FORMATS
-from rouge_tui.suite.errors import SuiteError, quoted, quoted_list
-from rouge_tui.suite.files import file_digest
 from rouge_tui.suite.records import References, Run, read_references_file, read_run
 from rouge_tui.suite.settings import SuiteSettings, read_suite_settings
 

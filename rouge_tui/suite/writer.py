@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
-from rouge_tui.suite.errors import SuiteError, quoted
+from rouge_tui.errors import SuiteError, quoted
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.settings import SuiteSettings
 from rouge_tui.suite.suite import Suite, open_suite, read_build, read_references

@@ -46,7 +46,7 @@ CLEAR = Binding("x", "clear_mark", "clear", id="clear-mark")
 def describe(exc: BaseException) -> str:
     """One line for a person: the message, without a Python class name where the message
     speaks for itself (a suite's error names its file and line)."""
-    from rouge_tui.suite.errors import SuiteError
+    from rouge_tui.errors import SuiteError
 
     text = str(exc) or type(exc).__name__
     if not isinstance(exc, (SuiteError, ValueError, OSError)):

@@ -1,4 +1,6 @@
-"""The one error the suite package raises, and the helpers that put untrusted names in it."""
+"""The one error rouge-tui's readers raise (suites, imported logs, its own state files), and
+the helpers that put untrusted names in it. Neither the suite reader nor the store owns it:
+both raise it, and the CLI prints it the same way whoever raised it."""
 
 from __future__ import annotations
 

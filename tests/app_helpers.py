@@ -1,16 +1,21 @@
 """Helpers shared by the app's tests: waiting for workers, reading the sample suites with the
-json module (not the loader under test), and an independent ROUGE oracle (rouge-score with
-the chapter's ``lower().split()`` tokenizer plugged in)."""
+json module (not the loader under test), and each example's F from the independent oracle
+in oracles.py (rouge-score with the chapter's ``lower().split()`` tokenizer plugged in)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from functools import cache
 from pathlib import Path
 
-from rouge_score import rouge_scorer
+from oracles import rouge_score
 from textual import events
 from textual.pilot import Pilot
+
+from rouge_tui.app.app import RougeApp
+from rouge_tui.app.screens.review import ReviewScreen
+from rouge_tui.app.widgets.diffview import DiffView
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_suites"
@@ -68,24 +73,15 @@ def read_jsonl(path: Path) -> list[dict]:
     ]
 
 
-class Whitespace:
-    """The chapter's tokenizer, for rouge-score's ``tokenizer=`` hook."""
-
-    def tokenize(self, text: str) -> list[str]:
-        return text.lower().split()
-
-
-@cache
-def oracle(metric: str, tokenizer: str) -> rouge_scorer.RougeScorer:
-    if tokenizer == "whitespace":
-        return rouge_scorer.RougeScorer([metric], tokenizer=Whitespace())
-    return rouge_scorer.RougeScorer([metric], use_stemmer=False)
-
-
 def oracle_f(
     reference: str, output: str, metric: str = "rougeL", tokenizer: str = "whitespace"
 ) -> float:
-    return oracle(metric, tokenizer).score(reference, output)[metric].fmeasure
+    return _scorer(metric, tokenizer).score(reference, output)[metric].fmeasure
+
+
+@cache
+def _scorer(metric: str, tokenizer: str):
+    return rouge_score(tokenizer, metrics=[metric])
 
 
 @cache
@@ -127,14 +123,58 @@ def diff_lines(view) -> list[str]:
     return [strip.text for strip in view.strips]
 
 
-def share_score_cache(tmp_path_factory, monkeypatch) -> Path:
-    """Point the score cache at one folder for the whole test session: entries are keyed by
-    content, so sharing them only saves the re-scoring of the same sample files."""
-    import os
 
-    shared = Path(os.environ.get("ROUGE_TUI_TEST_SHARED_CACHE", ""))
-    if not shared.name:
-        shared = tmp_path_factory.getbasetemp() / "shared-score-cache"
-        shared.mkdir(exist_ok=True)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
-    return shared
+def app_for(suite: Path = INCIDENT, **options: object) -> RougeApp:
+    return RougeApp([suite], argparse.Namespace(**options))
+
+
+async def filter_by(pilot, query: str) -> None:
+    """Type a filter into the review table and wait for its rows."""
+    await press(pilot, "slash")
+    await type_text(pilot, query)
+    await press(pilot, "enter")
+    await settle(pilot)
+
+
+def review_screen(app: RougeApp) -> ReviewScreen:
+    return next(s for s in app.screen_stack if isinstance(s, ReviewScreen))
+
+
+def current_id(app: RougeApp) -> str:
+    screen = review_screen(app)
+    return screen.analysis.figures.ids[screen.table.current]
+
+
+def lines_of(app, selector: str) -> str:
+    """The lines on screen of the widget ``selector`` picks, one after the other."""
+    region = app.screen.query_one(selector).region
+    return "\n".join(screen_text(app).splitlines()[region.y : region.bottom])
+
+
+def footer_text(app) -> str:
+    """The footer's lines on screen."""
+    return lines_of(app, "KeyBar")
+
+
+# The chapter's pair (reference/rouge-chapter.txt): Summary A, two sentences, both a
+# paraphrase of the reference (no counterpart by overlap); Summary B, the reference's first
+# two sentences and most of its third, copied, then a closing sentence nobody wrote.
+CLOSING = "The incident was caused by insufficient test coverage in the deployment pipeline."
+
+
+async def open_chapter_pair(pilot) -> DiffView:
+    await settle(pilot)
+    await press(pilot, *["down"] * ranked_ids().index("inc-0042"), "enter")
+    assert pilot.app.screen.example_id == "inc-0042"
+    return pilot.app.screen.query_one(DiffView)
+
+
+def carried_mark_suite(tmp_path: Path) -> Path:
+    """Builds 1-base, 2-cand and the same two again as 3-base, 4-cand; t1 marked regression
+    with a note on (1-base, 2-cand), so it shows carried on the default pair (3-base, 4-cand)."""
+    from test_review import BASELINE, CANDIDATE, write_suite
+    from test_review import review as pair_review
+
+    suite = write_suite(tmp_path / "s", **{"1-base": BASELINE, "2-cand": CANDIDATE, "3-base": BASELINE, "4-cand": CANDIDATE})
+    pair_review(suite, "1-base", "2-cand").set_mark("t1", "regression", "cut at 02:14")
+    return suite

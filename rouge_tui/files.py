@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from rouge_tui.suite.errors import SuiteError
+from rouge_tui.errors import SuiteError
 
 __all__ = [
-    "MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "open_binary", "read_head", "read_small",
+    "MANY_LINES", "MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "open_binary", "read_head", "read_small",
     "size_text",
 ]
 
@@ -32,6 +32,7 @@ MAX_LINE = 64 << 20  # bytes in one line (one JSON record, one CSV line)
 MAX_BYTES = 16 << 30  # bytes one data file may yield, after gunzip
 BLOCK = 1 << 20  # bytes asked of the file per read (less than MAX_LINE: a line that ends
 # in the block it began in is short enough)
+MANY_LINES = 1 << 15  # lines in a block, 32 bytes a line or less: maybe a blank-line bomb
 # gzip: past this many bytes out, more than RATIO times the bytes in is a bomb, not data.
 GZIP_FREE = 64 << 20
 GZIP_RATIO = 200

@@ -1,0 +1,118 @@
+"""The report as Markdown, for a CI summary or a ticket; `md` escapes untrusted text for
+one line of it (the exported review's Markdown uses it too)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rouge_tui.report.words import (
+    HISTORY_BASIS,
+    LEFT_OUT,
+    alarm_lines,
+    band_note,
+    band_words,
+    findings,
+    listing,
+    mark_word,
+    moved_words,
+    said,
+    signal_words,
+    test_words,
+)
+from rouge_tui.safetext import one_line
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#])")
+
+
+def md(text: str, limit: int | None = None) -> str:
+    """Untrusted text for one line of Markdown: visible escapes, inline syntax backslashed."""
+    return _MD_SPECIAL.sub(r"\\\1", one_line(text, limit))
+
+
+def render_markdown(data: dict[str, Any]) -> str:
+    """The report as Markdown, for a CI summary or a ticket."""
+    from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.analysis.figures import percent
+
+    b, c = data["baseline"], data["candidate"]
+    low, high = data["delta_interval"]
+    lines = [
+        f"# ROUGE drift report: {md(data['suite'])}",
+        "",
+        (f"**Verdict: {VERDICTS[data['verdict']].said}**"
+         f" (band k = {data['k']:g}): {data['verdict_reason']}"),
+        "",
+        *(f"- **Signal drift:** {md(line)}" for line in alarm_lines(data)),
+        *([""] if data["signal_drift"] else []),
+        *([f"_{md(band_note(data))}_", ""] if band_note(data) else []),
+        *(f"> **warning:** {md(w)}" for w in data["warnings"]),
+        *([""] if data["warnings"] else []),
+        f"- Signature: `{data['signature']}`",
+        f"- Reference fingerprint: `{data['reference_fingerprint'][:16]}`",
+        f"- Paired examples: {data['paired']}: {moved_words(data)}",
+        (f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
+         f" ({data['delta_interval_method']})"),
+        f"- Paired test: {test_words(data['delta_test'])}; {data['delta_test']['method']}",
+        (f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
+         f" the ten most-moved hold {percent(data['top_share'])} of the total |delta|"),
+        "",
+        "| build | name | runs | n | mean | band | band source |",
+        "| --- | --- | ---: | ---: | ---: | --- | --- |",
+    ]
+    for role, s in (("baseline", b), ("candidate", c)):
+        lines.append(
+            f"| {role} | {md(s['name'])} | {s['runs']} | {s['n']} | {s['mean']:.4f} |"
+            f" {band_words(s['band'])} | {s['band_source']} |"
+        )
+    counts = ", ".join(f"{name} {count}" for name, count in data["signals"].items())
+    lines += ["", f"Change signals: {counts}", ""]
+    for key, label in LEFT_OUT:
+        if data[key]:
+            lines.append(f"- {label} ({len(data[key])}): {md(listing(data[key]))}")
+    lines += [  # (none asked for with --top 0: no table)
+        "",
+        f"## The {len(data['top'])} most-moved outputs",
+        "",
+        "| rank | id | baseline | candidate | delta | signals | mark | note |",
+        "| ---: | --- | ---: | ---: | ---: | --- | --- | --- |",
+    ] if data["top"] else []
+    runs = max(b["runs"], c["runs"])
+    long_notes = []  # (rank, id, lines) of notes of several lines: whole below the table
+    for rank, row in enumerate(data["top"], 1):
+        note = data["marks"].get(row["id"], {}).get("note", "")
+        # A table cell holds one line: a note of several shows its first, and then whole
+        # below the table (a raw <br> would be HTML from untrusted text).
+        note_lines = note.splitlines()
+        if len(note_lines) > 1:
+            long_notes.append((rank, row["id"], note_lines))
+            note = f"{note_lines[0]} (whole note below)"
+        lines.append(
+            f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
+            f" {row['delta']:+.4f} | {signal_words(row, runs)} | {mark_word(data, row['id'])} |"
+            f" {md(note, 200)} |"
+        )
+    if data["flagged"]:
+        lines += ["", f"## The {len(data['flagged'])} flagged: a drifting signal fired, most telling first", "",
+                  "| id | baseline | candidate | delta | signals | mark |", "| --- | ---: | ---: | ---: | --- | --- |"]
+        lines += [f"| {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} | {row['delta']:+.4f} |"
+                  f" {signal_words(row, runs)} | {mark_word(data, row['id'])} |" for row in data["flagged"]]
+    if long_notes:
+        lines += ["", "### Notes of several lines", ""]
+        for rank, example_id, note_lines in long_notes:
+            lines += [f"- **{rank}. {md(example_id, 60)}**", "", *(f"  > {md(line, 500)}" for line in note_lines), ""]
+    if said(data):
+        lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
+        for rank, row in said(data):
+            lines.append(f"- **{rank}. {md(row['id'], 60)}**")
+            lines += [f"  - {label}: {md(text, limit)}" for label, text, limit in findings(row)]
+    if data.get("history"):
+        lines += ["", "## History", "", f"_{HISTORY_BASIS[0].upper()}{HISTORY_BASIS[1:]}._", "",
+                  "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
+        for h in data["history"]:
+            if h["mean"] is None:
+                lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} |")
+            else:
+                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | {band_words(h['band'])} |")
+    return "\n".join(lines) + "\n"
+

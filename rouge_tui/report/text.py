@@ -1,0 +1,158 @@
+"""The report as text, for a terminal or a CI log: `render_text` builds Rich renderables
+from the JSON object (suite text goes through ``one_line`` into ``Text``, never markup),
+`text_for` prints them to a string."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rouge_tui.report.words import (
+    HISTORY_BASIS,
+    LEFT_OUT,
+    alarm_lines,
+    band_note,
+    band_words,
+    findings,
+    listing,
+    mark_word,
+    moved_words,
+    signal_words,
+    test_words,
+)
+from rouge_tui.safetext import one_line
+
+
+def render_text(data: dict[str, Any]) -> Any:
+    """A Rich renderable for a terminal or a CI log (no markup from the data is parsed)."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.analysis.figures import percent
+
+    b, c = data["baseline"], data["candidate"]
+    low, high = data["delta_interval"]
+    style = VERDICTS[data["verdict"]].style
+    head = Text()
+    head.append(one_line(data["suite"]), style="bold")
+    head.append(f"\nsignature  {data['signature']}  refs {data['reference_fingerprint'][:12]}")
+    head.append("\nverdict    ")
+    head.append(VERDICTS[data["verdict"]].said, style=style)
+    head.append(f"\n           {data['verdict_reason']}")
+    head.append(
+        f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
+        f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}"
+    )
+    test = data["delta_test"]
+    head.append(f"\npaired     {test_words(test)}")
+    head.append(f"\nexamples   {moved_words(data)}")
+    head.append(
+        f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
+        f"  the ten hold {percent(data['top_share'])} of |delta|"
+    )
+    for line in alarm_lines(data):
+        head.append("\nalarm      " + line, style="bold red")
+    bands = band_note(data)
+    if bands:
+        head.append("\nsignals    " + bands)
+    for warning in data["warnings"]:
+        head.append("\nwarning    " + one_line(warning), style="bold yellow")
+
+    builds = Table(box=None, pad_edge=False, show_edge=False)
+    for column, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),
+                            ("mean", "right"), ("band", "left"), ("source", "left")):
+        builds.add_column(column, justify=justify)
+    for role, s in (("baseline", b), ("candidate", c)):
+        builds.add_row(
+            role, Text(one_line(s["name"], 40)), str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}",
+            band_words(s["band"]), s["band_source"],
+        )
+
+    notes = Text("signals: " + " · ".join(f"{k} {v}" for k, v in data["signals"].items()))
+    for key, label in LEFT_OUT:
+        if data[key]:
+            notes.append(f"\n{label.lower()} ({len(data[key])}): {listing(data[key], 8)}")
+
+    runs = max(b["runs"], c["runs"])
+
+    def rows(title: str) -> Table:
+        table = Table(title=title, title_justify="left", box=None)
+        for column, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
+                                ("delta", "right"), ("signals", "left"), ("mark", "left")):
+            table.add_column(column, justify=justify)
+        return table
+
+    top = rows(f"the {len(data['top'])} most-moved outputs")
+    said = Table.grid(padding=(0, 1))  # a long sentence wraps under itself, not under the id
+    said.add_column(justify="right", min_width=3)
+    said.add_column()
+    said.add_column(overflow="fold")  # a word wider than the column (a URL, Chinese) whole
+
+    def add(table: Table, rank: str, row: dict[str, Any]) -> None:
+        """A row in ``table``, and what its candidate says in ``said``."""
+        table.add_row(
+            rank, Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
+            f"{row['delta']:+.4f}", signal_words(row, runs), Text(mark_word(data, row["id"])),
+        )
+        for label, text, limit in findings(row, 200, 120):
+            said.add_row(rank, Text(one_line(row["id"], 24)), Text(f"{label}: " + one_line(text, limit)))
+
+    for rank, row in enumerate(data["top"], 1):
+        add(top, str(rank), row)
+    parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
+    if data["flagged"]:
+        flagged = rows(f"the {len(data['flagged'])} flagged: a drifting signal fired, most telling first")
+        for row in data["flagged"]:
+            add(flagged, "", row)
+        parts += [Text(""), flagged]
+    written = Table.grid(padding=(0, 1))  # the reviewers' notes on these rows, whole
+    written.add_column(justify="right", min_width=3)
+    written.add_column()
+    written.add_column(overflow="fold")
+    for rank, row in enumerate(data["top"], 1):
+        entry = data["marks"].get(row["id"], {})
+        if note := entry.get("note"):
+            carried = entry.get("carried_from")  # written on another pair: say which
+            where = f"(carried from {carried['baseline']} → {carried['candidate']}) " if carried else ""
+            written.add_row(str(rank), Text(one_line(row["id"], 24)), Text(one_line(where + note, 1100)))
+    if written.row_count:
+        parts += [Text("\nnotes:"), written]
+    if said.row_count:
+        parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
+    if data.get("history"):
+        trend = Table(title="history", title_justify="left", box=None, caption=HISTORY_BASIS, caption_justify="left")
+        for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
+            trend.add_column(column, justify=justify, overflow="fold")
+        # Why a build has no figures goes under the table, a line each: folded in the band's
+        # column, "…0da610.jsonl:24" ended one line and "0: invalid JSON" began the next.
+        unread = []
+        for h in data["history"]:
+            if h["mean"] is None:
+                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", "✗ (below)")
+                unread.append(Text(f"✗ {one_line(h['name'], 40)}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
+            else:
+                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]))
+        parts += [Text(""), trend, *unread]
+    return Group(*parts)
+
+
+def text_for(data: dict[str, Any], width: int | None) -> str:
+    """The text report for a terminal ``width`` columns wide: Rich's rendering as a string.
+    Writing it ourselves keeps one error path for every format (Rich's own broken-pipe
+    handling would exit 1, which reads as drift). Not to a terminal (``width`` None: a pipe,
+    a file, a CI log), 80 columns and no trailing spaces, so the bytes are the same wherever
+    it runs and read well in an 80-column pager."""
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, force_terminal=width is not None, width=width or 80,
+        highlight=False, emoji=False, markup=False, soft_wrap=False,
+    )
+    console.print(render_text(data))
+    text = buffer.getvalue()
+    return text if width is not None else "".join(line.rstrip() + "\n" for line in text.splitlines())
+

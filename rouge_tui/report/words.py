@@ -1,0 +1,97 @@
+"""The words every human-readable format (text, Markdown, HTML) says the same way: a row's
+signals, the paired test, the alarms, how many moved, the left-out ids, a row's mark and
+what its candidate says that nothing else does. Each format escapes them its own way."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rouge_tui.safetext import one_line
+
+# The ids the pairing left out, as every format lists them.
+LEFT_OUT = (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
+            ("missing_reference", "Missing reference"))
+
+# Why a build's n and mean in the history differ from the comparison's (SPEC "History").
+HISTORY_BASIS = "each build over its own ids with a reference; the comparison over the ids both builds have"
+
+
+def said(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """(rank, row) of the top rows whose candidate says something new."""
+    return [(rank, row) for rank, row in enumerate(data["top"], 1) if row["new_sentences"] or row["new_figures"]]
+
+
+def findings(row: dict[str, Any], sentences: int = 300, figures: int = 200) -> list[tuple[str, str, int]]:
+    """What a row's candidate says that its reference, source and baseline do not, as
+    (label, untrusted text, the length to cut it at): each new sentence, then its new
+    figures in one line."""
+    found = [("new sentence", sentence, sentences) for sentence in row["new_sentences"]]
+    if row["new_figures"]:
+        found.append(("new figures", ", ".join(row["new_figures"]), figures))
+    return found
+
+
+def signal_words(row: dict[str, Any], runs: int) -> str:
+    """A row's signals for a person: ``new-figure 1/3`` with replicate runs."""
+    fired = row.get("signal_runs")
+    return " ".join(f"{name} {fired[name]}/{runs}" if fired and name in fired else name for name in row["signals"])
+
+
+def test_words(test: dict[str, Any]) -> str:
+    """The paired test in a line (its seed is in the signature): ``bootstrap 95% [-0.0531,
+    -0.0177]  p 0.0001  detectable ±0.0251``."""
+    low, high = test["interval"]
+    p = test["p_value"]
+    return (f"bootstrap 95% [{low:+.4f}, {high:+.4f}]  p {p_words(p)}"
+            f"  detectable ±{test['min_detectable']:.4f}")
+
+
+def p_words(p: float) -> str:
+    """A p-value as it reads: ``< 0.0001`` rather than a row of zeros."""
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def band_words(band: list[float]) -> str:
+    """A build's band: ``[0.3120, 0.3340]``."""
+    return f"[{band[0]:.4f}, {band[1]:.4f}]"
+
+
+def alarm_lines(data: dict[str, Any]) -> list[str]:
+    """Each signal drift in words, with the top of its band in outputs at this pair's size
+    (``▲ new figures: 50 outputs (earlier pairs 0-3), band up to 9``)."""
+    from rouge_tui.analysis.triage import drift_words
+
+    return [f"{drift_words(d)}, band up to {math.floor(d['band'][1] * data['paired'] + 1e-9)}"
+            for d in data["signal_drift"]]
+
+
+def band_note(data: dict[str, Any]) -> str:
+    """Why the signals have no band, once (too little history), else nothing."""
+    reasons = {r["no_band"] for r in data.get("signal_rates", []) if r.get("no_band")}
+    return f"no signal band: {min(reasons).removeprefix('no band: ')}" if reasons else ""
+
+
+def moved_words(data: dict[str, Any]) -> str:
+    """How many examples improved and how many regressed, and by how much at least."""
+    moved = data["moved"]
+    return f"{moved['improved']} improved, {moved['regressed']} regressed (|Δ| > {moved['by_more_than']:g})"
+
+
+def listing(ids: list[str], limit: int = 20) -> str:
+    """The first ``limit`` ids, each on one line cut at 40, and how many more."""
+    shown = ", ".join(one_line(i, 40) for i in ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def mark_word(data: dict[str, Any], example_id: str) -> str:
+    """An example's mark as a table cell shows it (``fine (carried)``), or nothing."""
+    entry = data["marks"].get(example_id)
+    if not entry:
+        return ""
+    word = entry["mark"]
+    if entry.get("carried_from"):
+        word += " (carried)"
+    if entry.get("stale"):
+        word += " (stale)"
+    return word

@@ -1,0 +1,623 @@
+"""The history view (rouge_tui/app/screens/history.py): its build lines, picks and titles.
+
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
+not from the code under test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+from app_helpers import (
+    INCIDENT,
+    SUPPORT,
+    app_for,
+    burst,
+    footer_text,
+    incident_deltas,
+    lines_of,
+    press,
+    review_screen,
+    screen_text,
+    settle,
+)
+from suite_helpers import jsonl, make_suite
+from textual.widgets import OptionList
+
+from rouge_tui.app.app import RougeApp
+from rouge_tui.app.screens.help import HelpScreen
+from rouge_tui.app.screens.history import HistoryScreen
+from rouge_tui.app.screens.review import ReviewScreen
+
+pytestmark = pytest.mark.slow
+
+
+async def test_a_choice_covered_by_a_key_of_the_same_burst_is_made_when_uncovered() -> None:
+    """`enter` `?` in the history list: help opens over it before it answers; closing help
+    then makes the comparison asked for (the answer is neither lost nor given to help)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        names = [b.name for b in screen.analysis.suite.builds]
+        await press(pilot, "h")
+        await settle(pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        await press(pilot, "k")  # the build before the candidate: compared with the one before it
+        await burst(pilot, "enter", "question_mark")
+        if isinstance(app.screen, HelpScreen):  # help came first: the answer waits for it
+            await press(pilot, "escape")
+        await settle(pilot)
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+        pair = (screen.analysis.figures.baseline.name, screen.analysis.figures.candidate.name)
+        assert pair == (names[-3], names[-2])
+
+
+async def test_the_history_title_goes_on_to_a_second_line_not_off_the_edge(tmp_path: Path) -> None:
+    """Issue 38, 7: at 80 columns the history's title lost its end (`· space`), the key
+    that picks a build."""
+    name = "Incident summaries of the payments platform, EU"
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": "x y z"}),
+                       {f"{n}.jsonl": jsonl({"id": "a", "output": "x y z"[: 2 * n + 1]}) for n in range(3)},
+                       toml=f'name = "{name}"\n')  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        title = " ".join(line.strip() for line in screen_text(app).splitlines()[:2])
+        assert f"{name}: 3 builds · B baseline, C candidate · space picks · Δ vs the build before" in title, title
+        assert "…" not in title
+
+
+async def test_enter_is_in_the_footer_of_the_history_and_of_the_list_of_suites(tmp_path: Path) -> None:
+    """The lists' own enter binding hid the screen's from the footer: the key that compares
+    (or opens) was only in the help."""
+    import shutil
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        footer = footer_text(app)
+        assert "⏎ compare" in footer and footer.index("⏎ compare") < footer.index("space pick")
+        # keys queued together: enter compares the row the keys before it moved to (a
+        # priority binding of the screen took the row before they moved)
+        names = [b.name for b in review_screen(app).suite.builds]
+        await burst(pilot, "up", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[-3], names[-2])
+    folder = tmp_path / "suites"
+    shutil.copytree(INCIDENT, folder / "incident")
+    shutil.copytree(SUPPORT, folder / "support")
+    app = RougeApp(sorted(folder.iterdir()), argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "⏎ open" in screen_text(app).splitlines()[-1]
+        await burst(pilot, "down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen) and app.screen.suite.name == "Support answers"
+
+
+async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -> None:
+    """Issue 11, 4: a bad line in a build not compared blocks nothing; the builds picker
+    lists it with its file:line error."""
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
+    (suite / "references.jsonl").write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
+    (suite / "builds" / "1.jsonl").write_text(rows("output", {"a": "the cat", "b": "a dog"}))
+    (suite / "builds" / "2.jsonl").write_text(rows("output", {"a": "the cat sat", "b": "a dog ran"}) + "{broken\n")
+    (suite / "builds" / "3.jsonl").write_text(rows("output", {"a": "cat", "b": "dog ran"}))
+    app = app_for(suite, baseline="1", candidate="3")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "3")
+        await press(pilot, "h")
+        assert isinstance(app.screen, HistoryScreen)
+        text = screen_text(app)
+        assert "2.jsonl:3" in text
+        await press(pilot, "home", "space", "down", "down", "space", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "3")
+        await press(pilot, "h", "home", "down", "enter")
+        await settle(pilot)
+        assert any("2.jsonl:3" in n.message for n in app._notifications), [n.message for n in app._notifications]
+
+
+@pytest.mark.parametrize(("suite", "lines"), [
+    (INCIDENT, [" baseline  2026-11-26_aa3f5f ", " candidate 2026-11-27_9f03aa "]),  # one run each
+    (SUPPORT, ["  runs 3", "  runs 3"]),  # replicate runs: said on both lines
+])
+async def test_the_build_lines_at_80_columns_give_the_names_room(suite: Path, lines: list[str]) -> None:
+    """A newcomer read "baseline  …-11-26_aa3f5f" and could not tell the year: "runs 1" on
+    both lines took the room. The runs are shown when a build has several."""
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = screen_text(app).splitlines()[2:4]  # (under the title and the signal drift line)
+        for line, part in zip(shown, lines):
+            assert part in line, shown
+        assert ("runs" in shown[0]) == (suite == SUPPORT), shown
+
+
+async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_path: Path) -> None:
+    """A newcomer's suite: the night's build has a bad line and the one before is empty; the
+    app refused to open at all (a bad build is the likely reason for the alert). Now it
+    shows the two newest builds that read, says why, and h lists the broken ones."""
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
+    (suite / "references.jsonl").write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
+    (suite / "builds" / "1.jsonl").write_text(rows("output", {"a": "the cat", "b": "a dog"}))
+    (suite / "builds" / "2.jsonl").write_text(rows("output", {"a": "cat", "b": "dog ran"}))
+    (suite / "builds" / "3.jsonl").write_text("")
+    (suite / "builds" / "4.jsonl").write_text(rows("output", {"a": "the cat sat"}) + "{broken\n")
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.return_code is None and isinstance(app.screen, ReviewScreen)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "2")
+        said = [n.message for n in app._notifications if n.severity == "warning"]
+        assert any("3.jsonl: empty file (no records)" in m and "showing 1 → 2" in m for m in said), said
+        # The warning fades; the overview keeps saying it, so 1 → 2 never reads as the
+        # night's verdict (a newcomer read "within band" and went back to bed). Through m too.
+        app.clear_notifications()
+        await settle(pilot)
+        assert "! newest pair unreadable: 3 (h)" in screen_text(app).splitlines()[0]
+        await press(pilot, "m")
+        await settle(pilot)
+        assert review_screen(app).analysis.settings.metric != "rougeL"
+        assert "newest pair unreadable: 3 (h)" in screen_text(app).splitlines()[0]
+        await press(pilot, "h")
+        assert isinstance(app.screen, HistoryScreen)
+        text = screen_text(app)
+        assert "4.jsonl:2" in text and "3.jsonl" in text
+
+
+def pointed_rows(app) -> list[str]:
+    return [row for row in screen_text(app).splitlines() if row.startswith(" ▶ ")]
+
+
+async def test_the_history_and_suites_lists_point_at_the_cursors_row(tmp_path: Path) -> None:
+    """A newcomer could not tell which build space would pick: only colour marked the row
+    (nothing under NO_COLOR or in a plain capture). The row starts with ▶, as the review
+    table's does, alone, and follows the cursor."""
+    import shutil
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        names = [b.name for b in app.screen.suite.builds]
+        assert [row.split()[2] for row in pointed_rows(app)] == [names[-1]]  # "▶ C name"
+        await press(pilot, "k", "k", "space")
+        await settle(pilot)
+        assert [row.split()[2] for row in pointed_rows(app)] == [names[-3]]  # "▶ 1 name": picked
+    for name in ("one", "two", "three"):
+        shutil.copytree(INCIDENT, tmp_path / name)
+    app = RougeApp([tmp_path / n for n in ("one", "two", "three")], argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert len(pointed_rows(app)) == 1 and "in one" in pointed_rows(app)[0]
+        await press(pilot, "j", "j")
+        await settle(pilot)
+        assert len(pointed_rows(app)) == 1 and "in three" in pointed_rows(app)[0]
+
+
+async def test_the_unreadable_notice_names_the_build_and_belongs_to_the_pair_shown(tmp_path: Path) -> None:
+    """A review of the notice: it stayed on after another pair was compared in h (even a
+    mended one), said "an older pair" when the broken build was the baseline (1 → 3 shown),
+    and cut the references' notice beside it. It names the build, shows only on the pair
+    opened in its place, and both notices show whole."""
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
+    refs = suite / "references.jsonl"
+    refs.write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
+    for name, outputs in (("1", {"a": "the cat", "b": "a dog"}), ("3", {"a": "cat sat", "b": "dog"})):
+        (suite / "builds" / f"{name}.jsonl").write_text(rows("output", outputs))
+    (suite / "builds" / "2.jsonl").write_text("{broken\n")
+    app = app_for(suite)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "3")  # the newest build is in it
+        assert "! newest pair unreadable: 2 (h)" in screen_text(app).splitlines()[0]
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "✗" in screen_text(app) and "end ⏎" not in screen_text(app).splitlines()[0]  # no way to 2 → 3
+    refs.write_text(rows("reference", {"a": "the cat sat down", "b": "a dog ran"}))  # refs changed since
+    app = app_for(suite)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        title = screen_text(app).splitlines()[0]
+        assert "refs changed since" in title and "newest pair unreadable: 2 (h)" in title, title
+        (suite / "builds" / "2.jsonl").write_text(rows("output", {"a": "the cat sat", "b": "a dog"}))
+        await press(pilot, "h")
+        await settle(pilot)
+        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two ·")
+        await press(pilot, "end", "enter")  # 2 → 3, mended: the newest pair, read
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("2", "3")
+        title = screen_text(app).splitlines()[0]
+        assert "unreadable" not in title and "refs changed since" in title, title
+
+
+async def test_the_history_cursor_stops_at_the_first_and_the_last_build() -> None:
+    """Up on the first build went to the last (the list wrapped round): up and k now stop
+    at the first build, down and j at the last, as in the review table."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        builds = app.screen.query_one(OptionList)
+        last = len(app.screen.suite.builds) - 1
+        assert builds.highlighted == last  # the candidate, the last build of the sample
+        await press(pilot, "down", "j")
+        assert builds.highlighted == last
+        await press(pilot, "home", "up", "k")
+        assert builds.highlighted == 0
+        await press(pilot, "down")
+        assert builds.highlighted == 1
+
+
+async def test_after_comparing_older_builds_the_history_says_the_way_back_and_it_works() -> None:
+    """A newcomer compared two older builds in h and found no way back to the pair the alert
+    was about (escape stays on the pair compared). The history's title now says it while
+    another pair is shown, and end then enter compares the newest two again."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        names = [b.name for b in review_screen(app).suite.builds]
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "end ⏎" not in screen_text(app).splitlines()[0]  # the newest pair is shown
+        await press(pilot, "home", "down", "space", "down", "space", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[1], names[2])
+        await press(pilot, "h")
+        await settle(pilot)
+        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two ·")
+        await press(pilot, "end", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[-2], names[-1])
+
+
+async def test_history_reads_again_a_build_mended_since_it_was_listed_unreadable(tmp_path: Path) -> None:
+    """Build 2 has a bad line when the overview scores the history; it is mended; h reads it
+    again, and it can be compared (it used to stay listed unreadable and refused)."""
+    suite = tmp_path / "suite"
+    (suite / "builds").mkdir(parents=True)
+    rows = lambda key, texts: "".join(json.dumps({"id": i, key: t}) + "\n" for i, t in texts.items())
+    (suite / "references.jsonl").write_text(rows("reference", {"a": "the cat sat", "b": "a dog ran"}))
+    (suite / "builds" / "1.jsonl").write_text(rows("output", {"a": "the cat", "b": "a dog"}))
+    good = rows("output", {"a": "the cat sat", "b": "a dog ran"})
+    (suite / "builds" / "2.jsonl").write_text(good + "{broken\n")
+    (suite / "builds" / "3.jsonl").write_text(rows("output", {"a": "cat", "b": "dog ran"}))
+    app = app_for(suite, baseline="1", candidate="3")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        assert screen.trend is not None and screen.trend[1][1].stats is None  # listed unreadable
+        (suite / "builds" / "2.jsonl").write_text(good)
+        await press(pilot, "h")
+        await settle(pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        assert app.screen.builds[1].stats is not None and app.screen.builds[1].stats.mean == 1.0
+        assert "2.jsonl:3" not in screen_text(app)
+        await press(pilot, "home", "down", "enter")  # 2 against 1
+        await settle(pilot)
+        figures = screen.analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == ("1", "2")
+
+
+def history_suite(root: Path, toml: str | None = None) -> Path:
+    """Three builds of three examples whose references are all "a b c d"; build 1 has two
+    identical runs (a zero-width band). rougeL F: "a b c d" 1, "a b c" 6/7, "a b" 2/3,
+    "a" 2/5, "x" 0."""
+    rows = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    first = rows({"a": "a b c d", "b": "a b", "c": "a"})
+    return make_suite(root, jsonl(*({"id": i, "reference": "a b c d"} for i in "abc")), {
+        "1": {"run-1.jsonl": first, "run-2.jsonl": first},
+        "2.jsonl": rows({"a": "a b c", "b": "a b", "c": "a"}),
+        "3.jsonl": rows({"a": "a b", "b": "a b", "c": "x"}),
+    }, toml)  # fmt: skip
+
+
+def history_lines(app: RougeApp) -> dict[str, str]:
+    """Each build's line in the history view, by build name."""
+    builds = app.screen.query_one(OptionList)
+    names = [b.name for b in app.screen.suite.builds]
+    return {name: builds.get_option_at_index(i).prompt.plain for i, name in enumerate(names)}
+
+
+async def test_history_counts_the_marks_made_on_any_pair_with_that_candidate(tmp_path: Path) -> None:
+    """Two marks made on (1, 3), one on (2, 3) in the app: build 3's line counts three."""
+    from rouge_tui.analysis.pipeline import Caches, open_analysis
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.review import Review
+    from rouge_tui.suite.suite import open_suite
+
+    suite = history_suite(tmp_path / "s")
+    analysis = open_analysis(open_suite(suite), Settings(), "1", "3", caches=Caches.default())
+    earlier = Review(analysis, analysis.texts.result())
+    earlier.set_mark("a", "fine", "")
+    earlier.set_mark("c", "regression", "")
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "a", "h")
+        await settle(pilot)
+        lines = history_lines(app)
+        assert lines["3"].split()[-1] == "3" and lines["3"].split()[-2] in "▼▲●"  # the marks column
+        assert lines["2"].split()[-1] in "▼▲●" and lines["1"].split()[-1].endswith("]")  # none
+
+
+async def test_history_verdicts_follow_the_comparisons_rule_min_delta(tmp_path: Path) -> None:
+    """1 to 2 moves the mean by (6/7 - 1) / 3 = -0.048: outside build 1's zero-width band,
+    within min_delta 0.05. The comparison says within band; so does build 2's line."""
+    app = app_for(history_suite(tmp_path / "s", "[band]\nmin_delta = 0.05\n"), baseline="1", candidate="2")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_screen(app).analysis.figures.verdict == "within-band"
+        await press(pilot, "h")
+        await settle(pilot)
+        line = history_lines(app)["2"]
+        assert "-0.0476 ●" in line and "▼" not in line
+
+
+async def test_h_opens_with_the_builds_the_overview_scored_and_scores_only_without_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The overview's history line was made from every build for this comparison: h shows
+    those builds at once (no second scoring); with none for this comparison, it scores them,
+    and the lines are the same. Build 3 against 2 by hand: F (2/3 + 2/3 + 0) / 3 = 0.4444,
+    the paired delta (0.4444 - (6/7 + 2/3 + 2/5) / 3) = -0.1968."""
+    from rouge_tui.app.screens import history as history_view
+
+    calls = []
+    real = history_view.trend
+    monkeypatch.setattr(history_view, "trend", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    app = app_for(history_suite(tmp_path / "s"), baseline="2", candidate="3")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_screen(app).trend is not None
+        await press(pilot, "h")
+        known = history_lines(app)
+        assert calls == [] and isinstance(app.screen, HistoryScreen)
+        assert " 0.4444 [" in known["3"] and "-0.1968" in known["3"]
+        await press(pilot, "escape")
+        review_screen(app).trend = None  # as before the overview's line is made
+        await press(pilot, "h")
+        await settle(pilot)
+        assert calls == [1] and history_lines(app) == known
+
+
+async def test_history_verdicts_follow_the_comparisons_rule_band_from_history(tmp_path: Path) -> None:
+    """With [band] source = "history", build 3's band is its mean 4/9 ± 2 · sd(31/45,
+    202/315, 4/9: the means of builds 1-3) = [0.18, 0.71]; build 4's mean 2/15 lies below it
+    (drift-down), though inside build 3's own analytic band [0, 0.89]."""
+    suite = history_suite(tmp_path / "s", '[band]\nsource = "history"\n')
+    (suite / "builds" / "4.jsonl").write_text(jsonl(*({"id": i, "output": t} for i, t in zip("abc", ("a", "x", "x")))))
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.band_source, figures.verdict) == ("history", "drift-down")
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "-0.3111 ▼" in history_lines(app)["4"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (60, 20, "from 80")])
+async def test_history_fits_80_columns_one_line_a_build_under_its_column_header(size) -> None:
+    """At 60 columns (and after a resize from 80 to 60) the band column goes: each line was
+    wrapped in two."""
+    app = app_for()
+    async with app.run_test(size=(80, 24) if len(size) == 3 else size) as pilot:
+        await settle(pilot)
+        await press(pilot, "a", "h")
+        await settle(pilot)
+        if len(size) == 3:
+            await pilot.resize_terminal(*size[:2])
+            await settle(pilot)
+        rows = screen_text(app).splitlines()
+        names = [b.name for b in app.screen.suite.builds]
+        top = app.screen.query_one("#history-columns").region.y  # under the title's line or two
+        header, rows = rows[top], rows[top - 1 : app.screen.query_one("KeyBar").region.y]
+        band = ["band"] if size[0] == 80 else []
+        assert header.split() == ["build", "runs", "n", "mean", *band, "paired", "Δ", "marks"]
+        assert rows[2 : 2 + len(names)] == [row for row in rows[2:] if row.strip()]  # nothing wrapped
+        for name, row in zip(names, rows[2:]):
+            assert name in row or "…" in row
+            assert row.index(f"{app.screen.builds[names.index(name)].stats.mean:.4f}") == header.index("mean")
+            assert max(map(len, rows)) <= size[0]
+        candidate = rows[2 + len(names) - 1]
+        assert candidate.startswith(" ▶ C") and candidate.rstrip().endswith(" 1")  # the cursor's row
+        assert len(candidate.rstrip()) == len(header.rstrip())  # the count under "marks"
+        assert candidate.index("-0.0352 ▼") == header.index("paired Δ")
+
+
+async def test_the_history_title_gives_a_long_suite_name_whole_when_it_fits(tmp_path: Path) -> None:
+    """The name was cut to 30 characters even at 120 columns."""
+    import shutil
+
+    suite = tmp_path / "s"
+    shutil.copytree(INCIDENT, suite)
+    name = "Incident summaries of the payments platform"  # 43 characters
+    toml = suite / "suite.toml"
+    toml.write_text(toml.read_text().replace('name = "Incident summaries"', f'name = "{name}"'))
+    for size in ((120, 30), (80, 24)):  # at 80, the rest of the title on a second line
+        app = app_for(suite)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await press(pilot, "h")
+            await settle(pilot)
+            title = lines_of(app, "#history-title")
+            assert f" {name}: 8 builds" in title, title
+            assert title.lstrip().startswith(name[:25])
+
+
+async def test_the_history_views_deltas_are_paired_and_the_compared_rows_is_the_overviews() -> None:
+    """A number on screen belongs to the comparison on screen: the compared pair's row shows
+    the overview's delta, and every other row the mean paired delta of its two builds (the
+    whole-build means differ from it: -0.0362 against -0.0352 on the compared pair)."""
+    import math
+
+    from app_helpers import oracle_f, read_jsonl
+
+    refs = {r["id"]: r["reference"] for r in read_jsonl(INCIDENT / "references.jsonl")}
+    first, second = (
+        {r["id"]: r["output"] for r in read_jsonl(INCIDENT / "builds" / name)}
+        for name in ("2026-11-21_92175c.jsonl", "2026-11-22_c66672.jsonl")
+    )
+    shared = [i for i in first if i in second and refs.get(i, "").strip()]
+    by_hand = math.fsum(oracle_f(refs[i], second[i]) - oracle_f(refs[i], first[i]) for i in shared) / len(shared)
+    overview = math.fsum(incident_deltas().values()) / len(incident_deltas())
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        text = screen_text(app)
+    row = next(line for line in text.splitlines() if "2026-11-22" in line)
+    assert f"{by_hand:+.4f}" in row, row
+    row = next(line for line in text.splitlines() if "2026-11-27" in line)
+    assert f"{overview:+.4f}" in row and "▼" in row, row
+
+
+async def test_the_history_views_header_shows_what_was_picked_at_80_columns() -> None:
+    """The picked builds were the end of a line cut at 80 columns: they come first now, in the
+    history's order (the newer was picked first: it is still the candidate)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        await press(pilot, "up", "space", "up", "space")
+        await settle(pilot)
+        head = screen_text(app).splitlines()[0]
+    assert "picked 2026-11-25_afab85 → 2026-11-26_aa3f5f (enter compares them)" in head, head
+
+
+async def test_the_history_title_counts_a_wide_suite_name_in_cells(tmp_path: Path) -> None:
+    """Five CJK characters are ten cells: the title then has no room for 'Δ vs the build
+    before', which was added (counted as five) and cut."""
+    import shutil
+
+    from rich.cells import cell_len
+
+    suite = tmp_path / "s"
+    shutil.copytree(INCIDENT, suite)
+    toml = suite / "suite.toml"
+    toml.write_text(toml.read_text().replace('name = "Incident summaries"', 'name = "事故の要約"'))
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        title = lines_of(app, "#history-title")  # what does not fit goes on to a second line
+        assert "· space picks · Δ vs the build before" in " ".join(line.strip() for line in title.splitlines()), title
+        assert all(cell_len(line) <= 80 for line in title.splitlines())
+
+
+async def test_the_history_views_title_says_space_picks_at_80_columns() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        assert "· space picks" in screen_text(app).splitlines()[0]
+
+
+async def test_two_builds_picked_newest_first_compare_the_older_as_the_baseline() -> None:
+    """A newcomer picked the candidate, then the build before it, and got the regression as
+    drift-up; the history's order now says which is the baseline. A third pick replaces the
+    first of the two picked."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        names = [b.name for b in review_screen(app).suite.builds]
+        await press(pilot, "h")
+        await settle(pilot)
+        await press(pilot, "end", "space", "up", "space", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[-2], names[-1])
+        assert figures.verdict == "drift-down"
+        await press(pilot, "h")
+        await settle(pilot)
+        # picked: the last, the first, then the third: the first and the third are compared
+        await press(pilot, "end", "space", "home", "space", "down", "down", "space", "enter")
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert (figures.baseline.name, figures.candidate.name) == (names[0], names[2])
+
+
+async def test_a_build_that_cannot_be_read_stays_on_its_line_and_cannot_be_picked(tmp_path: Path) -> None:
+    """A build directory with no run files: its error wrapped out of the history's table
+    to column 0 at 80 columns, and picking it only failed later. Its line is now cut to
+    the screen, and space or enter on it says the whole error and picks nothing."""
+    import shutil
+
+    from rich.cells import cell_len
+
+    suite = tmp_path / "s"
+    shutil.copytree(INCIDENT, suite)
+    (suite / "builds" / "2026-11-25z_empty").mkdir()
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = review_screen(app).analysis
+        await press(pilot, "h")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        broken = [i for i, line in enumerate(lines) if "2026-11-25z_empty" in line]
+        assert len(broken) == 1 and lines[broken[0]].rstrip().endswith("…")
+        assert "2026-11-26" in lines[broken[0] + 1] and all(cell_len(line.rstrip()) <= 80 for line in lines)
+        history = app.screen
+        names = [b.name for b in history.suite.builds]
+        history.query_one(OptionList).highlighted = names.index("2026-11-25z_empty")
+        for key in ("space", "enter"):
+            await press(pilot, key)
+            assert app.screen is history and history.picked == []
+            said = [n.message for n in app._notifications if n.message.startswith("2026-11-25z_empty cannot be compared:")]
+            assert said and said[-1].endswith("build directory holds no run files (*.jsonl, *.jsonl.gz, *.csv or *.parquet)")
+        await press(pilot, "escape")
+        assert review_screen(app).analysis is shown
+
+
+async def test_the_history_says_its_metric_and_that_its_figures_are_over_all_outputs() -> None:
+    """Issue 38, 10: the history view said neither which metric it showed nor that its n,
+    mean and band are over all of a build's outputs, while the overview's are over the ids
+    the pair shares (Δ here is paired too)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        about = next(line for line in screen_text(app).splitlines() if "each build's own outputs" in line)
+        assert "rougeL (whitespace)" in about and "paired" in about, about
+        await press(pilot, "q", "m")
+        await settle(pilot)
+        metric = review_screen(app).analysis.settings.metric
+        assert metric != "rougeL"
+        await press(pilot, "h")
+        await settle(pilot)
+        assert f"{metric} (whitespace)" in next(line for line in screen_text(app).splitlines() if "build's own" in line)

@@ -1,0 +1,66 @@
+"""The movers table (rouge_tui/app/widgets/movers.py): its rows, cursor, marks and labels.
+
+Expected figures come from rouge-score with the chapter's tokenizer (oracles.rouge_score),
+not from the code under test.
+"""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import (
+    app_for,
+    incident_deltas,
+    press,
+    review_screen,
+    settle,
+)
+
+from rouge_tui.app.widgets.movers import MoversTable
+
+pytestmark = pytest.mark.slow
+
+
+async def test_j_k_and_the_arrows_move_home_and_end_jump() -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(MoversTable)
+        await press(pilot, "j", "j", "down")
+        assert table.cursor == 3
+        await press(pilot, "k", "up")
+        assert table.cursor == 1
+        await press(pilot, "end")
+        assert table.cursor == len(incident_deltas()) - 1
+        await press(pilot, "home")
+        assert table.cursor == 0
+
+
+def test_every_mark_word_is_one_key_and_one_colour_in_the_table() -> None:
+    """The keys and the table's colours come from MARKS: one binding and one bold colour
+    (the text's own under NO_COLOR) per word."""
+    from rouge_tui.app.screens.common import MARK_BINDINGS
+    from rouge_tui.store.marks import MARKS
+
+    assert [(b.key, b.action, b.description) for b in MARK_BINDINGS] == [
+        (m.key, f"mark('{m.word}')", m.help) for m in MARKS.values()]
+    for mark in MARKS.values():
+        assert f"movers--{mark.word}" in MoversTable.COMPONENT_CLASSES
+        assert f".movers--{mark.word} {{ text-style: bold; color: {mark.colour}; }}" in MoversTable.DEFAULT_CSS
+        assert f"MoversTable:nocolor > .movers--{mark.word} {{ color: $text; }}" in MoversTable.DEFAULT_CSS
+
+
+async def test_signal_labels_cut_visibly_in_the_table_and_the_overview() -> None:
+    """Issue 11, 7: a row with `len- +sent +fig` lost `+fig` to the column's width with
+    nothing to say so, and the overview's signal line ended `+…`; now the signals to read
+    come first and whole labels are followed by `…` when some are left out."""
+    from rouge_tui.analysis import signals
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        table = app.screen.query_one(MoversTable)
+        # Three signals on one row; +sent, the one to read, first; no room for a third label.
+        index = next(i for i, f in enumerate(figures.signals) if signals.names(int(f)) == ["truncated", "shorter", "new-sentence"])
+        row = table.row_text(table.row_of(index), table.size.width).plain
+        assert "+sent trunc…" in row, row

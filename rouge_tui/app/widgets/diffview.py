@@ -103,8 +103,7 @@ class DiffModel:
     grounding: object = None  # rouge_tui.analysis.grounding.Grounding of the example, if made
     _sections: dict = field(default_factory=dict, repr=False, compare=False)
     _layouts: LRUCache = field(default_factory=lambda: LRUCache(4), repr=False, compare=False)
-    # A model made ahead in a worker is laid out there and on screen: LRUCache.get moves
-    # entries, so the two must not meet inside it.
+    # Laid out in a worker (made ahead) and on screen: LRUCache.get relinks, so one at a time.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @cached_property
@@ -344,7 +343,6 @@ def _gutter(line: Line) -> tuple[str, bool]:
     removed, added = STYLES["removed"] in styles, STYLES["added"] in styles
     sign = "± " if removed and added else "- " if removed else "+ " if added else "  "
     return sign, bool(styles & TARGETS)
-
 
 
 class DiffView(ScrollView, can_focus=True):

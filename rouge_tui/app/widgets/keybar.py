@@ -56,8 +56,8 @@ class KeyBar(Widget):
         """The keys, ``?`` first, each whole on the first line with room for it."""
         key_style = Style(bold=True, reverse=True)
         keys = self.keys()
-        parts = [Text.assemble((f" {key} ", key_style), f"{description} ")
-                 for key, description in [k for k in keys if k[1] == "help"] + [k for k in keys if k[1] != "help"]]
+        keys = [k for k in keys if k[1] == "help"] + [k for k in keys if k[1] != "help"]
+        parts = [Text.assemble((f" {key} ", key_style), f"{description} ") for key, description in keys]
         return flow(parts, width, sep="", overflow="crop") or [Text()]
 
     def get_content_height(self, container, viewport, width: int) -> int:

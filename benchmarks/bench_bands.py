@@ -14,7 +14,7 @@ Two suites, generated once into $TMPDIR/rouge-tui-bench by make_suite.py and reu
   one earlier pair), beside SPEC's floor script (``--floor``, needs polars and rouge-score-rs)
   on the same two builds: the budget is a ratio to it. Beside them, this tree with one part
   made a no-op, so the parts' cost is a difference of whole processes: the earlier pairs'
-  signal counts (``pipeline.earlier_counts`` returns no pair: no band, as with too little
+  signal counts (``pairs.earlier_counts`` returns no pair: no band, as with too little
   history), and the paired test (``pipeline.paired_test`` returns a fixed result).
 
 Ratios are medians of run-by-run ratios, of wall time and of CPU time (on a loaded machine
@@ -61,10 +61,10 @@ FLOOR = Path("/work/shared/bench/floor.py")
 # This tree with one part of issue 35 made a no-op (argv[1]: "bands" or "paired").
 STUBBED = r"""
 import sys
-from rouge_tui.analysis import pipeline
+from rouge_tui.analysis import pairs, pipeline
 part = sys.argv.pop(1)
 if part == "bands":
-    pipeline.earlier_counts = lambda *a, **k: []
+    pairs.earlier_counts = lambda *a, **k: []
 else:
     class Fixed:
         def to_json(self):

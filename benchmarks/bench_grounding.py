@@ -67,7 +67,8 @@ from _measure import (
 )
 from make_suite import _edit, _sentences, _vocabulary, write_suite
 
-from rouge_tui.analysis.grounding import ground, ground_side, new_counts
+from rouge_tui.analysis.grounding import ground, ground_side
+from rouge_tui.analysis.grounding_bulk import new_counts
 
 CNNDM = ROOT.parent / "shared" / "data" / "cnndm-pointer-gen"
 
@@ -180,10 +181,10 @@ def sourced_suite(examples: int, words: int, source_words: int, work: Path = BEN
 STUBBED = r"""
 import sys
 import numpy as np
-from rouge_tui.analysis import grounding, pipeline
-grounding.new_counts = lambda candidates, *a, **k: (np.zeros(len(candidates), np.int64),) * 2
+from rouge_tui.analysis import grounding, spread, unseen
+spread.new_counts = lambda candidates, *a, **k: (*(np.zeros(len(candidates), np.int64),) * 2, np.ones(len(candidates)))
 grounding.copy_means = lambda builds, sources: [None] * len(builds)
-pipeline.details = lambda texts, ids, min_support: [{} for _ in ids]
+unseen.details = lambda texts, ids, min_support, runs=None: [{} for _ in ids]
 from rouge_tui.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -385,9 +385,9 @@ def grounding_tags(side, shown: int | None = None) -> list[tuple[int, int, str, 
     limit = float("inf") if shown is None else shown
     tags = [(s.span.start, 1, "flag", UNSUPPORTED_TAG) for s in side.sentences
              if s.unsupported and s.span.start < limit]
-    for figure in side.figures:
-        if figure.new and figure.span.end <= limit:
-            tags += [(figure.span.start, 1, "newfig", "«"), (figure.span.end, 0, "newfig", "»")]
+    for number in side.numbers:
+        if number.new and number.span.end <= limit:
+            tags += [(number.span.start, 1, "newfig", "«"), (number.span.end, 0, "newfig", "»")]
     return sorted(tags)
 
 

@@ -20,7 +20,6 @@ from typing import Any
 from rouge_tui.analysis.pipeline import (
     Analysis,
     Caches,
-    NewestUnreadable,
     Progress,
     Texts,
     analyse,
@@ -28,7 +27,7 @@ from rouge_tui.analysis.pipeline import (
 )
 from rouge_tui.store.log import ReferenceChange, ReviewLog
 from rouge_tui.store.marks import MARKS, Mark, MarkStore, outputs_hash
-from rouge_tui.suite.suite import Suite, SuiteRef
+from rouge_tui.suite.suite import NewestUnreadable, Suite, SuiteRef
 
 __all__ = ["Opened", "Request", "Review", "Shown", "SuiteRef", "list_suite", "open_review", "user_theme"]
 

@@ -19,7 +19,7 @@ from oracles import rouge_score
 from rouge_score import tokenize
 from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
 
-from rouge_tui.analysis import pipeline
+from rouge_tui.analysis import pairs, pipeline
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.pipeline import Caches, open_analysis, read_texts
@@ -84,7 +84,7 @@ def test_pairing_leaves_out_what_cannot_be_compared_and_says_why(tmp_path: Path)
     assert figures.only_in_candidate == ["d"]
     assert sorted(figures.ids) == ["a", "b", "g"] and figures.paired == 3
     texts = read_texts(suite, *suite.pick())
-    assert pipeline.pair(texts.references, texts.baseline, texts.candidate).ids == ["a", "b", "g"]
+    assert pairs.pair(texts.references, texts.baseline, texts.candidate).ids == ["a", "b", "g"]
 
 
 @pytest.mark.parametrize("partial", ["1-base", "2-cand"])
@@ -469,7 +469,7 @@ def test_a_comparison_given_up_while_it_scores_does_not_wait_for_its_grounding(
     ends then, not when the grounding ends. Here the grounding would take 60 s."""
     import threading
 
-    from rouge_tui.analysis import grounding
+    from rouge_tui.analysis import grounding_bulk
 
     release = threading.Event()
 
@@ -481,7 +481,7 @@ def test_a_comparison_given_up_while_it_scores_does_not_wait_for_its_grounding(
         if stage.startswith("scoring"):
             raise InterruptedError("cancelled")
 
-    monkeypatch.setattr(grounding, "new_counts", slow_counts)
+    monkeypatch.setattr(grounding_bulk, "new_counts", slow_counts)
     suite = open_suite(_suite_for_cache(tmp_path / "s"))
     outcome: list[BaseException] = []
 

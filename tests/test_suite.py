@@ -636,3 +636,38 @@ def test_a_native_suite_loads_no_importer() -> None:
             "print(sorted(m for m in sys.modules if m.startswith('rouge_tui.importers.')))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_build_read_like_the_one_before_shares_its_equal_outputs(tmp_path):
+    # Ids of more than one character: CPython keeps one string of each single character.
+    a, b, c = "example-a", "example-b", "example-c"
+    old = {"r1.jsonl": jsonl({"id": a, "output": "same words"}, {"id": b, "output": "old words"}),
+           "r2.jsonl": jsonl({"id": a, "output": "second run"}, {"id": b, "output": "old words"})}
+    new = {"r1.jsonl": jsonl({"id": a, "output": "same words"}, {"id": b, "output": "new words"},
+                             {"id": c, "output": "same words"}),
+           "r2.jsonl": jsonl({"id": b, "output": "old words"}, {"id": a, "output": "same words"})}
+    suite = open_suite(make_suite(tmp_path / "s", builds={"1-old": old, "2-new": new}))
+    before = read_build(suite, suite.build("1-old"))
+    plain = read_build(suite, suite.build("2-new"))
+    like = read_build(suite, suite.build("2-new"), like=[run.outputs for run in before.runs])
+    assert [run.outputs for run in like.runs] == [run.outputs for run in plain.runs]  # the same texts
+    first, second = (run.outputs for run in like.runs)
+    assert first[a] is before.runs[0].outputs[a]  # equal to run 1's: its string
+    assert first[b] is not before.runs[0].outputs[b]
+    assert first[c] is not before.runs[0].outputs[a]  # equal text, but another id's
+    assert second[b] is before.runs[1].outputs[b]  # run 2 against run 2, in another order
+    assert second[a] is not before.runs[0].outputs[a]
+    old_ids = list(before.runs[0].outputs)
+    assert [k is old for k, old in zip(first, old_ids)] == [True, True]  # in the same order: its ids
+
+
+def test_a_build_read_like_the_references_shares_their_ids(tmp_path):
+    references = jsonl({"id": "example-a", "reference": "the cat sat"}, {"id": "example-b", "reference": "a dog"})
+    build = jsonl({"id": "example-a", "output": "the cat"}, {"id": "example-b", "output": "dog ran"})
+    suite = open_suite(make_suite(tmp_path / "s", references, {"1-old.jsonl": build, "2-new.jsonl": build}))
+    texts = read_references(suite).texts
+    shared = read_build(suite, suite.build("1-old"), like=[texts])
+    plain = read_build(suite, suite.build("1-old"))
+    assert shared.runs[0].outputs == plain.runs[0].outputs == {"example-a": "the cat", "example-b": "dog ran"}
+    assert all(k is r for k, r in zip(shared.runs[0].outputs, texts))
+    assert not any(k is r for k, r in zip(plain.runs[0].outputs, texts))

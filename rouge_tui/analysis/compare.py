@@ -7,6 +7,7 @@ vector width or the machine: the same inputs give the same bytes everywhere.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ __all__ = [
     "build_stats",
     "delta_interval",
     "fmean",
+    "fsum",
     "rank",
     "run_mean",
     "sample_sd",
@@ -58,10 +60,20 @@ VERDICTS = {v.name: v for v in (
 )}
 
 
+def fsum(values: Sequence[float] | np.ndarray) -> float:
+    """Exactly rounded sum; an array is read as floats a block at a time, so that a million
+    values are never a million Python floats at once."""
+    if not isinstance(values, np.ndarray):
+        return math.fsum(values)
+    return math.fsum(itertools.chain.from_iterable(values[i:i + _BLOCK].tolist() for i in range(0, len(values), _BLOCK)))
+
+
+_BLOCK = 1 << 16
+
+
 def fmean(values: Sequence[float] | np.ndarray) -> float:
     """Exactly rounded mean; NaN for no values."""
-    values = values.tolist() if isinstance(values, np.ndarray) else values
-    return math.fsum(values) / len(values) if len(values) else math.nan
+    return fsum(values) / len(values) if len(values) else math.nan
 
 
 def run_mean(scores: np.ndarray) -> np.ndarray:
@@ -80,7 +92,7 @@ def sample_sd(values: Sequence[float] | np.ndarray) -> float:
     if len(xs) < 2:
         return 0.0
     deviation = xs - fmean(xs)  # each square is one exactly rounded product on any machine
-    return math.sqrt(math.fsum((deviation * deviation).tolist()) / (len(xs) - 1))
+    return math.sqrt(fsum(deviation * deviation) / (len(xs) - 1))
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from rouge_tui.rouge.engine import TooLong
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 
-__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "history_band", "trend",
+__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "earlier_entries", "history_band", "trend",
            "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
@@ -122,6 +122,17 @@ def earlier(suite: Suite, baseline: str, builds: int = PAIRS + 1) -> list[BuildE
     names = [entry.name for entry in suite.builds]
     end = names.index(baseline) + 1
     return suite.builds[max(0, end - builds) : end]
+
+
+def earlier_entries(suite: Suite, settings: Settings, baseline: str) -> list[BuildEntry]:
+    """The builds before the baseline that volatility and the history band look at (enough
+    for both windows, whatever the band's source: the volatile signal must not depend on
+    it), in name order; [] when there are too few to matter."""
+    needed = max(PAIRS + 1, BAND_BUILDS)
+    entries = earlier(suite, baseline, needed)[:-1]
+    if len(entries) < 2 and settings.band_source != "history":
+        return []  # one earlier build makes one pair with the baseline: never volatile
+    return entries
 
 
 def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rouge_tui.analysis.compare import Z95, sample_sd
+from rouge_tui.analysis.compare import Z95, fsum, sample_sd
 
 __all__ = ["EXACT_MAX", "RESAMPLES", "RESAMPLE_MAX", "SEED", "PairedTest", "paired_test"]
 
@@ -85,7 +85,7 @@ def paired_test(delta: np.ndarray, seed: int = SEED, resamples: int = RESAMPLES)
     boot_stream, flip_stream = (np.random.Generator(np.random.PCG64(s)) for s in np.random.SeedSequence(seed).spawn(2))
 
     if k > RESAMPLE_MAX:
-        interval, p_value = _normal_limits(math.fsum(nonzero.tolist()) / n, sd, n)
+        interval, p_value = _normal_limits(fsum(nonzero) / n, sd, n)
         method = f"normal limits of paired bootstrap + sign-flip (over {RESAMPLE_MAX:,} non-zero deltas)"
     else:
         bits = 61 - n.bit_length()  # twice a sum of n quantised deltas fits in int64

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import shlex
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from rouge_tui.analysis import compare, history, signals, triage
+from rouge_tui.analysis import compare, history, pairs, signals, triage, unseen
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.paired import paired_test
 from rouge_tui.analysis.scores import Scorer
@@ -33,14 +32,16 @@ from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import (
     Build,
     BuildEntry,
+    NewestUnreadable,
     Suite,
     build_digests,
     read_build,
     read_references,
+    readable_pair,
     references_digest,
 )
 
-__all__ = ["Analysis", "Caches", "NewestUnreadable", "Texts", "compute", "open_analysis", "read_texts"]
+__all__ = ["Analysis", "Caches", "Texts", "compute", "open_analysis", "read_texts"]
 
 Progress = Callable[[str, float], None]  # what is being done, and how far (0..1)
 
@@ -78,7 +79,7 @@ class Texts:
     candidate: Build
     # What overlap cannot see in these texts (their paired ids follow from them), by
     # min_support: it does not depend on the metric or the tokenizer, so the app's m and t
-    # find it here (`_grounding`).
+    # find it here (`unseen.grounding_of`).
     found: dict[float, Future] = field(default_factory=dict, repr=False, compare=False)
 
     def outputs(self, example_id: str, run: int = 0) -> tuple[str, str]:
@@ -101,9 +102,9 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     tell("reading the references", 0.0)
     references = read_references(suite)
     tell("reading build 1 of 2", 0.0)
-    base = read_build(suite, baseline)
+    base = read_build(suite, baseline, like=[references.texts])
     tell("reading build 2 of 2", 0.0)
-    cand = read_build(suite, candidate)
+    cand = read_build(suite, candidate, like=[run.outputs for run in base.runs])
     return Texts(references, base, cand)
 
 
@@ -118,7 +119,7 @@ def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list:
     """The earlier builds the volatile signal and the history band read, as the files are
     now (`_build_part`): what a key looked up before they are read names."""
     earlier = []
-    for entry in earlier_entries(suite, settings, baseline):
+    for entry in history.earlier_entries(suite, settings, baseline):
         if entry.problem is not None:
             earlier.append(_build_part(entry.name, len(entry.run_files), (), str(entry.problem)))
             continue
@@ -223,45 +224,6 @@ def open_analysis(
     return analyse(suite, settings, texts, caches=caches, progress=progress, early=early)
 
 
-class NewestUnreadable(SuiteError):
-    """The newest pair, which the reader did not pick, cannot be read (the night's build is
-    often the broken one): ``instead``, the two newest builds that can be (None: no two),
-    the way on, which the message gives as flags to type; ``reason``, what went wrong;
-    ``build``, the build that cannot be read."""
-
-    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None, build: str) -> None:
-        way = (f"{_flag('baseline', instead[0])} {_flag('candidate', instead[1])} compares the two newest "
-               "builds that can be read" if instead else "no other two builds of the suite can be read")
-        super().__init__(f"{exc.message} ({way})", exc.path, exc.line)
-        self.reason = str(exc)
-        self.instead = instead
-        self.build = build
-
-
-def readable_pair(suite: Suite, broken: BuildEntry) -> tuple[str, str] | None:
-    """The two newest builds but ``broken`` that read without error, older first: each is
-    read whole to know (only when the newest pair cannot be)."""
-    found: list[str] = []
-    for entry in reversed(suite.builds):
-        if entry is broken or entry.problem is not None:
-            continue
-        try:
-            read_build(suite, entry)
-        except SuiteError:
-            continue
-        found.append(entry.name)
-        if len(found) == 2:
-            return found[1], found[0]
-    return None
-
-
-def _flag(name: str, build: str) -> str:
-    """``--name build`` as a shell takes it (``--name=-x`` where argparse would take ``-x``
-    for a flag)."""
-    value = shlex.quote(build)
-    return f"--{name}={value}" if value.startswith("-") else f"--{name} {value}"
-
-
 def analyse(
     suite: Suite,
     settings: Settings,
@@ -293,36 +255,12 @@ def analyse(
 # --------------------------------------------------------------------------- the work
 
 
-@dataclass
-class Pairing:
-    """Which ids enter the paired figures, and which are left out and why."""
-
-    ids: list[str]
-    only_in_baseline: list[str]
-    only_in_candidate: list[str]
-    missing_reference: list[str]
-
-
-def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
-    """Pair on id in the baseline's order. Ids without a usable reference (absent, or empty
-    after stripping) go to missing_reference; of the others, ids in one build only go to
-    only_in_baseline / only_in_candidate, but for those missing from some runs of the other
-    (its ``partial``: left out, and said so apart)."""
-    usable = references.usable
-    base, cand = set(baseline.ids), set(candidate.ids)
-    missing = (base | cand) - usable
-    base_only = base - cand - missing - set(candidate.partial)
-    cand_only = cand - base - missing - set(baseline.partial)
-    ids = [i for i in baseline.ids if i in cand and i in usable]
-    return Pairing(ids, sorted(base_only), sorted(cand_only), sorted(missing))
-
-
 # The references' first characters the zero-token guard reads: enough to tell (joined whole,
 # they weighed on a big report's memory peak, held to its budget).
 GUARD_CHARS = 4_000_000
 
 
-def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) -> str | None:
+def zero_token_warning(settings: Settings, references: Iterable[Sequence[str]]) -> str | None:
     """SPEC's zero-token guard: the tokenizer drops most of the references' letters and
     digits, so every score is near 0 and reads like drift."""
     entry = TOKENIZERS[settings.tokenizer]
@@ -344,21 +282,10 @@ def zero_token_warning(settings: Settings, references: Sequence[Sequence[str]]) 
     )
 
 
-def earlier_entries(suite: Suite, settings: Settings, baseline: str) -> list[BuildEntry]:
-    """The builds before the baseline that volatility and the history band look at (enough
-    for both windows, whatever the band's source: the volatile signal must not depend on
-    it), in name order; [] when there are too few to matter."""
-    needed = max(history.PAIRS + 1, history.BAND_BUILDS)
-    entries = history.earlier(suite, baseline, needed)[:-1]
-    if len(entries) < 2 and settings.band_source != "history":
-        return []  # one earlier build makes one pair with the baseline: never volatile
-    return entries
-
-
 def earlier_history(suite: Suite, settings: Settings, texts: Texts, caches: Caches,
                     scorer: Scorer) -> list[history.BuildScores]:
     """`earlier_entries`, each scored through the caches and ``scorer``."""
-    entries = earlier_entries(suite, settings, texts.baseline.name)
+    entries = history.earlier_entries(suite, settings, texts.baseline.name)
     return [history.build_scores(suite, entry, texts.references, settings, scorer) for entry in entries]
 
 
@@ -376,17 +303,18 @@ def compute(
     see is not in by the time everything else is (the app draws them)."""
     caches = caches or Caches.none()
     tell = progress or (lambda stage, fraction: None)
-    pairing = pair(texts.references, texts.baseline, texts.candidate)
+    pairing = pairs.pair(texts.references, texts.baseline, texts.candidate)
     if not pairing.ids:
         raise ValueError(
             f"builds {texts.baseline.name!r} and {texts.candidate.name!r} share no example "
             "with a usable reference"
         )
-    runs = run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
+    runs = pairs.run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
     # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
     # GIL free; so are the earlier build pairs' signal counts the signal bands come from.
-    grounded = _grounding(texts, runs)
-    before_counts = _beside(lambda: earlier_counts(suite, settings, texts, caches))
+    grounded = unseen.grounding_of(texts, runs)
+    before_counts = unseen.beside(lambda: pairs.earlier_counts(suite, settings, texts.references, texts.baseline,
+                                                             caches.pairs))
     before, base, cand = _score_pair(suite, settings, texts, caches, pairing.ids, tell)
     tell("finding change signals", 0.0)
     figures, flags, order = _compared(suite, settings, texts, caches, pairing, runs, before, base, cand)
@@ -419,7 +347,9 @@ def _with_history(settings: Settings, ids: list[str], before: list[history.Build
     """The baseline's stats with the band the settings ask for (history or its own), the
     history the volatile signal reads, and why the history band could not be had (None: it
     could)."""
-    shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, dict(zip(ids, base_mean[:, 2].tolist())))
+    # Its F by id is read by the volatile signal alone, against earlier builds: none, none kept.
+    f = dict(zip(ids, base_mean[:, 2].tolist())) if before else {}
+    shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, f)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     return base_stats, [*before, shown_baseline], too_few
 
@@ -429,7 +359,7 @@ def _warnings(settings: Settings, texts: Texts, ids: list[str], base_stats: comp
     """What the figures warn of beyond the history band: the zero-token guard, a band of zero
     width, ids missing from some runs, and no source at all."""
     warnings = []
-    guard = zero_token_warning(settings, [texts.references.texts[i] for i in ids])
+    guard = zero_token_warning(settings, map(texts.references.texts.__getitem__, ids))
     if guard:
         warnings.append(guard)
     if base_stats.band[0] == base_stats.band[1]:
@@ -439,12 +369,12 @@ def _warnings(settings: Settings, texts: Texts, ids: list[str], base_stats: comp
         )
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} {'id' if len(left) == 1 else 'ids'} missing from some runs, left out")
-    if all(texts.references.sources.get(i) is None for i in ids):
+    if texts.references.sources.keys().isdisjoint(ids):
         warnings.append(NO_SOURCE)
     return warnings
 
 
-def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pairing: Pairing,
+def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pairing: pairs.Pairing,
              runs: list[signals.Pairs], before: list[history.BuildScores], base: np.ndarray,
              cand: np.ndarray) -> tuple[Figures, list[np.ndarray], np.ndarray]:
     """The figures of the scored pair, all but the grounded signals (`Figures.pending`): means,
@@ -462,7 +392,7 @@ def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pa
     flags = [signals.find(run, grounded=False) for run in runs]  # while what overlap cannot see is found
     delta_mean = compare.fmean(delta)
     moved = np.abs(delta)
-    total = math.fsum(moved.tolist())
+    total = compare.fsum(moved)
     top_share = math.fsum(moved[order[: compare.TEN]].tolist()) / total if total else 0.0
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
     warnings = [*([too_few] if too_few else []), *_warnings(settings, texts, ids, base_stats, partial)]
@@ -495,8 +425,8 @@ def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pa
         run_f=({"baseline": np.ascontiguousarray(base[:, order, 2]), "candidate": np.ascontiguousarray(cand[:, order, 2])}
                if replicated else {}),
     )
-    top = range(min(DETAIL_ROWS, len(ids)))  # each on the run the app's diff opens on
-    figures.details = details(texts, [figures.ids[r] for r in top], settings.min_support, [figures.run_moved(r) for r in top])
+    top = range(min(unseen.DETAIL_ROWS, len(ids)))  # each on the run the app's diff opens on
+    figures.details = unseen.details(texts, [figures.ids[r] for r in top], settings.min_support, [figures.run_moved(r) for r in top])
     return figures, flags, order
 
 
@@ -513,7 +443,7 @@ def _with_grounding(suite: Suite, settings: Settings, texts: Texts, caches: Cach
         flag |= signals.find(run, grounded=True)
     every = np.bitwise_or.reduce(flags)
     counts = triage.PairCounts(texts.baseline.name, texts.candidate.name, figures.paired, signals.counts(every))
-    remember_counts(suite, settings, texts.references, (texts.baseline, texts.candidate), caches, counts)
+    pairs.remember_counts(suite, settings, texts.references, (texts.baseline, texts.candidate), caches.pairs, counts)
     alarm = signals.ALARM if settings.alarm is None else settings.alarm
     rates = triage.rates(counts.counts, figures.paired, before_counts, alarm)
     drifting = [rate.signal for rate in rates if rate.drift]
@@ -529,7 +459,7 @@ def _with_grounding(suite: Suite, settings: Settings, texts: Texts, caches: Cach
             if replicated and (new_figures[row] or least[row] < 1) else figures.run_moved(row) for row in flagged]
     return replace(
         figures, signals=ranked, copied=copied, pending=(), rates=rates, flagged=flagged,
-        flagged_details=details(texts, [figures.ids[row] for row in flagged], settings.min_support, said),
+        flagged_details=unseen.details(texts, [figures.ids[row] for row in flagged], settings.min_support, said),
         runs_fired=(np.sum([(f[order, None] >> np.arange(len(signals.SIGNALS), dtype=np.uint32)) & 1 for f in flags],
                            axis=0, dtype=np.uint8).T.copy() if replicated else None),
     )
@@ -538,135 +468,3 @@ def _with_grounding(suite: Suite, settings: Settings, texts: Texts, caches: Cach
 # Said once when no example has a source (SPEC "Triage").
 NO_SOURCE = ("no example has a source: \"no counterpart\" is measured against the references alone, which "
              "an abstractive output rarely echoes; the signal bands, not the raw counts, decide")
-
-
-def run_pairs(references: References, baseline: Build, candidate: Build, ids: Sequence[str],
-              min_support: float) -> list[signals.Pairs]:
-    """The rules' input for each replicate run (run r of each build, or its last run where it
-    has fewer): a signal fires on an example when it fires in any run."""
-    texts = [references.texts[i] for i in ids]
-    sources = [references.sources.get(i) for i in ids]
-    out = []
-    for r in range(max(len(baseline.runs), len(candidate.runs))):
-        base = baseline.runs[min(r, len(baseline.runs) - 1)].outputs
-        cand = candidate.runs[min(r, len(candidate.runs) - 1)].outputs
-        out.append(signals.Pairs(ids, [base[i] for i in ids], [cand[i] for i in ids], texts, sources, {}, min_support))
-    return out
-
-
-def count_pair(references: References, baseline: Build, candidate: Build, min_support: float) -> triage.PairCounts:
-    """How many of a pair's paired examples each signal fires on, in any run (what the band of
-    a later pair reads)."""
-    ids = pair(references, baseline, candidate).ids
-    flags = np.zeros(len(ids), np.uint32)
-    for run in run_pairs(references, baseline, candidate, ids, min_support):
-        flags |= signals.find(run)
-    return triage.PairCounts(baseline.name, candidate.name, len(ids), signals.counts(flags))
-
-
-def _pair_key(suite: Suite, settings: Settings, references: References,
-              builds: Sequence[tuple[str, Sequence[str]]]) -> str:
-    return triage.pair_key(references.digest, settings.min_support, repr(suite.settings.fields), builds)
-
-
-def remember_counts(suite: Suite, settings: Settings, references: References, builds: tuple[Build, Build],
-                    caches: Caches, counts: triage.PairCounts) -> None:
-    """Keep this pair's counts: tomorrow's comparison reads them as an earlier pair's."""
-    if caches.pairs is not None:
-        key = _pair_key(suite, settings, references, [(b.name, [run.digest for run in b.runs]) for b in builds])
-        caches.pairs.put(key, counts.to_bytes())
-
-
-def earlier_counts(suite: Suite, settings: Settings, texts: Texts, caches: Caches) -> list[triage.PairCounts]:
-    """The signal counts of the consecutive build pairs ending at the baseline (the volatile
-    window), each from the cache or read and counted; a build read once for both its pairs.
-    None at all (and no work) when they could not make a band: too few earlier pairs, or no
-    signal that may raise the alarm."""
-    entries = history.earlier(suite, texts.baseline.name, history.PAIRS + 1)
-    if len(entries) < triage.MIN_PAIRS + 1 or settings.alarm == ():
-        return []
-    read: dict[str, Build] = {texts.baseline.name: texts.baseline}
-    out = []
-    for a, b in itertools.pairwise(entries):
-        try:
-            digests = [(e.name, [run.digest for run in read[e.name].runs] if e.name in read
-                        else build_digests(suite, e)) for e in (a, b)]
-            if caches.pairs is not None and a.problem is None and b.problem is None:
-                found = caches.pairs.get(_pair_key(suite, settings, texts.references, digests))
-                if found is not None:
-                    try:
-                        out.append(triage.PairCounts.from_bytes(found))
-                        continue
-                    except ValueError:
-                        pass
-            builds = tuple(read.get(e.name) or read.setdefault(e.name, read_build(suite, e)) for e in (a, b))
-        except SuiteError as exc:
-            out.append(triage.PairCounts(a.name, b.name, 0, {}, str(exc)))
-            continue
-        counts = count_pair(texts.references, builds[0], builds[1], settings.min_support)
-        remember_counts(suite, settings, texts.references, builds, caches, counts)
-        out.append(counts)
-        # Only the next pair's first build is wanted again (a big suite holds no five builds).
-        read = {name: build for name, build in read.items() if name in (b.name, texts.baseline.name)}
-    return out
-
-
-_FOUND = threading.Lock()  # one grounding per texts and key, whichever thread asks first
-
-
-def _grounding(texts: Texts, runs: list[signals.Pairs]) -> Future:
-    """`_ground` of ``runs`` (`run_pairs` of ``texts``), begun beside the caller once for these texts."""
-    with _FOUND:
-        if runs[0].min_support not in texts.found:
-            texts.found[runs[0].min_support] = _beside(lambda: _ground(runs))
-        return texts.found[runs[0].min_support]
-
-
-def _ground(runs: list[signals.Pairs]) -> tuple[list[tuple[np.ndarray, ...]], dict[str, list[float]]]:
-    """Each run's candidates' new sentences, new figures and least support, and each build's
-    mean coverage and density (its first run) when the suite has sources."""
-    from rouge_tui.analysis import grounding  # not for cached figures (`Pairs.count_new`)
-
-    counts = [run.count_new() for run in runs]
-    pairs = runs[0]
-    if all(source is None for source in pairs.sources):
-        return counts, {}
-    means = grounding.copy_means([pairs.baseline, pairs.candidate], pairs.sources)
-    return counts, {role: list(found or ()) for role, found in zip(("baseline", "candidate"), means)}
-
-
-def _beside(work: Callable[[], object]) -> Future:
-    """``work`` in a daemon thread, which nothing joins: a comparison given up while it scores
-    (the app's cancel or quit, Ctrl-C, an error) does not wait for it."""
-    done: Future = Future()
-
-    def body() -> None:
-        try:
-            done.set_result(work())
-        except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
-            done.set_exception(exc)
-
-    threading.Thread(target=body, name="grounding", daemon=True).start()
-    return done
-
-
-DETAIL_ROWS = compare.TEN  # ranks whose grounding the figures keep: report's default --top
-
-
-def details(texts: Texts, ids: Sequence[str], min_support: float, runs: Sequence[int] | None = None) -> list[dict]:
-    """What overlap cannot see in each of ``ids``' candidate output, as the report lists it
-    (``runs``: the replicate run of each, else the first)."""
-    from rouge_tui.analysis import grounding  # not for cached figures (`Pairs.count_new`)
-
-    out = []
-    for example_id, run in zip(ids, runs or [0] * len(ids)):
-        baseline, candidate = texts.outputs(example_id, run)
-        source = texts.references.sources.get(example_id)
-        found = grounding.ground_side(
-            candidate, texts.references.texts[example_id], source, baseline, min_support=min_support
-        )
-        row = {"unsupported": found.unsupported, "new_sentences": found.new_sentences, "new_figures": found.new_figures}
-        if source is not None:
-            row.update(coverage=found.coverage, density=found.density)
-        out.append(row)
-    return out

@@ -95,7 +95,7 @@ class Scorer:
         """``build``'s table: kept, or scored (only the outputs that differ from the run of
         the same number last scored or read) and kept."""
         usable = self.references.usable
-        ids = [i for i in build.ids if i in usable]
+        ids = build.ids if usable.issuperset(build.ids) else [i for i in build.ids if i in usable]
         digests = [run.digest for run in build.runs]
         table = self.stored(digests)
         if table is None or table.ids != ids:
@@ -105,13 +105,13 @@ class Scorer:
                 def told(done: int, total: int, r: int = r) -> None:
                     tell((r + done / max(total, 1)) / len(build.runs))
 
-                table.values[r] = self._score_run(r, ids, [run.outputs[i] for i in ids], told)
+                self._score_run(r, ids, list(map(run.outputs.__getitem__, ids)), told, table.values[r])
             name = self._key(digests)
             if name is not None:
                 self.cache.put(name, table.to_bytes())
         else:
             for r, run in enumerate(build.runs):
-                self._last[r] = _Scored(ids, [run.outputs[i] for i in ids], table.values[r])
+                self._last[r] = _Scored(ids, list(map(run.outputs.__getitem__, ids)), table.values[r])
         return table
 
     def score(self, build: Build, ids: list[str], tell: Callable[[float], None] = lambda fraction: None) -> np.ndarray:
@@ -122,17 +122,21 @@ class Scorer:
         except engine.TooLong:
             # The example refused may be one the comparison leaves out (in this build only):
             # the compared ones alone, kept nowhere; one of them refused is refused again.
-            return np.stack([self._score_run(r, ids, [run.outputs[i] for i in ids], lambda done, total: None)
+            return np.stack([self._score_run(r, ids, list(map(run.outputs.__getitem__, ids)), lambda done, total: None)
                              for r, run in enumerate(build.runs)])
         if table.ids == ids:  # the usual case: the same examples in the same order
             return table.values
         where = {example: row for row, example in enumerate(table.ids)}
         return table.values[:, [where[i] for i in ids]]
 
-    def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.PairProgress) -> np.ndarray:
+    def _score_run(self, r: int, ids: list[str], outputs: list[str], told: engine.PairProgress,
+                   values: np.ndarray | None = None) -> np.ndarray:
+        """Run ``r``'s (n, 3) scores, in ``values`` when given (the table's row, which the
+        next build's scoring then reads: one copy of the scores)."""
         n = len(ids)
-        values = np.full((n, 3), np.nan)
-        todo = list(range(n))
+        if values is None:
+            values = np.empty((n, 3))
+        todo = np.arange(n)
         last = self._last.get(r)
         if last is not None:
             if last.ids == ids:  # the usual case: the same examples in the same order
@@ -144,12 +148,14 @@ class Scorer:
                 same = np.fromiter((row >= 0 and last.outputs[row] == output
                                     for row, output in zip(rows.tolist(), outputs)), bool, n)
             values[same] = last.values[rows[same]]
-            todo = np.flatnonzero(~same).tolist()
-        if todo:
+            todo = np.flatnonzero(~same)
+        if len(todo):
             s = self.settings
+            every = len(todo) == n
+            some = ids if every else [ids[k] for k in todo.tolist()]
             values[todo] = engine.score(
-                [self.references.texts[ids[k]] for k in todo], [outputs[k] for k in todo],
-                s.metric, s.tokenizer, s.stem, told, [ids[k] for k in todo],
+                list(map(self.references.texts.__getitem__, some)),
+                outputs if every else [outputs[k] for k in todo.tolist()], s.metric, s.tokenizer, s.stem, told, some,
             )
         self._last[r] = _Scored(ids, outputs, values)
         return values

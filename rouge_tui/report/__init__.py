@@ -75,7 +75,7 @@ def build(
     the ``review`` the formats that show texts need."""
     details = None
     if min(top, figures.paired) > len(figures.details):  # beyond the ranks the figures keep: from the texts
-        from rouge_tui.analysis.pipeline import details as grounded
+        from rouge_tui.analysis.unseen import details as grounded
 
         assert texts is not None, "rows past the figures' own need the texts"
         rows = range(min(top, figures.paired))  # each on the run its diff opens on

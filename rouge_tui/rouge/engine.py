@@ -70,8 +70,8 @@ def rows(
     if "rougeLsum" in names:
         _check_lines(references, outputs, entry, stem, ids)
     scorer = rouge_scorer.RougeScorer(names, tokenizer=entry.native(stem))
-    counts = [len(texts) for texts in references]
-    targets = [text for texts in references for text in texts]
+    counts = list(map(len, references))
+    targets = list(chain.from_iterable(references))
     single = all(count == 1 for count in counts)
     if not single:
         outputs = [output for output, count in zip(outputs, counts) for _ in range(count)]

@@ -28,7 +28,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -77,7 +77,8 @@ class References:
     @cached_property
     def usable(self) -> frozenset[str]:
         """The ids with a reference that is not blank: the ones a build is scored on."""
-        return frozenset(self.texts).difference(self.empty)
+        usable = frozenset(self.texts)
+        return usable.difference(self.empty) if self.empty else usable
 
     @cached_property
     def fingerprint(self) -> str:
@@ -287,9 +288,14 @@ def _duplicate(
     return SuiteError(f"duplicate id {quoted(key)}", path, number)
 
 
-def read_run(path: Path, fields: Fields = _FIELDS) -> Run:
-    """One run file as ``id -> output`` in file order, every record checked."""
+def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | None = None) -> Run:
+    """One run file as ``id -> output`` in file order, every record checked. ``like``: what
+    was read before (the references, the build before's run): its ids, and its outputs
+    where equal, are kept as its strings, so a nightly build that repeats most of the one
+    before holds each text once (and comparing the two finds them the same object)."""
     path = Path(path)
+    like = like or {}
+    ahead = iter(like.items())  # in a file in the same order, each id is the next one's
     id_name, output_name = fields.id, fields.output
     blocks = _source(path)
     outputs: dict[str, str] = {}
@@ -304,7 +310,12 @@ def read_run(path: Path, fields: Fields = _FIELDS) -> Run:
         if key in outputs:
             again = _records(_source(path), (id_name, output_name), None)
             raise _duplicate(path, number, key, again, id_name)
-        outputs[key] = text
+        known, before = next(ahead, (None, None))
+        if known == key:
+            key = known
+        else:
+            before = like.get(key)
+        outputs[key] = before if before == text else text
     if not outputs:
         raise SuiteError("empty file (no records)", path)
     return Run(path, outputs, blocks.digest)

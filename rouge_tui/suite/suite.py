@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import stat
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -398,11 +400,12 @@ def read_references(suite: Suite) -> References:
     return read_references_file(suite.references_path, suite.settings.fields)
 
 
-def _runs(suite: Suite, entry: BuildEntry) -> list[Run]:
+def _runs(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, object]] = ()) -> list[Run]:
     if entry.problem is not None:
         raise entry.problem
     if suite.layout is None:
-        return [read_run(path, suite.settings.fields) for path in entry.run_files]
+        return [read_run(path, suite.settings.fields, like[min(r, len(like) - 1)] if like else None)
+                for r, path in enumerate(entry.run_files)]
     runs = suite.layout.read_build(entry.imported)
     if not runs:
         raise SuiteError("no runs in this build", entry.path)
@@ -410,10 +413,14 @@ def _runs(suite: Suite, entry: BuildEntry) -> list[Run]:
     return runs
 
 
-def read_build(suite: Suite, entry: BuildEntry) -> Build:
-    """One build's runs, read and checked; its listing problem, if it has one, is raised."""
-    runs = _runs(suite, entry)
+def read_build(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, object]] = ()) -> Build:
+    """One build's runs, read and checked; its listing problem, if it has one, is raised.
+    ``like``: what was read before, a mapping a run (the last for the runs past it), whose
+    ids and equal outputs the runs keep (`read_run`)."""
+    runs = _runs(suite, entry, like)
     first = runs[0].outputs
+    if len(runs) == 1:  # the usual build: one run, every id in it
+        return Build(entry.name, entry.path, runs, list(first), [])
     common = set(first)
     for run in runs[1:]:
         common.intersection_update(run.outputs)
@@ -441,3 +448,42 @@ def references_digest(suite: Suite) -> str:
     if suite.layout is None:
         return file_digest(suite.references_path)
     return read_references(suite).digest
+
+
+class NewestUnreadable(SuiteError):
+    """The newest pair, which the reader did not pick, cannot be read (the night's build is
+    often the broken one): ``instead``, the two newest builds that can be (None: no two),
+    the way on, which the message gives as flags to type; ``reason``, what went wrong;
+    ``build``, the build that cannot be read."""
+
+    def __init__(self, exc: SuiteError, instead: tuple[str, str] | None, build: str) -> None:
+        way = (f"{_flag('baseline', instead[0])} {_flag('candidate', instead[1])} compares the two newest "
+               "builds that can be read" if instead else "no other two builds of the suite can be read")
+        super().__init__(f"{exc.message} ({way})", exc.path, exc.line)
+        self.reason = str(exc)
+        self.instead = instead
+        self.build = build
+
+
+def readable_pair(suite: Suite, broken: BuildEntry) -> tuple[str, str] | None:
+    """The two newest builds but ``broken`` that read without error, older first: each is
+    read whole to know (only when the newest pair cannot be)."""
+    found: list[str] = []
+    for entry in reversed(suite.builds):
+        if entry is broken or entry.problem is not None:
+            continue
+        try:
+            read_build(suite, entry)
+        except SuiteError:
+            continue
+        found.append(entry.name)
+        if len(found) == 2:
+            return found[1], found[0]
+    return None
+
+
+def _flag(name: str, build: str) -> str:
+    """``--name build`` as a shell takes it (``--name=-x`` where argparse would take ``-x``
+    for a flag)."""
+    value = shlex.quote(build)
+    return f"--{name}={value}" if value.startswith("-") else f"--{name} {value}"

@@ -40,10 +40,9 @@ def describe(side, title: str, other: str, min_support: float) -> Text:
         if sentence.unsupported:
             word = "new: in none of them, nor in the " + other if sentence.new else "no counterpart in the reference or source"
             text.append(f"       {word} — read it\n", style="bold yellow")
-    figures = [f.span.text for f in side.figures if f.new]
-    if figures:
+    if side.new_figures:
         text.append("     figures found nowhere else: ", style="italic")
-        text.append(one_line(", ".join(figures), 200) + "\n", style="bold red")
+        text.append(one_line(", ".join(side.new_figures), 200) + "\n", style="bold red")
     if side.coverage is not None:
         text.append(f"     copied from the source: coverage {side.coverage:.2f}, density {side.density:.2f}\n", style="italic")
     return text

@@ -17,9 +17,12 @@ from app_helpers import (
     settle,
     type_text,
 )
+from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE
 from suite_helpers import jsonl, make_suite
 
-from rouge_tui.app.widgets.diffview import DiffView
+from rouge_tui.analysis.settings import Settings
+from rouge_tui.app.widgets.diffview import DiffModel, DiffView
+from rouge_tui.diff import example_diff
 
 pytestmark = pytest.mark.slow
 
@@ -168,3 +171,24 @@ async def test_side_by_side_each_column_has_its_title_and_arithmetic_over_it() -
     sums = next(line for line in lines if line.startswith("LCS 16"))
     left, right = sums.split("│")
     assert "F 0.31" in left and "LCS 46" in right and "F 0.81" in right
+
+
+def chapter_model() -> DiffModel:
+    diff = example_diff("inc-0042", [CHAPTER_REFERENCE], CHAPTER_A, CHAPTER_B, Settings())
+    return DiffModel(diff, (CHAPTER_A, CHAPTER_B), ("a-baseline", "b-candidate"))
+
+
+def test_the_layout_in_use_is_kept_while_a_resize_tries_other_widths() -> None:
+    """Four layouts are kept: the one shown again stays, the one least recently shown goes
+    (the hand-made cache dropped the oldest made, the one on screen)."""
+    model = chapter_model()
+    shown = model.layout("reference", True, 60)
+    assert model.layout("reference", True, 60) is shown  # made once
+    others = {width: model.layout("reference", True, width) for width in (70, 80, 90)}
+    assert model.layout("reference", True, 60) is shown  # shown again: now the most recent
+    model.layout("reference", True, 100)  # a fifth: the least recently shown (70) goes
+    assert model.layout("reference", True, 60) is shown
+    assert model.layout("reference", True, 80) is others[80]
+    assert model.layout("reference", True, 70) is not others[70]
+    assert shown.rows  # a real layout
+

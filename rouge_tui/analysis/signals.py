@@ -24,7 +24,7 @@ import numpy as np
 
 from rouge_tui.analysis import history
 
-__all__ = ["ALARM", "SIGNALS", "Pairs", "Signal", "counts", "find", "fired", "fit", "labels", "names", "shown_order",
+__all__ = ["ALARM", "SIGNALS", "Pairs", "Signal", "counts", "find", "fired", "labels", "names", "shown_order",
            "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
@@ -227,32 +227,16 @@ def shown_order() -> list[tuple[int, Signal]]:
     return sorted(enumerate(SIGNALS), key=lambda bit_signal: not bit_signal[1].read_first)
 
 
-def fit(items: Sequence[str], width: int | None = None, sep: str = " ", more: str = "…") -> str:
-    """``items`` joined by ``sep``; in at most ``width`` characters, the whole items that fit
-    and then ``more``, which says some were left out."""
-    text = sep.join(items)
-    if width is None or len(text) <= width:
-        return text
-    text = ""
-    for item in items:
-        longer = f"{text}{sep}{item}" if text else item
-        if len(longer) + len(more) > width:
-            break
-        text = longer
-    return (text + more if text else more.strip())[: max(width, 0)]
-
-
-def labels(flags: int, width: int | None = None, runs: Sequence[int] | None = None, of: int = 1) -> str:
-    """The short labels of ``flags``, those to read first first (``+sent trunc len-``); in
-    at most ``width`` characters, cut after a whole label with ``…``. With replicate runs
-    (``runs``: how many of the ``of`` runs each signal fired in, by bit), a signal that did
-    not fire in every run says in how many (``+fig1/3``)."""
+def labels(flags: int, runs: Sequence[int] | None = None, of: int = 1) -> list[str]:
+    """The short labels of ``flags``, those to read first first (``+sent trunc len-``). With
+    replicate runs (``runs``: how many of the ``of`` runs each signal fired in, by bit), a
+    signal that did not fire in every run says in how many (``+fig1/3``)."""
     def label(bit: int, signal: Signal) -> str:
         if runs is None or runs[bit] >= of:
             return signal.short
         return f"{signal.short}{runs[bit]}/{of}"
 
-    return fit([label(bit, s) for bit, s in shown_order() if flags >> bit & 1], width)
+    return [label(bit, s) for bit, s in shown_order() if flags >> bit & 1]
 
 
 def counts(flags: np.ndarray) -> dict[str, int]:

@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import Figures
+from rouge_tui.app.fit import first_fit
 from rouge_tui.app.messages import WorkFailed
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
@@ -243,12 +244,10 @@ class DiffScreen(common.Answers, Screen[str]):
         run = short[-1:] if self.runs > 1 else []
         rest = short[: len(short) - len(run)]
         tries += [rest[:keep] + run for keep in range(len(rest) - 1, 0, -1)]
-        for head in (f" {step} ", f" {k}/{total} "):
-            for fields in tries:
-                line = " · ".join(f for f in fields if f)
-                if len(head) + 1 + cell_len(example) + 3 + cell_len(line) <= width:
-                    return self._title(head, example, line)
-        return self._title(f" {k}/{total} ", example, " · ".join([short[0], *run]))
+        heads = (f" {step} ", f" {k}/{total} ")  # the step in words, else only k/total
+        lines = [(head, " · ".join(f for f in fields if f)) for head in heads for fields in tries]
+        head, line = first_fit(lines, width, lambda pair: f"{pair[0]} {example} · {pair[1]}")
+        return self._title(head, example, line)
 
     def _title(self, head: str, example: str, rest: str) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")

@@ -19,6 +19,7 @@ tag), ``tab`` to the next pane.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -29,6 +30,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -100,7 +102,9 @@ class DiffModel:
     query: str = ""  # the table's text filter: shown reversed where it matches
     grounding: object = None  # rouge_tui.analysis.grounding.Grounding of the example, if made
     _sections: dict = field(default_factory=dict, repr=False, compare=False)
-    _layouts: dict = field(default_factory=dict, repr=False, compare=False)
+    _layouts: LRUCache = field(default_factory=lambda: LRUCache(4), repr=False, compare=False)
+    # Laid out in a worker (made ahead) and on screen: LRUCache.get relinks, so one at a time.
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @cached_property
     def words(self) -> tuple[list[Piece], list[Piece], list[Piece]]:
@@ -124,11 +128,13 @@ class DiffModel:
     def layout(self, mode: str, folded: bool, width: int) -> Layout:
         """The rows for ``width`` columns; made once per width (the last few kept)."""
         key = (mode, folded, width)
-        if key not in self._layouts:
-            while len(self._layouts) >= 4:
-                self._layouts.pop(next(iter(self._layouts)))
-            self._layouts[key] = self._lay_out(mode, folded, width)
-        return self._layouts[key]
+        with self._lock:
+            layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._lay_out(mode, folded, width)
+            with self._lock:
+                self._layouts.set(key, layout)
+        return layout
 
     def _lay_out(self, mode: str, folded: bool, width: int) -> Layout:
         rows: list[Row] = []
@@ -339,7 +345,6 @@ def _gutter(line: Line) -> tuple[str, bool]:
     return sign, bool(styles & TARGETS)
 
 
-
 class DiffView(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     DiffView { scrollbar-gutter: stable; scrollbar-size-vertical: 1; }
@@ -353,6 +358,8 @@ class DiffView(ScrollView, can_focus=True):
         Binding("end,G", "scroll_end", "bottom", show=False),
     ]
 
+    DRAWN = 1000  # rows kept drawn: many screens of them, not every row of a huge diff
+
     mode: reactive[str] = reactive("reference", init=False)
     folded: reactive[bool] = reactive(True, init=False)
 
@@ -360,7 +367,7 @@ class DiffView(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.model: DiffModel | None = None
         self.rows: list[Row] = []
-        self._drawn: dict[int, Strip] = {}
+        self._drawn: LRUCache[int, Strip] = LRUCache(self.DRAWN)
         self.changes: list[int] = []  # rows where a change starts (`]`, `[`)
         self.panes: list[int] = []  # rows where a pane starts (`tab`)
         self.folds = 0  # how many stretches the fold folded
@@ -411,7 +418,7 @@ class DiffView(ScrollView, can_focus=True):
         self.refresh()
 
     def draw(self, index: int) -> Strip:
-        """Row ``index`` as a strip, made once per build of the rows."""
+        """Row ``index`` as a strip, made once per build of the rows (the last `DRAWN` kept)."""
         strip = self._drawn.get(index)
         if strip is None:
             base, width = self.rich_style, self.layout_width
@@ -428,7 +435,7 @@ class DiffView(ScrollView, can_focus=True):
                 cell = Strip([Segment(text, base + (style.without_color if plain else style)) for text, style in line])
                 segments += cell.adjust_cell_length(room, base)
             strip = Strip(segments).adjust_cell_length(width, base)
-            self._drawn[index] = strip
+            self._drawn.set(index, strip)
         return strip
 
     @property

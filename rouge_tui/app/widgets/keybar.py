@@ -11,6 +11,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
+from rouge_tui.app.fit import flow
+
 __all__ = ["KeyBar"]
 
 
@@ -54,14 +56,9 @@ class KeyBar(Widget):
         """The keys, ``?`` first, each whole on the first line with room for it."""
         key_style = Style(bold=True, reverse=True)
         keys = self.keys()
-        lines: list[Text] = []
-        for key, description in [k for k in keys if k[1] == "help"] + [k for k in keys if k[1] != "help"]:
-            part = Text.assemble((f" {key} ", key_style), f"{description} ")
-            if lines and lines[-1].cell_len + part.cell_len <= width:
-                lines[-1].append_text(part)
-            else:
-                lines.append(Text(no_wrap=True, overflow="crop").append_text(part))
-        return lines or [Text()]
+        keys = [k for k in keys if k[1] == "help"] + [k for k in keys if k[1] != "help"]
+        parts = [Text.assemble((f" {key} ", key_style), f"{description} ") for key, description in keys]
+        return flow(parts, width, sep="", overflow="crop") or [Text()]
 
     def get_content_height(self, container, viewport, width: int) -> int:
         return len(self.lines(width))

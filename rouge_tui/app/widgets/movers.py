@@ -27,6 +27,7 @@ from textual.strip import Strip
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import Figures
+from rouge_tui.app.fit import whole
 from rouge_tui.review import Shown
 from rouge_tui.safetext import one_line
 from rouge_tui.store.marks import MARKS
@@ -271,7 +272,7 @@ class MoversTable(ScrollView, can_focus=True):
         text.append(f"{delta:+.4f}".rjust(8), style=style)
         text.append(" ")
         runs = None if f.runs_fired is None else f.runs_fired[:, index].tolist()
-        said = signals.labels(int(f.signals[index]), cols.signals, runs, f.runs)
+        said = whole(signals.labels(int(f.signals[index]), runs, f.runs), cols.signals)
         text.append(said.ljust(cols.signals), style=self._style("dim"))
         text.append(" ")
         cell = self.marks(f.ids[index])

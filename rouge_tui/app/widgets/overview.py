@@ -24,10 +24,11 @@ from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import VERDICTS, BuildStats
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.analysis.triage import drift_words
+from rouge_tui.app.fit import first_fit, flow
 from rouge_tui.report import p_words
 from rouge_tui.safetext import one_line
 
-__all__ = ["PANELS", "Overview", "Panel", "flow", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]
+__all__ = ["PANELS", "Overview", "Panel", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 SCORING = "scoring every build…"  # the history line until its builds are scored
@@ -50,22 +51,6 @@ def sparkline(counts: Sequence[int]) -> str:
         "·" if not count else SPARKS[max(1, math.ceil(count / top * len(SPARKS))) - 1]
         for count in counts
     )
-
-
-def flow(parts: Sequence[Text], width: int, sep: str = "  ") -> list[Text]:
-    """``parts`` on as few lines of ``width`` cells as they fill whole, in order, ``sep``
-    between two on one line; a part wider than a line alone on its own (cut there, with
-    "…", which says so)."""
-    lines: list[Text] = []
-    for part in parts:
-        if lines and lines[-1].cell_len + len(sep) + part.cell_len <= width:
-            lines[-1].append(sep)
-            lines[-1].append_text(part)
-        else:
-            line = Text(no_wrap=True, overflow="ellipsis")
-            line.append_text(part)
-            lines.append(line)
-    return lines
 
 
 def trend_levels(means: Sequence[float], band_width: float, anchor: float | None = None) -> list[int]:
@@ -249,7 +234,7 @@ class AlarmPanel(Panel):
                 [f"▲ {short[d['signal']]} {d['count']} (was {w})" for d, w in zip(drifts, was)],
                 [f"▲ {short[d['signal']]} {d['count']} ({w})" for d, w in zip(drifts, was)],
             )
-            said = next((form for form in forms if len("  ".join(form)) <= width - 2), forms[-1])
+            said = first_fit(forms, width - 2, "  ".join)
             return flow([Text(part, style=overview._style("down")) for part in said], width - 2)
         reasons = {rate.reason for rate in f.rates if rate.reason}
         if reasons:

@@ -3,9 +3,12 @@ rows shown, the filter, the marks and the examples left out, fitted to the width
 
 from __future__ import annotations
 
-from rich.cells import cell_len
+from collections.abc import Iterator
+
 from rich.text import Text
 from textual.widgets import Static
+
+from rouge_tui.app.fit import first_fit
 
 # How the line fits: each step shortens one part to its next form (the last form of the sort
 # is none), least needed first, until the line fits; counts are never dropped.
@@ -31,17 +34,19 @@ class StatusLine(Static):
         if self.progress:
             text.append(self.progress, style="bold")
             text.append("  ")
+        text.append(first_fit(self.lines(), self.screen.size.width - self.styles.gutter.width - text.cell_len))
+        self.update(text)
+
+    def lines(self) -> Iterator[str]:
+        """The parts in their longest forms, then after each of STATUS_STEPS."""
         parts = self.parts
         chosen = dict.fromkeys(parts, 0)
 
         def line() -> str:
             return " · ".join(filter(None, (parts[name][chosen[name]] for name in parts)))
 
-        room = self.screen.size.width - self.styles.gutter.width - text.cell_len
+        yield line()
         for step in STATUS_STEPS:
-            if cell_len(line()) <= room:
-                break
             if step in parts:
                 chosen[step] = min(chosen[step] + 1, len(parts[step]) - 1)
-        text.append(line())
-        self.update(text)
+            yield line()

@@ -3,9 +3,10 @@ processes when there are enough of them to pay for the children's start.
 
 The bulk grounding (`grounding_bulk.new_counts`) is Python and numpy, one core at a time, and
 with every output changed it is most of a report's time. The examples are independent, so
-they are cut into one slice a core (by size, so the slices take about as long), each slice
-is grounded by ``python -P -m rouge_tui.analysis.spread`` (its texts as a pickle on stdin, the
-three counts back on stdout) and the counts are put back in place: the same numbers as one
+they are cut into one slice a core (by size, so the slices take about as long); the last is
+grounded here, each other one by ``python -P -m rouge_tui.analysis.spread`` (its texts as a
+pickle on stdin, the three counts back on stdout), and the counts are put back in place: the
+same numbers as one
 `new_counts` over all of them. A child that cannot start or fails leaves its slice to this
 process, so nothing depends on a child but the time; nothing waits for the children at exit
 (a report given up leaves no work behind it: each is killed).
@@ -49,8 +50,9 @@ def new_counts(
     min_support: float,
     cores: int | None = None,
 ) -> Counts:
-    """`grounding_bulk.new_counts` of these examples, the same arrays, on up to ``cores`` (default:
-    `CORES`) child processes when the changed examples hold at least two slices' text."""
+    """`grounding_bulk.new_counts` of these examples, the same arrays, shared between this
+    thread and up to ``cores`` - 1 (default: `CORES`) child processes when the changed
+    examples hold at least two slices' text."""
     from rouge_tui.analysis import grounding_bulk
 
     n = len(candidates)
@@ -65,12 +67,13 @@ def new_counts(
     ends = np.searchsorted(np.cumsum(sizes), [total * k // parts for k in range(1, parts)], side="right")
     slices = [changed[a:b] for a, b in zip([0, *ends.tolist()], [*ends.tolist(), len(changed)]) if a < b]
 
-    def ground(ids: list[int]) -> Counts:
+    def ground(ids: list[int], here: bool = False) -> Counts:
         args = ([candidates[i] for i in ids], [baselines[i] for i in ids], [references[i] for i in ids],
                 [sources[i] for i in ids], min_support)
-        return _in_child(args) or grounding_bulk.new_counts(*args)
+        return (None if here else _in_child(args)) or grounding_bulk.new_counts(*args)
 
-    # Daemon threads, one a child, which nothing joins at exit (an executor's would be).
+    # A daemon thread a child (nothing joins them at exit, as an executor's would be); the
+    # last slice is this thread's own, grounded while the children work.
     found: list[Counts | BaseException | None] = [None] * len(slices)
 
     def run(k: int) -> None:
@@ -79,12 +82,14 @@ def new_counts(
         except BaseException as exc:  # noqa: BLE001 - raised below, in the caller's thread
             found[k] = exc
 
-    threads = [threading.Thread(target=run, args=(k,), name="spread", daemon=True) for k in range(len(slices))]
+    threads = [threading.Thread(target=run, args=(k,), name="spread", daemon=True) for k in range(len(slices) - 1)]
     for thread in threads:
         thread.start()
+    found[-1] = ground(slices[-1], here=True)
     out: Counts = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.ones(n, np.float64))
-    for ids, thread, k in zip(slices, threads, range(len(slices))):
-        thread.join()
+    for k, ids in enumerate(slices):
+        if k < len(threads):
+            threads[k].join()
         result = found[k]
         if isinstance(result, BaseException):
             raise result

@@ -181,8 +181,9 @@ def sourced_suite(examples: int, words: int, source_words: int, work: Path = BEN
 STUBBED = r"""
 import sys
 import numpy as np
-from rouge_tui.analysis import grounding, spread, unseen
-spread.new_counts = lambda candidates, *a, **k: (*(np.zeros(len(candidates), np.int64),) * 2, np.ones(len(candidates)))
+from rouge_tui.analysis import grounding, grounding_bulk, unseen
+grounding_bulk.new_counts = lambda candidates, *a, **k: (*(np.zeros(len(candidates), np.int64),) * 2,
+                                                         np.ones(len(candidates)))
 grounding.copy_means = lambda builds, sources: [None] * len(builds)
 unseen.details = lambda texts, ids, min_support, runs=None: [{} for _ in ids]
 from rouge_tui.cli import main

@@ -74,13 +74,13 @@ class Pairs:
         shares between all the Pairs: a thread may work it out beside another's)."""
         # Here, not at import: a report of cached figures reads no text, and loads neither
         # rapidfuzz nor the grounding modules.
-        from rouge_tui.analysis import spread
+        from rouge_tui.analysis import grounding_bulk
         from rouge_tui.analysis.grounding import MIN_SUPPORT
 
         references = self.references or [()] * len(self.ids)
         sources = self.sources or [None] * len(self.ids)
         least = MIN_SUPPORT if self.min_support is None else self.min_support
-        return spread.new_counts(self.candidate, self.baseline, references, sources, least)
+        return grounding_bulk.new_counts(self.candidate, self.baseline, references, sources, least)
 
     def each(self, test: Callable[[str, str], bool], where: np.ndarray) -> np.ndarray:
         """``test`` on the two outputs of each example where ``where`` holds."""

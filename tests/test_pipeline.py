@@ -574,38 +574,6 @@ def test_the_first_figures_come_before_the_grounded_signals_and_the_rest_is_fina
         first.to_bytes()
 
 
-def test_the_app_finds_what_overlap_cannot_see_after_its_first_figures(tmp_path: Path, monkeypatch) -> None:
-    """With ``early`` (the app), the grounding starts once the scores are in, not beside the
-    scoring (whose first frame it held back); the report's starts beside it."""
-    from rouge_tui.analysis import signals
-
-    began = threading.Event()
-    count_new = signals.Pairs.count_new
-
-    def noted(self):
-        began.set()
-        return count_new(self)
-
-    during: list[bool] = []  # whether the grounding began while the scores were being made
-    wait = [0.5]  # how long the scoring waits for it to begin: the app's, then the report's
-    score_pair = pipeline._score_pair
-
-    def scoring(*args, **kwargs):
-        during.append(began.wait(wait[0]))
-        return score_pair(*args, **kwargs)
-
-    monkeypatch.setattr(signals.Pairs, "count_new", noted)
-    monkeypatch.setattr(pipeline, "_score_pair", scoring)
-    path = copy_suite(tmp_path / "s")
-    shown = []
-    final = open_analysis(open_suite(path), Settings(), early=shown.append).figures
-    assert during == [False] and began.is_set() and len(shown) == 1 and final.pending == ()
-    began.clear()
-    wait[0] = 10.0
-    assert open_analysis(open_suite(path), Settings()).figures.pending == ()
-    assert during == [False, True]
-
-
 def test_figures_with_pending_signals_are_never_cached_nor_read_back(tmp_path: Path, monkeypatch) -> None:
     """What the cache keeps is the final figures, whatever came early; and an entry that
     says some signals are pending (written by hand: `to_bytes` refuses) is not trusted."""

@@ -310,19 +310,14 @@ def compute(
             "with a usable reference"
         )
     runs = pairs.run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
-    # What overlap cannot see needs no score: for the report it is found beside the scoring,
-    # which leaves the GIL free; so are the earlier build pairs' signal counts the signal bands
-    # come from. The app draws the figures first (``early``) and finds it after them, unless
-    # these texts' is found already: beside, it held the first frame back by its share of the
-    # GIL (benchmarks/README.md, "The app's first frame").
-    found_before = runs[0].min_support in texts.found
-    grounded = unseen.grounding_of(texts, runs) if early is None or found_before else None
+    # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
+    # GIL free; so are the earlier build pairs' signal counts the signal bands come from.
+    grounded = unseen.grounding_of(texts, runs)
     before_counts = unseen.beside(lambda: pairs.earlier_counts(suite, settings, texts.references, texts.baseline,
                                                              caches.pairs))
     before, base, cand = _score_pair(suite, settings, texts, caches, pairing.ids, tell)
     tell("finding change signals", 0.0)
     figures, flags, order = _compared(suite, settings, texts, caches, pairing, runs, before, base, cand)
-    grounded = grounded or unseen.grounding_of(texts, runs)
     if early is not None and not (grounded.done() and before_counts.done()):
         early(figures)
         tell("finding new sentences and figures", 0.0)

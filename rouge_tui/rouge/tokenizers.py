@@ -79,16 +79,19 @@ _DIGITS = b"0123456789abcdefghijklmnopqrstuvwxyz"
 _ASCII_SPACE = b" \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
 
 
-def _spelling(digit: int) -> bytes:
-    """The byte table for one of a word byte's two characters (``digit`` 0: high, 1: low)."""
-    table = bytearray(_DIGITS[divmod(b | 32 if 65 <= b <= 90 else b, 36)[digit]] for b in range(256))
-    for b in _ASCII_SPACE:
-        table[b] = 32
-    table[10] = 10
-    return bytes(table)
+def _spelling(b: int) -> bytes:
+    """The two characters byte ``b`` is spelled as."""
+    if b == 10:
+        return b"\n\n"
+    if b in _ASCII_SPACE:
+        return b"  "
+    high, low = divmod(b | 32 if 65 <= b <= 90 else b, 36)
+    return bytes((_DIGITS[high], _DIGITS[low]))
 
 
-_SPELL_HIGH, _SPELL_LOW = _spelling(0), _spelling(1)
+# Each byte value's two characters, laid out so that indexing the table by a text's bytes
+# writes its spelling in one pass.
+_SPELLING = b"".join(map(_spelling, range(256)))
 # Whitespace outside ASCII (no-break spaces, U+2028...) becomes a space before spelling; a
 # regular expression, as str.translate with a table is slower. The characters str.isspace()
 # knows past ASCII, written out: finding them would cost every start.
@@ -123,10 +126,10 @@ class Whitespace(Tokenizer):
         else:
             parts = [_WIDE_SPACE.sub(" ", t.lower()).encode("utf-8", "surrogatepass") for t in texts]
             data = b"".join(parts)
-        ends = list(accumulate(map(len, parts)))
-        high, low = (np.frombuffer(data.translate(table), dtype=np.uint8) for table in (_SPELL_HIGH, _SPELL_LOW))
-        spelled = memoryview(np.stack((high, low), axis=1).reshape(-1))  # each byte as two characters
-        return [str(spelled[2 * start : 2 * end], "ascii") for start, end in zip([0, *ends], ends)]
+        ends = [2 * end for end in accumulate(map(len, parts))]
+        pairs = np.frombuffer(_SPELLING, dtype=np.uint16)  # byte value -> its two characters
+        spelled = np.take(pairs, np.frombuffer(data, dtype=np.uint8)).tobytes().decode("ascii")
+        return list(map(spelled.__getitem__, map(slice, [0, *ends], ends)))
 
 
 # --------------------------------------------------------------------------- rouge-score

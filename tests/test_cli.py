@@ -619,12 +619,12 @@ def test_an_unexpected_error_is_exit_2_never_1_which_means_drift(
 ) -> None:
     """Any exception nobody foresaw (a bug, a cache entry crafted to pass its seal) ended in
     a traceback and Python's exit status 1: to a CI job, drift."""
-    from rouge_tui import report
+    from rouge_tui.report import contract
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise KeyError("a bug \x1b[31m of ours")
 
-    monkeypatch.setattr(report, "to_json", broken)
+    monkeypatch.setattr(contract, "to_json", broken)
     assert main(["report", str(INCIDENTS), "--no-cache"]) == 2
     out, err = capsys.readouterr()
     assert out == ""

@@ -132,6 +132,35 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
     assert scores == [2 * 1.0 * 0.5 / 1.5, 1.0]
 
 
+def test_score_loads_no_report_format_and_no_importer(tmp_path) -> None:
+    """`score` writes JSON Lines of its own: the report's formats (text, Markdown, HTML,
+    Parquet and what they say alike) and the importers' modules are other commands' (the
+    parser reads only their registries' names); `report --format json` loads none of the
+    other formats either."""
+    refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
+    refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
+    outs.write_text('{"id": "a", "output": "the pool"}\n', encoding="utf-8")
+    suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
+    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
+        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
+    others = ("text", "markdown", "page", "table", "examples", "words")  # not JSON's (contract)
+
+    def loaded(*argv: str) -> list[str]:
+        code = (
+            "import contextlib, io, sys\n"
+            "from rouge_tui.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()): main({list(argv)!r})\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('rouge_tui.report.', 'rouge_tui.importers.'))))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+        return json.loads(done.stdout.strip().replace("'", '"'))
+
+    assert loaded("score", str(refs), str(outs), "--tokenizer", "rouge-score") == []
+    json_report = loaded("report", str(suite), "--format", "json", "--no-cache")
+    assert [m for m in json_report if m.removeprefix("rouge_tui.report.") in others] == []
+    assert "rouge_tui.report.text" in loaded("report", str(suite), "--no-cache")
+
+
 def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
     """The second report of the sample suite reads its figures from the cache and no text:
     what overlap cannot see (the grounding modules, rapidfuzz) is not loaded for it, though

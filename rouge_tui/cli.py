@@ -193,8 +193,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise CliError(f"unknown metric {', '.join(unknown) or '(none)'}; expected some of {', '.join(METRICS)}")
     if args.stem and (why := cannot_stem(args.tokenizer)):
         raise CliError(why)
-    references = read_references_file(Path(args.references)).texts
-    outputs = read_run(Path(args.outputs)).outputs
+    references = read_references_file(Path(args.references), hashed=False).texts
+    outputs = read_run(Path(args.outputs), hashed=False).outputs
     ids = [i for i in outputs if i in references]
     if len(ids) < max(len(outputs), len(references)):  # left out: said, never silently
         _say(f"note: {len(ids):,} ids in both files scored; left out {len(outputs) - len(ids):,} "

@@ -252,6 +252,25 @@ def test_score_writes_each_line_as_json_dumps_would(tmp_path: Path):
     assert json.loads(lines[1])["scores"]["rougeL"]["fmeasure"] == 0.0
 
 
+def test_score_hashes_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """A file's digest keys the caches and the history, which `score` has none of: its two
+    files, plain and gzipped, are read and scored without one."""
+    import gzip
+    import hashlib
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("score hashed a file")
+
+    refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl.gz"
+    refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
+    outs.write_bytes(gzip.compress(b'{"id": "a", "output": "the pool"}\n'))
+    monkeypatch.setattr(hashlib, "sha256", refused)
+    assert main(["score", str(refs), str(outs), "--tokenizer", "rouge-score"]) == 0
+    out, err = capsys.readouterr()
+    # LCS 2 of 2 output and 4 reference tokens: P 1, R 0.5, F 2 * 1 * 0.5 / 1.5
+    assert (json.loads(out)["scores"]["rougeL"], err) == ({"precision": 1.0, "recall": 0.5, "fmeasure": 2 / 3}, "")
+
+
 def test_score_rejects_stem_with_whitespace(tmp_path: Path):
     refs = tmp_path / "r.jsonl"
     refs.write_text('{"id": "a", "reference": "x"}\n')

@@ -216,13 +216,13 @@ def json_lines(path: Path, nan_as_null: bool = False) -> Iterator[tuple[int, obj
     for importers, whose records then have their own shape. ``nan_as_null``: ``NaN``,
     ``Infinity`` and ``-Infinity``, which Python's json writes, are read as null."""
     decoder = _NULL_CONSTANTS if nan_as_null else _DECODER
-    for number, value, _line in _jsonl(LineBlocks(Path(path)), decoder):
+    for number, value, _line in _jsonl(LineBlocks(Path(path), hashed=False), decoder):
         yield number, value
 
 
-def _source(path: Path) -> LineBlocks | ParquetRows:
-    """What a file's records are read from, by its name."""
-    return ParquetRows(path) if path.name.endswith(".parquet") else LineBlocks(path)
+def _source(path: Path, hashed: bool = True) -> LineBlocks | ParquetRows:
+    """What a file's records are read from, by its name (``hashed``: `LineBlocks`')."""
+    return ParquetRows(path) if path.name.endswith(".parquet") else LineBlocks(path, hashed)
 
 
 def _records(
@@ -288,16 +288,20 @@ def _duplicate(
     return SuiteError(f"duplicate id {quoted(key)}", path, number)
 
 
-def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | None = None) -> Run:
+def read_run(
+    path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | None = None, hashed: bool = True
+) -> Run:
     """One run file as ``id -> output`` in file order, every record checked. ``like``: what
     was read before (the references, the build before's run): its ids, and its outputs
     where equal, are kept as its strings, so a nightly build that repeats most of the one
-    before holds each text once (and comparing the two finds them the same object)."""
+    before holds each text once (and comparing the two finds them the same object).
+    ``hashed`` False: no ``digest`` (empty; a Parquet file's is made all the same), for
+    a reader that keys nothing on the file, as `score`."""
     path = Path(path)
     like = like or {}
     ahead = iter(like.items())  # in a file in the same order, each id is the next one's
     id_name, output_name = fields.id, fields.output
-    blocks = _source(path)
+    blocks = _source(path, hashed)
     outputs: dict[str, str] = {}
     for number, record, line in _records(blocks, (id_name, output_name), None):
         try:
@@ -308,7 +312,7 @@ def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | 
             key = _id(path, number, record, line, id_name)
             text = _text(path, number, record, output_name)  # type: ignore[arg-type]
         if key in outputs:
-            again = _records(_source(path), (id_name, output_name), None)
+            again = _records(_source(path, hashed=False), (id_name, output_name), None)
             raise _duplicate(path, number, key, again, id_name)
         known, before = next(ahead, (None, None))
         if known == key:
@@ -342,12 +346,13 @@ def _texts(path: Path, number: int | str, record: dict, fields: Fields) -> tuple
     return tuple(value)
 
 
-def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
-    """A references file: texts in listed order, sources, other fields, all checked."""
+def read_references_file(path: Path, fields: Fields = _FIELDS, hashed: bool = True) -> References:
+    """A references file: texts in listed order, sources, other fields, all checked
+    (``hashed``: as `read_run`'s)."""
     path = Path(path)
     id_name, one, many, source = fields.id, fields.reference, fields.references, fields.source
     known = {id_name, one, many, source}
-    blocks = _source(path)
+    blocks = _source(path, hashed)
     texts: dict[str, tuple[str, ...]] = {}
     sources: dict[str, str] = {}
     extra: dict[str, dict] = {}
@@ -365,7 +370,7 @@ def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
             references = _texts(path, number, record, fields)  # type: ignore[arg-type]
             blank = all(not text or text.isspace() for text in references)
         if key in texts:
-            again = _records(_source(path), (id_name, one), many)
+            again = _records(_source(path, hashed=False), (id_name, one), many)
             raise _duplicate(path, number, key, again, id_name)
         texts[key] = references
         if blank:

@@ -271,6 +271,25 @@ def test_score_hashes_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
     assert (json.loads(out)["scores"]["rougeL"], err) == ({"precision": 1.0, "recall": 0.5, "fmeasure": 2 / 3}, "")
 
 
+def test_score_and_report_make_no_garbage_collection_from_their_first_import(tmp_path: Path) -> None:
+    """A one-shot command turns the cyclic collector off before it loads the registries and
+    the readers (whose imports made a dozen collections, 2 ms of a `score`), not after."""
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
+    code = (
+        "import contextlib, gc, io, sys\n"
+        "from rouge_tui.cli import main\n"
+        "made = []\n"
+        "gc.callbacks.append(lambda phase, info: made.append(info['generation']) if phase == 'start' else None)\n"
+        "with contextlib.redirect_stdout(io.StringIO()): code = main(sys.argv[1:])\n"
+        "print(code, len(made))\n"
+    )
+    for args in (["score", str(refs), str(refs)], ["report", str(INCIDENTS), "--no-cache", "--format", "json"]):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True,
+                              env=xdg_env(tmp_path / "home"))
+        assert done.stdout.split()[1] == "0", (args, done.stdout, done.stderr)
+
+
 def test_score_rejects_stem_with_whitespace(tmp_path: Path):
     refs = tmp_path / "r.jsonl"
     refs.write_text('{"id": "a", "reference": "x"}\n')

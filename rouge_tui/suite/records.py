@@ -32,13 +32,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from rouge_tui.errors import SuiteError, quoted, type_name
 from rouge_tui.files import MANY_LINES, LineBlocks
-from rouge_tui.suite.csv_rows import csv_rows
-from rouge_tui.suite.parquet_rows import ParquetRows
+
+if TYPE_CHECKING:  # each imported when a file of its format is read: JSON Lines needs neither
+    from rouge_tui.suite.parquet_rows import ParquetRows
 
 __all__ = ["Fields", "References", "Run", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
 
@@ -222,7 +224,11 @@ def json_lines(path: Path, nan_as_null: bool = False) -> Iterator[tuple[int, obj
 
 def _source(path: Path, hashed: bool = True) -> LineBlocks | ParquetRows:
     """What a file's records are read from, by its name (``hashed``: `LineBlocks`')."""
-    return ParquetRows(path) if path.name.endswith(".parquet") else LineBlocks(path, hashed)
+    if path.name.endswith(".parquet"):
+        from rouge_tui.suite.parquet_rows import ParquetRows
+
+        return ParquetRows(path)
+    return LineBlocks(path, hashed)
 
 
 def _records(
@@ -231,11 +237,13 @@ def _records(
     """A file's records in file order; a CSV header must name the ``required`` columns and,
     for references, not ``several`` (the list of references JSON Lines can hold); a Parquet
     file's columns, ``required`` but for its last, which ``several`` may stand for."""
-    if isinstance(blocks, ParquetRows):
+    if not isinstance(blocks, LineBlocks):  # a Parquet file's rows
         if several is None:
             return blocks.records(required)
         return blocks.records(required[:-1], (required[-1], several))
     if blocks.path.name.endswith(".csv"):
+        from rouge_tui.suite.csv_rows import csv_rows
+
         return csv_rows(blocks, required, several)
     return _jsonl(blocks)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
-import hashlib
 import os
 import stat
 import zlib
@@ -103,7 +102,11 @@ class _Raw:
     def __init__(self, fd: int, path: Path, hashed: bool = True) -> None:
         self.fd = fd
         self.path = path
-        self.sha = hashlib.sha256() if hashed else None
+        self.sha = None
+        if hashed:  # hashlib loads OpenSSL: imported where a file is hashed (`score` hashes none)
+            import hashlib
+
+            self.sha = hashlib.sha256()
         self.count = 0
 
     def read(self, size: int = BLOCK) -> bytes:

@@ -112,7 +112,7 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
     """`score` is budgeted against a plain script on rouge-score-rs, which loads no numpy
     (about 70 ms of a 2,000-pair run), no TOML parser, nothing that lists a suite (the
     two about 20 ms) and no settings' reader (8 ms), nor, for JSON Lines, the CSV and
-    Parquet readers; its scores still come out, for both kinds of file. (The whitespace
+    Parquet readers, nor hashlib (OpenSSL's load: it hashes no file); its scores still come out, for both kinds of file. (The whitespace
     tokenizer spells its words for rouge-score-rs with numpy.)"""
     refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
     refs.write_text('{"id": "a", "reference": "the pool timed out"}\n'
@@ -124,11 +124,11 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
         f"code = main(['score', {str(refs)!r}, {str(outs)!r}, '--tokenizer', 'rouge-score'])\n"
         "print('|', code, *(name in sys.modules for name in (\n"
         "    'numpy', 'tomllib', 'rouge_tui.suite.suite', 'rouge_tui.suite.toml', 'rouge_tui.analysis.settings',\n"
-        "    'csv', 'rouge_tui.suite.csv_rows', 'rouge_tui.suite.parquet_rows')))\n"
+        "    'csv', 'rouge_tui.suite.csv_rows', 'rouge_tui.suite.parquet_rows', 'hashlib')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = done.stdout.strip().splitlines()
-    assert lines[-1] == "| 0" + " False" * 8, done.stdout
+    assert lines[-1] == "| 0" + " False" * 9, done.stdout
     scores = [json.loads(line)["scores"]["rougeL"]["fmeasure"] for line in lines[:-1]]
     # a: LCS 2 of 2 and 4 tokens, F = 2 * 1 * 0.5 / 1.5; b: the second reference matches whole
     assert scores == [2 * 1.0 * 0.5 / 1.5, 1.0]

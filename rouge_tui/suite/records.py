@@ -25,7 +25,6 @@ again by the standard decoder).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -404,6 +403,8 @@ def reference_fingerprint(texts: dict[str, tuple[str, ...]]) -> str:
     record order, key order or JSON escaping; sources and other fields do not count. Each
     string enters length-prefixed (``len:text``), so no two sets share an encoding.
     """
+    import hashlib  # here, not above: `score` reads references and prints none
+
     digest = hashlib.sha256(_FINGERPRINT_TAG)
     parts: list[str] = []
     for key in sorted(texts):

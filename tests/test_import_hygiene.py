@@ -149,13 +149,13 @@ def test_score_loads_no_report_format_and_no_importer(tmp_path) -> None:
 
     def loaded(*argv: str) -> list[str]:
         code = (
-            "import contextlib, io, sys\n"
+            "import contextlib, io, json, sys\n"
             "from rouge_tui.cli import main\n"
             f"with contextlib.redirect_stdout(io.StringIO()): main({list(argv)!r})\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('rouge_tui.report.', 'rouge_tui.importers.'))))\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('rouge_tui.report.', 'rouge_tui.importers.')))))\n"
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-        return json.loads(done.stdout.strip().replace("'", '"'))
+        return json.loads(done.stdout)
 
     assert loaded("score", str(refs), str(outs), "--tokenizer", "rouge-score") == []
     json_report = loaded("report", str(suite), "--format", "json", "--no-cache")

@@ -193,8 +193,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise CliError(f"unknown metric {', '.join(unknown) or '(none)'}; expected some of {', '.join(METRICS)}")
     if args.stem and (why := cannot_stem(args.tokenizer)):
         raise CliError(why)
-    references = read_references_file(Path(args.references)).texts
-    outputs = read_run(Path(args.outputs)).outputs
+    references = read_references_file(Path(args.references), hashed=False).texts
+    outputs = read_run(Path(args.outputs), hashed=False).outputs
     ids = [i for i in outputs if i in references]
     if len(ids) < max(len(outputs), len(references)):  # left out: said, never silently
         _say(f"note: {len(ids):,} ids in both files scored; left out {len(outputs) - len(ids):,} "
@@ -298,7 +298,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv == ["--version"]:  # answered before the registries (and their imports) load
         sys.stdout.write(f"rouge-tui {__version__}\n")
         return 0
-    args = build_parser().parse_args(_normalise(argv))
+    argv = _normalise(argv)
+    if argv[0] != "open":
+        # One analysis and out: no cyclic garbage worth a collection, and the passes over a
+        # big suite's objects cost (benchmarks/README.md, "Figures behind the code"); off
+        # before the imports, which make thousands of objects too.
+        gc.disable()
+    args = build_parser().parse_args(argv)
     from rouge_tui.errors import SuiteError
 
     if empty := _empty_path(args):
@@ -306,10 +312,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     handlers = {"open": cmd_open, "report": cmd_report, "score": cmd_score, "serve": cmd_serve, "import": cmd_import}
-    if args.command != "open":
-        # One analysis and out: no cyclic garbage worth a collection, and the passes over a
-        # big suite's objects cost (benchmarks/README.md, "Figures behind the code").
-        gc.disable()
     restore = _whole_writes(args.command != "open")
     try:
         code = handlers[args.command](args)

@@ -15,6 +15,8 @@ from pathlib import Path
 from rouge_tui import report
 from rouge_tui.analysis.compare import TEN
 from rouge_tui.diff import BRACKETS, Piece
+from rouge_tui.report.examples import run_note
+from rouge_tui.report.markdown import md
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line, visible
 from rouge_tui.store.paths import atomic_write, data_dir, safe_name, umask_mode
@@ -44,15 +46,15 @@ def review_markdown(made: report.Report, now: datetime) -> str:
     lines = [report.FORMATS["markdown"].render(made, None).rstrip("\n"), "", f"_Exported {now:%Y-%m-%d %H:%M} UTC._", "",
              "## Reviewed examples", ""]
     for entry in made.examples:
-        lines += [f"### {entry['rank']}. {report.md(entry['id'], 80)}: {report.md(entry['mark'])}", ""]
+        lines += [f"### {entry['rank']}. {md(entry['id'], 80)}: {md(entry['mark'])}", ""]
         if entry["note"]:
-            lines += [f"> {report.md(line, 500)}" for line in entry["note"].splitlines()] + [""]
+            lines += [f"> {md(line, 500)}" for line in entry["note"].splitlines()] + [""]
         if "diff" not in entry:
             lines += ["_(not in this comparison)_", ""]
             continue
         base, cand, delta = entry["scores"]
         diff = entry["diff"]
-        runs = [report.run_note(n, entry["shown_run"]) for n in entry["runs"]]
+        runs = [run_note(n, entry["shown_run"]) for n in entry["runs"]]
         block = "\n".join([
             f"baseline ({one_line(diff.baseline.build)}{runs[0]}): {diff.baseline.arithmetic()}",
             plain(entry["sides"][0]), "",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
-import hashlib
 import os
 import stat
 import zlib
@@ -103,7 +102,11 @@ class _Raw:
     def __init__(self, fd: int, path: Path, hashed: bool = True) -> None:
         self.fd = fd
         self.path = path
-        self.sha = hashlib.sha256() if hashed else None
+        self.sha = None
+        if hashed:  # hashlib loads OpenSSL: imported where a file is hashed (`score` hashes none)
+            import hashlib
+
+            self.sha = hashlib.sha256()
         self.count = 0
 
     def read(self, size: int = BLOCK) -> bytes:
@@ -215,23 +218,25 @@ class LineBlocks:
 
     Yields ``(number of the block's first line, its lines)``, the lines without their
     newline (the file's last line may have had none). ``digest`` is then `file_digest`'s
-    value, computed on the way.
+    value, computed on the way (``hashed``; else left empty, where nothing asks for it).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, hashed: bool = True) -> None:
         self.path = Path(path)
+        self.hashed = hashed
         self.digest = ""
 
     def __iter__(self) -> Iterator[tuple[int, list[bytes]]]:
-        with _reading(self.path) as raw:
+        with _reading(self.path, hashed=self.hashed) as raw:
             if self.path.name.endswith(".gz"):
                 with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:  # type: ignore[arg-type]
                     yield from self._lines(unzipped.read, raw, gz=True)
             else:
                 yield from self._lines(raw.read, raw, gz=False)
-            while raw.read():  # what gzip left unread still counts in the digest
-                pass
-            self.digest = raw.sha.hexdigest()
+            if raw.sha is not None:
+                while raw.read():  # what gzip left unread still counts in the digest
+                    pass
+                self.digest = raw.sha.hexdigest()
 
     def _lines(
         self, read: Callable[[int], bytes], raw: _Raw, gz: bool

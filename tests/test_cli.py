@@ -252,6 +252,44 @@ def test_score_writes_each_line_as_json_dumps_would(tmp_path: Path):
     assert json.loads(lines[1])["scores"]["rougeL"]["fmeasure"] == 0.0
 
 
+def test_score_hashes_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """A file's digest keys the caches and the history, which `score` has none of: its two
+    files, plain and gzipped, are read and scored without one."""
+    import gzip
+    import hashlib
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("score hashed a file")
+
+    refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl.gz"
+    refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
+    outs.write_bytes(gzip.compress(b'{"id": "a", "output": "the pool"}\n'))
+    monkeypatch.setattr(hashlib, "sha256", refused)
+    assert main(["score", str(refs), str(outs), "--tokenizer", "rouge-score"]) == 0
+    out, err = capsys.readouterr()
+    # LCS 2 of 2 output and 4 reference tokens: P 1, R 0.5, F 2 * 1 * 0.5 / 1.5
+    assert (json.loads(out)["scores"]["rougeL"], err) == ({"precision": 1.0, "recall": 0.5, "fmeasure": 2 / 3}, "")
+
+
+def test_score_and_report_make_no_garbage_collection_from_their_first_import(tmp_path: Path) -> None:
+    """A one-shot command turns the cyclic collector off before it loads the registries and
+    the readers (whose imports made a dozen collections, 2 ms of a `score`), not after."""
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
+    code = (
+        "import contextlib, gc, io, sys\n"
+        "from rouge_tui.cli import main\n"
+        "made = []\n"
+        "gc.callbacks.append(lambda phase, info: made.append(info['generation']) if phase == 'start' else None)\n"
+        "with contextlib.redirect_stdout(io.StringIO()): code = main(sys.argv[1:])\n"
+        "print(code, len(made))\n"
+    )
+    for args in (["score", str(refs), str(refs)], ["report", str(INCIDENTS), "--no-cache", "--format", "json"]):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True,
+                              env=xdg_env(tmp_path / "home"))
+        assert done.stdout.split()[1] == "0", (args, done.stdout, done.stderr)
+
+
 def test_score_rejects_stem_with_whitespace(tmp_path: Path):
     refs = tmp_path / "r.jsonl"
     refs.write_text('{"id": "a", "reference": "x"}\n')
@@ -619,12 +657,12 @@ def test_an_unexpected_error_is_exit_2_never_1_which_means_drift(
 ) -> None:
     """Any exception nobody foresaw (a bug, a cache entry crafted to pass its seal) ended in
     a traceback and Python's exit status 1: to a CI job, drift."""
-    from rouge_tui import report
+    from rouge_tui.report import contract
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise KeyError("a bug \x1b[31m of ours")
 
-    monkeypatch.setattr(report, "to_json", broken)
+    monkeypatch.setattr(contract, "to_json", broken)
     assert main(["report", str(INCIDENTS), "--no-cache"]) == 2
     out, err = capsys.readouterr()
     assert out == ""

@@ -111,8 +111,9 @@ def test_version_loads_nothing_heavy() -> None:
 def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> None:
     """`score` is budgeted against a plain script on rouge-score-rs, which loads no numpy
     (about 70 ms of a 2,000-pair run), no TOML parser, nothing that lists a suite (the
-    two about 20 ms) and no settings' reader (8 ms); its scores still come out, for both
-    kinds of file. (The whitespace tokenizer spells its words for rouge-score-rs with numpy.)"""
+    two about 20 ms) and no settings' reader (8 ms), nor, for JSON Lines, the CSV and
+    Parquet readers, nor hashlib (OpenSSL's load: it hashes no file); its scores still come out, for both kinds of file. (The whitespace
+    tokenizer spells its words for rouge-score-rs with numpy.)"""
     refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
     refs.write_text('{"id": "a", "reference": "the pool timed out"}\n'
                     '{"id": "b", "references": ["x y", "the cache"]}\n', encoding="utf-8")
@@ -122,14 +123,44 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
         "from rouge_tui.cli import main\n"
         f"code = main(['score', {str(refs)!r}, {str(outs)!r}, '--tokenizer', 'rouge-score'])\n"
         "print('|', code, *(name in sys.modules for name in (\n"
-        "    'numpy', 'tomllib', 'rouge_tui.suite.suite', 'rouge_tui.suite.toml', 'rouge_tui.analysis.settings')))\n"
+        "    'numpy', 'tomllib', 'rouge_tui.suite.suite', 'rouge_tui.suite.toml', 'rouge_tui.analysis.settings',\n"
+        "    'csv', 'rouge_tui.suite.csv_rows', 'rouge_tui.suite.parquet_rows', 'hashlib')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     lines = done.stdout.strip().splitlines()
-    assert lines[-1] == "| 0 False False False False False", done.stdout
+    assert lines[-1] == "| 0" + " False" * 9, done.stdout
     scores = [json.loads(line)["scores"]["rougeL"]["fmeasure"] for line in lines[:-1]]
     # a: LCS 2 of 2 and 4 tokens, F = 2 * 1 * 0.5 / 1.5; b: the second reference matches whole
     assert scores == [2 * 1.0 * 0.5 / 1.5, 1.0]
+
+
+def test_score_loads_no_report_format_and_no_importer(tmp_path) -> None:
+    """`score` writes JSON Lines of its own: the report's formats (text, Markdown, HTML,
+    Parquet and what they say alike) and the importers' modules are other commands' (the
+    parser reads only their registries' names); `report --format json` loads none of the
+    other formats either."""
+    refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
+    refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
+    outs.write_text('{"id": "a", "output": "the pool"}\n', encoding="utf-8")
+    suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
+    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
+        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
+    others = ("text", "markdown", "page", "table", "examples", "words")  # not JSON's (contract)
+
+    def loaded(*argv: str) -> list[str]:
+        code = (
+            "import contextlib, io, json, sys\n"
+            "from rouge_tui.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()): main({list(argv)!r})\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('rouge_tui.report.', 'rouge_tui.importers.')))))\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+        return json.loads(done.stdout)
+
+    assert loaded("score", str(refs), str(outs), "--tokenizer", "rouge-score") == []
+    json_report = loaded("report", str(suite), "--format", "json", "--no-cache")
+    assert [m for m in json_report if m.removeprefix("rouge_tui.report.") in others] == []
+    assert "rouge_tui.report.text" in loaded("report", str(suite), "--no-cache")
 
 
 def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:

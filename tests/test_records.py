@@ -40,6 +40,28 @@ def test_a_run_keeps_file_order_and_its_digest(tmp_path: Path) -> None:
     assert run.digest == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_a_file_read_unhashed_gives_the_same_records_and_no_digest(tmp_path: Path) -> None:
+    """``hashed=False`` (`score`, which keys nothing on its files) leaves the digest out and
+    nothing else: the same records from a plain and a gzipped file, the same errors."""
+
+    run_text = jsonl(*({"id": k, "output": k * 2} for k in "cab"))
+    refs_text = jsonl({"id": "x", "reference": "r"}, {"id": "y", "references": ["s", "t"], "source": "doc"})
+    for name, data in (("plain.jsonl", run_text.encode()), ("zipped.jsonl.gz", gzip.compress(run_text.encode()))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        unhashed = read_run(path, hashed=False)
+        assert (list(unhashed.outputs.items()), unhashed.digest) == ([("c", "cc"), ("a", "aa"), ("b", "bb")], "")
+        assert read_run(path).digest != ""
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text(refs_text, encoding="utf-8")
+    read = read_references_file(refs, hashed=False)
+    assert (read.texts, read.sources, read.digest) == ({"x": ("r",), "y": ("s", "t")}, {"y": "doc"}, "")
+    refs.write_text(refs_text + '{"id": "x", "reference": "again"}\n', encoding="utf-8")
+    with pytest.raises(SuiteError) as caught:
+        read_references_file(refs, hashed=False)
+    assert str(caught.value) == f"{refs}:3: duplicate id 'x' (first on line 1)"
+
+
 def test_json_lines_reads_pythons_nan_and_infinity_as_null_only_when_asked(tmp_path: Path) -> None:
     # what json.dumps writes for float("nan"), float("inf") and float("-inf")
     path = tmp_path / "samples.jsonl"

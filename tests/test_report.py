@@ -23,6 +23,7 @@ from rouge_tui import cli, report
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
+from rouge_tui.report.markdown import render_markdown
 from rouge_tui.review import Request, Review, open_review
 from rouge_tui.suite.suite import open_suite
 
@@ -373,7 +374,7 @@ def test_markdown_carries_the_verdicts_reason_warnings_and_notes(tmp_path: Path)
     assert row.endswith("| the output is \\| gone (whole note below) |")
     assert "- **1. b**\n\n  > the output is \\| gone\n  > see b\n" in text
     data["warnings"] = ["the references changed", "a second warning"]
-    markdown = report.render_markdown(data)
+    markdown = render_markdown(data)
     assert "> **warning:** the references changed" in markdown
     assert "> **warning:** a second warning" in markdown
 

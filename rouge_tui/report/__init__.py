@@ -5,7 +5,9 @@ One module a format: ``contract`` (the JSON object and its writing), ``text``, `
 ``page`` (HTML), ``table`` (Parquet); ``words``, what the human-readable ones say alike;
 ``examples``, each example's diff for the formats that show the texts.
 
-Importing this package loads no analysis (the command line reads `FORMATS` for ``--help``).
+Importing this package loads no analysis and no format's module (the command line reads
+`FORMATS`' names for every command, ``score`` too): each is imported when a report is first
+rendered in it.
 Suite text (ids, build and suite names, outputs) is untrusted: in text it goes through
 ``safetext.one_line`` into Rich ``Text`` (never markup), JSON is ASCII-escaped, Markdown
 escapes its own punctuation, HTML shows ``one_line`` (running texts ``visible``) as entities.
@@ -19,22 +21,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rouge_tui.report.contract import render_json, to_json
-from rouge_tui.report.examples import examples, run_note
-from rouge_tui.report.markdown import md, render_markdown
-from rouge_tui.report.page import html_page, render_html
-from rouge_tui.report.table import parquet
-from rouge_tui.report.text import render_text, text_for
-from rouge_tui.report.words import p_words
-
 if TYPE_CHECKING:
     from rouge_tui.analysis.figures import Figures
     from rouge_tui.analysis.pipeline import Texts
     from rouge_tui.review import Review
     from rouge_tui.store.log import ReferenceChange
 
-__all__ = ["FORMATS", "Format", "Report", "make", "md", "p_words", "render_html", "render_json",
-           "render_markdown", "render_text", "run_note", "to_json", "write"]
+__all__ = ["FORMATS", "Format", "Report", "make", "write"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +44,8 @@ class Report:
     def examples(self) -> list[dict[str, Any]]:
         """Each example the page and the exported review show, with its diff (`examples`):
         the top, the flagged, then every other example marked."""
+        from rouge_tui.report.examples import examples
+
         assert self.review is not None, "the examples need the texts"
         ids = [row["id"] for row in self.data["top"] + self.data["flagged"]]
         ids += sorted(set(self.data["marks"]) - set(ids))
@@ -73,6 +68,8 @@ def make(
     JSON gives them, the ``warnings`` of the review beyond the figures' own, how the
     references moved since (``change``), each build's ``history`` row (with --history), and
     the ``review`` the formats that show texts need."""
+    from rouge_tui.report.contract import to_json
+
     details = None
     if min(top, figures.paired) > len(figures.details):  # beyond the ranks the figures keep: from the texts
         from rouge_tui.analysis.unseen import details as grounded
@@ -101,13 +98,43 @@ class Format:
     binary: bool = False
 
 
+def _text(made: Report, width: int | None) -> str:
+    from rouge_tui.report.text import text_for
+
+    return text_for(made.data, width)
+
+
+def _json(made: Report, width: int | None) -> str:
+    from rouge_tui.report.contract import render_json
+
+    return render_json(made.data)
+
+
+def _markdown(made: Report, width: int | None) -> str:
+    from rouge_tui.report.markdown import render_markdown
+
+    return render_markdown(made.data)
+
+
+def _html(made: Report, width: int | None) -> str:
+    from rouge_tui.report.page import html_page
+
+    return html_page(made)
+
+
+def _parquet(made: Report, width: int | None) -> bytes:
+    from rouge_tui.report.table import parquet
+
+    return parquet(made)
+
+
 # The one list of formats: ``report --format`` offers these, in this order.
 FORMATS: dict[str, Format] = {format.name: format for format in (
-    Format("text", lambda made, width: text_for(made.data, width)),
-    Format("json", lambda made, width: render_json(made.data)),
-    Format("markdown", lambda made, width: render_markdown(made.data)),
-    Format("html", lambda made, width: html_page(made), texts=True),
-    Format("parquet", lambda made, width: parquet(made), texts=True, binary=True),
+    Format("text", _text),
+    Format("json", _json),
+    Format("markdown", _markdown),
+    Format("html", _html, texts=True),
+    Format("parquet", _parquet, texts=True, binary=True),
 )}
 
 

@@ -25,20 +25,21 @@ again by the standard decoder).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from rouge_tui.errors import SuiteError, quoted, type_name
 from rouge_tui.files import MANY_LINES, LineBlocks
-from rouge_tui.suite.csv_rows import csv_rows
-from rouge_tui.suite.parquet_rows import ParquetRows
+
+if TYPE_CHECKING:  # each imported when a file of its format is read: JSON Lines needs neither
+    from rouge_tui.suite.parquet_rows import ParquetRows
 
 __all__ = ["Fields", "References", "Run", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
 
@@ -216,13 +217,17 @@ def json_lines(path: Path, nan_as_null: bool = False) -> Iterator[tuple[int, obj
     for importers, whose records then have their own shape. ``nan_as_null``: ``NaN``,
     ``Infinity`` and ``-Infinity``, which Python's json writes, are read as null."""
     decoder = _NULL_CONSTANTS if nan_as_null else _DECODER
-    for number, value, _line in _jsonl(LineBlocks(Path(path)), decoder):
+    for number, value, _line in _jsonl(LineBlocks(Path(path), hashed=False), decoder):
         yield number, value
 
 
-def _source(path: Path) -> LineBlocks | ParquetRows:
-    """What a file's records are read from, by its name."""
-    return ParquetRows(path) if path.name.endswith(".parquet") else LineBlocks(path)
+def _source(path: Path, hashed: bool = True) -> LineBlocks | ParquetRows:
+    """What a file's records are read from, by its name (``hashed``: `LineBlocks`')."""
+    if path.name.endswith(".parquet"):
+        from rouge_tui.suite.parquet_rows import ParquetRows
+
+        return ParquetRows(path)
+    return LineBlocks(path, hashed)
 
 
 def _records(
@@ -231,11 +236,13 @@ def _records(
     """A file's records in file order; a CSV header must name the ``required`` columns and,
     for references, not ``several`` (the list of references JSON Lines can hold); a Parquet
     file's columns, ``required`` but for its last, which ``several`` may stand for."""
-    if isinstance(blocks, ParquetRows):
+    if not isinstance(blocks, LineBlocks):  # a Parquet file's rows
         if several is None:
             return blocks.records(required)
         return blocks.records(required[:-1], (required[-1], several))
     if blocks.path.name.endswith(".csv"):
+        from rouge_tui.suite.csv_rows import csv_rows
+
         return csv_rows(blocks, required, several)
     return _jsonl(blocks)
 
@@ -288,16 +295,20 @@ def _duplicate(
     return SuiteError(f"duplicate id {quoted(key)}", path, number)
 
 
-def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | None = None) -> Run:
+def read_run(
+    path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | None = None, hashed: bool = True
+) -> Run:
     """One run file as ``id -> output`` in file order, every record checked. ``like``: what
     was read before (the references, the build before's run): its ids, and its outputs
     where equal, are kept as its strings, so a nightly build that repeats most of the one
-    before holds each text once (and comparing the two finds them the same object)."""
+    before holds each text once (and comparing the two finds them the same object).
+    ``hashed`` False: no ``digest`` (empty; a Parquet file's is made all the same), for
+    a reader that keys nothing on the file, as `score`."""
     path = Path(path)
     like = like or {}
     ahead = iter(like.items())  # in a file in the same order, each id is the next one's
     id_name, output_name = fields.id, fields.output
-    blocks = _source(path)
+    blocks = _source(path, hashed)
     outputs: dict[str, str] = {}
     for number, record, line in _records(blocks, (id_name, output_name), None):
         try:
@@ -308,7 +319,7 @@ def read_run(path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | 
             key = _id(path, number, record, line, id_name)
             text = _text(path, number, record, output_name)  # type: ignore[arg-type]
         if key in outputs:
-            again = _records(_source(path), (id_name, output_name), None)
+            again = _records(_source(path, hashed=False), (id_name, output_name), None)
             raise _duplicate(path, number, key, again, id_name)
         known, before = next(ahead, (None, None))
         if known == key:
@@ -342,12 +353,13 @@ def _texts(path: Path, number: int | str, record: dict, fields: Fields) -> tuple
     return tuple(value)
 
 
-def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
-    """A references file: texts in listed order, sources, other fields, all checked."""
+def read_references_file(path: Path, fields: Fields = _FIELDS, hashed: bool = True) -> References:
+    """A references file: texts in listed order, sources, other fields, all checked
+    (``hashed``: as `read_run`'s)."""
     path = Path(path)
     id_name, one, many, source = fields.id, fields.reference, fields.references, fields.source
     known = {id_name, one, many, source}
-    blocks = _source(path)
+    blocks = _source(path, hashed)
     texts: dict[str, tuple[str, ...]] = {}
     sources: dict[str, str] = {}
     extra: dict[str, dict] = {}
@@ -365,7 +377,7 @@ def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
             references = _texts(path, number, record, fields)  # type: ignore[arg-type]
             blank = all(not text or text.isspace() for text in references)
         if key in texts:
-            again = _records(_source(path), (id_name, one), many)
+            again = _records(_source(path, hashed=False), (id_name, one), many)
             raise _duplicate(path, number, key, again, id_name)
         texts[key] = references
         if blank:
@@ -391,6 +403,8 @@ def reference_fingerprint(texts: dict[str, tuple[str, ...]]) -> str:
     record order, key order or JSON escaping; sources and other fields do not count. Each
     string enters length-prefixed (``len:text``), so no two sets share an encoding.
     """
+    import hashlib  # here, not above: `score` reads references and prints none
+
     digest = hashlib.sha256(_FINGERPRINT_TAG)
     parts: list[str] = []
     for key in sorted(texts):

@@ -25,7 +25,7 @@ from rouge_tui.analysis.compare import VERDICTS, BuildStats
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.analysis.triage import drift_words
 from rouge_tui.app.fit import first_fit, flow
-from rouge_tui.report import p_words
+from rouge_tui.report.words import p_words
 from rouge_tui.safetext import one_line
 
 __all__ = ["PANELS", "Overview", "Panel", "histogram", "interval_text", "shorten_names", "signed", "sparkline", "trend_levels"]

@@ -45,9 +45,10 @@ __all__ = ["new_counts"]
 # (. , : / - %) have classes of their own.
 _SEP, _NL, _CJK_TERM, _DOT, _BANG, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 10)
 _COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
-_CHUNK_CHARS = 1 << 18  # characters of output per chunk: the arrays stay in the cache
+_CHUNK_CHARS = 1 << 17  # characters of output per chunk: the arrays stay in the cache
 _CHUNK_EXAMPLES = 1 << 13  # and examples, so the sort key keeps enough bits for the hash
 _HASH_BITS = 64  # at most this many bits of a word's hash in the sort key (tests lower it)
+_CLOSING_STEPS = 8  # bytes of closing marks after a stop stepped over one at a time (tests lower it)
 _PAIRS = 1024  # sentence pairs per rapidfuzz call for small examples (fewer calls, less CPU)
 _MAX_CODE = 0x10FFFF  # the last code point: an example with more distinct words is left (tests lower it)
 _K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
@@ -149,12 +150,20 @@ def _read(texts: Sequence[str], examples: np.ndarray, long_words: dict[bytes, in
     kind = a[special]
     seps = special[kind == _SEP]
     after = special[kind >= _DOT] + 1
-    opened = np.flatnonzero((a != _CLOSE) & (a != _TAIL))  # past the closing marks at once
-    after = opened[np.searchsorted(opened, after)]
+    for _ in range(_CLOSING_STEPS):  # past the closing marks, a byte at a time where they are few
+        closing = (a[after] == _CLOSE) | (a[after] == _TAIL)
+        if not closing.any():
+            break
+        after[closing] += 1
+    else:  # a long run of them: past every run at once
+        opened = np.flatnonzero((a != _CLOSE) & (a != _TAIL))
+        after = opened[np.searchsorted(opened, after)]
     after = after[(a[after] == _SPACE) | (a[after] == _NL) | (a[after] == _SEP)]
-    cuts = np.concatenate((seps, special[(kind == _NL) | (kind == _CJK_TERM)], after))
-    bounds = np.sort(np.concatenate(([0, len(starts)], np.searchsorted(starts, cuts))))
-    bounds = bounds[np.r_[True, bounds[1:] != bounds[:-1]]]
+    cut = np.zeros(len(starts) + 1, bool)  # before which words a sentence begins
+    cut[[0, -1]] = True
+    for cuts in (seps, special[(kind == _NL) | (kind == _CJK_TERM)], after):
+        cut[np.searchsorted(starts, cuts)] = True
+    bounds = np.flatnonzero(cut)
     first, length = bounds[:-1], np.diff(bounds)
     example = examples[np.searchsorted(seps, starts[first])]
     # Keys: the word's bytes, read eight at a time through an unaligned view.
@@ -313,20 +322,31 @@ def new_counts(
 
 
 
+def _grounds(ids, baselines, references, sources) -> tuple[list[str], np.ndarray]:
+    """Each example's references, source and baseline, in turn, and the example of each text
+    (a place for each worked out over the columns, not an example at a time)."""
+    k = len(ids)
+    refs = list(map(references.__getitem__, ids))
+    many = np.fromiter(map(len, refs), np.intp, k)
+    source = [sources[i] for i in ids]
+    has = np.fromiter(map(operator.is_not, source, itertools.repeat(None)), bool, k)
+    per = many + has + 1
+    end = np.cumsum(per)
+    texts = np.empty(int(end[-1]) if k else 0, object)
+    texts[end - 1] = list(map(baselines.__getitem__, ids))
+    texts[end[has] - 2] = list(itertools.compress(source, has.tolist()))
+    texts[np.repeat(end - per - np.cumsum(many) + many, many) + np.arange(many.sum())] = list(
+        itertools.chain.from_iterable(refs))
+    return texts.tolist(), np.repeat(np.arange(k), per)
+
+
 def _chunk_counts(ids, candidates, baselines, references, sources, min_support):
     """New sentences and new numbers per example of one chunk, and the examples whose new
     sentences are left to ``ground_side``."""
     k = len(ids)
     long_words: dict[bytes, int] = {}
     output = _read([candidates[i] for i in ids], np.arange(k), long_words)
-    texts: list[str] = []  # each example's references, source and baseline, in turn
-    owners: list[int] = []
-    for e, i in enumerate(ids):
-        grounds = [*references[i], baselines[i]] if sources[i] is None else [
-            *references[i], sources[i], baselines[i]]
-        texts += grounds
-        owners += [e] * len(grounds)
-    others = _read(texts, np.array(owners, np.int64), long_words)
+    others = _read(*_grounds(ids, baselines, references, sources), long_words)
     best, left = _best_lcs(output, others, k)
     known = set(zip(others.number_example.tolist(), others.numbers))
     new = [e for e, f in zip(output.number_example.tolist(), output.numbers) if (e, f) not in known]

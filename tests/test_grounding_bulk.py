@@ -62,14 +62,26 @@ def test_the_bulk_path_equals_the_reference_one(suite, min_support):
 @given(suites)
 @settings(max_examples=150, deadline=None)
 def test_the_bulk_path_equals_the_reference_one_across_chunks_and_hash_clashes(suite):
-    """Tiny chunks, a 2-bit hash so that word groups clash and examples take the reference
-    path, and a closing mark stepped over one byte at most before the search for the end of
-    the run: the counts must not change."""
+    """Tiny chunks, tables of two slots tried twice (words find no slot and their examples
+    take the reference path), and a closing mark stepped over one byte at most before the
+    search for the end of the run: the counts must not change."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grounding_bulk, "_CHUNK_CHARS", 64)
         patch.setattr(grounding_bulk, "_CHUNK_EXAMPLES", 3)
-        patch.setattr(grounding_bulk, "_HASH_BITS", 2)
+        patch.setattr(grounding_bulk, "_TABLE_BITS", 1)
+        patch.setattr(grounding_bulk, "_ROUNDS", 2)
         patch.setattr(grounding_bulk, "_CLOSING_STEPS", 1)
+        check_suite(suite, 0.5)
+
+
+@given(suites)
+@settings(max_examples=100, deadline=None)
+def test_the_bulk_path_equals_the_reference_one_when_every_hash_is_equal(suite):
+    """Every word's hash 0: each word seems to equal the first one kept, and only comparing
+    the words themselves finds that they are not (their examples take the reference path)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_K1", "_K2", "_K3"):
+            patch.setattr(grounding_bulk, name, np.uint64(0))
         check_suite(suite, 0.5)
 
 

@@ -12,8 +12,8 @@ part of a word replaced by its character's class, so that sentence cuts, words a
 are found by comparing bytes. A word's key is its bytes (exact up to 16 bytes; longer words
 are numbered through a dictionary). LCS lengths come from rapidfuzz (`_best_lcs`), each
 sentence given as a string with one character per word (`_codes`). An example the bulk path
-cannot decide (two of its words whose hashes clash, more distinct words than code points) is
-left to the reference.
+cannot decide (a word that finds no slot in the hash tables, two of its words whose hashes are
+equal, more distinct words than code points) is left to the reference.
 """
 
 from __future__ import annotations
@@ -45,13 +45,19 @@ __all__ = ["new_counts"]
 # (. , : / - %) have classes of their own.
 _SEP, _NL, _CJK_TERM, _DOT, _BANG, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 10)
 _COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
-_CHUNK_CHARS = 1 << 17  # characters of output per chunk: the arrays stay in the cache
-_CHUNK_EXAMPLES = 1 << 13  # and examples, so the sort key keeps enough bits for the hash
-_HASH_BITS = 64  # at most this many bits of a word's hash in the sort key (tests lower it)
+# Characters of output per chunk: the arrays stay in the cache, and small enough that the
+# allocator hands the same memory back chunk after chunk (at 1 << 18, the hash tables' chunks
+# took fresh pages each time: four times the page faults).
+_CHUNK_CHARS = 1 << 17
+_CHUNK_EXAMPLES = 1 << 13  # and examples
+_TABLE_BITS = 40  # a hash table has at most 2 ** this many slots (tests lower it)
+_ROUNDS = 8  # hash tables tried before a word is left to the reference path (tests lower it)
 _CLOSING_STEPS = 8  # bytes of closing marks after a stop stepped over one at a time (tests lower it)
 _PAIRS = 1024  # sentence pairs per rapidfuzz call for small examples (fewer calls, less CPU)
 _MAX_CODE = 0x10FFFF  # the last code point: an example with more distinct words is left (tests lower it)
-_K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
+_K1, _K2, _K3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
+# A multiplier a round: a slot is the top bits of the hash times it.
+_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 + k * 0xD6E8FEB86659FD92) % (1 << 64)) for k in range(16)]
 _LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # k low bytes
 _NUMBER_JOINS = (_DOT, _COMMA, _COLON, _SLASH, _DASH)
 
@@ -236,40 +242,48 @@ def _codes(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, 
     word it equals, 0 if none (1 ends a sentence). So an example's sentences become strings
     with a character per word, one byte each for most examples (fewer than 254 distinct
     words), which rapidfuzz's LCSseq compares faster than wider strings. And the examples
-    left to the reference path: two different words of the example whose hashes clash in
-    the sort key, or more distinct words than there are code points."""
+    left to the reference path: a pattern word that found no slot of its own in `_ROUNDS`
+    tables, two different words of an example whose hashes are equal, or more distinct
+    words than there are code points.
+
+    Equal words are found through hash tables, not a sort: in each round, every pattern word
+    still without a slot is written at its hash's slot (one of those that land there is
+    kept), and every word still looking reads its slot: the word kept there is its equal
+    when their hashes are, none when the slot is empty (its equal would have landed there);
+    a slot kept by another word sends it on to the next round's slots."""
     npw = len(pattern.lo)
-    ex = np.concatenate((np.repeat(pattern.example, pattern.length),
-                         np.repeat(target.example, target.length)))
     lo = np.concatenate((pattern.lo, target.lo))
     hi = np.concatenate((pattern.hi, target.hi))
-    # Sort on (example, hash of the key, position), the position in the low bits: an example's
-    # equal keys are neighbours, its pattern words first. The hash only orders; keys are
-    # compared exactly.
-    n = len(lo)
-    p, e = max(n - 1, 1).bit_length(), max(examples - 1, 1).bit_length()
-    h = min(64 - p - e, _HASH_BITS)
-    v = ((lo * _K1) ^ (hi * _K2)) >> np.uint64(64 - h) << np.uint64(p)
-    v |= ex.astype(np.uint64) << np.uint64(h + p)
-    v |= np.arange(n, dtype=np.uint64)
-    v.sort()
-    order = (v & np.uint64((1 << p) - 1)).astype(np.intp)
-    v >>= np.uint64(p)
-    starts = np.ones(n, bool)
-    np.not_equal(v[1:], v[:-1], out=starts[1:])
-    firsts = np.flatnonzero(starts)
-    sizes = np.diff(firsts, append=n)
-    lo, hi = lo[order], hi[order]
-    differ = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
-    numbered = order[firsts] < npw  # the group has pattern words: its first is one
-    group_example = (v[firsts] >> np.uint64(h)).astype(np.intp)
-    counts = np.bincount(group_example[numbered], minlength=examples)
-    number = np.cumsum(numbered) - (np.cumsum(counts) - counts)[group_example] + 1
-    clash = (v[1:][differ & ~starts[1:]] >> np.uint64(h)).astype(np.intp)
-    left = np.union1d(clash, group_example[numbered & (number > _MAX_CODE)])
-    codes = np.empty(n, np.uint32)
-    codes[order] = np.repeat(np.where(numbered, np.minimum(number, _MAX_CODE), 0).astype(np.uint32), sizes)
-    return codes, left
+    ex = np.concatenate((np.repeat(pattern.example, pattern.length), np.repeat(target.example, target.length)))
+    x = (lo * _K1) ^ (hi * _K2) ^ (ex.astype(np.uint64) * _K3)  # a hash of (example, word)
+    bits = min(max(npw, 1).bit_length() + 1, _TABLE_BITS)  # at most half the slots taken
+    shift = np.uint64(64 - bits)
+    equal = np.full(len(x), -1, np.intp)  # the pattern word each word equals (-1: none)
+    looking = np.arange(len(x))
+    for multiplier in _MULTIPLIERS[:_ROUNDS]:
+        if not len(looking):
+            break
+        slot = x[looking] * multiplier >> shift
+        table = np.full(1 << bits, -1, np.intp)
+        writes = looking < npw
+        table[slot[writes]] = looking[writes]
+        held = table[slot]
+        done = (held < 0) | (x[held] == x[looking])
+        equal[looking[done]] = held[done]
+        looking = looking[~done]
+    # Hashes only found the equals; the keys say whether they are.
+    found = np.flatnonzero(equal >= 0)
+    kept = equal[found]
+    clash = found[(lo[kept] != lo[found]) | (hi[kept] != hi[found]) | (ex[kept] != ex[found])]
+    # Number each example's distinct pattern words (those that are their own equal) 2, 3, ...
+    own = equal[:npw] == np.arange(npw)
+    count = np.cumsum(own)
+    before = np.concatenate(([0], count))[np.searchsorted(ex[:npw], np.arange(examples))]
+    number = count - before[ex[:npw]] + 1
+    unresolved = looking[looking < npw]
+    left = np.unique(np.concatenate((ex[clash], ex[unresolved], ex[:npw][own & (number > _MAX_CODE)])))
+    number = np.append(np.minimum(number, _MAX_CODE).astype(np.uint32), np.uint32(0))  # [-1]: none
+    return number[equal], left
 
 
 def new_counts(

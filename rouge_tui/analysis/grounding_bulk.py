@@ -272,7 +272,7 @@ def _codes(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, 
         equal[looking[done]] = held[done]
         looking = looking[~done]
     # Hashes only found the equals; the keys say whether they are.
-    found = np.flatnonzero(equal >= 0)
+    found = np.flatnonzero((equal >= 0) & (equal != np.arange(len(equal))))  # a word is itself
     kept = equal[found]
     clash = found[(lo[kept] != lo[found]) | (hi[kept] != hi[found]) | (ex[kept] != ex[found])]
     # Number each example's distinct pattern words (those that are their own equal) 2, 3, ...

@@ -269,7 +269,7 @@ def _codes(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, 
         table[slot[writes]] = looking[writes]
         held = table[slot]
         done = (held < 0) | (x[held] == x[looking])
-        equal[looking[done]] = held[done]
+        equal[looking] = np.where(done, held, -1)
         looking = looking[~done]
     # Hashes only found the equals; the keys say whether they are.
     found = np.flatnonzero((equal >= 0) & (equal != np.arange(len(equal))))  # a word is itself

@@ -210,7 +210,13 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
     best = np.zeros(len(pattern.length), np.int64)
     if not len(best):
         return best, np.zeros(0, np.int64)
-    codes, left = _codes(pattern, target, examples)
+    own_bounds = np.searchsorted(pattern.example, np.arange(examples + 1)).tolist()
+    other_bounds = np.searchsorted(target.example, np.arange(examples + 1)).tolist()
+    # Several small examples to one call (each call has its own cost): the pairs across two
+    # examples are worked out too, and share no word (`_codes` numbers the words of a group).
+    pairs = int(np.dot(np.diff(own_bounds), np.diff(other_bounds)))
+    together = max(1, int((_PAIRS * examples / max(pairs, 1)) ** 0.5))
+    codes, left = _codes(pattern, target, examples, together)
     # Every sentence as a string of its words' codes: one decode, then a split at the 1s put
     # after each sentence.
     length = np.concatenate((pattern.length, target.length))
@@ -218,33 +224,25 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
     spaced[np.arange(len(codes)) + np.repeat(np.arange(len(length)), length)] = codes
     strings = spaced.tobytes().decode("utf-32-le", "surrogatepass").split("\x01")
     own, others = strings[:len(pattern.length)], strings[len(pattern.length):-1]
-    own_bounds = np.searchsorted(pattern.example, np.arange(examples + 1)).tolist()
-    other_bounds = np.searchsorted(target.example, np.arange(examples + 1)).tolist()
-    # Several small examples to one call (each call has its own cost): the pairs across two
-    # examples are worked out too, and not read.
-    pairs = int(np.dot(np.diff(own_bounds), np.diff(other_bounds)))
-    together = max(1, int((_PAIRS * examples / max(pairs, 1)) ** 0.5))
     for e in range(0, examples, together):
         f = min(e + together, examples)
         p, q = slice(own_bounds[e], own_bounds[f]), slice(other_bounds[e], other_bounds[f])
         if p.start < p.stop and q.start < q.stop:
             for start, lcs in lcs_blocks(own[p], others[q]):
-                rows = slice(p.start + start, p.start + start + len(lcs))
-                if together > 1:  # only a sentence's own example counts
-                    lcs[pattern.example[rows, None] != target.example[None, q]] = 0
-                best[rows] = lcs.max(axis=1)
+                best[p.start + start:p.start + start + len(lcs)] = lcs.max(axis=1)
     return best, left
 
 
-def _codes(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each word's code, the pattern's words then the target's: within an example, the pattern's
-    distinct words are numbered 2, 3, ... and a target word takes the number of the pattern
-    word it equals, 0 if none (1 ends a sentence). So an example's sentences become strings
-    with a character per word, one byte each for most examples (fewer than 254 distinct
-    words), which rapidfuzz's LCSseq compares faster than wider strings. And the examples
-    left to the reference path: a pattern word that found no slot of its own in `_ROUNDS`
-    tables, two different words of an example whose hashes are equal, or more distinct
-    words than there are code points.
+def _codes(pattern: _Words, target: _Words, examples: int, together: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Each word's code, the pattern's words then the target's: within a group of ``together``
+    examples, the pattern's distinct words (a word of two examples is two words) are numbered
+    2, 3, ... and a target word takes the number of the pattern word of its example it equals,
+    0 if none (1 ends a sentence). So a group's sentences become strings with a character per
+    word, one byte each for most groups (fewer than 254 distinct words), which rapidfuzz's
+    LCSseq compares faster than wider strings; and a sentence shares no word with another
+    example's. And the examples left to the reference path: a pattern word that found no slot
+    of its own in `_ROUNDS` tables, two different words of an example whose hashes are equal,
+    or a group with more distinct words than there are code points.
 
     Equal words are found through hash tables, not a sort: in each round, every pattern word
     still without a slot is written at its hash's slot (one of those that land there is
@@ -275,13 +273,15 @@ def _codes(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, 
     found = np.flatnonzero((equal >= 0) & (equal != np.arange(len(equal))))  # a word is itself
     kept = equal[found]
     clash = found[(lo[kept] != lo[found]) | (hi[kept] != hi[found]) | (ex[kept] != ex[found])]
-    # Number each example's distinct pattern words (those that are their own equal) 2, 3, ...
+    # Number each group's distinct pattern words (those that are their own equal) 2, 3, ...
     own = equal[:npw] == np.arange(npw)
     count = np.cumsum(own)
-    before = np.concatenate(([0], count))[np.searchsorted(ex[:npw], np.arange(examples))]
-    number = count - before[ex[:npw]] + 1
+    group = ex[:npw] // together
+    before = np.concatenate(([0], count))[np.searchsorted(ex[:npw], np.arange(0, examples, together))]
+    number = count - before[group] + 1
     unresolved = looking[looking < npw]
-    left = np.unique(np.concatenate((ex[clash], ex[unresolved], ex[:npw][own & (number > _MAX_CODE)])))
+    past = np.isin(np.arange(examples) // together, group[own & (number > _MAX_CODE)])  # codes shared
+    left = np.unique(np.concatenate((ex[clash], ex[unresolved], np.flatnonzero(past))))
     number = np.append(np.minimum(number, _MAX_CODE).astype(np.uint32), np.uint32(0))  # [-1]: none
     return number[equal], left
 

@@ -307,12 +307,14 @@ def new_counts(
     least = np.ones(n, np.float64)
     # An output equal to its baseline has nothing new: every sentence and number is there.
     changed = np.flatnonzero(np.fromiter(map(operator.ne, candidates, baselines), bool, n))
-    # A chunk of examples at a time, similar lengths together (a chunk's examples share
-    # rapidfuzz calls as their mean size allows).
+    # A chunk of examples at a time, lengths within a factor of two together (a chunk's examples
+    # share rapidfuzz calls as their mean size allows), each such group in the examples' order
+    # (their texts read in the order they were made, not all over memory).
     size = (np.fromiter(map(len, candidates), np.int64, n)
             + np.fromiter(map(len, baselines), np.int64, n))[changed]
-    order = changed[np.argsort(size, kind="stable")]
-    total = np.cumsum(np.sort(size))
+    by = np.argsort(np.frexp(size)[1], kind="stable")
+    order = changed[by]
+    total = np.cumsum(size[by])
     bounds = np.unique(np.concatenate((
         [0, len(order)],
         np.arange(0, len(order), _CHUNK_EXAMPLES),

@@ -89,8 +89,8 @@ def test_the_bulk_path_equals_the_reference_one_when_every_hash_is_equal(suite):
 @settings(max_examples=100, deadline=None)
 def test_the_bulk_path_leaves_examples_with_too_many_distinct_words(suite):
     """A sentence's words become characters, one code point per distinct word of the
-    candidate: a candidate with more distinct words than code points takes the reference path
-    (here the limit is lowered to 3 words)."""
+    candidates that share a rapidfuzz call: when they have more distinct words than code
+    points, they take the reference path, all of them (here the limit is lowered to 3 words)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grounding_bulk, "_MAX_CODE", 3)
         check_suite(suite, 0.5)

@@ -54,7 +54,7 @@ _TABLE_BITS = 40  # a hash table has at most 2 ** this many slots (tests lower i
 _ROUNDS = 8  # hash tables tried before a word is left to the reference path (tests lower it)
 _CLOSING_STEPS = 8  # bytes of closing marks after a stop stepped over one at a time (tests lower it)
 _PAIRS = 1024  # sentence pairs per rapidfuzz call for small examples (fewer calls, less CPU)
-_MAX_CODE = 0x10FFFF  # the last code point: an example with more distinct words is left (tests lower it)
+_MAX_CODE = 0x10FFFF  # the last code point: a group of examples with more distinct words is left (tests lower it)
 _K1, _K2, _K3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
 # A multiplier a round: a slot is the top bits of the hash times it.
 _MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 + k * 0xD6E8FEB86659FD92) % (1 << 64)) for k in range(16)]

@@ -62,12 +62,26 @@ def test_the_bulk_path_equals_the_reference_one(suite, min_support):
 @given(suites)
 @settings(max_examples=150, deadline=None)
 def test_the_bulk_path_equals_the_reference_one_across_chunks_and_hash_clashes(suite):
-    """Tiny chunks, and a 2-bit hash so that word groups clash and examples take the reference
-    path: the counts must not change."""
+    """Tiny chunks, tables of two slots tried twice (words find no slot and their examples
+    take the reference path), and a closing mark stepped over one byte at most before the
+    search for the end of the run: the counts must not change."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grounding_bulk, "_CHUNK_CHARS", 64)
         patch.setattr(grounding_bulk, "_CHUNK_EXAMPLES", 3)
-        patch.setattr(grounding_bulk, "_HASH_BITS", 2)
+        patch.setattr(grounding_bulk, "_TABLE_BITS", 1)
+        patch.setattr(grounding_bulk, "_ROUNDS", 2)
+        patch.setattr(grounding_bulk, "_CLOSING_STEPS", 1)
+        check_suite(suite, 0.5)
+
+
+@given(suites)
+@settings(max_examples=100, deadline=None)
+def test_the_bulk_path_equals_the_reference_one_when_every_hash_is_equal(suite):
+    """Every word's hash 0: each word seems to equal the first one kept, and only comparing
+    the words themselves finds that they are not (their examples take the reference path)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_K1", "_K2", "_K3"):
+            patch.setattr(grounding_bulk, name, np.uint64(0))
         check_suite(suite, 0.5)
 
 
@@ -75,8 +89,8 @@ def test_the_bulk_path_equals_the_reference_one_across_chunks_and_hash_clashes(s
 @settings(max_examples=100, deadline=None)
 def test_the_bulk_path_leaves_examples_with_too_many_distinct_words(suite):
     """A sentence's words become characters, one code point per distinct word of the
-    candidate: a candidate with more distinct words than code points takes the reference path
-    (here the limit is lowered to 3 words)."""
+    candidates that share a rapidfuzz call: when they have more distinct words than code
+    points, they take the reference path, all of them (here the limit is lowered to 3 words)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grounding_bulk, "_MAX_CODE", 3)
         check_suite(suite, 0.5)
@@ -115,6 +129,7 @@ CASES = [
     "\u771f\u7684\u5417\uff1f\uff01\u662f", "\u3002\u201d.\u3002x", "x\x00y. z\x01\x02",
     "Stra\u00dfe \u0130stanbul STRASSE", "a verylongwordindeedmorethan16 b", "\ud800x. y",
     "at 02:14, 3.5% of 1,200 on 2026-11-20 (v2) 1..2 4/5-6 7%%", "\u0663.5 and 3.5",
+    "Go." + ")" * 12 + " Next.\u2019\u201d" * 3 + " on",  # more closing marks than are stepped over
 ]
 
 
@@ -220,7 +235,7 @@ def test_casefold_keeps_every_mark_the_sentence_rule_and_the_bulk_path_read():
 # -- pathological text: time and memory stay bounded ------------------------------------------
 
 
-@pytest.mark.parametrize("run", [".", "!?", ".)", ".\u2019"])
+@pytest.mark.parametrize("run", [".", "!?", ".)", ".\u2019", "." + ")" * 40])
 def test_a_megabyte_run_of_stops_is_counted_in_under_a_second(run):
     """Issue 39, 7: a run of . ! or ? with no whitespace after it, a megabyte long, where the
     sentence regex once backtracked for hours. (A second, not half: a process's first arrays

@@ -14,6 +14,7 @@ tokenizer (LCS / len, F = 2PR / (P + R)):
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -21,10 +22,12 @@ import statistics
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from suite_helpers import jsonl, make_suite
 
 from rouge_tui import cli
-from rouge_tui.analysis.history import trend
+from rouge_tui.analysis.history import BuildScores, trend, volatile
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.analysis.signals import names
@@ -280,6 +283,35 @@ def test_new_movers_first_ranks_the_examples_that_are_not_volatile_first(tmp_pat
     figures = open_analysis(open_suite(volatile_suite(tmp_path / "s")), Settings()).figures
     assert figures.ids == ["flip", "three", "steady", "once"]
     assert [figures.ids[i] for i in figures.order("new movers").tolist()] == ["steady", "once", "flip", "three"]
+
+
+@st.composite
+def _histories(draw: st.DrawFn) -> tuple[list[str], list[BuildScores]]:
+    ids = [f"e{k}" for k in range(draw(st.integers(1, 8)))]
+    f = st.sampled_from([0.0, 0.05, 0.3, 0.35, 0.36, 0.95, 1.0])  # 0.35 - 0.3 < 0.05 in floats, 0.05 - 0 is not
+    builds = []
+    for k in range(draw(st.integers(0, 8))):
+        scored = draw(st.lists(st.sampled_from(ids), unique=True))
+        stats = None if draw(st.integers(0, 5)) == 0 else object()  # a build that could not be read
+        builds.append(BuildScores(str(k), 1, stats, {i: draw(f) for i in scored}))  # type: ignore[arg-type]
+    return ids, builds
+
+
+@given(_histories())
+@settings(max_examples=300, deadline=None)
+def test_volatile_is_specs_definition_example_by_example(case: tuple[list[str], list[BuildScores]]) -> None:
+    """SPEC "Volatile examples", restated one example at a time: the consecutive build pairs
+    (both builds read) up to the baseline, the last five; an example is volatile when, in at
+    least two of them where it was scored, its F moved by 0.05 or more in more than half."""
+    ids, builds = case
+    pairs = [(a, b) for a, b in itertools.pairwise(builds) if a.stats is not None and b.stats is not None][-5:]
+
+    def defined(example_id: str) -> bool:
+        moves = [abs(b.f[example_id] - a.f[example_id]) >= 0.05
+                 for a, b in pairs if example_id in a.f and example_id in b.f]
+        return len(pairs) >= 2 and len(moves) >= 2 and sum(moves) > len(moves) / 2
+
+    assert volatile(ids, builds).tolist() == [defined(i) for i in ids]
 
 
 # ---------------------------------------------------------------------- the band from history

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.signals import SIGNALS, Pairs, counts, find, labels, names
@@ -108,3 +110,74 @@ def test_reference_copy_fires_where_the_candidate_became_a_reference_as_written(
     bit = [s.name for s in SIGNALS].index("reference-copy")
     assert [bool(f >> bit & 1) for f in find(pairs).tolist()] == [fires for *_, fires in cases]
     assert labels(1 << bit) == ["=ref"]
+
+
+# --------------------------------------------------------------------------- the rules as defined
+
+_PIECES = ["a", "b", "Summary", "41", " ", "  ", "\n", "\r\n", "\r", "\t", ".", "x" * 30]
+
+
+def _defined(base: str, cand: str, references: tuple[str, ...]) -> set[str]:
+    """The shape signals of one pair, restated from SPEC "The comparison" and each signal's
+    summary, one example at a time: nothing fires on two equal outputs; lengths are of the
+    stripped texts."""
+    if base == cand:
+        return set()
+    b, c = base.strip(), cand.strip()
+    found = set()
+    if not c and b:
+        found.add("empty")
+    if c and len(c) < len(b) and (2 * len(c) <= len(b) or base.rstrip().startswith(cand.rstrip())):
+        found.add("truncated")
+
+    def repeats(text: str) -> bool:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return len(set(lines)) < len(lines)
+
+    if "\n" in cand and repeats(cand) and not repeats(base):
+        found.add("duplicated")
+    moved = len(c) - len(b)
+    if c and abs(moved) >= 30 and 4 * abs(moved) >= len(b):
+        found.add("longer" if moved > 0 else "shorter")
+
+    def copies(text: str) -> bool:
+        return len(text.split()) >= 20 and any(text.strip() == r.strip() for r in references)
+
+    if copies(cand) and not copies(base):
+        found.add("reference-copy")
+    return found
+
+
+@st.composite
+def _example(draw: st.DrawFn) -> tuple[str, str, tuple[str, ...]]:
+    text = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+    long = st.lists(st.sampled_from(["a", "b", "Summary"]), min_size=18, max_size=22).map(" ".join)
+    references = tuple(draw(st.lists(st.one_of(text, long), min_size=1, max_size=3)))
+    base = draw(text)
+    cand = draw(st.one_of(
+        text,
+        st.just(base),
+        st.integers(0, len(base)).map(lambda k: base[:k]),  # a prefix
+        text.map(lambda more: base + more),
+        text.map(lambda more: base[: len(base) // 3] + more),
+        st.sampled_from(references).map(lambda r: "\n " + r + " "),  # a reference, whitespace aside
+        st.sampled_from(references),
+    ))
+    if draw(st.booleans()):  # the candidate's or the baseline's first line, repeated
+        line = draw(st.sampled_from([*(base or "x").splitlines(), "Summary"]))
+        cand = line + "\n" + cand if draw(st.booleans()) else cand
+        base = line + "\n" + base if draw(st.booleans()) else base
+    return base, cand, references
+
+
+@given(st.lists(_example(), min_size=1, max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_the_rules_over_columns_equal_their_definitions_example_by_example(
+        examples: list[tuple[str, str, tuple[str, ...]]]) -> None:
+    """The rules read whole columns (C-level maps, the examples a rule needs picked out); each
+    example's signals must be what the definitions say of it alone."""
+    pairs = Pairs([str(k) for k in range(len(examples))], [b for b, _, _ in examples], [c for _, c, _ in examples],
+                  [r for _, _, r in examples])
+    shape = {s.name for s in SIGNALS if not s.grounded and s.name != "volatile"}
+    found = find(pairs, grounded=False).tolist()
+    assert [set(names(f)) & shape for f in found] == [_defined(*example) for example in examples]

@@ -12,8 +12,8 @@ part of a word replaced by its character's class, so that sentence cuts, words a
 are found by comparing bytes. A word's key is its bytes (exact up to 16 bytes; longer words
 are numbered through a dictionary). LCS lengths come from rapidfuzz (`_best_lcs`), each
 sentence given as a string with one character per word (`_codes`). An example the bulk path
-cannot decide (two of its words whose hashes clash, more distinct words than code points) is
-left to the reference.
+cannot decide (a word that finds no slot in the hash tables, two of its words whose hashes are
+equal, more distinct words than code points) is left to the reference.
 """
 
 from __future__ import annotations
@@ -45,12 +45,19 @@ __all__ = ["new_counts"]
 # (. , : / - %) have classes of their own.
 _SEP, _NL, _CJK_TERM, _DOT, _BANG, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 10)
 _COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
-_CHUNK_CHARS = 1 << 18  # characters of output per chunk: the arrays stay in the cache
-_CHUNK_EXAMPLES = 1 << 13  # and examples, so the sort key keeps enough bits for the hash
-_HASH_BITS = 64  # at most this many bits of a word's hash in the sort key (tests lower it)
+# Characters of output per chunk: the arrays stay in the cache, and small enough that the
+# allocator hands the same memory back chunk after chunk (at 1 << 18, the hash tables' chunks
+# took fresh pages each time: four times the page faults).
+_CHUNK_CHARS = 1 << 17
+_CHUNK_EXAMPLES = 1 << 13  # and examples
+_TABLE_BITS = 40  # a hash table has at most 2 ** this many slots (tests lower it)
+_ROUNDS = 8  # hash tables tried before a word is left to the reference path (tests lower it)
+_CLOSING_STEPS = 8  # bytes of closing marks after a stop stepped over one at a time (tests lower it)
 _PAIRS = 1024  # sentence pairs per rapidfuzz call for small examples (fewer calls, less CPU)
-_MAX_CODE = 0x10FFFF  # the last code point: an example with more distinct words is left (tests lower it)
-_K1, _K2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)
+_MAX_CODE = 0x10FFFF  # the last code point: a group of examples with more distinct words is left (tests lower it)
+_K1, _K2, _K3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
+# A multiplier a round: a slot is the top bits of the hash times it.
+_MULTIPLIERS = [np.uint64((0x9E3779B97F4A7C15 + k * 0xD6E8FEB86659FD92) % (1 << 64)) for k in range(16)]
 _LOW = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # k low bytes
 _NUMBER_JOINS = (_DOT, _COMMA, _COLON, _SLASH, _DASH)
 
@@ -149,12 +156,20 @@ def _read(texts: Sequence[str], examples: np.ndarray, long_words: dict[bytes, in
     kind = a[special]
     seps = special[kind == _SEP]
     after = special[kind >= _DOT] + 1
-    opened = np.flatnonzero((a != _CLOSE) & (a != _TAIL))  # past the closing marks at once
-    after = opened[np.searchsorted(opened, after)]
+    for _ in range(_CLOSING_STEPS):  # past the closing marks, a byte at a time where they are few
+        closing = (a[after] == _CLOSE) | (a[after] == _TAIL)
+        if not closing.any():
+            break
+        after[closing] += 1
+    else:  # a long run of them: past every run at once
+        opened = np.flatnonzero((a != _CLOSE) & (a != _TAIL))
+        after = opened[np.searchsorted(opened, after)]
     after = after[(a[after] == _SPACE) | (a[after] == _NL) | (a[after] == _SEP)]
-    cuts = np.concatenate((seps, special[(kind == _NL) | (kind == _CJK_TERM)], after))
-    bounds = np.sort(np.concatenate(([0, len(starts)], np.searchsorted(starts, cuts))))
-    bounds = bounds[np.r_[True, bounds[1:] != bounds[:-1]]]
+    cut = np.zeros(len(starts) + 1, bool)  # before which words a sentence begins
+    cut[[0, -1]] = True
+    for cuts in (seps, special[(kind == _NL) | (kind == _CJK_TERM)], after):
+        cut[np.searchsorted(starts, cuts)] = True
+    bounds = np.flatnonzero(cut)
     first, length = bounds[:-1], np.diff(bounds)
     example = examples[np.searchsorted(seps, starts[first])]
     # Keys: the word's bytes, read eight at a time through an unaligned view.
@@ -195,7 +210,13 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
     best = np.zeros(len(pattern.length), np.int64)
     if not len(best):
         return best, np.zeros(0, np.int64)
-    codes, left = _codes(pattern, target, examples)
+    own_bounds = np.searchsorted(pattern.example, np.arange(examples + 1)).tolist()
+    other_bounds = np.searchsorted(target.example, np.arange(examples + 1)).tolist()
+    # Several small examples to one call (each call has its own cost): the pairs across two
+    # examples are worked out too, and share no word (`_codes` numbers the words of a group).
+    pairs = int(np.dot(np.diff(own_bounds), np.diff(other_bounds)))
+    together = max(1, int((_PAIRS * examples / max(pairs, 1)) ** 0.5))
+    codes, left = _codes(pattern, target, examples, together)
     # Every sentence as a string of its words' codes: one decode, then a split at the 1s put
     # after each sentence.
     length = np.concatenate((pattern.length, target.length))
@@ -203,64 +224,66 @@ def _best_lcs(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarra
     spaced[np.arange(len(codes)) + np.repeat(np.arange(len(length)), length)] = codes
     strings = spaced.tobytes().decode("utf-32-le", "surrogatepass").split("\x01")
     own, others = strings[:len(pattern.length)], strings[len(pattern.length):-1]
-    own_bounds = np.searchsorted(pattern.example, np.arange(examples + 1)).tolist()
-    other_bounds = np.searchsorted(target.example, np.arange(examples + 1)).tolist()
-    # Several small examples to one call (each call has its own cost): the pairs across two
-    # examples are worked out too, and not read.
-    pairs = int(np.dot(np.diff(own_bounds), np.diff(other_bounds)))
-    together = max(1, int((_PAIRS * examples / max(pairs, 1)) ** 0.5))
     for e in range(0, examples, together):
         f = min(e + together, examples)
         p, q = slice(own_bounds[e], own_bounds[f]), slice(other_bounds[e], other_bounds[f])
         if p.start < p.stop and q.start < q.stop:
             for start, lcs in lcs_blocks(own[p], others[q]):
-                rows = slice(p.start + start, p.start + start + len(lcs))
-                if together > 1:  # only a sentence's own example counts
-                    lcs[pattern.example[rows, None] != target.example[None, q]] = 0
-                best[rows] = lcs.max(axis=1)
+                best[p.start + start:p.start + start + len(lcs)] = lcs.max(axis=1)
     return best, left
 
 
-def _codes(pattern: _Words, target: _Words, examples: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each word's code, the pattern's words then the target's: within an example, the pattern's
-    distinct words are numbered 2, 3, ... and a target word takes the number of the pattern
-    word it equals, 0 if none (1 ends a sentence). So an example's sentences become strings
-    with a character per word, one byte each for most examples (fewer than 254 distinct
-    words), which rapidfuzz's LCSseq compares faster than wider strings. And the examples
-    left to the reference path: two different words of the example whose hashes clash in
-    the sort key, or more distinct words than there are code points."""
+def _codes(pattern: _Words, target: _Words, examples: int, together: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Each word's code, the pattern's words then the target's: within a group of ``together``
+    examples, the pattern's distinct words (a word of two examples is two words) are numbered
+    2, 3, ... and a target word takes the number of the pattern word of its example it equals,
+    0 if none (1 ends a sentence). So a group's sentences become strings with a character per
+    word, one byte each for most groups (fewer than 254 distinct words), which rapidfuzz's
+    LCSseq compares faster than wider strings; and a sentence shares no word with another
+    example's. And the examples left to the reference path: a pattern word that found no slot
+    of its own in `_ROUNDS` tables, two different words of an example whose hashes are equal,
+    or a group with more distinct words than there are code points.
+
+    Equal words are found through hash tables, not a sort: in each round, every pattern word
+    still without a slot is written at its hash's slot (one of those that land there is
+    kept), and every word still looking reads its slot: the word kept there is its equal
+    when their hashes are, none when the slot is empty (its equal would have landed there);
+    a slot kept by another word sends it on to the next round's slots."""
     npw = len(pattern.lo)
-    ex = np.concatenate((np.repeat(pattern.example, pattern.length),
-                         np.repeat(target.example, target.length)))
     lo = np.concatenate((pattern.lo, target.lo))
     hi = np.concatenate((pattern.hi, target.hi))
-    # Sort on (example, hash of the key, position), the position in the low bits: an example's
-    # equal keys are neighbours, its pattern words first. The hash only orders; keys are
-    # compared exactly.
-    n = len(lo)
-    p, e = max(n - 1, 1).bit_length(), max(examples - 1, 1).bit_length()
-    h = min(64 - p - e, _HASH_BITS)
-    v = ((lo * _K1) ^ (hi * _K2)) >> np.uint64(64 - h) << np.uint64(p)
-    v |= ex.astype(np.uint64) << np.uint64(h + p)
-    v |= np.arange(n, dtype=np.uint64)
-    v.sort()
-    order = (v & np.uint64((1 << p) - 1)).astype(np.intp)
-    v >>= np.uint64(p)
-    starts = np.ones(n, bool)
-    np.not_equal(v[1:], v[:-1], out=starts[1:])
-    firsts = np.flatnonzero(starts)
-    sizes = np.diff(firsts, append=n)
-    lo, hi = lo[order], hi[order]
-    differ = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
-    numbered = order[firsts] < npw  # the group has pattern words: its first is one
-    group_example = (v[firsts] >> np.uint64(h)).astype(np.intp)
-    counts = np.bincount(group_example[numbered], minlength=examples)
-    number = np.cumsum(numbered) - (np.cumsum(counts) - counts)[group_example] + 1
-    clash = (v[1:][differ & ~starts[1:]] >> np.uint64(h)).astype(np.intp)
-    left = np.union1d(clash, group_example[numbered & (number > _MAX_CODE)])
-    codes = np.empty(n, np.uint32)
-    codes[order] = np.repeat(np.where(numbered, np.minimum(number, _MAX_CODE), 0).astype(np.uint32), sizes)
-    return codes, left
+    ex = np.concatenate((np.repeat(pattern.example, pattern.length), np.repeat(target.example, target.length)))
+    x = (lo * _K1) ^ (hi * _K2) ^ (ex.astype(np.uint64) * _K3)  # a hash of (example, word)
+    bits = min(max(npw, 1).bit_length() + 1, _TABLE_BITS)  # at most half the slots taken
+    shift = np.uint64(64 - bits)
+    equal = np.full(len(x), -1, np.intp)  # the pattern word each word equals (-1: none)
+    looking = np.arange(len(x))
+    for multiplier in _MULTIPLIERS[:_ROUNDS]:
+        if not len(looking):
+            break
+        slot = x[looking] * multiplier >> shift
+        table = np.full(1 << bits, -1, np.intp)
+        writes = looking < npw
+        table[slot[writes]] = looking[writes]
+        held = table[slot]
+        done = (held < 0) | (x[held] == x[looking])
+        equal[looking] = np.where(done, held, -1)
+        looking = looking[~done]
+    # Hashes only found the equals; the keys say whether they are.
+    found = np.flatnonzero((equal >= 0) & (equal != np.arange(len(equal))))  # a word is itself
+    kept = equal[found]
+    clash = found[(lo[kept] != lo[found]) | (hi[kept] != hi[found]) | (ex[kept] != ex[found])]
+    # Number each group's distinct pattern words (those that are their own equal) 2, 3, ...
+    own = equal[:npw] == np.arange(npw)
+    count = np.cumsum(own)
+    group = ex[:npw] // together
+    before = np.concatenate(([0], count))[np.searchsorted(ex[:npw], np.arange(0, examples, together))]
+    number = count - before[group] + 1
+    unresolved = looking[looking < npw]
+    past = np.isin(np.arange(examples) // together, group[own & (number > _MAX_CODE)])  # codes shared
+    left = np.unique(np.concatenate((ex[clash], ex[unresolved], np.flatnonzero(past))))
+    number = np.append(np.minimum(number, _MAX_CODE).astype(np.uint32), np.uint32(0))  # [-1]: none
+    return number[equal], left
 
 
 def new_counts(
@@ -284,12 +307,14 @@ def new_counts(
     least = np.ones(n, np.float64)
     # An output equal to its baseline has nothing new: every sentence and number is there.
     changed = np.flatnonzero(np.fromiter(map(operator.ne, candidates, baselines), bool, n))
-    # A chunk of examples at a time, similar lengths together (a chunk's examples share
-    # rapidfuzz calls as their mean size allows).
+    # A chunk of examples at a time, lengths within a factor of two together (a chunk's examples
+    # share rapidfuzz calls as their mean size allows), each such group in the examples' order
+    # (their texts read in the order they were made, not all over memory).
     size = (np.fromiter(map(len, candidates), np.int64, n)
             + np.fromiter(map(len, baselines), np.int64, n))[changed]
-    order = changed[np.argsort(size, kind="stable")]
-    total = np.cumsum(np.sort(size))
+    by = np.argsort(np.frexp(size)[1], kind="stable")
+    order = changed[by]
+    total = np.cumsum(size[by])
     bounds = np.unique(np.concatenate((
         [0, len(order)],
         np.arange(0, len(order), _CHUNK_EXAMPLES),
@@ -313,20 +338,31 @@ def new_counts(
 
 
 
+def _grounds(ids, baselines, references, sources) -> tuple[list[str], np.ndarray]:
+    """Each example's references, source and baseline, in turn, and the example of each text
+    (a place for each worked out over the columns, not an example at a time)."""
+    k = len(ids)
+    refs = list(map(references.__getitem__, ids))
+    many = np.fromiter(map(len, refs), np.intp, k)
+    source = [sources[i] for i in ids]
+    has = np.fromiter(map(operator.is_not, source, itertools.repeat(None)), bool, k)
+    per = many + has + 1
+    end = np.cumsum(per)
+    texts = np.empty(int(end[-1]) if k else 0, object)
+    texts[end - 1] = list(map(baselines.__getitem__, ids))
+    texts[end[has] - 2] = list(itertools.compress(source, has.tolist()))
+    texts[np.repeat(end - per - np.cumsum(many) + many, many) + np.arange(many.sum())] = list(
+        itertools.chain.from_iterable(refs))
+    return texts.tolist(), np.repeat(np.arange(k), per)
+
+
 def _chunk_counts(ids, candidates, baselines, references, sources, min_support):
     """New sentences and new numbers per example of one chunk, and the examples whose new
     sentences are left to ``ground_side``."""
     k = len(ids)
     long_words: dict[bytes, int] = {}
     output = _read([candidates[i] for i in ids], np.arange(k), long_words)
-    texts: list[str] = []  # each example's references, source and baseline, in turn
-    owners: list[int] = []
-    for e, i in enumerate(ids):
-        grounds = [*references[i], baselines[i]] if sources[i] is None else [
-            *references[i], sources[i], baselines[i]]
-        texts += grounds
-        owners += [e] * len(grounds)
-    others = _read(texts, np.array(owners, np.int64), long_words)
+    others = _read(*_grounds(ids, baselines, references, sources), long_words)
     best, left = _best_lcs(output, others, k)
     known = set(zip(others.number_example.tolist(), others.numbers))
     new = [e for e, f in zip(output.number_example.tolist(), output.numbers) if (e, f) not in known]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import pairwise, repeat
 
 import numpy as np
 
@@ -140,14 +140,25 @@ def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
     consecutive pairs of ``history`` (builds in history order ending with the baseline) in
     which it was scored; fewer than two such pairs and it is not volatile."""
     pairs = [(a, b) for a, b in pairwise(history) if a.stats is not None and b.stats is not None][-PAIRS:]
-    out = np.zeros(len(ids), dtype=bool)
     if len(pairs) < 2:
-        return out
-    for row, example_id in enumerate(ids):
-        seen = [(a.f[example_id], b.f[example_id]) for a, b in pairs if example_id in a.f and example_id in b.f]
-        moved = sum(abs(new - old) >= MOVE for old, new in seen)
-        out[row] = len(seen) >= 2 and moved > len(seen) / 2
-    return out
+        return np.zeros(len(ids), dtype=bool)
+    columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a build's column, once for its two pairs
+
+    def column(build: BuildScores) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each of ``ids`` was scored in ``build``, and its F there (0 where not)."""
+        if id(build) not in columns:
+            columns[id(build)] = (np.fromiter(map(build.f.__contains__, ids), dtype=bool, count=len(ids)),
+                                  np.fromiter(map(build.f.get, ids, repeat(0.0)), dtype=np.float64, count=len(ids)))
+        return columns[id(build)]
+
+    seen = np.zeros(len(ids), dtype=np.int64)
+    moved = np.zeros(len(ids), dtype=np.int64)
+    for a, b in pairs:
+        (in_a, old), (in_b, new) = column(a), column(b)
+        both = in_a & in_b
+        seen += both
+        moved += both & (np.abs(new - old) >= MOVE)
+    return (seen >= 2) & (2 * moved > seen)
 
 
 def baseline_stats(history: Sequence[BuildScores], settings: Settings) -> tuple[BuildStats, str | None]:

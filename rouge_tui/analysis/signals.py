@@ -82,12 +82,10 @@ class Pairs:
         least = MIN_SUPPORT if self.min_support is None else self.min_support
         return grounding_bulk.new_counts(self.candidate, self.baseline, references, sources, least)
 
-    def each(self, test: Callable[[str, str], bool], where: np.ndarray) -> np.ndarray:
-        """``test`` on the two outputs of each example where ``where`` holds."""
-        out = np.zeros(len(self.ids), dtype=bool)
-        for i in np.flatnonzero(where).tolist():
-            out[i] = test(self.baseline[i], self.candidate[i])
-        return out
+    def pick(self, texts: Sequence, where: np.ndarray) -> list:
+        """``texts`` (a column of these pairs) at the examples where ``where`` holds, in order:
+        the rules read columns through C-level maps, not a Python loop per example."""
+        return list(map(texts.__getitem__, np.flatnonzero(where).tolist()))
 
 
 Rule = Callable[[Pairs], np.ndarray]
@@ -125,7 +123,11 @@ def _truncated(pairs: Pairs) -> np.ndarray:
     base, cand = pairs.lengths
     shorter = pairs.changed & (cand > 0) & (cand < base)
     much = shorter & (cand <= TRUNCATED_SHARE * base)
-    prefix = pairs.each(lambda b, c: b.rstrip().startswith(c.rstrip()), shorter & ~much)
+    check = shorter & ~much
+    prefix = np.zeros(len(pairs.ids), dtype=bool)
+    prefix[check] = np.fromiter(map(str.startswith, map(str.rstrip, pairs.pick(pairs.baseline, check)),
+                                    map(str.rstrip, pairs.pick(pairs.candidate, check))),
+                                dtype=bool, count=np.count_nonzero(check))
     return much | prefix
 
 
@@ -135,9 +137,18 @@ def repeats_a_line(text: str) -> bool:
     return len(set(lines)) < len(lines)
 
 
+def _each(test: Callable[[str], bool], texts: list[str]) -> np.ndarray:
+    return np.fromiter(map(test, texts), dtype=bool, count=len(texts))
+
+
 def _duplicated(pairs: Pairs) -> np.ndarray:
     has_lines = np.fromiter(map(operator.contains, pairs.candidate, repeat("\n")), dtype=bool, count=len(pairs.ids))
-    return pairs.each(lambda b, c: repeats_a_line(c) and not repeats_a_line(b), pairs.changed & has_lines)
+    maybe = pairs.changed & has_lines
+    repeats = np.zeros(len(pairs.ids), dtype=bool)
+    repeats[maybe] = _each(repeats_a_line, pairs.pick(pairs.candidate, maybe))
+    out = repeats.copy()
+    out[repeats] = ~_each(repeats_a_line, pairs.pick(pairs.baseline, repeats))  # the baseline had none
+    return out
 
 
 def _shift(pairs: Pairs) -> np.ndarray:
@@ -148,11 +159,19 @@ def _shift(pairs: Pairs) -> np.ndarray:
     return np.where(shifted, np.sign(cand - base), 0)
 
 
-def _is_a_reference(output: str, references: Sequence[str]) -> bool:
-    """Whether ``output`` is one of ``references`` as written (surrounding whitespace aside)
+def _copies(outputs: list[str], references: list[Sequence[str]]) -> np.ndarray:
+    """Whether each output is one of its references as written (surrounding whitespace aside)
     of `COPY_WORDS` words or more: a short answer may well match its reference."""
-    text = output.strip()
-    return any(reference.strip() == text for reference in references) and len(text.split()) >= COPY_WORDS
+    texts = list(map(str.strip, outputs))
+    many = np.fromiter(map(len, references), dtype=np.int64, count=len(texts))
+    equal = np.zeros(len(texts), dtype=bool)
+    for k in range(int(many.max(initial=0))):  # the k-th reference of the examples that have one
+        has = np.flatnonzero(many > k).tolist()
+        kth = map(str.strip, map(operator.itemgetter(k), map(references.__getitem__, has)))
+        equal[has] |= np.fromiter(map(operator.eq, kth, map(texts.__getitem__, has)), dtype=bool, count=len(has))
+    hits = np.flatnonzero(equal).tolist()
+    equal[hits] = [len(texts[i].split()) >= COPY_WORDS for i in hits]
+    return equal
 
 
 def _reference_copy(pairs: Pairs) -> np.ndarray:
@@ -161,9 +180,10 @@ def _reference_copy(pairs: Pairs) -> np.ndarray:
     out = np.zeros(len(pairs.ids), dtype=bool)
     if not pairs.references:
         return out
-    for i in np.flatnonzero(pairs.changed).tolist():
-        references = pairs.references[i]
-        out[i] = _is_a_reference(pairs.candidate[i], references) and not _is_a_reference(pairs.baseline[i], references)
+    changed = pairs.changed
+    out[changed] = _copies(pairs.pick(pairs.candidate, changed), pairs.pick(pairs.references, changed))
+    copied = out.copy()
+    out[copied] = ~_copies(pairs.pick(pairs.baseline, copied), pairs.pick(pairs.references, copied))
     return out
 
 

@@ -110,6 +110,9 @@ class Scorer:
             if name is not None:
                 self.cache.put(name, table.to_bytes())
         else:
+            # The build's own list of ids, not the stored copy (equal, but a second set of
+            # strings, a million at 1M examples, held as long as the table is).
+            table = Table(ids, table.values)
             for r, run in enumerate(build.runs):
                 self._last[r] = _Scored(ids, list(map(run.outputs.__getitem__, ids)), table.values[r])
         return table

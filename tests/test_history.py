@@ -191,6 +191,42 @@ def test_a_build_rewritten_while_it_is_read_is_cached_under_what_was_read(
     assert back.stats.mean == statistics.fmean([F[FULL], F[TWO]])
 
 
+@pytest.mark.parametrize("caches", [Caches.none, Caches.default], ids=["no cache", "cache"])
+def test_the_trend_beside_a_comparison_holds_each_builds_own_ids_and_an_array_of_f(tmp_path: Path, caches) -> None:
+    """The app's history line holds the trend as long as the comparison is shown: each
+    build's F by example is the build's own list of ids (not a second copy, read from the
+    cache) and one array (not a dict of a float an id), a million of each at 1M examples."""
+    from rouge_tui.suite.suite import read_build
+
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
+                            {"1.jsonl": outs(e1=FULL, e2=TWO), "2.jsonl": outs(e2=ONE, e1=THREE)})
+    suite = open_suite(suite_path)
+    references = read_references(suite)
+    trend(suite, references, Settings(), caches())  # the tables kept, when there is a cache
+    base, cand = (read_build(suite, entry) for entry in suite.builds)
+    got = trend(suite, references, Settings(), caches(), read=(base, cand))
+    assert [build.f.ids for build in got] == [["e1", "e2"], ["e2", "e1"]]
+    assert got[0].f.ids is base.ids and got[1].f.ids is cand.ids
+    assert [build.f.values.tolist() for build in got] == [[F[FULL], F[TWO]], [F[ONE], F[THREE]]]
+
+
+def test_the_paired_delta_between_two_builds_is_over_the_ids_both_have() -> None:
+    """Hand-worked: a and c in both; (0.75 - 0.5 + 0.6 - 0.9) / 2 = -0.025, whatever the
+    order of the ids; b and d left out; nothing shared is 0.0."""
+    import numpy as np
+
+    from rouge_tui.analysis.history import BuildScores, ByExample, paired_delta
+
+    def build(name: str, f: dict[str, float]) -> BuildScores:
+        return BuildScores(name, 1, None, ByExample(list(f), np.array(list(f.values()))))
+
+    before = build("1", {"a": 0.5, "b": 0.2, "c": 0.9})
+    after = build("2", {"c": 0.6, "a": 0.75, "d": 0.1})
+    assert paired_delta(before, after) == pytest.approx(-0.025, abs=1e-15)
+    assert before.f.at(["c", "d", "a"]).tolist()[::2] == [0.9, 0.5] and math.isnan(before.f.at(["d"])[0])
+    assert paired_delta(before, build("3", {"x": 1.0})) == 0.0
+
+
 def test_report_history_json_has_specs_fields_for_every_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -263,6 +299,22 @@ def test_volatile_examples_moved_in_more_than_half_of_the_pairs_up_to_the_baseli
     figures = open_analysis(open_suite(volatile_suite(tmp_path / "s")), Settings()).figures
     assert (figures.baseline.name, figures.candidate.name) == ("5", "6")
     assert volatile_ids(figures) == VOLATILE
+
+
+def test_an_example_counts_only_the_pairs_of_builds_that_both_scored_it() -> None:
+    """Hand-worked, on the function itself: p moves in pairs 1-2 and 2-3, not 3-4 (2 of 3:
+    volatile); q is in builds 1, 2 and 4 only, so only pair 1-2 has it (one pair: never
+    volatile, though it moved); r is in 1, 2 and 3 and moves in both its pairs (volatile)."""
+    import numpy as np
+
+    from rouge_tui.analysis.compare import build_stats
+    from rouge_tui.analysis.history import BuildScores, ByExample, volatile
+
+    f = {"1": {"p": 1.0, "q": 1.0, "r": 1.0}, "2": {"r": 0.5, "q": 0.5, "p": 0.5},
+         "3": {"p": 1.0, "r": 1.0}, "4": {"q": 0.0, "p": 0.99}}
+    history = [BuildScores(name, 1, build_stats(name, np.array([list(by.values())]), K),
+                           ByExample(list(by), np.array(list(by.values())))) for name, by in f.items()]
+    assert volatile(["q", "p", "r", "x"], history).tolist() == [False, True, True, False]
 
 
 def test_one_pair_up_to_the_baseline_makes_nothing_volatile(tmp_path: Path) -> None:

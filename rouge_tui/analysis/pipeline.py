@@ -348,7 +348,7 @@ def _with_history(settings: Settings, ids: list[str], before: list[history.Build
     history the volatile signal reads, and why the history band could not be had (None: it
     could)."""
     # Its F by id is read by the volatile signal alone, against earlier builds: none, none kept.
-    f = dict(zip(ids, base_mean[:, 2].tolist())) if before else {}
+    f = history.ByExample(ids, base_mean[:, 2]) if before else history.ByExample()
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, f)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     return base_stats, [*before, shown_baseline], too_few

@@ -195,7 +195,8 @@ def test_a_build_rewritten_while_it_is_read_is_cached_under_what_was_read(
 def test_the_trend_beside_a_comparison_holds_each_builds_own_ids_and_an_array_of_f(tmp_path: Path, caches) -> None:
     """The app's history line holds the trend as long as the comparison is shown: each
     build's F by example is the build's own list of ids (not a second copy, read from the
-    cache) and one array (not a dict of a float an id), a million of each at 1M examples."""
+    cache) and one array of F alone (not a dict of a float an id, nor the whole table), a
+    million of each at 1M examples."""
     from rouge_tui.suite.suite import read_build
 
     suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
@@ -208,6 +209,8 @@ def test_the_trend_beside_a_comparison_holds_each_builds_own_ids_and_an_array_of
     assert [build.f.ids for build in got] == [["e1", "e2"], ["e2", "e1"]]
     assert got[0].f.ids is base.ids and got[1].f.ids is cand.ids
     assert [build.f.values.tolist() for build in got] == [[F[FULL], F[TWO]], [F[ONE], F[THREE]]]
+    # Each array its own, not a view that keeps the build's whole table (P, R and F) alive.
+    assert [build.f.values.base for build in got] == [None, None]
 
 
 def test_the_paired_delta_between_two_builds_is_over_the_ids_both_have() -> None:

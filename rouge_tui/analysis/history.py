@@ -101,8 +101,9 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     if not table.ids:
         return BuildScores(entry.name, runs, None, ByExample(), "no example with a usable reference", tuple(digests))
     f = table.values[:, :, 2]
-    return BuildScores(entry.name, runs, build_stats(entry.name, f, settings.k), ByExample(table.ids, run_mean(f)),
-                       digests=tuple(digests))
+    # A copy: with one run the mean is a view that would keep the whole table (P, R and F).
+    return BuildScores(entry.name, runs, build_stats(entry.name, f, settings.k),
+                       ByExample(table.ids, run_mean(f).copy()), digests=tuple(digests))
 
 
 def _digests_now(suite: Suite, entry: BuildEntry) -> list[str] | None:

@@ -39,7 +39,7 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     if baseline.ids == candidate.ids and usable.issuperset(baseline.ids):
         return Pairing(list(baseline.ids), [], [], [])  # the usual pair: no set of its ids made
     base, cand = set(baseline.ids), set(candidate.ids)
-    missing = (base | cand) - usable
+    missing = {i for i in base | cand if i not in usable}
     base_only = base - cand - missing - set(candidate.partial)
     cand_only = cand - base - missing - set(baseline.partial)
     ids = [i for i in baseline.ids if i in cand and i in usable]

@@ -28,7 +28,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -40,7 +40,7 @@ from rouge_tui.files import MANY_LINES, LineBlocks
 from rouge_tui.suite.csv_rows import csv_rows
 from rouge_tui.suite.parquet_rows import ParquetRows
 
-__all__ = ["Fields", "References", "Run", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
+__all__ = ["Fields", "References", "Run", "Usable", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -75,16 +75,32 @@ class References:
     digest: str  # sha256 of the file's bytes (`files.file_digest`)
 
     @cached_property
-    def usable(self) -> frozenset[str]:
+    def usable(self) -> Usable:
         """The ids with a reference that is not blank: the ones a build is scored on."""
-        usable = frozenset(self.texts)
-        return usable.difference(self.empty) if self.empty else usable
+        return Usable(self.texts, frozenset(self.empty))
 
     @cached_property
     def fingerprint(self) -> str:
         """`reference_fingerprint` of texts, made when first asked for (`score` never asks,
         and hashing every reference is a share of its time worth saving)."""
         return reference_fingerprint(self.texts)
+
+
+@dataclass(frozen=True)
+class Usable:
+    """The ids of ``texts`` but ``empty``, looked up in ``texts`` itself: a set of them would
+    be a second table of every id, held as long as the references (32 MB at 1M examples)."""
+
+    texts: Mapping[str, object] = field(repr=False)
+    empty: frozenset[str] = field(repr=False)
+
+    def __contains__(self, example_id: object) -> bool:
+        return example_id in self.texts and example_id not in self.empty
+
+    def issuperset(self, ids: Iterable[str]) -> bool:
+        """Whether every one of ``ids`` is usable."""
+        ids = ids if isinstance(ids, Collection) else list(ids)
+        return all(map(self.texts.__contains__, ids)) and self.empty.isdisjoint(ids)
 
 
 @dataclass(eq=False)  # identity: comparing 10^5 outputs field by field is never wanted

@@ -96,11 +96,13 @@ class Texts:
                 *(_build_part(b.name, len(b.runs), [run.digest for run in b.runs]) for b in (self.baseline, self.candidate))]
 
 
-def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None) -> Texts:
-    """Read the references and the two builds (every problem a one-line SuiteError)."""
+def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None,
+               ids: Sequence[str] = ()) -> Texts:
+    """Read the references and the two builds (every problem a one-line SuiteError). ``ids``:
+    the ids of figures shown already, whose strings the texts keep (not a second million)."""
     tell = progress or (lambda stage, fraction: None)
     tell("reading the references", 0.0)
-    references = read_references(suite)
+    references = read_references(suite, dict(zip(ids, ids)) if ids else None)
     tell("reading build 1 of 2", 0.0)
     base = read_build(suite, baseline, like=[references.texts])
     tell("reading build 2 of 2", 0.0)
@@ -213,7 +215,8 @@ def open_analysis(
                 except ValueError:
                     figures = None
                 if figures is not None:
-                    return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand), key, reader, earlier)
+                    return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand, ids=figures.ids), key,
+                                    reader, earlier)
     try:
         texts = read_texts(suite, base, cand, progress)
     except SuiteError as exc:

@@ -358,8 +358,9 @@ def _texts(path: Path, number: int | str, record: dict, fields: Fields) -> tuple
     return tuple(value)
 
 
-def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
-    """A references file: texts in listed order, sources, other fields, all checked."""
+def read_references_file(path: Path, fields: Fields = _FIELDS, like: Mapping[str, str] | None = None) -> References:
+    """A references file: texts in listed order, sources, other fields, all checked.
+    ``like``: ids held already (each its own value), whose strings the references keep."""
     path = Path(path)
     id_name, one, many, source = fields.id, fields.reference, fields.references, fields.source
     known = {id_name, one, many, source}
@@ -383,6 +384,8 @@ def read_references_file(path: Path, fields: Fields = _FIELDS) -> References:
         if key in texts:
             again = _records(_source(path), (id_name, one), many)
             raise _duplicate(path, number, key, again, id_name)
+        if like is not None:
+            key = like.get(key, key)
         texts[key] = references
         if blank:
             empty.append(key)

@@ -393,11 +393,12 @@ def is_suite(path: Path) -> bool:
     return any(os.path.lexists(path / name) for name in _REFERENCE_NAMES)
 
 
-def read_references(suite: Suite) -> References:
-    """The suite's references, read and checked (field names from its suite.toml)."""
+def read_references(suite: Suite, like: Mapping[str, str] | None = None) -> References:
+    """The suite's references, read and checked (field names from its suite.toml); ``like``:
+    ids held already, whose strings they keep (`read_references_file`)."""
     if suite.imported is not None:
         return suite.imported.read_references()
-    return read_references_file(suite.references_path, suite.settings.fields)
+    return read_references_file(suite.references_path, suite.settings.fields, like)
 
 
 def _runs(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, object]] = ()) -> list[Run]:

@@ -102,12 +102,23 @@ def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progre
     the ids of figures shown already, whose strings the texts keep (not a second million)."""
     tell = progress or (lambda stage, fraction: None)
     tell("reading the references", 0.0)
-    references = read_references(suite, dict(zip(ids, ids)) if ids else None)
+    references = read_references(suite, _each_itself(ids) if ids else None)
     tell("reading build 1 of 2", 0.0)
     base = read_build(suite, baseline, like=[references.texts])
     tell("reading build 2 of 2", 0.0)
     cand = read_build(suite, candidate, like=[run.outputs for run in base.runs])
     return Texts(references, base, cand)
+
+
+def _each_itself(ids: Sequence[str], block: int = 16_384) -> dict[str, str]:
+    """Each of ``ids`` mapped to itself, made a block at a time: made in one call, a million
+    ids would hold the GIL throughout, and with it the app's UI thread, which draws the first
+    frame while the texts are read."""
+    out: dict[str, str] = {}
+    for start in range(0, len(ids), block):
+        part = ids[start : start + block]
+        out.update(zip(part, part))
+    return out
 
 
 def _build_part(name: str, runs: int, digests: Sequence[str], problem: str | None = None) -> list:

@@ -46,6 +46,13 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     return Pairing(ids, sorted(base_only), sorted(cand_only), sorted(missing))
 
 
+def paired(references: References, baseline: Build, candidate: Build, example_id: str) -> bool:
+    """Whether ``example_id`` is one of `pair`'s ids (in every run of both builds, with a
+    usable reference), looked up, with no set of every paired id made (a mark's row)."""
+    return example_id in references.usable and all(
+        example_id in run.outputs for build in (baseline, candidate) for run in build.runs)
+
+
 def run_pairs(references: References, baseline: Build, candidate: Build, ids: Sequence[str],
               min_support: float) -> list[signals.Pairs]:
     """The rules' input for each replicate run (run r of each build, or its last run where it

@@ -237,7 +237,6 @@ class Review:
         self.store.load()
         self._shown: dict[str, Shown] | None = None
         self._shown_of: object = None  # the store's marks `_shown` was made from
-        self._rows: frozenset[str] | None = None
 
     @property
     def warning(self) -> str | None:
@@ -278,10 +277,13 @@ class Review:
     def outside(self) -> int:
         """How many of the marks shown are of examples that are no row of this comparison (not
         in both builds any more, or left out for want of a reference): the report and the
-        export list them, the table cannot."""
-        if self._rows is None:
-            self._rows = frozenset(self.analysis.figures.ids)
-        return sum(example_id not in self._rows for example_id in self.shown())
+        export list them, the table cannot. Each is looked up in the texts (a set of every
+        row's id would be 32 MB at 1M examples, held with the review)."""
+        from rouge_tui.analysis.pairs import paired
+
+        texts = self.texts
+        return sum(not paired(texts.references, texts.baseline, texts.candidate, example_id)
+                   for example_id in self.shown())
 
     def get(self, example_id: str) -> Shown | None:
         return self.shown().get(example_id)
@@ -328,7 +330,7 @@ class Review:
         file changed on disk), when marks are judged and made against these outputs now.
         What could not be saved stays pending; with other references, the marks are looked
         up under theirs (the pending ones keep theirs)."""
-        self.analysis, self._rows = analysis, None
+        self.analysis = analysis
         if texts is self.texts:  # scored again: the marks shown are the same
             return
         self.texts, self._shown = texts, None

@@ -21,13 +21,14 @@ import re
 import statistics
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from suite_helpers import jsonl, make_suite
 
 from rouge_tui import cli
-from rouge_tui.analysis.history import BuildScores, trend, volatile
+from rouge_tui.analysis.history import BuildScores, ByExample, trend, volatile
 from rouge_tui.analysis.pipeline import Caches, open_analysis
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.analysis.signals import names
@@ -194,6 +195,45 @@ def test_a_build_rewritten_while_it_is_read_is_cached_under_what_was_read(
     assert back.stats.mean == statistics.fmean([F[FULL], F[TWO]])
 
 
+@pytest.mark.parametrize("caches", [Caches.none, Caches.default], ids=["no cache", "cache"])
+def test_the_trend_beside_a_comparison_holds_each_builds_own_ids_and_an_array_of_f(tmp_path: Path, caches) -> None:
+    """The app's history line holds the trend as long as the comparison is shown: each
+    build's F by example is the build's own list of ids (not a second copy, read from the
+    cache) and one array of F alone (not a dict of a float an id, nor the whole table), a
+    million of each at 1M examples."""
+    from rouge_tui.suite.suite import read_build
+
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
+                            {"1.jsonl": outs(e1=FULL, e2=TWO), "2.jsonl": outs(e2=ONE, e1=THREE)})
+    suite = open_suite(suite_path)
+    references = read_references(suite)
+    trend(suite, references, Settings(), caches())  # the tables kept, when there is a cache
+    base, cand = (read_build(suite, entry) for entry in suite.builds)
+    got = trend(suite, references, Settings(), caches(), read=(base, cand))
+    assert [build.f.ids for build in got] == [["e1", "e2"], ["e2", "e1"]]
+    assert got[0].f.ids is base.ids and got[1].f.ids is cand.ids
+    assert [build.f.values.tolist() for build in got] == [[F[FULL], F[TWO]], [F[ONE], F[THREE]]]
+    # Each array its own, not a view that keeps the build's whole table (P, R and F) alive.
+    assert [build.f.values.base for build in got] == [None, None]
+
+
+def test_the_paired_delta_between_two_builds_is_over_the_ids_both_have() -> None:
+    """Hand-worked: a and c in both; (0.75 - 0.5 + 0.6 - 0.9) / 2 = -0.025, whatever the
+    order of the ids; b and d left out; nothing shared is 0.0."""
+    import numpy as np
+
+    from rouge_tui.analysis.history import BuildScores, ByExample, paired_delta
+
+    def build(name: str, f: dict[str, float]) -> BuildScores:
+        return BuildScores(name, 1, None, ByExample(list(f), np.array(list(f.values()))))
+
+    before = build("1", {"a": 0.5, "b": 0.2, "c": 0.9})
+    after = build("2", {"c": 0.6, "a": 0.75, "d": 0.1})
+    assert paired_delta(before, after) == pytest.approx(-0.025, abs=1e-15)
+    assert before.f.at(["c", "d", "a"]).tolist()[::2] == [0.9, 0.5] and math.isnan(before.f.at(["d"])[0])
+    assert paired_delta(before, build("3", {"x": 1.0})) == 0.0
+
+
 def test_report_history_json_has_specs_fields_for_every_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -268,6 +308,22 @@ def test_volatile_examples_moved_in_more_than_half_of_the_pairs_up_to_the_baseli
     assert volatile_ids(figures) == VOLATILE
 
 
+def test_an_example_counts_only_the_pairs_of_builds_that_both_scored_it() -> None:
+    """Hand-worked, on the function itself: p moves in pairs 1-2 and 2-3, not 3-4 (2 of 3:
+    volatile); q is in builds 1, 2 and 4 only, so only pair 1-2 has it (one pair: never
+    volatile, though it moved); r is in 1, 2 and 3 and moves in both its pairs (volatile)."""
+    import numpy as np
+
+    from rouge_tui.analysis.compare import build_stats
+    from rouge_tui.analysis.history import BuildScores, ByExample, volatile
+
+    f = {"1": {"p": 1.0, "q": 1.0, "r": 1.0}, "2": {"r": 0.5, "q": 0.5, "p": 0.5},
+         "3": {"p": 1.0, "r": 1.0}, "4": {"q": 0.0, "p": 0.99}}
+    history = [BuildScores(name, 1, build_stats(name, np.array([list(by.values())]), K),
+                           ByExample(list(by), np.array(list(by.values())))) for name, by in f.items()]
+    assert volatile(["q", "p", "r", "x"], history).tolist() == [False, True, True, False]
+
+
 def test_one_pair_up_to_the_baseline_makes_nothing_volatile(tmp_path: Path) -> None:
     """SPEC: at least two pairs are needed. Baseline 2, candidate 3: only the pair 1-2."""
     suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": REF}), {
@@ -293,7 +349,8 @@ def _histories(draw: st.DrawFn) -> tuple[list[str], list[BuildScores]]:
     for k in range(draw(st.integers(0, 8))):
         scored = draw(st.lists(st.sampled_from(ids), unique=True))
         stats = None if draw(st.integers(0, 5)) == 0 else object()  # a build that could not be read
-        builds.append(BuildScores(str(k), 1, stats, {i: draw(f) for i in scored}))  # type: ignore[arg-type]
+        values = [draw(f) for _ in scored]
+        builds.append(BuildScores(str(k), 1, stats, ByExample(scored, np.array(values, dtype=np.float64))))  # type: ignore[arg-type]
     return ids, builds
 
 
@@ -306,9 +363,11 @@ def test_volatile_is_specs_definition_example_by_example(case: tuple[list[str], 
     ids, builds = case
     pairs = [(a, b) for a, b in itertools.pairwise(builds) if a.stats is not None and b.stats is not None][-5:]
 
+    f = {build.name: dict(zip(build.f.ids, build.f.values.tolist())) for build in builds}
+
     def defined(example_id: str) -> bool:
-        moves = [abs(b.f[example_id] - a.f[example_id]) >= 0.05
-                 for a, b in pairs if example_id in a.f and example_id in b.f]
+        moves = [abs(f[b.name][example_id] - f[a.name][example_id]) >= 0.05
+                 for a, b in pairs if example_id in f[a.name] and example_id in f[b.name]]
         return len(pairs) >= 2 and len(moves) >= 2 and sum(moves) > len(moves) / 2
 
     assert volatile(ids, builds).tolist() == [defined(i) for i in ids]

@@ -67,6 +67,33 @@ class Deferred:
 # ---------------------------------------------------------------------- pairing
 
 
+IDS = ["p", "q", "r", "s", "t"]
+RUN = st.lists(st.sampled_from(IDS), unique=True)
+
+
+@given(refs=st.dictionaries(st.sampled_from(IDS), st.sampled_from(["a cat", "  ", ""])),
+       base_runs=st.lists(RUN, min_size=1, max_size=3), cand_runs=st.lists(RUN, min_size=1, max_size=3))
+def test_one_example_is_paired_exactly_when_the_pairing_pairs_it(refs, base_runs, cand_runs) -> None:
+    """`pairs.paired` (one id looked up, for a mark's row) against `pairs.pair` on every id:
+    builds of up to three runs, each id in some runs or none, references usable, blank or
+    absent. A build's ids are those in every run, in the first run's order (SPEC)."""
+    from rouge_tui.suite.records import References, Run
+    from rouge_tui.suite.suite import Build
+
+    def build(name: str, runs: list[list[str]]) -> Build:
+        every = [i for i in runs[0] if all(i in run for run in runs)]
+        partial = sorted({i for run in runs for i in run} - set(every))
+        return Build(name, Path(name), [Run(Path(name), {i: "out" for i in run}, "d") for run in runs], every, partial)
+
+    references = References({i: (text,) for i, text in refs.items()}, {}, {},
+                            [i for i, text in refs.items() if not text.strip()], "d")
+    base, cand = build("1", base_runs), build("2", cand_runs)
+    if not base.ids or not cand.ids:
+        return
+    ids = set(pairs.pair(references, base, cand).ids)
+    assert {i for i in IDS if pairs.paired(references, base, cand, i)} == ids
+
+
 def test_pairing_leaves_out_what_cannot_be_compared_and_says_why(tmp_path: Path) -> None:
     suite = open_suite(make_suite(
         tmp_path / "s",
@@ -233,6 +260,27 @@ def test_the_second_open_returns_cached_figures_and_the_texts_come_after(
     texts = warm.texts.result()
     assert warm.fresh(texts)
     assert texts.candidate.runs[0].outputs["b"] == "dog"
+
+
+def test_the_texts_read_after_cached_figures_hold_the_figures_own_id_strings(tmp_path: Path) -> None:
+    """The app shows cached figures first and reads the texts after: the references and the
+    builds then keep the figures' id strings (a second set is 60 MB at 1M examples), and
+    equal ids all the same."""
+    path = make_suite(tmp_path / "s", refs(**{"ex-one": "the cat sat", "ex-two": "a dog ran", "ex-three": "rain"}),
+                      {"1.jsonl": outs(**{"ex-one": "the cat", "ex-two": "a dog", "ex-three": "rain"}),
+                       "2.jsonl": outs(**{"ex-one": "the cat sat", "ex-two": "dog", "ex-three": "snow"})})
+    cached = caches(tmp_path / "cache")
+    open_analysis(open_suite(path), Settings(), caches=cached)
+    reader = Deferred()
+    warm = open_analysis(open_suite(path), Settings(), caches=cached, reader=reader)
+    warm.texts  # noqa: B018 - asking is what starts the reading
+    reader.run()
+    texts = warm.texts.result()
+    assert warm.fresh(texts) and sorted(warm.figures.ids) == ["ex-one", "ex-three", "ex-two"]
+    held = {id(i) for i in warm.figures.ids}
+    for ids in (list(texts.references.texts), texts.baseline.ids, texts.candidate.ids,
+                list(texts.candidate.runs[0].outputs)):
+        assert sorted(ids) == sorted(warm.figures.ids) and all(id(i) in held for i in ids)
 
 
 def test_a_file_changed_between_the_figures_and_the_texts_is_not_fresh(tmp_path: Path) -> None:

@@ -148,6 +148,19 @@ def test_empty_references_are_listed_and_kept(tmp_path: Path) -> None:
     assert read.texts["one-usable"] == ("", "a cat") and read.texts["blank"] == ("   ",)
 
 
+def test_the_usable_ids_are_those_with_a_reference_not_blank_and_no_second_set(tmp_path: Path) -> None:
+    """SPEC: an id is usable with a reference not empty after stripping; "x" has none at
+    all. Looked up in the references themselves: a set of every id (32 MB at 1M examples,
+    held as long as the references) is not made."""
+    path = run_file(tmp_path, jsonl({"id": "blank", "reference": " "}, {"id": "one", "references": ["", "a"]},
+                                    {"id": "fine", "reference": "a cat"}))
+    usable = read_references_file(path).usable
+    assert [i in usable for i in ("blank", "one", "fine", "x")] == [False, True, True, False]
+    assert usable.issuperset(["fine", "one"]) and usable.issuperset(iter(["one"])) and usable.issuperset([])
+    assert not usable.issuperset(["fine", "blank"]) and not usable.issuperset(["x"])
+    assert not isinstance(usable, (set, frozenset))
+
+
 def test_text_that_looks_like_markup_or_escapes_is_data(tmp_path: Path) -> None:
     hostile = "[bold red]x[/] \x1b[31mred\x1b[0m \u202egnp.exe \u2028 line"
     assert outputs(run_file(tmp_path, jsonl({"id": "a", "output": hostile}))) == {"a": hostile}

@@ -127,6 +127,28 @@ def test_a_new_build_after_kept_ones_scores_only_what_changed(tmp_path: Path, en
     assert engine_calls == [["rain is expected"]]
 
 
+def test_a_kept_table_read_for_its_build_holds_the_builds_own_ids(
+    tmp_path: Path, engine_calls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stored ids are a second list of equal strings (a million at 1M examples, held as
+    long as the table: the app's history line holds one a build): the build's own list is
+    used instead, and the stored head is compared with it as bytes, never read as strings."""
+    from rouge_tui.analysis import scores
+
+    references, builds = nightly(tmp_path / "s", BUILDS)
+    Scorer(references, Settings(), BlobCache("scores", tmp_path / "cache")).table(builds[1])
+    engine_calls.clear()
+
+    def unread(data: bytes) -> None:
+        raise AssertionError("the stored head was read as strings")
+
+    monkeypatch.setattr(scores, "unpack", unread)
+    table = Scorer(references, Settings(), BlobCache("scores", tmp_path / "cache")).table(builds[1])
+    assert engine_calls == []  # read, not scored
+    assert table.ids is builds[1].ids
+    check(table.values, builds[1], builds[1].ids)
+
+
 def _seal(root: Path, name: str, payload: bytes) -> bytes:
     """An entry sealed as the store documents (magic, HMAC-SHA256 of key, a NUL and payload
     under the 32-byte ``key`` file's secret, payload): it checks out whatever it holds."""

@@ -14,9 +14,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from itertools import pairwise, repeat
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 import numpy as np
 
@@ -28,12 +29,33 @@ from rouge_tui.rouge.engine import TooLong
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 
-__all__ = ["MOVE", "BuildScores", "baseline_stats", "build_scores", "changed_since_read", "earlier_entries", "history_band", "trend",
-           "volatile"]
+__all__ = ["MOVE", "BuildScores", "ByExample", "baseline_stats", "build_scores", "changed_since_read",
+           "earlier_entries", "history_band", "paired_delta", "trend", "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
 BAND_BUILDS = 5  # builds whose means make the band from history
+
+
+@dataclass(frozen=True)
+class ByExample:
+    """Each of a build's ids with its F (the mean over its runs): the ids as one list (the
+    build's own) and the values as one array, not a dict of a float an id (over 100 MB a
+    build at a million examples, and the app's history line holds every build)."""
+
+    ids: Sequence[str] = ()
+    values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def at(self, ids: Sequence[str]) -> np.ndarray:
+        """The F of each of ``ids``, NaN where this build has none."""
+        if ids is self.ids or (len(ids) == len(self.ids) and ids == self.ids):
+            return self.values
+        out = np.full(len(ids), np.nan)
+        if len(self.ids):
+            where = dict(zip(self.ids, range(len(self.ids))))
+            rows = np.fromiter((where.get(i, -1) for i in ids), np.intp, len(ids))
+            out[rows >= 0] = self.values[rows[rows >= 0]]
+        return out
 
 
 @dataclass
@@ -43,7 +65,7 @@ class BuildScores:
     name: str
     runs: int
     stats: BuildStats | None
-    f: dict[str, float]
+    f: ByExample
     problem: str | None = None
     # The sha256 of each run file, as read: what these figures were made from (a comparison's
     # key names them); empty when no file could be read.
@@ -56,11 +78,11 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
     (``scorer``'s: kept, or scored against the builds scored before it); ``build``: the
     build as already read, scored instead of its files as they are now."""
     if build is None and entry.problem is not None:
-        return BuildScores(entry.name, len(entry.run_files), None, {}, str(entry.problem))
+        return BuildScores(entry.name, len(entry.run_files), None, ByExample(), str(entry.problem))
     try:
         digests = [run.digest for run in build.runs] if build is not None else build_digests(suite, entry)
     except SuiteError as exc:
-        return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc))
+        return BuildScores(entry.name, len(entry.run_files), None, ByExample(), str(exc))
     table = scorer.stored(digests) if build is None else None  # a build read is looked up by `table`
     if table is None:
         try:
@@ -69,18 +91,19 @@ def build_scores(suite: Suite, entry: BuildEntry, references: References, settin
             # Unreadable as the bytes digested above, unless they changed meanwhile (then as
             # bytes no key names).
             same = digests == _digests_now(suite, entry)
-            return BuildScores(entry.name, len(entry.run_files), None, {}, str(exc), tuple(digests) if same else ())
+            return BuildScores(entry.name, len(entry.run_files), None, ByExample(), str(exc), tuple(digests) if same else ())
         digests = [run.digest for run in build.runs]  # as read (replaced meanwhile: these)
         try:
             table = scorer.table(build)
         except TooLong as exc:  # the engine refuses an example
-            return BuildScores(entry.name, len(build.runs), None, {}, str(exc), tuple(digests))
+            return BuildScores(entry.name, len(build.runs), None, ByExample(), str(exc), tuple(digests))
     runs = len(table.values)
     if not table.ids:
-        return BuildScores(entry.name, runs, None, {}, "no example with a usable reference", tuple(digests))
+        return BuildScores(entry.name, runs, None, ByExample(), "no example with a usable reference", tuple(digests))
     f = table.values[:, :, 2]
+    # A copy: with one run the mean is a view that would keep the whole table (P, R and F).
     return BuildScores(entry.name, runs, build_stats(entry.name, f, settings.k),
-                       dict(zip(table.ids, run_mean(f).tolist())), digests=tuple(digests))
+                       ByExample(table.ids, run_mean(f).copy()), digests=tuple(digests))
 
 
 def _digests_now(suite: Suite, entry: BuildEntry) -> list[str] | None:
@@ -142,23 +165,23 @@ def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
     pairs = [(a, b) for a, b in pairwise(history) if a.stats is not None and b.stats is not None][-PAIRS:]
     if len(pairs) < 2:
         return np.zeros(len(ids), dtype=bool)
-    columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # a build's column, once for its two pairs
-
-    def column(build: BuildScores) -> tuple[np.ndarray, np.ndarray]:
-        """Whether each of ``ids`` was scored in ``build``, and its F there (0 where not)."""
-        if id(build) not in columns:
-            columns[id(build)] = (np.fromiter(map(build.f.__contains__, ids), dtype=bool, count=len(ids)),
-                                  np.fromiter(map(build.f.get, ids, repeat(0.0)), dtype=np.float64, count=len(ids)))
-        return columns[id(build)]
-
+    f = {build.name: build.f.at(ids) for pair in pairs for build in pair}  # NaN: no F
     seen = np.zeros(len(ids), dtype=np.int64)
     moved = np.zeros(len(ids), dtype=np.int64)
     for a, b in pairs:
-        (in_a, old), (in_b, new) = column(a), column(b)
-        both = in_a & in_b
+        old, new = f[a.name], f[b.name]
+        both = ~(np.isnan(old) | np.isnan(new))
         seen += both
         moved += both & (np.abs(new - old) >= MOVE)
-    return (seen >= 2) & (2 * moved > seen)
+    return (seen >= 2) & (moved > seen / 2)
+
+
+def paired_delta(before: BuildScores, after: BuildScores) -> float:
+    """The mean of ``after``'s F minus ``before``'s over the ids both have (0.0: none)."""
+    old = before.f.at(after.f.ids)
+    both = ~np.isnan(old)
+    shared = int(both.sum())
+    return math.fsum((after.f.values[both] - old[both]).tolist()) / shared if shared else 0.0
 
 
 def baseline_stats(history: Sequence[BuildScores], settings: Settings) -> tuple[BuildStats, str | None]:

@@ -39,11 +39,18 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     if baseline.ids == candidate.ids and usable.issuperset(baseline.ids):
         return Pairing(list(baseline.ids), [], [], [])  # the usual pair: no set of its ids made
     base, cand = set(baseline.ids), set(candidate.ids)
-    missing = (base | cand) - usable
+    missing = {i for i in base | cand if i not in usable}
     base_only = base - cand - missing - set(candidate.partial)
     cand_only = cand - base - missing - set(baseline.partial)
     ids = [i for i in baseline.ids if i in cand and i in usable]
     return Pairing(ids, sorted(base_only), sorted(cand_only), sorted(missing))
+
+
+def paired(references: References, baseline: Build, candidate: Build, example_id: str) -> bool:
+    """Whether ``example_id`` is one of `pair`'s ids (in every run of both builds, with a
+    usable reference), looked up, with no set of every paired id made (a mark's row)."""
+    return example_id in references.usable and all(
+        example_id in run.outputs for build in (baseline, candidate) for run in build.runs)
 
 
 def run_pairs(references: References, baseline: Build, candidate: Build, ids: Sequence[str],

@@ -96,16 +96,29 @@ class Texts:
                 *(_build_part(b.name, len(b.runs), [run.digest for run in b.runs]) for b in (self.baseline, self.candidate))]
 
 
-def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None) -> Texts:
-    """Read the references and the two builds (every problem a one-line SuiteError)."""
+def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None,
+               ids: Sequence[str] = ()) -> Texts:
+    """Read the references and the two builds (every problem a one-line SuiteError). ``ids``:
+    the ids of figures shown already, whose strings the texts keep (not a second million)."""
     tell = progress or (lambda stage, fraction: None)
     tell("reading the references", 0.0)
-    references = read_references(suite)
+    references = read_references(suite, _each_itself(ids) if ids else None)
     tell("reading build 1 of 2", 0.0)
     base = read_build(suite, baseline, like=[references.texts])
     tell("reading build 2 of 2", 0.0)
     cand = read_build(suite, candidate, like=[run.outputs for run in base.runs])
     return Texts(references, base, cand)
+
+
+def _each_itself(ids: Sequence[str], block: int = 16_384) -> dict[str, str]:
+    """Each of ``ids`` mapped to itself, made a block at a time: made in one call, a million
+    ids would hold the GIL throughout, and with it the app's UI thread, which draws the first
+    frame while the texts are read."""
+    out: dict[str, str] = {}
+    for start in range(0, len(ids), block):
+        part = ids[start : start + block]
+        out.update(zip(part, part))
+    return out
 
 
 def _build_part(name: str, runs: int, digests: Sequence[str], problem: str | None = None) -> list:
@@ -213,7 +226,8 @@ def open_analysis(
                 except ValueError:
                     figures = None
                 if figures is not None:
-                    return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand), key, reader, earlier)
+                    return Analysis(suite, settings, figures, lambda: read_texts(suite, base, cand, ids=figures.ids), key,
+                                    reader, earlier)
     try:
         texts = read_texts(suite, base, cand, progress)
     except SuiteError as exc:
@@ -348,7 +362,7 @@ def _with_history(settings: Settings, ids: list[str], before: list[history.Build
     history the volatile signal reads, and why the history band could not be had (None: it
     could)."""
     # Its F by id is read by the volatile signal alone, against earlier builds: none, none kept.
-    f = dict(zip(ids, base_mean[:, 2].tolist())) if before else {}
+    f = history.ByExample(ids, base_mean[:, 2]) if before else history.ByExample()
     shown_baseline = history.BuildScores(base_stats.name, base_stats.runs, base_stats, f)
     base_stats, too_few = history.baseline_stats([*before, shown_baseline], settings)
     return base_stats, [*before, shown_baseline], too_few

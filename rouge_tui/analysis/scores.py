@@ -52,6 +52,20 @@ class Table:
             raise ValueError("a cached score table holds a value outside [0, 1]")
         return cls(ids, flat.reshape(runs, len(ids), 3))
 
+    @classmethod
+    def of_ids(cls, data: bytes, ids: list[str], runs: int) -> Table:
+        """What `to_bytes` wrote for exactly ``ids`` and ``runs``, holding ``ids`` itself (a
+        build's own list); a ValueError for anything else. The head is compared as bytes
+        with the one written for them, so its strings, a second million of them at 1M
+        examples, and the set that checks them are never made."""
+        head = pack({"ids": ids, "runs": runs}, np.zeros(0))
+        if not data.startswith(head) or len(data) != len(head) + 8 * runs * len(ids) * 3:
+            raise ValueError("a cached score table of other ids")
+        flat = np.frombuffer(data, "<f8", offset=len(head)).astype(np.float64)
+        if not np.all((flat >= 0) & (flat <= 1)):  # NaN fails too
+            raise ValueError("a cached score table holds a value outside [0, 1]")
+        return cls(ids, flat.reshape(runs, len(ids), 3))
+
 
 @dataclass
 class _Scored:
@@ -79,14 +93,15 @@ class Scorer:
             return None
         return key("scores", self.settings.scoring, self.references.digest, self.fields, list(digests))
 
-    def stored(self, digests: Sequence[str]) -> Table | None:
-        """The table kept for a build whose run files have these digests, or None."""
+    def stored(self, digests: Sequence[str], ids: list[str] | None = None) -> Table | None:
+        """The table kept for a build whose run files have these digests, or None; ``ids``:
+        the ids it must hold, in order (the table then holds this list)."""
         name = self._key(digests)
         found = None if name is None else self.cache.get(name)
         if found is None:
             return None
         try:
-            table = Table.from_bytes(found)
+            table = Table.from_bytes(found) if ids is None else Table.of_ids(found, ids, len(digests))
         except ValueError:
             return None
         return table if len(table.values) == len(digests) else None
@@ -97,8 +112,8 @@ class Scorer:
         usable = self.references.usable
         ids = build.ids if usable.issuperset(build.ids) else [i for i in build.ids if i in usable]
         digests = [run.digest for run in build.runs]
-        table = self.stored(digests)
-        if table is None or table.ids != ids:
+        table = self.stored(digests, ids)
+        if table is None:
             table = Table(ids, np.zeros((len(build.runs), len(ids), 3), dtype=np.float64))
             for r, run in enumerate(build.runs):
 

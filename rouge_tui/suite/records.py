@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -41,7 +41,7 @@ from rouge_tui.files import MANY_LINES, LineBlocks
 if TYPE_CHECKING:  # each imported when a file of its format is read: JSON Lines needs neither
     from rouge_tui.suite.parquet_rows import ParquetRows
 
-__all__ = ["Fields", "References", "Run", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
+__all__ = ["Fields", "References", "Run", "Usable", "json_lines", "read_references_file", "read_run", "reference_fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -76,16 +76,32 @@ class References:
     digest: str  # sha256 of the file's bytes (`files.file_digest`)
 
     @cached_property
-    def usable(self) -> frozenset[str]:
+    def usable(self) -> Usable:
         """The ids with a reference that is not blank: the ones a build is scored on."""
-        usable = frozenset(self.texts)
-        return usable.difference(self.empty) if self.empty else usable
+        return Usable(self.texts, frozenset(self.empty))
 
     @cached_property
     def fingerprint(self) -> str:
         """`reference_fingerprint` of texts, made when first asked for (`score` never asks,
         and hashing every reference is a share of its time worth saving)."""
         return reference_fingerprint(self.texts)
+
+
+@dataclass(frozen=True)
+class Usable:
+    """The ids of ``texts`` but ``empty``, looked up in ``texts`` itself: a set of them would
+    be a second table of every id, held as long as the references (32 MB at 1M examples)."""
+
+    texts: Mapping[str, object] = field(repr=False)
+    empty: frozenset[str] = field(repr=False)
+
+    def __contains__(self, example_id: object) -> bool:
+        return example_id in self.texts and example_id not in self.empty
+
+    def issuperset(self, ids: Iterable[str]) -> bool:
+        """Whether every one of ``ids`` is usable."""
+        ids = ids if isinstance(ids, Collection) else list(ids)
+        return all(map(self.texts.__contains__, ids)) and self.empty.isdisjoint(ids)
 
 
 @dataclass(eq=False)  # identity: comparing 10^5 outputs field by field is never wanted
@@ -296,7 +312,7 @@ def _duplicate(
 
 
 def read_run(
-    path: Path, fields: Fields = _FIELDS, like: Mapping[str, object] | None = None, hashed: bool = True
+    path: Path, fields: Fields = _FIELDS, *, like: Mapping[str, object] | None = None, hashed: bool = True
 ) -> Run:
     """One run file as ``id -> output`` in file order, every record checked. ``like``: what
     was read before (the references, the build before's run): its ids, and its outputs
@@ -353,9 +369,11 @@ def _texts(path: Path, number: int | str, record: dict, fields: Fields) -> tuple
     return tuple(value)
 
 
-def read_references_file(path: Path, fields: Fields = _FIELDS, hashed: bool = True) -> References:
+def read_references_file(path: Path, fields: Fields = _FIELDS, *, hashed: bool = True,
+                         like: Mapping[str, str] | None = None) -> References:
     """A references file: texts in listed order, sources, other fields, all checked
-    (``hashed``: as `read_run`'s)."""
+    (``hashed``: as `read_run`'s). ``like``: ids held already (each its own value), whose
+    strings the references keep."""
     path = Path(path)
     id_name, one, many, source = fields.id, fields.reference, fields.references, fields.source
     known = {id_name, one, many, source}
@@ -379,6 +397,8 @@ def read_references_file(path: Path, fields: Fields = _FIELDS, hashed: bool = Tr
         if key in texts:
             again = _records(_source(path, hashed=False), (id_name, one), many)
             raise _duplicate(path, number, key, again, id_name)
+        if like is not None:
+            key = like.get(key, key)
         texts[key] = references
         if blank:
             empty.append(key)

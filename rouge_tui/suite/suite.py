@@ -393,18 +393,19 @@ def is_suite(path: Path) -> bool:
     return any(os.path.lexists(path / name) for name in _REFERENCE_NAMES)
 
 
-def read_references(suite: Suite) -> References:
-    """The suite's references, read and checked (field names from its suite.toml)."""
+def read_references(suite: Suite, like: Mapping[str, str] | None = None) -> References:
+    """The suite's references, read and checked (field names from its suite.toml); ``like``:
+    ids held already, whose strings they keep (`read_references_file`)."""
     if suite.imported is not None:
         return suite.imported.read_references()
-    return read_references_file(suite.references_path, suite.settings.fields)
+    return read_references_file(suite.references_path, suite.settings.fields, like=like)
 
 
 def _runs(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, object]] = ()) -> list[Run]:
     if entry.problem is not None:
         raise entry.problem
     if suite.imported is None:
-        return [read_run(path, suite.settings.fields, like[min(r, len(like) - 1)] if like else None)
+        return [read_run(path, suite.settings.fields, like=like[min(r, len(like) - 1)] if like else None)
                 for r, path in enumerate(entry.run_files)]
     runs = suite.imported.read_build(entry.imported)
     if not runs:

@@ -5,7 +5,6 @@ of the pair compared now shows that comparison's own delta and verdict. A build 
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
 from rouge_tui.analysis.compare import VERDICTS, verdict
-from rouge_tui.analysis.history import BuildScores, baseline_stats, trend
+from rouge_tui.analysis.history import BuildScores, baseline_stats, paired_delta, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
@@ -129,8 +128,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             settings = self.review.analysis.settings
             previous = self.builds[earlier[-1]]
             before, _ = baseline_stats(self.builds[: earlier[-1] + 1], settings)
-            shared = [i for i in scored.f if i in previous.f]  # the mean paired delta, as compared
-            delta = math.fsum(scored.f[i] - previous.f[i] for i in shared) / len(shared) if shared else 0.0
+            delta = paired_delta(previous, scored)  # over the ids both have, as compared
             said = verdict(before, stats.mean, delta, settings.min_delta)
             line.append(f" {delta:+.4f} {VERDICTS[said].symbol}")
         else:

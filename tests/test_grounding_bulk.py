@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 from grounding_helpers import FRESH, REFERENCE, SOURCE, SUMMARY_A, SUMMARY_B, examples, texts
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rouge_tui.analysis import grounding_bulk
@@ -75,10 +75,13 @@ def test_the_bulk_path_equals_the_reference_one_across_chunks_and_hash_clashes(s
 
 
 @given(suites)
+@example([("y.", "x x x.", ("z.",), None, False), ("x x x.", "x.", ("x.",), None, False)])
 @settings(max_examples=100, deadline=None)
 def test_the_bulk_path_equals_the_reference_one_when_every_hash_is_equal(suite):
     """Every word's hash 0: each word seems to equal the first one kept, and only comparing
-    the words themselves finds that they are not (their examples take the reference path)."""
+    the words themselves finds that they are not (their examples take the reference path:
+    both the one of the word looked up and the one of the word it was taken for, whose
+    sentences would otherwise match the other's texts)."""
     with pytest.MonkeyPatch.context() as patch:
         for name in ("_K1", "_K2", "_K3"):
             patch.setattr(grounding_bulk, name, np.uint64(0))

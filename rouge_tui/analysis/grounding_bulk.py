@@ -281,7 +281,9 @@ def _codes(pattern: _Words, target: _Words, examples: int, together: int = 1) ->
     number = count - before[group] + 1
     unresolved = looking[looking < npw]
     past = np.isin(np.arange(examples) // together, group[own & (number > _MAX_CODE)])  # codes shared
-    left = np.unique(np.concatenate((ex[clash], ex[unresolved], np.flatnonzero(past))))
+    # A clash leaves both examples: the word looked up and the one it was taken for, whose
+    # sentences would otherwise match the other example's texts.
+    left = np.unique(np.concatenate((ex[clash], ex[equal[clash]], ex[unresolved], np.flatnonzero(past))))
     number = np.append(np.minimum(number, _MAX_CODE).astype(np.uint32), np.uint32(0))  # [-1]: none
     return number[equal], left
 

@@ -278,7 +278,7 @@ class Review:
         """How many of the marks shown are of examples that are no row of this comparison (not
         in both builds any more, or left out for want of a reference): the report and the
         export list them, the table cannot. Each is looked up in the texts (a set of every
-        row's id would be 32 MB at 1M examples, held with the review)."""
+        row's id would be held with the review)."""
         from rouge_tui.analysis.pairs import paired
 
         texts = self.texts

@@ -273,7 +273,7 @@ def test_score_hashes_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
 
 def test_score_and_report_make_no_garbage_collection_from_their_first_import(tmp_path: Path) -> None:
     """A one-shot command turns the cyclic collector off before it loads the registries and
-    the readers (whose imports made a dozen collections, 2 ms of a `score`), not after."""
+    the readers (whose imports made a dozen collections), not after."""
     refs = tmp_path / "refs.jsonl"
     refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
     code = (

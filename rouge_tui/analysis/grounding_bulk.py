@@ -46,8 +46,8 @@ __all__ = ["new_counts"]
 _SEP, _NL, _CJK_TERM, _DOT, _BANG, _SPACE, _CLOSE, _OTHER, _TAIL = range(1, 10)
 _COMMA, _COLON, _SLASH, _DASH, _PERCENT = range(10, 15)
 # Characters of output per chunk: the arrays stay in the cache, and small enough that the
-# allocator hands the same memory back chunk after chunk (at 1 << 18, the hash tables' chunks
-# took fresh pages each time: four times the page faults).
+# allocator hands the same memory back chunk after chunk (at 1 << 18 the hash tables' chunks
+# took fresh pages each time: benchmarks/README.md, "All changed: signals and grounding").
 _CHUNK_CHARS = 1 << 17
 _CHUNK_EXAMPLES = 1 << 13  # and examples
 _TABLE_BITS = 40  # a hash table has at most 2 ** this many slots (tests lower it)

@@ -37,11 +37,11 @@ PAIRS = 5  # consecutive build pairs looked at for volatility
 BAND_BUILDS = 5  # builds whose means make the band from history
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: arrays have no truth value to compare by
 class ByExample:
     """Each of a build's ids with its F (the mean over its runs): the ids as one list (the
-    build's own) and the values as one array, not a dict of a float an id (over 100 MB a
-    build at a million examples, and the app's history line holds every build)."""
+    build's own) and the values as one array, not a dict of a float an id (the app's history
+    line holds one for every build; benchmarks/README.md, "The app's memory at 1M")."""
 
     ids: Sequence[str] = ()
     values: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -165,11 +165,11 @@ def volatile(ids: Sequence[str], history: Sequence[BuildScores]) -> np.ndarray:
     pairs = [(a, b) for a, b in pairwise(history) if a.stats is not None and b.stats is not None][-PAIRS:]
     if len(pairs) < 2:
         return np.zeros(len(ids), dtype=bool)
-    f = {build.name: build.f.at(ids) for pair in pairs for build in pair}  # NaN: no F
+    f = {id(build): build.f.at(ids) for pair in pairs for build in pair}  # NaN: no F; each build once
     seen = np.zeros(len(ids), dtype=np.int64)
     moved = np.zeros(len(ids), dtype=np.int64)
     for a, b in pairs:
-        old, new = f[a.name], f[b.name]
+        old, new = f[id(a)], f[id(b)]
         both = ~(np.isnan(old) | np.isnan(new))
         seen += both
         moved += both & (np.abs(new - old) >= MOVE)

@@ -114,7 +114,7 @@ class Whitespace(Tokenizer):
         return [Token(m.group().lower(), m.start(), m.end()) for m in self._WORD.finditer(text)]
 
     # Bulk scoring: rouge-score-rs counts words of [a-z0-9], so each word is spelled in those
-    # letters (`_SPELL_HIGH`, `_SPELL_LOW`). Must equal scoring the tokens of `tokens`
+    # letters (`_SPELLING`). Must equal scoring the tokens of `tokens`
     # (tests/test_engine.py); faster than handing rouge-score-rs token lists one pair at a
     # time (benchmarks/README.md, "Figures behind the code").
     def spell(self, texts: Sequence[str]) -> list[str]:

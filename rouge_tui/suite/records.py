@@ -87,10 +87,10 @@ class References:
         return reference_fingerprint(self.texts)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: its dict is neither compared nor hashed
 class Usable:
     """The ids of ``texts`` but ``empty``, looked up in ``texts`` itself: a set of them would
-    be a second table of every id, held as long as the references (32 MB at 1M examples)."""
+    be a second table of every id, held as long as the references."""
 
     texts: Mapping[str, object] = field(repr=False)
     empty: frozenset[str] = field(repr=False)

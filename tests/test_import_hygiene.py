@@ -182,6 +182,23 @@ def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
     assert second.stdout.strip() == "| 1 False False False", second.stdout + second.stderr
 
 
+def test_a_cold_report_of_the_sample_loads_no_numpy_ma(tmp_path) -> None:
+    """SPEC budgets `report` on the bundled sample, `--no-cache`, as a whole process: numpy.ma
+    (which np.unique loads to ask whether an array is masked) is on no part of its path,
+    the grounding of every example and the history included."""
+    suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
+    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
+        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
+    code = (
+        "import contextlib, io, sys\n"
+        "from rouge_tui.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): code = main(['report', {str(suite)!r}, '--no-cache', '--history'])\n"
+        "print('|', code, *(name in sys.modules for name in ('rouge_tui.analysis.grounding_bulk', 'numpy.ma')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip() == "| 1 True False", done.stdout + done.stderr  # the sample drifts: 1
+
+
 def test_the_command_line_reaches_no_store_itself() -> None:
     """cli.py builds a request and writes what the core hands it: the paths, caches, marks
     and log under store/ are reached through the core (review, report, export), not from

@@ -66,6 +66,16 @@ _PUNCTUATION = {"\x00": _SEP, ".": _DOT, "!": _BANG, "?": _BANG, ",": _COMMA, ":
           "/": _SLASH, "-": _DASH, "%": _PERCENT}
 
 
+def _distinct(values: np.ndarray, size: int) -> np.ndarray:
+    """The distinct values of ``values`` (integers in [0, ``size``)), ascending: np.unique's
+    answer, by marking. (np.unique asks numpy.ma whether the array is masked, and so loads
+    numpy.ma, which nothing else on a report's path needs: SPEC budgets the sample's report
+    as a whole process.)"""
+    seen = np.zeros(size, bool)
+    seen[values] = True
+    return np.flatnonzero(seen)
+
+
 def _class_of(char: str) -> int:
     """The class of a character (0 for a word character)."""
     if char in _PUNCTUATION:
@@ -102,7 +112,7 @@ def _classify(a: np.ndarray) -> bool:
     for k in (1, 2, 3):
         more = size > k
         code[more] = code[more] << 6 | (a[lead[more] + k] & 0x3F)
-    seen = np.unique(code).tolist()
+    seen = _distinct(code, int(code.max()) + 1 if len(code) else 0).tolist()
     for c in seen:
         if c not in _CHARACTER_CLASSES:
             _CHARACTER_CLASSES[c] = _class_of(chr(c))
@@ -283,7 +293,7 @@ def _codes(pattern: _Words, target: _Words, examples: int, together: int = 1) ->
     past = np.isin(np.arange(examples) // together, group[own & (number > _MAX_CODE)])  # codes shared
     # A clash leaves both examples: the word looked up and the one it was taken for, whose
     # sentences would otherwise match the other example's texts.
-    left = np.unique(np.concatenate((ex[clash], ex[equal[clash]], ex[unresolved], np.flatnonzero(past))))
+    left = _distinct(np.concatenate((ex[clash], ex[equal[clash]], ex[unresolved], np.flatnonzero(past))), examples)
     number = np.append(np.minimum(number, _MAX_CODE).astype(np.uint32), np.uint32(0))  # [-1]: none
     return number[equal], left
 
@@ -317,12 +327,12 @@ def new_counts(
     by = np.argsort(np.frexp(size)[1], kind="stable")
     order = changed[by]
     total = np.cumsum(size[by])
-    bounds = np.unique(np.concatenate((
+    bounds = _distinct(np.concatenate((
         [0, len(order)],
         np.arange(0, len(order), _CHUNK_EXAMPLES),
         np.searchsorted(total, np.arange(_CHUNK_CHARS, total[-1] if len(total) else 0,
                                          _CHUNK_CHARS)),
-    ))).tolist()
+    )), len(order) + 1).tolist()
     for start, end in itertools.pairwise(bounds):
         ids = order[start:end].tolist()
         sentence_counts, number_counts, chunk_least, left = _chunk_counts(

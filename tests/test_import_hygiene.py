@@ -134,6 +134,25 @@ def test_score_with_rouge_scores_tokenizer_loads_only_what_it_uses(tmp_path) -> 
     assert scores == [2 * 1.0 * 0.5 / 1.5, 1.0]
 
 
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
+
+
+def loaded_by(tmp_path: Path, *argv: str) -> tuple[int, set[str]]:
+    """``rouge-tui ARGV``'s exit code and every module loaded by its end, in a fresh process
+    with its own state folders under ``tmp_path`` (the same ones for every call)."""
+    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
+        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
+    code = (
+        "import contextlib, io, json, sys\n"
+        "from rouge_tui.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): code = main({list(argv)!r})\n"
+        "print(json.dumps([code, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    code, modules = json.loads(done.stdout)
+    return code, set(modules)
+
+
 def test_score_loads_no_report_format_and_no_importer(tmp_path) -> None:
     """`score` writes JSON Lines of its own: the report's formats (text, Markdown, HTML,
     Parquet and what they say alike) and the importers' modules are other commands' (the
@@ -142,61 +161,34 @@ def test_score_loads_no_report_format_and_no_importer(tmp_path) -> None:
     refs, outs = tmp_path / "refs.jsonl", tmp_path / "outs.jsonl"
     refs.write_text('{"id": "a", "reference": "the pool timed out"}\n', encoding="utf-8")
     outs.write_text('{"id": "a", "output": "the pool"}\n', encoding="utf-8")
-    suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
-    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
-        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
     others = ("text", "markdown", "page", "table", "examples", "words")  # not JSON's (contract)
 
     def loaded(*argv: str) -> list[str]:
-        code = (
-            "import contextlib, io, json, sys\n"
-            "from rouge_tui.cli import main\n"
-            f"with contextlib.redirect_stdout(io.StringIO()): main({list(argv)!r})\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('rouge_tui.report.', 'rouge_tui.importers.')))))\n"
-        )
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-        return json.loads(done.stdout)
+        modules = loaded_by(tmp_path, *argv)[1]
+        return sorted(m for m in modules if m.startswith(("rouge_tui.report.", "rouge_tui.importers.")))
 
     assert loaded("score", str(refs), str(outs), "--tokenizer", "rouge-score") == []
-    json_report = loaded("report", str(suite), "--format", "json", "--no-cache")
+    json_report = loaded("report", str(SAMPLE), "--format", "json", "--no-cache")
     assert [m for m in json_report if m.removeprefix("rouge_tui.report.") in others] == []
-    assert "rouge_tui.report.text" in loaded("report", str(suite), "--no-cache")
+    assert "rouge_tui.report.text" in loaded("report", str(SAMPLE), "--no-cache")
 
 
 def test_a_report_of_cached_figures_loads_no_grounding(tmp_path) -> None:
     """The second report of the sample suite reads its figures from the cache and no text:
     what overlap cannot see (the grounding modules, rapidfuzz) is not loaded for it, though
     the first report, which found it, loaded both."""
-    suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
-    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
-        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
-    code = (
-        "import contextlib, io, sys\n"
-        "from rouge_tui.cli import main\n"
-        f"with contextlib.redirect_stdout(io.StringIO()): code = main(['report', {str(suite)!r}])\n"
-        "print('|', code, *(name in sys.modules for name in ('rapidfuzz', 'rouge_tui.analysis.grounding', 'rouge_tui.analysis.grounding_bulk')))\n"
-    )
-    first, second = (subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-                     for _ in range(2))
-    assert first.stdout.strip() == "| 1 True True True", first.stdout + first.stderr  # the sample drifts: 1
-    assert second.stdout.strip() == "| 1 False False False", second.stdout + second.stderr
+    names = ("rapidfuzz", "rouge_tui.analysis.grounding", "rouge_tui.analysis.grounding_bulk")
+    (first, first_modules), (second, second_modules) = (loaded_by(tmp_path, "report", str(SAMPLE)) for _ in range(2))
+    assert (first, [name in first_modules for name in names]) == (1, [True, True, True])  # the sample drifts: 1
+    assert (second, [name in second_modules for name in names]) == (1, [False, False, False])
 
 
 def test_a_cold_report_of_the_sample_loads_no_numpy_ma(tmp_path) -> None:
     """SPEC budgets `report` on the bundled sample, `--no-cache`, as a whole process: numpy.ma
     (which np.unique loads to ask whether an array is masked) is on no part of its path,
     the grounding of every example and the history included."""
-    suite = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries"
-    env = {**os.environ, **{var: str(tmp_path / var.lower()) for var in (
-        "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")}}
-    code = (
-        "import contextlib, io, sys\n"
-        "from rouge_tui.cli import main\n"
-        f"with contextlib.redirect_stdout(io.StringIO()): code = main(['report', {str(suite)!r}, '--no-cache', '--history'])\n"
-        "print('|', code, *(name in sys.modules for name in ('rouge_tui.analysis.grounding_bulk', 'numpy.ma')))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert done.stdout.strip() == "| 1 True False", done.stdout + done.stderr  # the sample drifts: 1
+    code, modules = loaded_by(tmp_path, "report", str(SAMPLE), "--no-cache", "--history")
+    assert (code, "rouge_tui.analysis.grounding_bulk" in modules, "numpy.ma" in modules) == (1, True, False)  # drifts: 1
 
 
 def test_the_command_line_reaches_no_store_itself() -> None:

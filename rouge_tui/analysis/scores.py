@@ -48,9 +48,7 @@ class Table:
         if (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids)
                 or type(runs) is not int or runs < 1 or flat.size != runs * len(ids) * 3):
             raise ValueError("a cached score table does not check out")
-        if not np.all((flat >= 0) & (flat <= 1)):  # NaN fails too
-            raise ValueError("a cached score table holds a value outside [0, 1]")
-        return cls(ids, flat.reshape(runs, len(ids), 3))
+        return cls._scores(ids, runs, flat)
 
     @classmethod
     def of_ids(cls, data: bytes, ids: list[str], runs: int) -> Table:
@@ -61,7 +59,11 @@ class Table:
         head = pack({"ids": ids, "runs": runs}, np.zeros(0))
         if not data.startswith(head) or len(data) != len(head) + 8 * runs * len(ids) * 3:
             raise ValueError("a cached score table of other ids")
-        flat = np.frombuffer(data, "<f8", offset=len(head)).astype(np.float64)
+        return cls._scores(ids, runs, np.frombuffer(data, "<f8", offset=len(head)).astype(np.float64))
+
+    @classmethod
+    def _scores(cls, ids: list[str], runs: int, flat: np.ndarray) -> Table:
+        """The table of ``flat``'s values, each a precision, recall or F in [0, 1]."""
         if not np.all((flat >= 0) & (flat <= 1)):  # NaN fails too
             raise ValueError("a cached score table holds a value outside [0, 1]")
         return cls(ids, flat.reshape(runs, len(ids), 3))

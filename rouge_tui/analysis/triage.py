@@ -152,7 +152,7 @@ def _groups(flags: np.ndarray, drifting: Sequence[str]) -> np.ndarray:
     signal fired."""
     bits = {s.name: bit for bit, s in enumerate(signals.SIGNALS)}
     first = {"new-figure": 0, "new-sentence": 1}
-    group = np.full(len(flags), NONE, np.int64)
+    group = np.full(len(flags), NONE, np.int8)  # a byte a row: at 1M, int64 parts weighed on the peak
     for name in drifting:
         fired = (flags >> np.uint32(bits[name]) & 1).astype(bool)
         group = np.where(fired, np.minimum(group, first.get(name, 2 + bits[name])), group)
@@ -171,8 +171,10 @@ def reading_order(flags: np.ndarray, drifting: Sequence[str], new_figures: np.nd
     group = _groups(flags, drifting)
     group[:skip] = NONE
     rows = np.flatnonzero(group < NONE)
-    within = np.where(group == 0, -np.asarray(new_figures, np.float64), np.where(group == 1, least, 0.0))[rows]
-    return rows[np.lexsort((rows, within, group[rows]))][:limit].tolist()
+    part = group[rows]  # the flagged rows alone (whole-length temporaries weighed on the peak)
+    figures, fewest = np.asarray(new_figures)[rows].astype(np.float64), np.asarray(least)[rows]
+    within = np.where(part == 0, -figures, np.where(part == 1, fewest, 0.0))
+    return rows[np.lexsort((rows, within, part))][:limit].tolist()
 
 
 def flagged_first(flags: np.ndarray, drifting: Sequence[str]) -> np.ndarray:

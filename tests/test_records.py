@@ -251,6 +251,37 @@ def test_the_fingerprint_keeps_its_definition() -> None:
     assert reference_fingerprint({"a": ("b", "c")}) != reference_fingerprint({"a": ("b c",)})
 
 
+def _fingerprint_as_defined(texts: dict[str, tuple[str, ...]]) -> str:
+    """The definition restated: the tag, then per id in sorted order "len:id", the count of
+    references and ":", each reference "len:text" (lengths in code points), as UTF-8 with
+    surrogates passed through, one sha256."""
+    import hashlib
+
+    body = "".join(
+        f"{len(key)}:{key}{len(texts[key])}:" + "".join(f"{len(text)}:{text}" for text in texts[key])
+        for key in sorted(texts)
+    )
+    return hashlib.sha256(b"rouge-tui references v1\n" + body.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+FINGERPRINT_TEXT = st.text(st.one_of(st.characters(), st.sampled_from(["\ud800", "\udfff", ":", "1", "é", "\x00"])), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.dictionaries(FINGERPRINT_TEXT, st.lists(FINGERPRINT_TEXT, min_size=1, max_size=3).map(tuple), max_size=12))
+def test_the_fingerprint_is_its_definition(texts: dict[str, tuple[str, ...]]) -> None:
+    assert reference_fingerprint(texts) == _fingerprint_as_defined(texts)
+
+
+def test_the_fingerprint_is_its_definition_over_many_ids() -> None:
+    # thousands of ids: one reference each, then some with several, in the same print
+    texts = {f"id{i}": (f"text {i} " * (i % 7),) for i in range(9000)}
+    assert reference_fingerprint(texts) == _fingerprint_as_defined(texts)
+    texts.update({f"id{i}": ("a", f"b{i}", "") for i in range(5000, 5100)})
+    assert reference_fingerprint(texts) == _fingerprint_as_defined(texts)
+    assert reference_fingerprint({}) == _fingerprint_as_defined({})
+
+
 def test_the_fingerprint_is_the_same_in_any_format_or_order(tmp_path: Path) -> None:
     items = [("a", "the cat sat"), ("b", "naïve café"), ("2", "two")]
     plain = run_file(tmp_path, jsonl(*({"id": k, "reference": v} for k, v in items)), "p.jsonl")
@@ -636,3 +667,4 @@ def test_colons_and_the_same_names_in_other_objects_are_no_repeated_key(tmp_path
     path = tmp_path / "run.jsonl"
     path.write_text(line + "\n", encoding="utf-8")
     assert list(read_run(path).outputs) == ["a"]
+

@@ -251,6 +251,37 @@ def test_the_fingerprint_keeps_its_definition() -> None:
     assert reference_fingerprint({"a": ("b", "c")}) != reference_fingerprint({"a": ("b c",)})
 
 
+def _fingerprint_as_defined(texts: dict[str, tuple[str, ...]]) -> str:
+    """The definition restated: the tag, then per id in sorted order "len:id", the count of
+    references and ":", each reference "len:text" (lengths in code points), as UTF-8 with
+    surrogates passed through, one sha256."""
+    import hashlib
+
+    body = "".join(
+        f"{len(key)}:{key}{len(texts[key])}:" + "".join(f"{len(text)}:{text}" for text in texts[key])
+        for key in sorted(texts)
+    )
+    return hashlib.sha256(b"rouge-tui references v1\n" + body.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+FINGERPRINT_TEXT = st.text(st.one_of(st.characters(), st.sampled_from(["\ud800", "\udfff", ":", "1", "é", "\x00"])), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.dictionaries(FINGERPRINT_TEXT, st.lists(FINGERPRINT_TEXT, min_size=1, max_size=3).map(tuple), max_size=12))
+def test_the_fingerprint_is_its_definition(texts: dict[str, tuple[str, ...]]) -> None:
+    assert reference_fingerprint(texts) == _fingerprint_as_defined(texts)
+
+
+def test_the_fingerprint_is_its_definition_over_many_ids() -> None:
+    # thousands of ids: one reference each, then some with several, in the same print
+    texts = {f"id{i}": (f"text {i} " * (i % 7),) for i in range(9000)}
+    assert reference_fingerprint(texts) == _fingerprint_as_defined(texts)
+    texts.update({f"id{i}": ("a", f"b{i}", "") for i in range(5000, 5100)})
+    assert reference_fingerprint(texts) == _fingerprint_as_defined(texts)
+    assert reference_fingerprint({}) == _fingerprint_as_defined({})
+
+
 def test_the_fingerprint_is_the_same_in_any_format_or_order(tmp_path: Path) -> None:
     items = [("a", "the cat sat"), ("b", "naïve café"), ("2", "two")]
     plain = run_file(tmp_path, jsonl(*({"id": k, "reference": v} for k, v in items)), "p.jsonl")
@@ -636,3 +667,177 @@ def test_colons_and_the_same_names_in_other_objects_are_no_repeated_key(tmp_path
     path = tmp_path / "run.jsonl"
     path.write_text(line + "\n", encoding="utf-8")
     assert list(read_run(path).outputs) == ["a"]
+
+
+# --------------------------------------------------------------------------- the first bad line
+# A file is read a block of lines at a time (`files.BLOCK` bytes); what is named must not
+# depend on where a block starts. Records here are padded to LINE bytes, so that a file of
+# BLOCK // LINE lines fills a block and the lines after it are read in the next.
+
+LINE = 1024  # bytes in each padded record's line, its newline included
+BLOCK_END = files_module.BLOCK // LINE  # the last line of the first block
+
+
+def _filler(count: int, field: str = "output", source: bool = False) -> list[str]:
+    """``count`` good records, ids e0, e1, ..., each line LINE bytes (``source``: every
+    record but each third with a source)."""
+    lines = []
+    for i in range(count):
+        record = {"id": f"e{i}", field: "", **({"source": "s"} if source and i % 3 else {})}
+        record[field] = f"text {i}".ljust(LINE - 1 - len(json.dumps(record)))
+        lines.append(json.dumps(record))
+        assert len(lines[-1]) == LINE - 1
+    return lines
+
+
+def _with_bad_lines(good: list[str], first: str, at: int, later: str, gap: int) -> list[str]:
+    """``good`` with ``first`` put in as line ``at`` and ``later`` ``gap`` lines after it."""
+    lines = good[: at - 1] + [first] + good[at - 1 : at - 2 + gap] + [later] + good[at - 2 + gap :]
+    assert lines[at - 1] == first and lines[at - 1 + gap] == later
+    return lines
+
+
+def _block_of(path: Path, number: int) -> int:
+    """Which block of the file (0, 1, ...) line ``number`` is read in: the tests' own check
+    that their lines fall where meant."""
+    starts = [first for first, _ in files_module.LineBlocks(path, hashed=False)]
+    return sum(1 for start in starts if start <= number) - 1
+
+
+# (what is on the first bad line, its message); the filler's e1 is on line 2
+RUN_FIRSTS = [
+    ('{"id": "x", "output": 5}', "'output' must be a string, not number"),
+    ('{"id": "", "output": "x"}', "empty 'id'"),
+    ('{"id": 1.5, "output": "x"}', "'id' must be a string or an integer, not number"),
+    ('["not", "an", "object"]', "expected a JSON object, found array"),
+    ('{"id": "e1", "output": "again"}', "duplicate id 'e1' (first on line 2)"),
+    ('{"id": "x", "output": "y", "output": "z"}', "repeated key 'output' (give each field once)"),
+]
+LATERS = [
+    '{"id": "late", "output": ',  # not JSON
+    '{"id": "late", "output": "y", "id": "z"}',  # a repeated key
+    '{"id": "e2", "output": "again"}',  # an id given before
+    '{"id": "late", "output": null}',  # a bad record
+    "",  # a blank line
+]
+# (the first bad line, lines from it to the later one): near, far, and either side of the
+# first block's end
+PLACES = [(300, 1), (300, 200), (BLOCK_END, 3)]
+
+
+@pytest.mark.parametrize("later", LATERS)
+@pytest.mark.parametrize(("first", "message"), RUN_FIRSTS)
+@pytest.mark.parametrize(("at", "gap"), PLACES)
+def test_the_first_bad_line_of_a_run_is_named_whatever_is_wrong_after_it(
+    tmp_path: Path, first: str, message: str, later: str, at: int, gap: int
+) -> None:
+    """Line ``at`` is the first bad one, ``gap`` lines before a line bad in another way (or
+    blank), in the same block of the file or the next: the first in file order is named."""
+    lines = _with_bad_lines(_filler(at + gap + 10), first, at, later, gap)
+    path = run_file(tmp_path, "\n".join(lines) + "\n")
+    if at == BLOCK_END:
+        assert (_block_of(path, at), _block_of(path, at + gap)) == (0, 1)
+    assert str(error_of(outputs, path)) == f"{path}:{at}: {message}"
+
+
+REFERENCE_FIRSTS = [
+    ('{"id": "x", "reference": "r", "source": 5}', "'source' must be a string, not number"),
+    ('{"id": "x", "references": []}', "'references' must be a non-empty array of strings, not an empty array"),
+    ('{"id": "x", "reference": "r", "references": ["r"]}', "both 'reference' and 'references': give one of them"),
+    ('{"id": "e1", "reference": "again"}', "duplicate id 'e1' (first on line 2)"),
+    ('{"id": "x", "reference": 5}', "'reference' must be a string, not number"),
+]
+REFERENCE_LATERS = [
+    '{"id": "late", "reference": ',  # not JSON
+    '{"id": "late", "reference": "y", "id": "z"}',  # a repeated key
+    '{"id": "e2", "reference": "again", "source": "s"}',  # an id given before
+    '{"id": "late", "reference": "y", "source": null}',  # a bad source
+]
+
+
+@pytest.mark.parametrize("later", REFERENCE_LATERS)
+@pytest.mark.parametrize(("first", "message"), REFERENCE_FIRSTS)
+@pytest.mark.parametrize(("at", "gap"), PLACES)
+def test_the_first_bad_line_of_references_is_named_whatever_is_wrong_after_it(
+    tmp_path: Path, first: str, message: str, later: str, at: int, gap: int
+) -> None:
+    # records with a source among those without, as a references file may have
+    lines = _with_bad_lines(_filler(at + gap + 10, "reference", source=True), first, at, later, gap)
+    path = run_file(tmp_path, "\n".join(lines) + "\n")
+    if at == BLOCK_END:
+        assert (_block_of(path, at), _block_of(path, at + gap)) == (0, 1)
+    assert str(error_of(texts, path)) == f"{path}:{at}: {message}"
+
+
+def test_references_of_every_shape_are_read_as_written(tmp_path: Path) -> None:
+    path = run_file(tmp_path, jsonl(
+        {"id": "a", "reference": "x"},
+        {"id": "b", "reference": " \n", "source": "doc b"},
+        {"id": "c", "references": ["p", ""]},
+        {"id": "d", "reference": "", "n": 2**70, "f": 1.5},
+        {"id": 5, "reference": "five", "source": "s5"},
+        {"id": "e", "reference": "y", "source": "doc e", "meta": {"k": [1]}},
+        {"id": "f", "references": [" ", ""], "source": "doc f"},
+        {"id": "g", "reference": "z"},
+    ))
+    read = read_references_file(path)
+    assert list(read.texts.items()) == [
+        ("a", ("x",)), ("b", (" \n",)), ("c", ("p", "")), ("d", ("",)), ("5", ("five",)),
+        ("e", ("y",)), ("f", (" ", "")), ("g", ("z",)),
+    ]
+    assert list(read.sources.items()) == [("b", "doc b"), ("5", "s5"), ("e", "doc e"), ("f", "doc f")]
+    assert list(read.extra.items()) == [("d", {"n": 2**70, "f": 1.5}), ("e", {"meta": {"k": [1]}})]
+    assert read.empty == ["b", "d", "f"]
+
+
+@pytest.mark.parametrize(("field", "read"), [("output", outputs), ("reference", texts)])
+def test_ids_given_twice_name_both_lines_however_far_apart(tmp_path: Path, field: str, read) -> None:
+    good = _filler(BLOCK_END + 10, field)
+    # (the line of the id given again, the line it was first on): far apart, near, next to
+    # each other, and either side of the first block's end
+    for at, again in ((599, 400), (599, 3), (401, 400), (2, 1), (BLOCK_END + 2, BLOCK_END - 1)):
+        lines = [*good[: at - 1], json.dumps({"id": f"e{again - 1}", field: "x"}), *good[at - 1 :]]
+        path = run_file(tmp_path, "\n".join(lines) + "\n")
+        if at > BLOCK_END:
+            assert (_block_of(path, again), _block_of(path, at)) == (0, 1)
+        assert str(error_of(read, path)) == f"{path}:{at}: duplicate id 'e{again - 1}' (first on line {again})"
+    # and an integer id the same as a string one, 500 lines on
+    path = run_file(tmp_path, jsonl({"id": "7", field: "x"}, *({"id": f"e{i}", field: "t"} for i in range(500)),
+                                    {"id": 7, field: "x"}))
+    assert str(error_of(read, path)) == f"{path}:502: duplicate id '7' (first on line 1)"
+
+
+def _distinct(text: str) -> str:
+    """An equal string that is another object."""
+    return "".join(list(text))
+
+
+def test_a_run_read_like_another_keeps_its_strings_in_and_out_of_step(tmp_path: Path) -> None:
+    """``like``: where an id comes in the place it has in ``like``, like's id string; wherever
+    an output is equal to the one like has for its id, like's output string (the same
+    objects, `is`); elsewhere the file's own."""
+    count = 700
+    ids = [f"e{i}" for i in range(count)]
+    written = [f"text {i}" if i % 10 else f"changed {i}" for i in range(count)]
+    order = list(range(count))
+    order[300], order[301] = 301, 300  # two ids swapped: out of step there
+    lines = [{"id": ids[i], "output": written[i]} for i in order] + [{"id": "new", "output": "n"}]
+    path = run_file(tmp_path, jsonl(*lines))
+    like = {_distinct(ids[i]): _distinct(f"text {i}") for i in range(count)}
+    before = dict(like)
+    like_id = {key: key for key in like}
+    run = read_run(path, like=like)
+    assert like == before  # read, never changed
+    assert list(run.outputs.items()) == [(r["id"], r["output"]) for r in lines]
+    for place, (key, text) in enumerate(run.outputs.items()):
+        in_step = place < count and place not in (300, 301)
+        assert (key is like_id.get(key)) == in_step, key
+        assert (text is like.get(key)) == (text == like.get(key)) == (place < count and order[place] % 10 != 0), key
+    plain = read_run(path)  # no like: the file's own strings
+    assert not any(key is like_id.get(key) or text is like.get(key) for key, text in plain.outputs.items())
+
+
+def test_a_bad_csv_record_is_named_before_a_bad_row_after_it(tmp_path: Path) -> None:
+    for read, head in ((outputs, b"id,output\n"), (texts, b"id,reference\n")):
+        path = run_file(tmp_path, head + b"a,x\n,y\nb,z\nc,d,e\n", "x.csv")
+        assert str(error_of(read, path)) == f"{path}:3: empty 'id'"

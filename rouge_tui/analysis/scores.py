@@ -45,7 +45,7 @@ class Table:
         """What `to_bytes` wrote; a ValueError for anything that does not check out."""
         head, flat = unpack(data)
         ids, runs = head.get("ids"), head.get("runs")
-        if (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids)
+        if (not isinstance(ids, list) or not set(map(type, ids)) <= {str} or len(set(ids)) != len(ids)
                 or type(runs) is not int or runs < 1 or flat.size != runs * len(ids) * 3):
             raise ValueError("a cached score table does not check out")
         return cls._scores(ids, runs, flat)

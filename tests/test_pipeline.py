@@ -622,6 +622,37 @@ def test_the_first_figures_come_before_the_grounded_signals_and_the_rest_is_fina
         first.to_bytes()
 
 
+def test_the_app_finds_what_overlap_cannot_see_once_its_first_figures_are_given(tmp_path: Path, monkeypatch) -> None:
+    """With ``early`` (the app), the grounding begins only after ``early`` has the figures:
+    beside the scoring, its Python held the first frame back. The report's begins beside
+    the scoring."""
+    from rouge_tui.analysis import signals
+
+    began = threading.Event()
+    count_new = signals.Pairs.count_new
+
+    def noted(self):
+        began.set()
+        return count_new(self)
+
+    during: list[bool] = []  # whether the grounding began while the scores were made
+    score_pair = pipeline._score_pair
+
+    def scoring(*args, **kwargs):
+        during.append(began.wait(0.5 if not during else 10.0))  # the app's, then the report's
+        return score_pair(*args, **kwargs)
+
+    monkeypatch.setattr(signals.Pairs, "count_new", noted)
+    monkeypatch.setattr(pipeline, "_score_pair", scoring)
+    path = copy_suite(tmp_path / "s")
+    at_early: list[bool] = []
+    final = open_analysis(open_suite(path), Settings(), early=lambda shown: at_early.append(began.is_set())).figures
+    assert during == [False] and at_early == [False] and began.is_set() and final.pending == ()
+    began.clear()
+    assert open_analysis(open_suite(path), Settings()).figures.pending == ()
+    assert during == [False, True]
+
+
 def test_figures_with_pending_signals_are_never_cached_nor_read_back(tmp_path: Path, monkeypatch) -> None:
     """What the cache keeps is the final figures, whatever came early; and an entry that
     says some signals are pending (written by hand: `to_bytes` refuses) is not trusted."""

@@ -107,6 +107,32 @@ async def test_the_table_shows_before_the_new_sentences_are_found_and_says_they_
         assert re.search(r"\+sent \d+", text) and "signals " in text
 
 
+async def test_the_collector_is_off_while_a_suite_is_opened_or_scored_again_and_on_after(monkeypatch) -> None:
+    """Python's cyclic garbage collector is off while the screen's workers compare (the open
+    and an m), on again once they are done."""
+    import gc
+
+    from rouge_tui.analysis import pipeline
+
+    enabled: list[bool] = []  # the collector's state as each comparison is made
+    compute = pipeline.compute
+
+    def noted(*args, **kwargs):
+        enabled.append(gc.isenabled())
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "compute", noted)
+    assert gc.isenabled()
+    app = app_for(no_cache=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert enabled == [False] and gc.isenabled()
+        await press(pilot, "m")
+        await settle(pilot)
+        assert enabled == [False, False] and gc.isenabled()
+        assert review_screen(app).analysis.settings.metric != "rougeL"
+
+
 async def test_a_diff_asked_for_while_a_switch_scores_opens_on_the_switched_comparison() -> None:
     """`m` `enter` in one burst (a newcomer's keys): the diff waits for the new metric's
     scores and shows them, not the numbers of the comparison being replaced; a second `m`

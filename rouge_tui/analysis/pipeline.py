@@ -312,9 +312,10 @@ def compute(
     early: Callable[[Figures], None] | None = None,
 ) -> tuple[Figures, list]:
     """Pair, score (through the caches), compare, rank and find the change signals; with the
-    figures, the earlier builds as they were read (`_earlier_read`). ``early`` is given the
-    figures with their `Figures.pending` signals still being found, when what overlap cannot
-    see is not in by the time everything else is (the app draws them)."""
+    figures, the earlier builds as they were read (`_earlier_read`). ``early`` (the app, which
+    draws them) is given the figures with their `Figures.pending` signals not yet found: what
+    overlap cannot see is looked for after it returns, unless these texts' is found already
+    (then ``early`` is given them only when it is not in by the time everything else is)."""
     caches = caches or Caches.none()
     tell = progress or (lambda stage, fraction: None)
     pairing = pairs.pair(texts.references, texts.baseline, texts.candidate)
@@ -324,17 +325,23 @@ def compute(
             "with a usable reference"
         )
     runs = pairs.run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
-    # What overlap cannot see needs no score: it is found beside the scoring, which leaves the
-    # GIL free; so are the earlier build pairs' signal counts the signal bands come from.
-    grounded = unseen.grounding_of(texts, runs)
+    # What overlap cannot see needs no score: the report finds it beside the scoring, which
+    # leaves the GIL free; so are the earlier build pairs' signal counts the signal bands come
+    # from. The app (``early``) finds it once ``early`` has shown the figures: beside, its
+    # Python held the first frame back by its share of the GIL (benchmarks/README.md, "The
+    # app's first frame, cold").
+    later = early is not None and runs[0].min_support not in texts.found
+    grounded = None if later else unseen.grounding_of(texts, runs)
     before_counts = unseen.beside(lambda: pairs.earlier_counts(suite, settings, texts.references, texts.baseline,
                                                              caches.pairs))
     before, base, cand = _score_pair(suite, settings, texts, caches, pairing.ids, tell)
     tell("finding change signals", 0.0)
     figures, flags, order = _compared(suite, settings, texts, caches, pairing, runs, before, base, cand)
-    if early is not None and not (grounded.done() and before_counts.done()):
+    if early is not None and (grounded is None or not (grounded.done() and before_counts.done())):
         early(figures)
         tell("finding new sentences and figures", 0.0)
+    if grounded is None:
+        grounded = unseen.grounding_of(texts, runs)
     found, copied = grounded.result()  # the grounded signals read them
     return _with_grounding(suite, settings, texts, caches, figures, runs, flags, order, found, copied,
                           before_counts.result()), _earlier_read(before)

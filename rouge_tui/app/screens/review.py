@@ -33,7 +33,7 @@ from rouge_tui.app.messages import (
 )
 from rouge_tui.app.screens import common
 from rouge_tui.app.screens.review_diffs import DiffHandOff
-from rouge_tui.app.screens.review_work import Workers
+from rouge_tui.app.screens.review_work import Workers, collector_paused
 from rouge_tui.app.widgets.filterbar import FilterBar
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell, MoversTable
@@ -151,7 +151,9 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
                 self.post_message(AnalysisReady(shown))
 
             # The marks come with the texts (`on_texts_ready`): the figures are shown first.
-            opened = open_review(self.session.request, marks=False, fall_back=True, progress=self._progress(), early=early)
+            with collector_paused():
+                opened = open_review(self.session.request, marks=False, fall_back=True, progress=self._progress(),
+                                     early=early)
             self.session.caches = opened.caches
             unreadable = opened.unreadable  # one of the newest pair, which the reader did not pick
             if unreadable is not None and unreadable.instead is not None:  # the newest pair that reads is shown

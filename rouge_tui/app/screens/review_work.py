@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -28,6 +31,29 @@ if TYPE_CHECKING:
     from rouge_tui.analysis.pipeline import Analysis
 
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
+
+_pauses = 0  # workers holding the collector paused (`collector_paused`)
+_pauses_lock = threading.Lock()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a worker reads, scores and compares a
+    suite, on again once the last such worker is done (the report's is off throughout,
+    `cli.main`). Its full passes walk every list of the suite's ids and texts, and come more
+    often the more the scoring makes: their cost grows with the square of the suite's size.
+    Machinery kept for the 1M first frame (benchmarks/README.md, "The app's first frame, cold")."""
+    global _pauses
+    with _pauses_lock:
+        _pauses += 1
+        gc.disable()
+    try:
+        yield
+    finally:
+        with _pauses_lock:
+            _pauses -= 1
+            if not _pauses:
+                gc.enable()
 
 
 class Workers:
@@ -78,7 +104,8 @@ class Workers:
     def rescore(self, settings, pair: tuple[str, str] | None, asked: int) -> None:
         """Score again under other settings (same texts) or another build pair."""
         try:
-            analysis, said, texts = self.session.compare(settings, pair, self._progress())
+            with collector_paused():
+                analysis, said, texts = self.session.compare(settings, pair, self._progress())
             self.post_message(AnalysisReady(analysis, said, asked=asked))
             if texts is not None:
                 self.post_message(TextsReady(analysis, texts))

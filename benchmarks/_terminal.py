@@ -20,6 +20,7 @@ import bisect
 import contextlib
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -137,19 +138,19 @@ class Terminal:
         with self.arrived:
             return len(self.data)
 
-    def frame_with(self, text: str, after: int, timeout: float = 300.0) -> float:
-        """The moment the burst of output holding ``text`` (written after position
-        ``after``) ended: the frame's last byte reached the terminal."""
-        needle = text.encode()
+    def frame_with(self, text: str | re.Pattern[bytes], after: int, timeout: float = 300.0) -> float:
+        """The moment the burst of output holding ``text`` (or a match of it, written
+        after position ``after``) ended: the frame's last byte reached the terminal."""
+        pattern = text if isinstance(text, re.Pattern) else re.compile(re.escape(text.encode()))
         deadline = time.monotonic() + timeout
         with self.arrived:
             start = after
-            while (at := self.data.find(needle, start)) < 0:
+            while (found := pattern.search(self.data, start)) is None:
                 if time.monotonic() > deadline or self.exited():
                     raise RuntimeError(f"no frame with {text!r} within {timeout:.0f} s:\n{self.screen()}")
-                start = max(after, len(self.data) - len(needle) + 1)
+                start = max(after, len(self.data) - 4096)  # a match may begin in what came before
                 self.arrived.wait(0.05)
-            index = bisect.bisect_left(self.ends, at + len(needle))
+            index = bisect.bisect_left(self.ends, found.end())
             while True:  # the rest of the burst: chunks that follow within GAP
                 while index + 1 < len(self.stamps) and self.stamps[index + 1] - self.stamps[index] <= GAP:
                     index += 1

@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -102,9 +103,11 @@ def reports(tree: Path, root: Path, names: list[str], home: Path, other_suite: P
     return {"cold": cold, "added": added, "plain": plain, "other": full}
 
 
-def trend_line(builds: int) -> str:
-    """What the overview's history line shows once every build is scored (Overview.trend_line)."""
-    return f"  {builds} builds"
+def trend_line(builds: int) -> re.Pattern[bytes]:
+    """What the overview's history line shows once every build is scored (Overview.trend_line):
+    "N builds", after two spaces or at the start of a line of its own (a long history wraps
+    it at 80 columns), never the title's ", N builds"."""
+    return re.compile(rb"(?<!, )(?<!\d)%d builds" % builds)
 
 
 def app_history(tree: Path, root: Path, names: list[str], home: Path, size: tuple[int, int]) -> dict[str, float]:

@@ -623,26 +623,26 @@ def test_the_first_figures_come_before_the_grounded_signals_and_the_rest_is_fina
 
 
 def test_the_app_finds_what_overlap_cannot_see_once_its_first_figures_are_given(tmp_path: Path, monkeypatch) -> None:
-    """With ``early`` (the app), the grounding begins only after ``early`` has the figures:
-    beside the scoring, its Python held the first frame back. The report's begins beside
-    the scoring."""
-    from rouge_tui.analysis import signals
+    """With ``early`` (the app), the grounding is begun only after ``early`` has the figures:
+    beside the scoring, its Python held the first frame back. The report's is begun before
+    the scoring, to run beside it."""
+    from rouge_tui.analysis import unseen
 
     began = threading.Event()
-    count_new = signals.Pairs.count_new
+    grounding_of = unseen.grounding_of
 
-    def noted(self):
+    def noted(*args, **kwargs):
         began.set()
-        return count_new(self)
+        return grounding_of(*args, **kwargs)
 
-    during: list[bool] = []  # whether the grounding began while the scores were made
+    during: list[bool] = []  # whether the grounding was begun when the scores were made
     score_pair = pipeline._score_pair
 
     def scoring(*args, **kwargs):
-        during.append(began.wait(0.5 if not during else 10.0))  # the app's, then the report's
+        during.append(began.is_set())
         return score_pair(*args, **kwargs)
 
-    monkeypatch.setattr(signals.Pairs, "count_new", noted)
+    monkeypatch.setattr(unseen, "grounding_of", noted)
     monkeypatch.setattr(pipeline, "_score_pair", scoring)
     path = copy_suite(tmp_path / "s")
     at_early: list[bool] = []

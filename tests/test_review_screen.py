@@ -109,7 +109,7 @@ async def test_the_table_shows_before_the_new_sentences_are_found_and_says_they_
 
 async def test_the_collector_is_off_while_a_suite_is_opened_or_scored_again_and_on_after(monkeypatch) -> None:
     """Python's cyclic garbage collector is off while the screen's workers compare (the open
-    and an m), on again once they are done."""
+    and an m), and as it was again once they are done."""
     import gc
 
     from rouge_tui.analysis import pipeline
@@ -122,15 +122,21 @@ async def test_the_collector_is_off_while_a_suite_is_opened_or_scored_again_and_
         return compute(*args, **kwargs)
 
     monkeypatch.setattr(pipeline, "compute", noted)
-    assert gc.isenabled()
-    app = app_for(no_cache=True)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        assert enabled == [False] and gc.isenabled()
-        await press(pilot, "m")
-        await settle(pilot)
-        assert enabled == [False, False] and gc.isenabled()
-        assert review_screen(app).analysis.settings.metric != "rougeL"
+    was = gc.isenabled()  # an in-process report before this test leaves it off (cli.main)
+    try:
+        for on in (True, False):  # as the screen found it, after: off stays off
+            gc.enable() if on else gc.disable()
+            enabled.clear()
+            app = app_for(no_cache=True)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await settle(pilot)
+                assert enabled == [False] and gc.isenabled() == on
+                await press(pilot, "m")
+                await settle(pilot)
+                assert enabled == [False, False] and gc.isenabled() == on
+                assert review_screen(app).analysis.settings.metric != "rougeL"
+    finally:
+        gc.enable() if was else gc.disable()
 
 
 async def test_a_diff_asked_for_while_a_switch_scores_opens_on_the_switched_comparison() -> None:

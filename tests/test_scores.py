@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from oracles import rouge_score
 from suite_helpers import jsonl, make_suite
 
-from rouge_tui.analysis.scores import Scorer
+from rouge_tui.analysis.scores import Scorer, Table
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.rouge import engine
 from rouge_tui.store.cache import BlobCache, key
@@ -177,6 +177,15 @@ CORRUPT = {
     "a ragged tail": lambda raw, other, root, name: _seal(root, name, _table(["a", "b", "c"], 1, GOOD) + b"\0"),
     "not JSON": lambda raw, other, root, name: _seal(root, name, (5).to_bytes(8, "little") + b"{oops" + GOOD.tobytes()),
 }
+
+
+@pytest.mark.parametrize("ids", [[["a"], "b", "c"], [1, "b", "c"], ["a", None, "c"], [{}, "b", "c"], ["a", "b", "a"]])
+def test_a_kept_table_whose_ids_are_not_strings_is_refused_not_a_crash(ids: list) -> None:
+    """The history reads kept tables by their bytes alone (`Table.from_bytes`): an id that
+    is not a string, even one no set can hold, is the ValueError that has it scored again."""
+    with pytest.raises(ValueError, match="does not check out"):
+        Table.from_bytes(_table(ids, 1, GOOD))
+    assert Table.from_bytes(_table(["a", "b", "c"], 1, GOOD)).ids == ["a", "b", "c"]
 
 
 @pytest.mark.parametrize("how", sorted(CORRUPT))

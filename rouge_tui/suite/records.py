@@ -421,7 +421,11 @@ def reference_fingerprint(texts: dict[str, tuple[str, ...]]) -> str:
 
     Canonical, so the same reference set gives the same print whatever its file format,
     record order, key order or JSON escaping; sources and other fields do not count. Each
-    string enters length-prefixed (``len:text``), so no two sets share an encoding.
+    string enters length-prefixed (``len:text``), so no two sets share an encoding. The
+    bytes hashed: ``rouge-tui references v1\n``, then for each id in sorted order
+    ``{len(id)}:{id}{count}:`` and each of its references in listed order
+    ``{len(text)}:{text}``; lengths in code points, the text UTF-8 (a lone surrogate as
+    ``surrogatepass`` writes it). Marks and the review log are keyed by it: it never changes.
     """
     import hashlib  # here, not above: `score` reads references and prints none
 

@@ -33,18 +33,21 @@ if TYPE_CHECKING:
 PROGRESS_EVERY = 0.2  # seconds between two progress messages while scoring
 
 _pauses = 0  # workers holding the collector paused (`collector_paused`)
+_was_on = True  # whether the collector was on when the first of them paused it
 _pauses_lock = threading.Lock()
 
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while a worker reads, scores and compares a
-    suite, on again once the last such worker is done (the report's is off throughout,
+    suite, as it was again once the last such worker is done (the report's is off throughout,
     `cli.main`). Its full passes walk every list of the suite's ids and texts, and come more
     often the more the scoring makes: their cost grows with the square of the suite's size.
     Machinery kept for the 1M first frame (benchmarks/README.md, "The app's first frame, cold")."""
-    global _pauses
+    global _pauses, _was_on
     with _pauses_lock:
+        if not _pauses:
+            _was_on = gc.isenabled()
         _pauses += 1
         gc.disable()
     try:
@@ -52,7 +55,7 @@ def collector_paused() -> Iterator[None]:
     finally:
         with _pauses_lock:
             _pauses -= 1
-            if not _pauses:
+            if not _pauses and _was_on:  # as the first found it: off stays off
                 gc.enable()
 
 

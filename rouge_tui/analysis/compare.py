@@ -88,12 +88,13 @@ def run_mean(scores: np.ndarray) -> np.ndarray:
     return first + (scores - first).mean(axis=0)
 
 
-def sample_sd(values: Sequence[float] | np.ndarray) -> float:
-    """Sample standard deviation (n - 1); 0.0 for fewer than two values."""
+def sample_sd(values: Sequence[float] | np.ndarray, mean: float | None = None) -> float:
+    """Sample standard deviation (n - 1); 0.0 for fewer than two values. ``mean``: their
+    `fmean`, when the caller has it already."""
     xs = np.asarray(values, dtype=np.float64)
     if len(xs) < 2:
         return 0.0
-    deviation = xs - fmean(xs)  # each square is one exactly rounded product on any machine
+    deviation = xs - (fmean(xs) if mean is None else mean)  # each square is one exactly rounded product
     return math.sqrt(fsum(deviation * deviation) / (len(xs) - 1))
 
 
@@ -118,11 +119,11 @@ def build_stats(name: str, scores: np.ndarray, k: float) -> BuildStats:
     runs, n = scores.shape
     run_means = tuple(fmean(row) for row in scores)
     per_example = run_mean(scores)
-    mean = fmean(per_example)
+    mean = fmean(per_example) if runs >= 2 else run_means[0]  # one run: its own mean, summed once
     if runs >= 2:
         half, source = k * sample_sd(run_means), "replicates"
     else:
-        half, source = (k * sample_sd(per_example) / math.sqrt(n) if n else 0.0), "analytic"
+        half, source = (k * sample_sd(per_example, mean) / math.sqrt(n) if n else 0.0), "analytic"
     return BuildStats(name, runs, n, mean, (mean - half, mean + half), source, run_means)
 
 

@@ -141,14 +141,20 @@ def _each(test: Callable[[str], bool], texts: list[str]) -> np.ndarray:
     return np.fromiter(map(test, texts), dtype=bool, count=len(texts))
 
 
+def _anew(pairs: Pairs, where: np.ndarray, test: Callable[[list[str], np.ndarray], np.ndarray]) -> np.ndarray:
+    """Where ``where`` holds, ``test`` true of the candidate's output and false of the
+    baseline's: ``test`` is given a column of one side's outputs and the examples it holds,
+    the baseline's only where the candidate's passed."""
+    out = np.zeros(len(pairs.ids), dtype=bool)
+    out[where] = test(pairs.pick(pairs.candidate, where), where)
+    fired = out.copy()
+    out[fired] = ~test(pairs.pick(pairs.baseline, fired), fired)
+    return out
+
+
 def _duplicated(pairs: Pairs) -> np.ndarray:
     has_lines = np.fromiter(map(operator.contains, pairs.candidate, repeat("\n")), dtype=bool, count=len(pairs.ids))
-    maybe = pairs.changed & has_lines
-    repeats = np.zeros(len(pairs.ids), dtype=bool)
-    repeats[maybe] = _each(repeats_a_line, pairs.pick(pairs.candidate, maybe))
-    out = repeats.copy()
-    out[repeats] = ~_each(repeats_a_line, pairs.pick(pairs.baseline, repeats))  # the baseline had none
-    return out
+    return _anew(pairs, pairs.changed & has_lines, lambda texts, at: _each(repeats_a_line, texts))
 
 
 def _shift(pairs: Pairs) -> np.ndarray:
@@ -177,14 +183,9 @@ def _copies(outputs: list[str], references: list[Sequence[str]]) -> np.ndarray:
 def _reference_copy(pairs: Pairs) -> np.ndarray:
     """A score of 1 that overlap reads as the best of improvements, and that is more often a
     reference leaked into the prompt or a job that wrote the reference where the output goes."""
-    out = np.zeros(len(pairs.ids), dtype=bool)
     if not pairs.references:
-        return out
-    changed = pairs.changed
-    out[changed] = _copies(pairs.pick(pairs.candidate, changed), pairs.pick(pairs.references, changed))
-    copied = out.copy()
-    out[copied] = ~_copies(pairs.pick(pairs.baseline, copied), pairs.pick(pairs.references, copied))
-    return out
+        return np.zeros(len(pairs.ids), dtype=bool)
+    return _anew(pairs, pairs.changed, lambda texts, at: _copies(texts, pairs.pick(pairs.references, at)))
 
 
 SIGNALS: tuple[Signal, ...] = (

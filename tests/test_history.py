@@ -245,7 +245,9 @@ def looked_up(monkeypatch: pytest.MonkeyPatch, suite_path: Path) -> list[str]:
 
     from rouge_tui.analysis.scores import Scorer
 
-    names = {hashlib.sha256(p.read_bytes()).hexdigest(): p.stem for p in (suite_path / "builds").iterdir()}
+    builds = suite_path / "builds"
+    names = {hashlib.sha256(p.read_bytes()).hexdigest(): p.stem if p.parent == builds else p.parent.name
+             for p in builds.rglob("*") if p.is_file()}
     seen: list[str] = []
     real = Scorer.stored
 
@@ -284,6 +286,89 @@ def test_a_new_build_reads_the_kept_history_and_two_tables_not_one_a_build(
     seen = looked_up(monkeypatch, suite_path)
     check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 6)
     assert sorted(set(seen)) == ["5", "6"]
+
+
+def test_a_kept_history_makes_an_unreadable_builds_row_again_and_reads_no_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build that cannot be read is kept as nothing (its reason names the suite's path):
+    reopened, it alone is looked up and read again, no other build's table, and every row is
+    the hand's (build 4's delta against build 3 over a and b: (2/3 - 5/6 + 1 - 2/3) / 2)."""
+    from rouge_tui.analysis import history
+
+    suite = open_suite(trend_suite(tmp_path / "s"))
+    first = trend(suite, read_references(suite), Settings(), Caches.default())
+    seen = looked_up(monkeypatch, tmp_path / "s")
+    read: list[str] = []
+    real = history.read_build
+
+    def counted(suite, entry):
+        read.append(entry.name)
+        return real(suite, entry)
+
+    monkeypatch.setattr(history, "read_build", counted)
+    again = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert (read, seen) == (["2"], ["2"])
+    assert again == first
+    assert again[1].stats is None and "2.jsonl" in again[1].problem
+    assert again[3].delta == pytest.approx((F[TWO] - (F[FULL] + F[TWO]) / 2 + F[FULL] - F[TWO]) / 2, abs=1e-15)
+
+
+def test_a_build_mended_while_the_kept_history_is_read_gives_the_rows_of_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Build 2 was kept as unreadable and build 3's delta against build 1; a job mends build 2
+    between the trend's look at its bytes and its reading: build 2 is shown as read, and
+    build 3's delta is against it, not the one kept (the whole history made again)."""
+    from rouge_tui.analysis import history
+
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": REF}), {
+        "1.jsonl": outs(a=ONE), "2.jsonl": outs(a=TWO) + "{broken\n", "3.jsonl": outs(a=FULL),
+    })  # fmt: skip
+    suite = open_suite(suite_path)
+    kept = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert kept[1].stats is None and kept[2].delta == pytest.approx(F[FULL] - F[ONE], abs=1e-15)
+    real = history.read_build
+
+    def mended_meanwhile(suite, entry):
+        if entry.name == "2":
+            (suite_path / "builds" / "2.jsonl").write_text(outs(a=TWO))
+        return real(suite, entry)
+
+    monkeypatch.setattr(history, "read_build", mended_meanwhile)
+    raced = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert raced[1].stats.mean == F[TWO]
+    assert raced[2].delta == pytest.approx(F[FULL] - F[TWO], abs=1e-15)
+
+
+def test_a_kept_build_rewritten_before_its_f_is_read_for_the_next_delta_is_shown_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Build 3 is added; build 2's row is kept, but its table is gone (pruned), so its F for
+    build 3's delta is read from its file, which a job rewrote meanwhile: the rows shown are
+    of what was read (build 2's mean and build 3's delta against the same bytes), never a
+    kept mean beside a delta against other bytes."""
+    from rouge_tui.analysis import history
+    from rouge_tui.analysis.scores import Scorer
+
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": REF}),
+                            {"1.jsonl": outs(a=ONE), "2.jsonl": outs(a=TWO)})
+    suite = open_suite(suite_path)
+    trend(suite, read_references(suite), Settings(), Caches.default())  # 1 and 2 kept
+    (suite_path / "builds" / "3.jsonl").write_text(outs(a=FULL))
+    suite = open_suite(suite_path)
+    real = history.read_build
+
+    def rewritten_meanwhile(suite, entry):
+        if entry.name == "2":
+            (suite_path / "builds" / "2.jsonl").write_text(outs(a=NONE))
+        return real(suite, entry)
+
+    monkeypatch.setattr(Scorer, "stored", lambda self, digests, ids=None: None)
+    monkeypatch.setattr(history, "read_build", rewritten_meanwhile)
+    raced = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert [row.stats.mean for row in raced] == [F[ONE], F[NONE], F[FULL]]
+    assert [row.delta for row in raced] == [None, F[NONE] - F[ONE], F[FULL] - F[NONE]]
 
 
 def kept_history(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:

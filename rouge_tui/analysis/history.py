@@ -5,7 +5,7 @@
   or its one-line error when it cannot be read;
 - `trend`: every build's n, mean and band, and its paired delta against the build before;
   kept as one entry keyed by every build's bytes, so that a new build reads that entry and
-  its own table, not one table a build;
+  two tables (its own, and the one before it for its delta), not one table a build;
 - `volatile`: the examples whose F moved by 0.05 or more in more than half of the last
   consecutive build pairs ending at the baseline (five at most, two at least);
 - `history_band`: the baseline mean ± k · sd of the means of up to five builds ending with
@@ -43,8 +43,9 @@ BAND_BUILDS = 5  # builds whose means make the band from history
 @dataclass(frozen=True, eq=False)  # identity: arrays have no truth value to compare by
 class ByExample:
     """Each of a build's ids with its F (the mean over its runs): the ids as one list (the
-    build's own) and the values as one array, not a dict of a float an id (the app's history
-    line holds one for every build; benchmarks/README.md, "The app's memory at 1M")."""
+    build's own) and the values as one array, not a dict of a float an id (the volatile
+    signal holds one for each of the builds it looks at; benchmarks/README.md, "The app's
+    memory at 1M")."""
 
     ids: Sequence[str] = ()
     values: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -63,7 +64,8 @@ class ByExample:
 
 @dataclass
 class BuildScores:
-    """One build of the history: its figures and per-example F, or why it has none."""
+    """One build of the history as scored: its figures and per-example F, or why it has none
+    (what the volatile signal and a `HistoryRow`'s delta are worked out from)."""
 
     name: str
     runs: int
@@ -158,8 +160,9 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
 
     The rows are kept as one entry under every build's bytes (`key_part`), the references'
     and the settings: a new build (or a rewritten last one) reads the entry of the builds
-    before it and its own table, not one table a build. Rows are kept under the bytes they
-    were made from, and a build rewritten while they are made keeps nothing."""
+    before it, its own table and the one before it (for its delta), not one table a build.
+    Rows are kept under the bytes they were made from, and a build rewritten while they are
+    made keeps nothing."""
     known = {build.name: build for build in read}
     tell = progress or (lambda stage, fraction: None)
     fields = repr(suite.settings.fields)

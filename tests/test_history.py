@@ -196,25 +196,267 @@ def test_a_build_rewritten_while_it_is_read_is_cached_under_what_was_read(
 
 
 @pytest.mark.parametrize("caches", [Caches.none, Caches.default], ids=["no cache", "cache"])
-def test_the_trend_beside_a_comparison_holds_each_builds_own_ids_and_an_array_of_f(tmp_path: Path, caches) -> None:
+def test_the_trend_holds_each_builds_figures_and_delta_and_no_f_by_example(tmp_path: Path, caches) -> None:
     """The app's history line holds the trend as long as the comparison is shown: each
-    build's F by example is the build's own list of ids (not a second copy, read from the
-    cache) and one array of F alone (not a dict of a float an id, nor the whole table), a
-    million of each at 1M examples."""
+    build's n, mean, band and its paired delta against the build before, worked out once,
+    and no F by example (a million ids and floats a build at 1M examples). Hand-worked:
+    build 2's delta over e1 and e2 is ((6/7 - 1) + (2/5 - 2/3)) / 2; the same from a kept
+    history as from the tables."""
+    from dataclasses import fields
+
+    from rouge_tui.analysis.history import HistoryRow
     from rouge_tui.suite.suite import read_build
 
     suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
                             {"1.jsonl": outs(e1=FULL, e2=TWO), "2.jsonl": outs(e2=ONE, e1=THREE)})
     suite = open_suite(suite_path)
     references = read_references(suite)
-    trend(suite, references, Settings(), caches())  # the tables kept, when there is a cache
-    base, cand = (read_build(suite, entry) for entry in suite.builds)
-    got = trend(suite, references, Settings(), caches(), read=(base, cand))
-    assert [build.f.ids for build in got] == [["e1", "e2"], ["e2", "e1"]]
-    assert got[0].f.ids is base.ids and got[1].f.ids is cand.ids
-    assert [build.f.values.tolist() for build in got] == [[F[FULL], F[TWO]], [F[ONE], F[THREE]]]
-    # Each array its own, not a view that keeps the build's whole table (P, R and F) alive.
-    assert [build.f.values.base for build in got] == [None, None]
+    assert [f.name for f in fields(HistoryRow)] == ["name", "runs", "stats", "problem", "delta"]
+    delta = ((F[THREE] - F[FULL]) + (F[ONE] - F[TWO])) / 2
+    store = caches()
+    for _ in range(2):  # made, then (with a cache) read back
+        base, cand = (read_build(suite, entry) for entry in suite.builds)
+        got = trend(suite, references, Settings(), store, read=(base, cand))
+        assert [type(row) for row in got] == [HistoryRow, HistoryRow]
+        assert [row.delta for row in got] == [None, pytest.approx(delta, abs=1e-15)]
+        assert [row.stats.mean for row in got] == [statistics.fmean([F[FULL], F[TWO]]),
+                                                   statistics.fmean([F[THREE], F[ONE]])]
+
+
+def nightly_suite(root: Path, builds: int) -> Path:
+    """``builds`` one-run builds of e1, e2: build k gives e1 the k-th of the outputs below in
+    turn, e2 always TWO (so each build's F and delta is in the module's table)."""
+    turn = [FULL, THREE, ONE, NONE]
+    return make_suite(root, jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
+                      {f"{k}.jsonl": outs(e1=turn[k % 4], e2=TWO) for k in range(1, builds + 1)})
+
+
+def hand_trend(builds: int) -> list[tuple[float, float | None]]:
+    """Each build of `nightly_suite`'s mean and its delta against the build before (only e1
+    moves: half its F's move)."""
+    turn = [FULL, THREE, ONE, NONE]
+    e1 = [F[turn[k % 4]] for k in range(1, builds + 1)]
+    return [(statistics.fmean([f, F[TWO]]), None if k == 0 else (f - e1[k - 1]) / 2) for k, f in enumerate(e1)]
+
+
+def looked_up(monkeypatch: pytest.MonkeyPatch, suite_path: Path) -> list[str]:
+    """The builds whose table of scores is looked up from now on (by their file's name)."""
+    import hashlib
+
+    from rouge_tui.analysis.scores import Scorer
+
+    builds = suite_path / "builds"
+    names = {hashlib.sha256(p.read_bytes()).hexdigest(): p.stem if p.parent == builds else p.parent.name
+             for p in builds.rglob("*") if p.is_file()}
+    seen: list[str] = []
+    real = Scorer.stored
+
+    def stored(self, digests, ids=None):
+        seen.append(names.get(digests[0], "?"))
+        return real(self, digests, ids)
+
+    monkeypatch.setattr(Scorer, "stored", stored)
+    return seen
+
+
+def check_trend(got, builds: int) -> None:
+    assert [row.name for row in got] == [str(k) for k in range(1, builds + 1)]
+    for row, (mean, delta) in zip(got, hand_trend(builds)):
+        assert row.stats.mean == pytest.approx(mean, abs=1e-15), row.name
+        assert row.delta == (None if delta is None else pytest.approx(delta, abs=1e-15)), row.name
+
+
+def test_a_new_build_reads_the_kept_history_and_two_tables_not_one_a_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC "Budgets": a history of 500 builds with a new one added. The history is kept as
+    one entry under every build's bytes: reopened, no build's table is read; with a build
+    added, only its own and the one before it (for its delta); the figures the hand's."""
+    suite_path = nightly_suite(tmp_path / "s", 6)
+    new = suite_path / "builds" / "6.jsonl"
+    held = new.read_bytes()
+    new.unlink()
+    suite = open_suite(suite_path)
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 5)
+    seen = looked_up(monkeypatch, suite_path)
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 5)
+    assert seen == []
+    new.write_bytes(held)
+    suite = open_suite(suite_path)
+    seen = looked_up(monkeypatch, suite_path)
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 6)
+    assert sorted(set(seen)) == ["5", "6"]
+
+
+def test_a_kept_history_makes_an_unreadable_builds_row_again_and_reads_no_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build that cannot be read is kept as nothing (its reason names the suite's path):
+    reopened, it alone is looked up and read again, no other build's table, and every row is
+    the hand's (build 4's delta against build 3 over a and b: (2/3 - 5/6 + 1 - 2/3) / 2)."""
+    from rouge_tui.analysis import history
+
+    suite = open_suite(trend_suite(tmp_path / "s"))
+    first = trend(suite, read_references(suite), Settings(), Caches.default())
+    seen = looked_up(monkeypatch, tmp_path / "s")
+    read: list[str] = []
+    real = history.read_build
+
+    def counted(suite, entry):
+        read.append(entry.name)
+        return real(suite, entry)
+
+    monkeypatch.setattr(history, "read_build", counted)
+    again = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert (read, seen) == (["2"], ["2"])
+    assert again == first
+    assert again[1].stats is None and "2.jsonl" in again[1].problem
+    assert again[3].delta == pytest.approx((F[TWO] - (F[FULL] + F[TWO]) / 2 + F[FULL] - F[TWO]) / 2, abs=1e-15)
+
+
+def test_a_build_mended_while_the_kept_history_is_read_gives_the_rows_of_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Build 2 was kept as unreadable and build 3's delta against build 1; a job mends build 2
+    between the trend's look at its bytes and its reading: build 2 is shown as read, and
+    build 3's delta is against it, not the one kept (the whole history made again)."""
+    from rouge_tui.analysis import history
+
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": REF}), {
+        "1.jsonl": outs(a=ONE), "2.jsonl": outs(a=TWO) + "{broken\n", "3.jsonl": outs(a=FULL),
+    })  # fmt: skip
+    suite = open_suite(suite_path)
+    kept = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert kept[1].stats is None and kept[2].delta == pytest.approx(F[FULL] - F[ONE], abs=1e-15)
+    real = history.read_build
+
+    def mended_meanwhile(suite, entry):
+        if entry.name == "2":
+            (suite_path / "builds" / "2.jsonl").write_text(outs(a=TWO))
+        return real(suite, entry)
+
+    monkeypatch.setattr(history, "read_build", mended_meanwhile)
+    raced = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert raced[1].stats.mean == F[TWO]
+    assert raced[2].delta == pytest.approx(F[FULL] - F[TWO], abs=1e-15)
+
+
+def test_a_kept_build_rewritten_before_its_f_is_read_for_the_next_delta_is_shown_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Build 3 is added; build 2's row is kept, but its table is gone (pruned), so its F for
+    build 3's delta is read from its file, which a job rewrote meanwhile: the rows shown are
+    of what was read (build 2's mean and build 3's delta against the same bytes), never a
+    kept mean beside a delta against other bytes."""
+    from rouge_tui.analysis import history
+    from rouge_tui.analysis.scores import Scorer
+
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": REF}),
+                            {"1.jsonl": outs(a=ONE), "2.jsonl": outs(a=TWO)})
+    suite = open_suite(suite_path)
+    trend(suite, read_references(suite), Settings(), Caches.default())  # 1 and 2 kept
+    (suite_path / "builds" / "3.jsonl").write_text(outs(a=FULL))
+    suite = open_suite(suite_path)
+    real = history.read_build
+
+    def rewritten_meanwhile(suite, entry):
+        if entry.name == "2":
+            (suite_path / "builds" / "2.jsonl").write_text(outs(a=NONE))
+        return real(suite, entry)
+
+    monkeypatch.setattr(Scorer, "stored", lambda self, digests, ids=None: None)
+    monkeypatch.setattr(history, "read_build", rewritten_meanwhile)
+    raced = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert [row.stats.mean for row in raced] == [F[ONE], F[NONE], F[FULL]]
+    assert [row.delta for row in raced] == [None, F[NONE] - F[ONE], F[FULL] - F[NONE]]
+
+
+def kept_history(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """The history entries kept from now on, by key (`pack`'s head holds its rows)."""
+    from rouge_tui.store.cache import BlobCache
+
+    kept: dict[str, bytes] = {}
+    real = BlobCache.put
+
+    def put(self, name, payload):
+        if b'{"rows": ' in payload[:20]:
+            kept[name] = payload
+        real(self, name, payload)
+
+    monkeypatch.setattr(BlobCache, "put", put)
+    return kept
+
+
+def _row(mean: float, delta: float | None, runs: int = 1, n: int = 2) -> list:
+    return [runs, n, mean, [mean - 0.1, mean + 0.1], "analytic" if runs == 1 else "replicates", [mean] * runs, delta]
+
+
+FORGED = {  # well sealed, yet not a history of these builds: each must be refused
+    "rows of other builds": {"rows": [_row(0.5, None)]},
+    "a mean above 1": {"rows": [_row(2.0, None), _row(0.5, 0.1)]},
+    "a NaN mean": {"rows": [_row(math.nan, None), _row(0.5, 0.1)]},
+    "two runs said, one file": {"rows": [_row(0.5, None, runs=2), _row(0.5, 0.1)]},
+    "a delta with no build before": {"rows": [_row(0.5, 0.1), _row(0.5, 0.1)]},
+    "no delta after a build": {"rows": [_row(0.5, None), _row(0.5, None)]},
+    "a mean outside its band": {"rows": [[1, 2, 0.5, [0.6, 0.7], "analytic", [0.5], None], _row(0.5, 0.1)]},
+    "no examples": {"rows": [_row(0.5, None, n=0), _row(0.5, 0.1)]},
+    "an int for a mean": {"rows": [[1, 2, 1, [0, 1], "analytic", [1], None], _row(0.5, 0.1)]},
+    "a row of three": {"rows": [[1, 2, 0.5], _row(0.5, 0.1)]},
+    "a row that is a number": {"rows": [7, _row(0.5, 0.1)]},
+    "no rows": {"other": []},
+}
+
+
+@pytest.mark.parametrize("how", [*FORGED, "not a head"])
+def test_a_corrupt_or_foreign_kept_history_is_made_again_never_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """An entry under the history's key that does not check out (each figure in range, a
+    band around its mean, a row a build, the runs its files say, a delta exactly where a
+    build before has figures) is refused: the trend is the hand's, and the entry rebuilt."""
+    from rouge_tui.store.cache import BlobCache, pack
+
+    suite_path = nightly_suite(tmp_path / "s", 2)
+    suite = open_suite(suite_path)
+    kept = kept_history(monkeypatch)
+    trend(suite, read_references(suite), Settings(), Caches.default())
+    ((name, good),) = kept.items()
+    forged = b"\xff" * 12 if how == "not a head" else pack(FORGED[how], np.zeros(0))
+    BlobCache("scores").put(name, forged)
+    kept.clear()
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 2)
+    assert kept == {name: good}  # rebuilt as it was
+
+
+def test_a_new_build_rewritten_while_it_is_read_never_lends_its_figures_to_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A nightly job replaces the new build between the trend's look at its bytes and its
+    reading: the history kept is of the file as read, under that file's bytes, so when the
+    first file comes back its own figures are shown, not the other's."""
+    from rouge_tui.analysis import history
+
+    suite_path = nightly_suite(tmp_path / "s", 3)
+    new = suite_path / "builds" / "3.jsonl"
+    first = new.read_text()
+    new.unlink()
+    suite = open_suite(suite_path)
+    trend(suite, read_references(suite), Settings(), Caches.default())  # 1 and 2 kept
+    new.write_text(first)
+    suite = open_suite(suite_path)
+    real = history.read_build
+
+    def replaced_meanwhile(suite, entry):
+        if entry.name == "3":
+            new.write_text(outs(e1=FULL, e2=FULL))
+        return real(suite, entry)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(history, "read_build", replaced_meanwhile)
+        raced = trend(suite, read_references(suite), Settings(), Caches.default())
+    assert raced[-1].stats.mean == 1.0  # the file as read
+    new.write_text(first)
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 3)
 
 
 def test_the_paired_delta_between_two_builds_is_over_the_ids_both_have() -> None:

@@ -3,7 +3,9 @@
 - `build_scores`: one build's per-example F over its own ids that have a usable reference,
   from its table of scores (`scores.Scorer`: kept under the bytes of its files, or scored),
   or its one-line error when it cannot be read;
-- `trend`: every build's n, mean and band;
+- `trend`: every build's n, mean and band, and its paired delta against the build before;
+  kept as one entry keyed by every build's bytes, so that a new build reads that entry and
+  two tables (its own, and the one before it for its delta), not one table a build;
 - `volatile`: the examples whose F moved by 0.05 or more in more than half of the last
   consecutive build pairs ending at the baseline (five at most, two at least);
 - `history_band`: the baseline mean ± k · sd of the means of up to five builds ending with
@@ -26,11 +28,12 @@ from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.errors import SuiteError
 from rouge_tui.rouge.engine import TooLong
+from rouge_tui.store.cache import BlobCache, key, pack, unpack
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 
-__all__ = ["MOVE", "BuildScores", "ByExample", "baseline_stats", "build_scores", "changed_since_read",
-           "earlier_entries", "history_band", "paired_delta", "trend", "volatile"]
+__all__ = ["MOVE", "BuildScores", "ByExample", "HistoryRow", "baseline_stats", "build_scores", "changed_since_read",
+           "earlier_entries", "entry_part", "history_band", "key_part", "paired_delta", "trend", "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
@@ -40,8 +43,9 @@ BAND_BUILDS = 5  # builds whose means make the band from history
 @dataclass(frozen=True, eq=False)  # identity: arrays have no truth value to compare by
 class ByExample:
     """Each of a build's ids with its F (the mean over its runs): the ids as one list (the
-    build's own) and the values as one array, not a dict of a float an id (the app's history
-    line holds one for every build; benchmarks/README.md, "The app's memory at 1M")."""
+    build's own) and the values as one array, not a dict of a float an id (the volatile
+    signal holds one for each of the builds it looks at; benchmarks/README.md, "The app's
+    memory at 1M")."""
 
     ids: Sequence[str] = ()
     values: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -60,7 +64,8 @@ class ByExample:
 
 @dataclass
 class BuildScores:
-    """One build of the history: its figures and per-example F, or why it has none."""
+    """One build of the history as scored: its figures and per-example F, or why it has none
+    (what the volatile signal and a `HistoryRow`'s delta are worked out from)."""
 
     name: str
     runs: int
@@ -72,15 +77,48 @@ class BuildScores:
     digests: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class HistoryRow:
+    """One build's line of the history (`trend`): its figures, or why it has none; ``delta``,
+    the mean paired delta of its F against the last build before it with figures (None when
+    none has: `paired_delta`)."""
+
+    name: str
+    runs: int
+    stats: BuildStats | None
+    problem: str | None = None
+    delta: float | None = None
+
+
+def key_part(name: str, runs: int, digests: Sequence[str], problem: str | None = None) -> list:
+    """One build as a cache key names it: its name, its run count and each run file's
+    digest, or why none could be read; one list per build, so that a run file moved from one
+    build's folder to the other's is another key."""
+    return [name, runs, list(digests)] if digests else [name, runs, [], f"unreadable: {problem}"]
+
+
+def entry_part(suite: Suite, entry: BuildEntry) -> list:
+    """`key_part` of ``entry`` as its files are now: what a key looked up before they are
+    read names."""
+    if entry.problem is not None:
+        return key_part(entry.name, len(entry.run_files), (), str(entry.problem))
+    try:
+        return key_part(entry.name, len(entry.run_files), build_digests(suite, entry))
+    except SuiteError as exc:  # scored as unreadable (`build_scores`) on the same grounds
+        return key_part(entry.name, len(entry.run_files), (), str(exc))
+
+
 def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings,
-                 scorer: Scorer, build: Build | None = None) -> BuildScores:
+                 scorer: Scorer, build: Build | None = None, digests: Sequence[str] = ()) -> BuildScores:
     """One build's figures over its own ids with a usable reference, from its table
     (``scorer``'s: kept, or scored against the builds scored before it); ``build``: the
-    build as already read, scored instead of its files as they are now."""
+    build as already read, scored instead of its files as they are now; ``digests``: its
+    files' digests as just taken (none: taken here)."""
     if build is None and entry.problem is not None:
         return BuildScores(entry.name, len(entry.run_files), None, ByExample(), str(entry.problem))
     try:
-        digests = [run.digest for run in build.runs] if build is not None else build_digests(suite, entry)
+        digests = ([run.digest for run in build.runs] if build is not None
+                   else list(digests) or build_digests(suite, entry))
     except SuiteError as exc:
         return BuildScores(entry.name, len(entry.run_files), None, ByExample(), str(exc))
     table = scorer.stored(digests) if build is None else None  # a build read is looked up by `table`
@@ -115,18 +153,131 @@ def _digests_now(suite: Suite, entry: BuildEntry) -> list[str] | None:
 
 
 def trend(suite: Suite, references: References, settings: Settings, caches,
-          progress: Callable[[str, float], None] | None = None, read: Sequence[Build] = ()) -> list[BuildScores]:
+          progress: Callable[[str, float], None] | None = None, read: Sequence[Build] = ()) -> list[HistoryRow]:
     """Every build of the suite, in history order; those in ``read`` (a comparison's two) as
     they were read, so that the history beside a comparison shows that comparison's
-    builds even where a file has changed since."""
+    builds even where a file has changed since.
+
+    The rows are kept as one entry under every build's bytes (`key_part`), the references'
+    and the settings: a new build (or a rewritten last one) reads the entry of the builds
+    before it, its own table and the one before it (for its delta), not one table a build.
+    Rows are kept under the bytes they were made from, and a build rewritten while they are
+    made keeps nothing."""
     known = {build.name: build for build in read}
-    scorer = Scorer(references, settings, caches.scores, repr(suite.settings.fields))
-    out = []
+    tell = progress or (lambda stage, fraction: None)
+    fields = repr(suite.settings.fields)
+    tell(f"reading the history: {len(suite.builds)} builds", 0.0)
+    parts = [key_part(entry.name, len(build.runs), [run.digest for run in build.runs])
+             if (build := known.get(entry.name)) is not None else entry_part(suite, entry) for entry in suite.builds]
+    store = caches.scores
+    kept = (_kept_rows(store, settings, references.digest, fields, parts)
+            or _kept_rows(store, settings, references.digest, fields, parts[:-1]) or [])
+    scorer = Scorer(references, settings, store, fields)
+    made = _made_rows(suite, references, settings, scorer, known, tell, parts, kept)
+    if made is None:  # a build rewritten meanwhile: every row from its table, nothing kept
+        rows, _ = _made_rows(suite, references, settings, scorer, known, tell, parts, [])
+        return rows
+    rows, made_from = made
+    if len(kept) < len(rows) or made_from != parts:
+        _keep_rows(store, settings, references.digest, fields, made_from, rows)
+    return rows
+
+
+def _made_rows(suite: Suite, references: References, settings: Settings, scorer: Scorer, known: dict[str, Build],
+               tell: Callable[[str, float], None], parts: list, kept: Sequence[HistoryRow | None]
+               ) -> tuple[list[HistoryRow], list] | None:
+    """Every build's row, ``kept`` where it holds one (null there: made again), the others
+    from their tables; with the `key_part` of the bytes each was made from. None when a build
+    ``kept`` names changed under it (not a row of its bytes as kept, or made from others)."""
+    total = len(suite.builds)
+    rows: list[HistoryRow] = []
+    made: list = []
+    last: tuple[int, BuildScores | None] | None = None  # the last build with figures (None: a kept row)
     for number, entry in enumerate(suite.builds):
-        if progress is not None:
-            progress(f"scoring the history: build {number + 1} of {len(suite.builds)}", number / len(suite.builds))
-        out.append(build_scores(suite, entry, references, settings, scorer, known.get(entry.name)))
-    return out
+        row = kept[number] if number < len(kept) else None
+        if row is not None:
+            rows.append(row)
+            made.append(parts[number])
+            last = (number, None)
+            continue
+        tell(f"scoring the history: build {number + 1} of {total}", number / total)
+        scores = build_scores(suite, entry, references, settings, scorer, known.get(entry.name), parts[number][2])
+        if scores.stats is not None and number < len(kept):  # kept as unreadable, yet read now
+            return None
+        delta = None
+        if scores.stats is not None and last is not None:
+            at, before = last
+            if before is None:  # a kept row: its F from its table, of the bytes it was kept under
+                before = build_scores(suite, suite.builds[at], references, settings, scorer,
+                                      known.get(suite.builds[at].name), parts[at][2])
+                if list(before.digests) != parts[at][2]:
+                    return None
+            delta = paired_delta(before, scores)
+        if scores.stats is not None:
+            last = (number, scores)
+        rows.append(HistoryRow(scores.name, scores.runs, scores.stats, scores.problem, delta))
+        made.append(key_part(entry.name, scores.runs, scores.digests, scores.problem))
+    return rows, made
+
+
+def _rows_key(settings: Settings, references: str, fields: str, parts: list) -> str:
+    return key("history", settings.scoring, references, fields, settings.k, parts)
+
+
+def _keep_rows(store: BlobCache | None, settings: Settings, references: str, fields: str, parts: list,
+               rows: Sequence[HistoryRow]) -> None:
+    """Keep ``rows`` (made from the bytes ``parts`` name) as one entry; a row without figures
+    is kept as null (it is made again: its reason names the suite's path)."""
+    if store is None or not parts:
+        return
+    kept = [None if r.stats is None else [r.runs, r.stats.n, r.stats.mean, list(r.stats.band), r.stats.band_source,
+                                          list(r.stats.run_means), r.delta] for r in rows]
+    store.put(_rows_key(settings, references, fields, parts), pack({"rows": kept}, np.zeros(0)))
+
+
+def _kept_rows(store: BlobCache | None, settings: Settings, references: str, fields: str,
+               parts: list) -> list[HistoryRow | None] | None:
+    """The rows kept for the builds ``parts`` name (None: a row to make again), or None when
+    there is no entry or it does not check out (corrupt or foreign: never trusted)."""
+    if store is None or not parts:
+        return None
+    found = store.get(_rows_key(settings, references, fields, parts))
+    if found is None:
+        return None
+    try:
+        return _checked_rows(found, parts)
+    except (ValueError, TypeError):
+        return None
+
+
+def _checked_rows(data: bytes, parts: list) -> list[HistoryRow | None]:
+    """What `_keep_rows` wrote for ``parts``, each figure checked (a ValueError or a TypeError
+    for anything else): a mean and each run's in [0, 1], a band around the mean, a delta in
+    [-1, 1] exactly where an earlier build has figures."""
+    head, values = unpack(data)
+    kept = head.get("rows")
+    if not isinstance(kept, list) or len(kept) != len(parts) or values.size:
+        raise ValueError("a kept history of other builds")
+    rows: list[HistoryRow | None] = []
+    earlier = False
+    for part, row in zip(parts, kept):
+        if row is None:
+            rows.append(None)
+            continue
+        runs, n, mean, band, source, run_means, delta = row
+        low, high = band
+        numbers = [mean, low, high, *run_means] + ([] if delta is None else [delta])
+        if (type(runs) is not int or runs != part[1] or len(part[2]) != runs or type(n) is not int or n < 1
+                or not all(type(x) is float and math.isfinite(x) for x in numbers)
+                or not 0 <= mean <= 1 or not low <= mean <= high or len(run_means) != runs
+                or not all(0 <= x <= 1 for x in run_means)
+                or source != ("replicates" if runs >= 2 else "analytic")
+                or (delta is None) == earlier or (delta is not None and not -1 <= delta <= 1)):
+            raise ValueError("a kept history row does not check out")
+        earlier = True
+        stats = BuildStats(part[0], runs, n, mean, (low, high), source, tuple(run_means))
+        rows.append(HistoryRow(part[0], runs, stats, None, delta))
+    return rows
 
 
 def changed_since_read(suite: Suite, read: Sequence[Build]) -> list[str]:
@@ -184,7 +335,7 @@ def paired_delta(before: BuildScores, after: BuildScores) -> float:
     return math.fsum((after.f.values[both] - old[both]).tolist()) / shared if shared else 0.0
 
 
-def baseline_stats(history: Sequence[BuildScores], settings: Settings) -> tuple[BuildStats, str | None]:
+def baseline_stats(history: Sequence[BuildScores | HistoryRow], settings: Settings) -> tuple[BuildStats, str | None]:
     """The last build of ``history`` (builds in history order ending with the baseline) with the
     band a comparison against it uses: its own, or with [band] source = "history" the band
     from history; with too few builds for that, its own band and a warning saying so."""
@@ -201,7 +352,7 @@ def baseline_stats(history: Sequence[BuildScores], settings: Settings) -> tuple[
     return replace(baseline, band=band, band_source="history"), None
 
 
-def history_band(history: Sequence[BuildScores], baseline: BuildStats, k: float) -> tuple[float, float] | None:
+def history_band(history: Sequence[BuildScores | HistoryRow], baseline: BuildStats, k: float) -> tuple[float, float] | None:
     """The baseline mean ± k · sample sd of the means of up to BAND_BUILDS builds ending
     with the baseline; None with fewer than three (the usual band then applies)."""
     means = [h.stats.mean for h in history if h.stats is not None][-BAND_BUILDS:]

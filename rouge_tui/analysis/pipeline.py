@@ -91,9 +91,9 @@ class Texts:
 
     def key_part(self) -> list:
         """The bytes these texts were read from, as the figures' cache key names them: the
-        references', then each build's (`_build_part`)."""
+        references', then each build's (`history.key_part`)."""
         return [self.references.digest,
-                *(_build_part(b.name, len(b.runs), [run.digest for run in b.runs]) for b in (self.baseline, self.candidate))]
+                *(history.key_part(b.name, len(b.runs), [run.digest for run in b.runs]) for b in (self.baseline, self.candidate))]
 
 
 def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None,
@@ -121,33 +121,17 @@ def _each_itself(ids: Sequence[str], block: int = 16_384) -> dict[str, str]:
     return out
 
 
-def _build_part(name: str, runs: int, digests: Sequence[str], problem: str | None = None) -> list:
-    """One build as a figures' key names it: its name, its run count and each run file's
-    digest, or why none could be read; one list per build, so that a run file moved from one
-    build's folder to the other's is another key."""
-    return [name, runs, list(digests)] if digests else [name, runs, [], f"unreadable: {problem}"]
-
-
 def _earlier_part(suite: Suite, settings: Settings, baseline: str) -> list:
     """The earlier builds the volatile signal and the history band read, as the files are
-    now (`_build_part`): what a key looked up before they are read names."""
-    earlier = []
-    for entry in history.earlier_entries(suite, settings, baseline):
-        if entry.problem is not None:
-            earlier.append(_build_part(entry.name, len(entry.run_files), (), str(entry.problem)))
-            continue
-        try:
-            earlier.append(_build_part(entry.name, len(entry.run_files), build_digests(suite, entry)))
-        except SuiteError as exc:  # scored as unreadable (history.build_scores) on the same grounds
-            earlier.append(_build_part(entry.name, len(entry.run_files), (), str(exc)))
-    return earlier
+    now (`history.entry_part`): what a key looked up before they are read names."""
+    return [history.entry_part(suite, entry) for entry in history.earlier_entries(suite, settings, baseline)]
 
 
 def _earlier_read(before: Sequence[history.BuildScores]) -> list:
-    """The earlier builds as `compute` read them (`_build_part`): what figures computed from
+    """The earlier builds as `compute` read them (`history.key_part`): what figures computed from
     them are stored under, so a build rewritten while it was read (and later put back) never
     lends its figures to the bytes the key was looked up with."""
-    return [_build_part(b.name, b.runs, b.digests, b.problem) for b in before]
+    return [history.key_part(b.name, b.runs, b.digests, b.problem) for b in before]
 
 
 def _figures_key(suite: Suite, settings: Settings, compared: list, earlier: list) -> str:
@@ -214,7 +198,7 @@ def open_analysis(
         earlier = _earlier_part(suite, settings, base.name)
         try:
             compared = [references_digest(suite),
-                        *(_build_part(b.name, len(b.run_files), build_digests(suite, b)) for b in (base, cand))]
+                        *(history.key_part(b.name, len(b.run_files), build_digests(suite, b)) for b in (base, cand))]
             key = _figures_key(suite, settings, compared, earlier)
         except SuiteError:  # a file that cannot be read: said by reading it, below
             key = None

@@ -2,7 +2,8 @@
 
 Three stores under the cache dir, all `BlobCache`s, each bounded (`prune`: the entries used
 longest ago go first once a store passes `LIMIT`): ``scores`` (each build's per-example
-scores, one table a build: `analysis.scores`), ``figures`` (a comparison's figures) and
+scores, one table a build: `analysis.scores`; and the history's rows, one entry a list of
+builds: `analysis.history.trend`), ``figures`` (a comparison's figures) and
 ``pairs`` (a build pair's signal counts). Every entry's key is made by `key` (one recipe,
 one version string, `VERSION`), and the tables and the counts are written by one codec
 (`pack`, `unpack`: a JSON head and an array of float64).

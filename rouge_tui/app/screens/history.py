@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
 from rouge_tui.analysis.compare import VERDICTS, verdict
-from rouge_tui.analysis.history import BuildScores, baseline_stats, paired_delta, trend
+from rouge_tui.analysis.history import HistoryRow, baseline_stats, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.overview import shorten_names
@@ -56,7 +56,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         Binding("k", "up", "up", show=False),
     ]
 
-    def __init__(self, review: Review, caches, builds: list[BuildScores] | None = None,
+    def __init__(self, review: Review, caches, builds: list[HistoryRow] | None = None,
                  changed: frozenset[str] = frozenset()) -> None:
         """``builds``: the suite's history already scored for this comparison, if it is;
         ``changed``: the compared builds whose files changed since they were read (listed as
@@ -68,7 +68,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         figures = review.analysis.figures
         self.pair = (figures.baseline.name, figures.candidate.name)
         self.picked: list[str] = []
-        self.builds: list[BuildScores] | None = builds
+        self.builds: list[HistoryRow] | None = builds
         self.changed = changed
 
     def compose(self) -> ComposeResult:
@@ -96,7 +96,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
     def say(self, stage: str) -> None:
         self.query_one("#history-title", Static).update(Text(one_line(stage), no_wrap=True))
 
-    def scored(self, builds: list[BuildScores]) -> None:
+    def scored(self, builds: list[HistoryRow]) -> None:
         self.builds = builds
         self.fill()
 
@@ -126,11 +126,9 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             line.append(f" {figures.delta_mean:+.4f} {VERDICTS[figures.verdict].symbol}")
         elif earlier:  # against the last build before this one with figures, by the comparison's rule
             settings = self.review.analysis.settings
-            previous = self.builds[earlier[-1]]
             before, _ = baseline_stats(self.builds[: earlier[-1] + 1], settings)
-            delta = paired_delta(previous, scored)  # over the ids both have, as compared
-            said = verdict(before, stats.mean, delta, settings.min_delta)
-            line.append(f" {delta:+.4f} {VERDICTS[said].symbol}")
+            said = verdict(before, stats.mean, scored.delta, settings.min_delta)  # over the ids both have
+            line.append(f" {scored.delta:+.4f} {VERDICTS[said].symbol}")
         else:
             line.append(" " * 10)
         marks = len(self.review.store.with_candidate(entry.name))

@@ -148,7 +148,7 @@ class Overview(Widget):
         self.figures: Figures | None = None
         self.loading_text = "loading…"
         self.notice: str | None = None  # e.g. the references changed since an earlier review
-        self.trend: list | None = None  # the history's BuildScores, once scored
+        self.trend: list | None = None  # the history's rows (`HistoryRow`), once scored
         self.trend_waiting = SCORING  # what the history line says until then
 
     def show(self, figures: Figures | None, notice: str | None = None) -> None:

@@ -120,19 +120,11 @@ def test_a_comparison_keeps_its_builds_history_entries_so_the_trend_reads_neithe
     """After a comparison, the trend reads only the builds it has no entry for (a cold
     100,000-example open read and keyed both compared builds again: 2 s), and every entry,
     kept or made, is the trend worked out by hand."""
-    from rouge_tui.analysis import history
 
     suite = open_suite(trend_suite(tmp_path / "s"))
     caches = Caches.default()
     open_analysis(suite, Settings(), *pair, caches=caches)
-    read: list[str] = []
-    real = history.read_build
-
-    def counted(suite, entry):
-        read.append(entry.name)
-        return real(suite, entry)
-
-    monkeypatch.setattr(history, "read_build", counted)
+    read = builds_read(monkeypatch)
     got = trend(suite, read_references(suite), Settings(), caches)
     assert read == read_again
     for build, (name, runs, figures, source) in zip(got, TREND):
@@ -239,6 +231,21 @@ def hand_trend(builds: int) -> list[tuple[float, float | None]]:
     return [(statistics.fmean([f, F[TWO]]), None if k == 0 else (f - e1[k - 1]) / 2) for k, f in enumerate(e1)]
 
 
+def builds_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The builds the history reads from their files from now on (by name)."""
+    from rouge_tui.analysis import history
+
+    read: list[str] = []
+    real = history.read_build
+
+    def counted(suite, entry):
+        read.append(entry.name)
+        return real(suite, entry)
+
+    monkeypatch.setattr(history, "read_build", counted)
+    return read
+
+
 def looked_up(monkeypatch: pytest.MonkeyPatch, suite_path: Path) -> list[str]:
     """The builds whose table of scores is looked up from now on (by their file's name)."""
     import hashlib
@@ -294,19 +301,11 @@ def test_a_kept_history_makes_an_unreadable_builds_row_again_and_reads_no_table(
     """A build that cannot be read is kept as nothing (its reason names the suite's path):
     reopened, it alone is looked up and read again, no other build's table, and every row is
     the hand's (build 4's delta against build 3 over a and b: (2/3 - 5/6 + 1 - 2/3) / 2)."""
-    from rouge_tui.analysis import history
 
     suite = open_suite(trend_suite(tmp_path / "s"))
     first = trend(suite, read_references(suite), Settings(), Caches.default())
     seen = looked_up(monkeypatch, tmp_path / "s")
-    read: list[str] = []
-    real = history.read_build
-
-    def counted(suite, entry):
-        read.append(entry.name)
-        return real(suite, entry)
-
-    monkeypatch.setattr(history, "read_build", counted)
+    read = builds_read(monkeypatch)
     again = trend(suite, read_references(suite), Settings(), Caches.default())
     assert (read, seen) == (["2"], ["2"])
     assert again == first

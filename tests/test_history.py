@@ -231,6 +231,29 @@ def hand_trend(builds: int) -> list[tuple[float, float | None]]:
     return [(statistics.fmean([f, F[TWO]]), None if k == 0 else (f - e1[k - 1]) / 2) for k, f in enumerate(e1)]
 
 
+def test_an_imported_build_of_repeated_runs_reads_its_kept_history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """promptfoo's --repeat: one file, two runs. The history is looked up under each build's
+    runs as read (two digests, two runs), as it was kept: reopened, no table is read."""
+    from test_importer_promptfoo import repeated_exports
+
+    from rouge_tui.analysis.scores import Scorer
+
+    folder = repeated_exports(tmp_path / "pf")
+    first = trend(open_suite(folder), read_references(open_suite(folder)), Settings(), Caches.default())
+    assert [row.runs for row in first] == [2, 2, 2]
+    seen: list[int] = []
+    real = Scorer.stored
+
+    def stored(self, digests, ids=None):
+        seen.append(len(digests))
+        return real(self, digests, ids)
+
+    monkeypatch.setattr(Scorer, "stored", stored)
+    suite = open_suite(folder)
+    assert trend(suite, read_references(suite), Settings(), Caches.default()) == first
+    assert seen == []
+
+
 def builds_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The builds the history reads from their files from now on (by name)."""
     from rouge_tui.analysis import history

@@ -75,6 +75,17 @@ def write_export(path: Path, results: list[dict], *, eval_id: str = EVAL_ID, sta
     return path
 
 
+def repeated_exports(folder: Path, evals: int = 3) -> Path:
+    """``evals`` exports of `promptfoo eval --repeat 2` (one file, two runs of each test) in
+    ``folder``: a suite whose builds have one file but two runs."""
+    folder.mkdir(parents=True)
+    for e in range(evals):
+        records = [result(0, i, "openai:gpt-4o", "s", {"n": i % 2}, f"out {i} {e} word", rouge(f"ref {i % 2} word"))
+                   for i in range(4)]
+        write_export(folder / f"{e}.json", records, eval_id=f"eval-{e}", stamp=f"2024-05-0{e + 1}T12:34:56.789Z")
+    return folder
+
+
 def stored_line(record: dict, eval_id: str = EVAL_ID) -> dict:
     """The same result as one .jsonl line: a stored EvalResult, its fields in its order."""
     line = {"id": record["id"], "evalId": eval_id}

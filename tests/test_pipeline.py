@@ -760,6 +760,23 @@ def test_a_run_file_moved_to_the_other_build_is_another_key(tmp_path: Path) -> N
     assert again.to_bytes() == uncached.to_bytes()
 
 
+def test_the_figures_of_an_imported_build_of_repeated_runs_come_from_the_cache(
+    tmp_path: Path, engine_calls: list[list[str]]
+) -> None:
+    """promptfoo's --repeat: one file, two runs. The key looked up before reading counts the
+    runs the importer names (two digests), as the key stored after reading does."""
+    from test_importer_promptfoo import repeated_exports
+
+    folder = repeated_exports(tmp_path / "pf")
+    first = open_analysis(open_suite(folder), Settings(), caches=Caches.default())
+    assert first.figures.candidate.runs == 2 and engine_calls
+    engine_calls.clear()
+    reader = Deferred()
+    again = open_analysis(open_suite(folder), Settings(), caches=Caches.default(), reader=reader)
+    assert engine_calls == [] and not again.texts.done()  # the figures came before the texts
+    assert again.figures.to_bytes() == first.figures.to_bytes()
+
+
 def test_an_imported_suites_figures_come_from_the_cache_until_a_file_changes(
     tmp_path: Path, engine_calls: list[list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:

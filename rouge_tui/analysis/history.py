@@ -103,9 +103,11 @@ def entry_part(suite: Suite, entry: BuildEntry) -> list:
     if entry.problem is not None:
         return key_part(entry.name, len(entry.run_files), (), str(entry.problem))
     try:
-        return key_part(entry.name, len(entry.run_files), build_digests(suite, entry))
+        digests = build_digests(suite, entry)
     except SuiteError as exc:  # scored as unreadable (`build_scores`) on the same grounds
         return key_part(entry.name, len(entry.run_files), (), str(exc))
+    # A run a digest: an importer's file may hold several (promptfoo's --repeat).
+    return key_part(entry.name, len(digests), digests)
 
 
 def build_scores(suite: Suite, entry: BuildEntry, references: References, settings: Settings,

@@ -197,8 +197,9 @@ def open_analysis(
     if caches.figures is not None and base.problem is None and cand.problem is None:
         earlier = _earlier_part(suite, settings, base.name)
         try:
+            runs = [build_digests(suite, b) for b in (base, cand)]  # a run a digest, as `Texts.key_part` counts
             compared = [references_digest(suite),
-                        *(history.key_part(b.name, len(b.run_files), build_digests(suite, b)) for b in (base, cand))]
+                        *(history.key_part(b.name, len(digests), digests) for b, digests in zip((base, cand), runs))]
             key = _figures_key(suite, settings, compared, earlier)
         except SuiteError:  # a file that cannot be read: said by reading it, below
             key = None

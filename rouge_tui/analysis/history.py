@@ -80,8 +80,8 @@ class BuildScores:
 @dataclass(frozen=True)
 class HistoryRow:
     """One build's line of the history (`trend`): its figures, or why it has none; ``delta``,
-    the mean paired delta of its F against the last build before it with figures (None when
-    none has: `paired_delta`)."""
+    the mean paired delta of its F against the last build before it with figures
+    (`paired_delta`), None for a build without figures or with no such build before it."""
 
     name: str
     runs: int
@@ -161,8 +161,10 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     builds even where a file has changed since.
 
     The rows are kept as one entry under every build's bytes (`key_part`), the references'
-    and the settings: a new build (or a rewritten last one) reads the entry of the builds
-    before it, its own table and the one before it (for its delta), not one table a build.
+    and the settings: a new build reads the entry kept for the builds before it (the last
+    history's), its own table and the one before it (for its delta), not one table a build.
+    (A rewritten last build finds no entry for the builds before it, which was never kept
+    alone, and reads every table.)
     Rows are kept under the bytes they were made from, and a build rewritten while they are
     made keeps nothing."""
     known = {build.name: build for build in read}

@@ -76,7 +76,7 @@ class TrendReady(Message):
     """Every build of the suite scored, for the settings of ``analysis``."""
 
     analysis: Analysis
-    trend: list  # rouge_tui.analysis.history.HistoryRow, in name order
+    trend: list  # rouge_tui.analysis.history.HistoryRow, in history order
     changed: tuple[str, ...] = ()  # compared builds whose files changed since they were read
 
 

@@ -318,6 +318,23 @@ def test_a_new_build_reads_the_kept_history_and_two_tables_not_one_a_build(
     assert sorted(set(seen)) == ["5", "6"]
 
 
+def test_a_last_build_rewritten_reads_the_kept_history_of_the_builds_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A nightly job run again rewrites the newest build: the rows of the builds before it
+    are kept too, so only its table and the one before it are read; the figures the hand's
+    (the rewrite gives the same outputs in another order)."""
+    suite_path = nightly_suite(tmp_path / "s", 6)
+    suite = open_suite(suite_path)
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 6)
+    last = suite_path / "builds" / "6.jsonl"
+    last.write_text("".join(reversed(last.read_text().splitlines(keepends=True))))
+    suite = open_suite(suite_path)
+    seen = looked_up(monkeypatch, suite_path)
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 6)
+    assert sorted(set(seen)) == ["5", "6"]
+
+
 def test_a_kept_history_makes_an_unreadable_builds_row_again_and_reads_no_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -442,7 +459,7 @@ def test_a_corrupt_or_foreign_kept_history_is_made_again_never_trusted(
     suite = open_suite(suite_path)
     kept = kept_history(monkeypatch)
     trend(suite, read_references(suite), Settings(), Caches.default())
-    ((name, good),) = kept.items()
+    (name, good), _before_the_last = kept.items()  # the whole history's, then its first build's
     forged = b"\xff" * 12 if how == "not a head" else pack(FORGED[how], np.zeros(0))
     BlobCache("scores").put(name, forged)
     kept.clear()

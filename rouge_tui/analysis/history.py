@@ -161,10 +161,9 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     builds even where a file has changed since.
 
     The rows are kept as one entry under every build's bytes (`key_part`), the references'
-    and the settings: a new build reads the entry kept for the builds before it (the last
-    history's), its own table and the one before it (for its delta), not one table a build.
-    (A rewritten last build finds no entry for the builds before it, which was never kept
-    alone, and reads every table.)
+    and the settings, and so are the rows of the builds before the last: a new build (or a
+    last one rewritten, as a nightly job run again does) reads the entry kept for the builds
+    before it, its own table and the one before it (for its delta), not one table a build.
     Rows are kept under the bytes they were made from, and a build rewritten while they are
     made keeps nothing."""
     known = {build.name: build for build in read}
@@ -184,6 +183,8 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     rows, made_from = made
     if len(kept) < len(rows) or made_from != parts:
         _keep_rows(store, settings, references.digest, fields, made_from, rows)
+    if len(kept) < len(rows) - 1:  # a row depends on the builds up to its own alone
+        _keep_rows(store, settings, references.digest, fields, made_from[:-1], rows[:-1])
     return rows
 
 

@@ -438,6 +438,7 @@ FORGED = {  # well sealed, yet not a history of these builds: each must be refus
     "a delta with no build before": {"rows": [_row(0.5, 0.1), _row(0.5, 0.1)]},
     "no delta after a build": {"rows": [_row(0.5, None), _row(0.5, None)]},
     "a mean outside its band": {"rows": [[1, 2, 0.5, [0.6, 0.7], "analytic", [0.5], None], _row(0.5, 0.1)]},
+    "one run's mean not the build's": {"rows": [[1, 2, 0.5, [0.4, 0.6], "analytic", [0.55], None], _row(0.5, 0.1)]},
     "no examples": {"rows": [_row(0.5, None, n=0), _row(0.5, 0.1)]},
     "an int for a mean": {"rows": [[1, 2, 1, [0, 1], "analytic", [1], None], _row(0.5, 0.1)]},
     "a row of three": {"rows": [[1, 2, 0.5], _row(0.5, 0.1)]},

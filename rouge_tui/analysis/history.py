@@ -277,6 +277,7 @@ def _checked_rows(data: bytes, parts: list) -> list[HistoryRow | None]:
                 or not 0 <= mean <= 1 or not low <= mean <= high or len(run_means) != runs
                 or not all(0 <= x <= 1 for x in run_means)
                 or source != ("replicates" if runs >= 2 else "analytic")
+                or (runs == 1 and mean != run_means[0])  # one run: its mean is the build's (`build_stats`)
                 or (delta is None) == earlier or (delta is not None and not -1 <= delta <= 1)):
             raise ValueError("a kept history row does not check out")
         earlier = True

@@ -4,8 +4,9 @@
   from its table of scores (`scores.Scorer`: kept under the bytes of its files, or scored),
   or its one-line error when it cannot be read;
 - `trend`: every build's n, mean and band, and its paired delta against the build before;
-  kept as one entry keyed by every build's bytes, so that a new build reads that entry and
-  two tables (its own, and the one before it for its delta), not one table a build;
+  kept as one entry keyed by every build's bytes, so that a new build (or a last one
+  rewritten) reads an entry and two tables (its own, and the one before it for its delta),
+  not one table a build;
 - `volatile`: the examples whose F moved by 0.05 or more in more than half of the last
   consecutive build pairs ending at the baseline (five at most, two at least);
 - `history_band`: the baseline mean ± k · sd of the means of up to five builds ending with

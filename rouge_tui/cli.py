@@ -9,6 +9,7 @@ with one line on stderr naming the file and line. Every message goes through
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import io
 import os
@@ -302,8 +303,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[0] != "open":
         # One analysis and out: no cyclic garbage worth a collection, and the passes over a
         # big suite's objects cost (benchmarks/README.md, "Figures behind the code"); off
-        # before the imports, which make thousands of objects too.
+        # before the imports, which make thousands of objects too. Nor is any worth the
+        # interpreter's last collection at exit, which walks them all once more: frozen
+        # first (atexit runs before it).
         gc.disable()
+        atexit.unregister(gc.freeze)  # once, however often main is called in one process
+        atexit.register(gc.freeze)
     args = build_parser().parse_args(argv)
     from rouge_tui.errors import SuiteError
 

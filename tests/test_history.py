@@ -296,6 +296,15 @@ def check_trend(got, builds: int) -> None:
         assert row.delta == (None if delta is None else pytest.approx(delta, abs=1e-15)), row.name
 
 
+def tables_looked_up(monkeypatch: pytest.MonkeyPatch, suite_path: Path, builds: int) -> list[str]:
+    """The builds whose tables a trend of `nightly_suite` (``builds`` of them) looks up with
+    its files as they are now, its figures checked against the hand's."""
+    suite = open_suite(suite_path)
+    seen = looked_up(monkeypatch, suite_path)
+    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), builds)
+    return sorted(set(seen))
+
+
 def test_a_new_build_reads_the_kept_history_and_two_tables_not_one_a_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -306,16 +315,10 @@ def test_a_new_build_reads_the_kept_history_and_two_tables_not_one_a_build(
     new = suite_path / "builds" / "6.jsonl"
     held = new.read_bytes()
     new.unlink()
-    suite = open_suite(suite_path)
-    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 5)
-    seen = looked_up(monkeypatch, suite_path)
-    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 5)
-    assert seen == []
+    tables_looked_up(monkeypatch, suite_path, 5)  # cold: the history made and kept
+    assert tables_looked_up(monkeypatch, suite_path, 5) == []
     new.write_bytes(held)
-    suite = open_suite(suite_path)
-    seen = looked_up(monkeypatch, suite_path)
-    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 6)
-    assert sorted(set(seen)) == ["5", "6"]
+    assert tables_looked_up(monkeypatch, suite_path, 6) == ["5", "6"]
 
 
 def test_a_last_build_rewritten_reads_the_kept_history_of_the_builds_before_it(
@@ -325,14 +328,10 @@ def test_a_last_build_rewritten_reads_the_kept_history_of_the_builds_before_it(
     are kept too, so only its table and the one before it are read; the figures the hand's
     (the rewrite gives the same outputs in another order)."""
     suite_path = nightly_suite(tmp_path / "s", 6)
-    suite = open_suite(suite_path)
-    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 6)
+    tables_looked_up(monkeypatch, suite_path, 6)  # cold: the history made and kept
     last = suite_path / "builds" / "6.jsonl"
     last.write_text("".join(reversed(last.read_text().splitlines(keepends=True))))
-    suite = open_suite(suite_path)
-    seen = looked_up(monkeypatch, suite_path)
-    check_trend(trend(suite, read_references(suite), Settings(), Caches.default()), 6)
-    assert sorted(set(seen)) == ["5", "6"]
+    assert tables_looked_up(monkeypatch, suite_path, 6) == ["5", "6"]
 
 
 def test_a_kept_history_makes_an_unreadable_builds_row_again_and_reads_no_table(

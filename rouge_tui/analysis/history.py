@@ -34,7 +34,8 @@ from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
 
 __all__ = ["MOVE", "BuildScores", "ByExample", "HistoryRow", "baseline_stats", "build_scores", "changed_since_read",
-           "earlier_entries", "entry_part", "history_band", "key_part", "paired_delta", "trend", "volatile"]
+           "earlier_entries", "entry_part", "history_band", "key_part", "paired_delta", "read_part", "trend",
+           "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
@@ -96,6 +97,11 @@ def key_part(name: str, runs: int, digests: Sequence[str], problem: str | None =
     digest, or why none could be read; one list per build, so that a run file moved from one
     build's folder to the other's is another key."""
     return [name, runs, list(digests)] if digests else [name, runs, [], f"unreadable: {problem}"]
+
+
+def read_part(build: Build) -> list:
+    """`key_part` of ``build`` as it was read: what is kept from it is kept under."""
+    return key_part(build.name, len(build.runs), [run.digest for run in build.runs])
 
 
 def entry_part(suite: Suite, entry: BuildEntry) -> list:
@@ -171,8 +177,8 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     tell = progress or (lambda stage, fraction: None)
     fields = repr(suite.settings.fields)
     tell(f"reading the history: {len(suite.builds)} builds", 0.0)
-    parts = [key_part(entry.name, len(build.runs), [run.digest for run in build.runs])
-             if (build := known.get(entry.name)) is not None else entry_part(suite, entry) for entry in suite.builds]
+    parts = [read_part(build) if (build := known.get(entry.name)) is not None else entry_part(suite, entry)
+             for entry in suite.builds]
     store = caches.scores
     kept = (_kept_rows(store, settings, references.digest, fields, parts)
             or _kept_rows(store, settings, references.digest, fields, parts[:-1]) or [])

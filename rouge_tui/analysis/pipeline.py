@@ -91,9 +91,8 @@ class Texts:
 
     def key_part(self) -> list:
         """The bytes these texts were read from, as the figures' cache key names them: the
-        references', then each build's (`history.key_part`)."""
-        return [self.references.digest,
-                *(history.key_part(b.name, len(b.runs), [run.digest for run in b.runs]) for b in (self.baseline, self.candidate))]
+        references', then each build's (`history.read_part`)."""
+        return [self.references.digest, history.read_part(self.baseline), history.read_part(self.candidate)]
 
 
 def read_texts(suite: Suite, baseline: BuildEntry, candidate: BuildEntry, progress: Progress | None = None,

@@ -15,6 +15,7 @@ import errno
 import gzip
 import os
 import stat
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,8 +24,8 @@ from typing import BinaryIO
 from rouge_tui.errors import SuiteError
 
 __all__ = [
-    "MANY_LINES", "MAX_BYTES", "MAX_LINE", "LineBlocks", "file_digest", "open_binary", "read_head", "read_small",
-    "size_text",
+    "MANY_LINES", "MAX_BYTES", "MAX_LINE", "SETTLING_NS", "Identity", "KnownDigests", "LineBlocks", "file_digest",
+    "identity", "open_binary", "read_head", "read_small", "size_text",
 ]
 
 MAX_LINE = 64 << 20  # bytes in one line (one JSON record, one CSV line)
@@ -182,16 +183,44 @@ def open_binary(path: Path) -> Iterator[BinaryIO]:
         yield opened
 
 
-def file_digest(path: Path) -> str:
+Identity = tuple[int, int, int, int, int]
+SETTLING_NS = 2_000_000_000  # more than any file system's timestamp tick but FAT's
+
+
+class KnownDigests(dict):
+    """Files' digests by `identity`, for `file_digest`: this process's own; the cache's
+    (`store.cache.KeptDigests`) are kept for the next (`save`)."""
+
+    def save(self) -> None:
+        """Nothing is kept past this process."""
+
+
+def identity(found: os.stat_result) -> Identity:
+    """What a file's bytes are known by without reading them (`file_digest`): its device,
+    inode, size, mtime and ctime."""
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def file_digest(path: Path, hashed: KnownDigests | None = None) -> str:
     """sha256 (hex) of a file's raw bytes (compressed, for ``.gz``), read through `_open`.
 
     A plain text file's lines are held to MAX_LINE on the way, so a file with no newline (a
     sparse 8 GB one) fails at its first 64 MiB, not after hashing all of it.
+
+    ``hashed``: digests by `identity`, looked up first and added to. A file keeps its bytes
+    while its identity stands: a write changes its ctime, which no one can set back, and a
+    rename or copy its inode. A file changed less than `SETTLING_NS` before it is hashed is
+    not added: a second write within the same clock tick could leave its identity as it was
+    (git's "racily clean" index entries).
     """
     # Lines of text only: a gzip file's are held when read (LineBlocks); Parquet has none.
     plain = not Path(path).name.endswith((".gz", ".parquet"))
     start = 0  # where the line now being read began
     with _reading(Path(path)) as raw:
+        before = identity(os.fstat(raw.fd))
+        if hashed is not None and (digest := hashed.get(before)) is not None:
+            return digest
+        settled = max(before[3:]) < time.time_ns() - SETTLING_NS
         while data := raw.read():
             if raw.count > MAX_BYTES:
                 raise SuiteError(f"too big (over {size_text(MAX_BYTES)})", raw.path)
@@ -201,7 +230,10 @@ def file_digest(path: Path) -> str:
             elif plain and raw.count - start > MAX_LINE:
                 line = _line_number(raw.path, start)
                 raise SuiteError(f"line longer than {size_text(MAX_LINE)}", raw.path, line)
-    return raw.sha.hexdigest()
+        digest = raw.sha.hexdigest()
+        if hashed is not None and settled and identity(os.fstat(raw.fd)) == before:
+            hashed[before] = digest
+    return digest
 
 
 def _line_number(path: Path, offset: int) -> int:

@@ -465,3 +465,88 @@ def test_a_secret_others_could_read_is_replaced_and_its_entries_rebuilt(tmp_path
     fresh.put(key, b"figures again")
     assert secret.stat().st_mode & 0o777 == 0o600 and secret.read_bytes() != known
     assert BlobCache("figures", tmp_path).get(key) == b"figures again"
+
+
+# ---------------------------------------------------------------------- kept digests
+
+
+def _suite_files_read(monkeypatch: pytest.MonkeyPatch, suite: Path) -> list[Path]:
+    """The suite's files whose bytes are read from now on."""
+    from rouge_tui import files
+
+    seen: list[Path] = []
+    real = files._Raw.read
+
+    def read(self, size: int = files.BLOCK) -> bytes:
+        if Path(self.path).is_relative_to(suite):
+            seen.append(Path(self.path))
+        return real(self, size)
+
+    monkeypatch.setattr(files._Raw, "read", read)
+    return seen
+
+
+def test_a_reopened_report_reads_no_file_of_the_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rouge_tui import files
+
+    monkeypatch.setattr(files, "SETTLING_NS", 0)
+    suite = small_suite(tmp_path / "suite")
+    expected = _report(suite, capsys, "--no-cache")
+    assert _report(suite, capsys) == expected
+    reads = _suite_files_read(monkeypatch, suite)
+    assert _report(suite, capsys) == expected
+    assert reads == []
+
+
+def test_a_build_rewritten_to_the_same_size_is_scored_as_it_now_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mtime put back, the size the same: the ctime the write set tells the bytes apart."""
+    from rouge_tui import files
+
+    monkeypatch.setattr(files, "SETTLING_NS", 0)
+    suite = small_suite(tmp_path / "suite")
+    first = _report(suite, capsys)
+    _report(suite, capsys)
+    build = suite / "builds" / "b.jsonl"
+    old, before = build.read_bytes(), os.stat(build)
+    new = old.replace(b"cat", b"dog") if b"cat" in old else old.replace(b"the", b"one")
+    assert new != old and len(new) == len(old)
+    with open(build, "r+b") as handle:
+        handle.write(new)
+    os.utime(build, ns=(before.st_atime_ns, before.st_mtime_ns))
+    expected = _report(suite, capsys, "--no-cache")
+    assert json.loads(expected[1])["candidate"] != json.loads(first[1])["candidate"]  # the rewrite moves it
+    assert _report(suite, capsys) == expected
+
+
+def _memo(root: Path) -> BlobCache:
+    return BlobCache("digests", root)
+
+
+def test_kept_digests_round_trip_one_row_a_file_the_last_ones_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache.KeptDigests, "LIMIT", 3)
+    store = _memo(tmp_path / "digests")
+    kept = cache.KeptDigests(store, "/suite")
+    for inode in range(5):
+        kept[(1, inode, 10, 20, 30)] = f"{inode:064x}"
+    kept[(1, 4, 11, 21, 31)] = "a" * 64  # inode 4 rewritten: its earlier row goes
+    kept.save()
+    again = cache.KeptDigests(store, "/suite")
+    assert again == {(1, 2, 10, 20, 30): f"{2:064x}", (1, 3, 10, 20, 30): f"{3:064x}", (1, 4, 11, 21, 31): "a" * 64}
+    assert cache.KeptDigests(store, "/another suite") == {}
+
+
+@pytest.mark.parametrize("payload", [
+    b"not json", b"{}", b'[[1, 2, 3, 4, 5]]', b'[[1, 2, 3, 4, "5", "' + b"a" * 64 + b'"]]',
+    b'[[1, 2, 3, 4, 5, "' + b"A" * 64 + b'"]]', b'[[1, 2, 3, 4, 5, "' + b"a" * 63 + b'"]]',
+    b'[[1, 2, 3, 4, 5.0, "' + b"a" * 64 + b'"]]', b"[" * 100_000,
+])
+def test_a_kept_digests_entry_of_another_shape_is_an_empty_memo(payload: bytes, tmp_path: Path) -> None:
+    store = _memo(tmp_path / "digests")
+    store.put(key("digests", "/suite"), payload)
+    assert cache.KeptDigests(store, "/suite") == {}

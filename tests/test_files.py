@@ -321,3 +321,79 @@ def test_the_total_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     path = tmp_path / "x.jsonl"
     path.write_bytes(b"{}\n" * 400)
     assert str(error_of(lines_of, path)) == f"{path}: more than 1000 bytes of data"
+
+
+# ---------------------------------------------------------------------- digests kept by identity
+
+
+def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file counts as settled (the conftest holds none to be): `file_digest` keeps the
+    digest of a file written moments before."""
+    monkeypatch.setattr(files_module, "SETTLING_NS", 0)
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The paths whose bytes are read from now on."""
+    seen: list[Path] = []
+    real = files_module._Raw.read
+
+    def read(self, size: int = files_module.BLOCK) -> bytes:
+        seen.append(self.path)
+        return real(self, size)
+
+    monkeypatch.setattr(files_module._Raw, "read", read)
+    return seen
+
+
+def test_a_kept_digest_spares_reading_the_file_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _settled(monkeypatch)
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
+    known = files_module.KnownDigests()
+    assert file_digest(path, known) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert list(known.values()) == [hashlib.sha256(path.read_bytes()).hexdigest()]
+    reads = _reads(monkeypatch)
+    # What is kept is what comes back, unread: a digest planted under the file's identity.
+    known[next(iter(known))] = "f" * 64
+    assert file_digest(path, known) == "f" * 64
+    assert reads == []
+
+
+@pytest.mark.parametrize("how", ["rewritten in place, same size", "replaced by a rename", "appended to"])
+def test_a_file_changed_after_its_digest_was_kept_is_read_again(
+    how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _settled(monkeypatch)
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
+    known = files_module.KnownDigests()
+    file_digest(path, known)
+    before = os.stat(path)
+    if how == "rewritten in place, same size":
+        with open(path, "r+b") as handle:
+            handle.write(b'{"id": "1", "output": "x y z"}\n')
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # mtime put back: the ctime is not
+    elif how == "replaced by a rename":
+        (tmp_path / "new").write_bytes(b'{"id": "1", "output": "x y z"}\n')
+        os.replace(tmp_path / "new", path)
+    else:
+        with open(path, "ab") as handle:
+            handle.write(b'{"id": "2", "output": "d"}\n')
+    assert file_digest(path, known) == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_file_changed_moments_before_it_is_hashed_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two writes within one clock tick can leave a file's identity as it was: a digest is
+    kept only for a file last changed `SETTLING_NS` before it is hashed."""
+    monkeypatch.setattr(files_module, "SETTLING_NS", 2_000_000_000)  # the shipped value
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
+    known = files_module.KnownDigests()
+    assert file_digest(path, known) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert known == {}
+    old = os.stat(path).st_mtime_ns - 10_000_000_000
+    os.utime(path, ns=(old, old))  # an old mtime: the ctime is still now
+    file_digest(path, known)
+    assert known == {}

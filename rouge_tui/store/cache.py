@@ -1,12 +1,13 @@
 """The cache: what was worked out before, under a key naming every byte it came from.
 
-Three stores under the cache dir, all `BlobCache`s, each bounded (`prune`: the entries used
+Four stores under the cache dir, all `BlobCache`s, each bounded (`prune`: the entries used
 longest ago go first once a store passes `LIMIT`): ``scores`` (each build's per-example
 scores, one table a build: `analysis.scores`; and the history's rows, one entry a list of
-builds: `analysis.history.trend`), ``figures`` (a comparison's figures) and
-``pairs`` (a build pair's signal counts). Every entry's key is made by `key` (one recipe,
-one version string, `VERSION`), and the tables and the counts are written by one codec
-(`pack`, `unpack`: a JSON head and an array of float64).
+builds: `analysis.history.trend`), ``figures`` (a comparison's figures), ``pairs`` (a
+build pair's signal counts) and ``digests`` (a suite's files' digests: `KeptDigests`).
+Every entry's key is made by `key` (one recipe, one version string, `VERSION`), and the
+tables and the counts are written by one codec (`pack`, `unpack`: a JSON head and an array
+of float64).
 
 A store trusts nothing it did not write itself. Its folders must be the user's own and are
 made private whatever the umask (`private_folder`: another user's folder, or a link where a
@@ -29,6 +30,7 @@ import json
 import os
 import stat
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -36,10 +38,10 @@ import numpy as np
 
 from rouge_tui import __version__
 from rouge_tui.errors import SuiteError
-from rouge_tui.files import read_small
+from rouge_tui.files import KnownDigests, read_small
 from rouge_tui.store.paths import NotPrivate, atomic_write, cache_dir, private_folder
 
-__all__ = ["LIMIT", "VERSION", "BlobCache", "key", "pack", "prune", "unpack"]
+__all__ = ["LIMIT", "VERSION", "BlobCache", "KeptDigests", "key", "pack", "prune", "unpack"]
 
 LIMIT = 512 << 20  # bytes a store may hold before the entries used longest ago go
 PRUNE_TO = 0.75
@@ -212,6 +214,53 @@ class BlobCache(_Store):
         with contextlib.suppress(OSError):
             self._write(path, key.encode(), payload)
             prune(self.root, keep=path)
+
+
+class KeptDigests(KnownDigests):
+    """One suite's files' digests by `files.identity`, kept as one entry of a store (``None``:
+    in this process only): what `files.file_digest` need not read again. `save` writes it
+    back once something was added; an entry that does not check out is an empty memo."""
+
+    LIMIT = 4096  # files remembered, the last added kept
+
+    def __init__(self, store: BlobCache | None = None, where: str = "") -> None:
+        super().__init__()
+        self._store = store
+        self._key = key("digests", where)
+        self._added = False
+        self._lock = threading.Lock()
+        found = store.get(self._key) if store is not None else None
+        try:
+            rows = json.loads(found) if found else []
+        except (ValueError, RecursionError):
+            rows = []
+        if isinstance(rows, list) and all(_digest_row(row) for row in rows):
+            super().update((tuple(row[:5]), row[5]) for row in rows)
+
+    def __setitem__(self, identity: tuple[int, ...], digest: str) -> None:
+        with self._lock:
+            super().pop(identity, None)  # the last added goes last
+            super().__setitem__(identity, digest)
+            self._added = True
+
+    def save(self) -> None:
+        """Write the memo back when something was added (the last `LIMIT` files added)."""
+        with self._lock:
+            if not self._added or self._store is None:
+                return
+            self._added = False
+            latest: dict[tuple[int, ...], list] = {}
+            for identity, digest in self.items():
+                latest.pop(identity[:2], None)  # one row a file (device, inode): its last
+                latest[identity[:2]] = [*identity, digest]
+            rows = list(latest.values())[-self.LIMIT :]
+        self._store.put(self._key, json.dumps(rows).encode())
+
+
+def _digest_row(row: object) -> bool:
+    """A memo row as `KeptDigests.save` writes it: five integers and a sha256 in hex."""
+    return (isinstance(row, list) and len(row) == 6 and all(type(x) is int for x in row[:5])
+            and type(row[5]) is str and len(row[5]) == 64 and not row[5].strip("0123456789abcdef"))
 
 
 def key(kind: str, *parts: object) -> str:

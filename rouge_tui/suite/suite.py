@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rouge_tui.errors import SuiteError, quoted, quoted_list
-from rouge_tui.files import file_digest
+from rouge_tui.files import KnownDigests, file_digest
 from rouge_tui.importers import NATIVE_FORMATS
 from rouge_tui.suite.records import References, Run, read_references_file, read_run
 from rouge_tui.suite.toml import SuiteSettings, read_suite_settings
@@ -88,6 +88,8 @@ class Suite:
     imported: ImportedSuite | None = field(default=None, repr=False)  # None: the native layout
     # Each imported build's run digests once read (an importer's digests are known only then)
     _digests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
+    # Its files' digests by identity (`files.file_digest`): this process's, or the cache's
+    hashed: KnownDigests = field(default_factory=KnownDigests, repr=False, compare=False)
 
     @property
     def named(self) -> bool:
@@ -437,7 +439,7 @@ def build_digests(suite: Suite, entry: BuildEntry, fresh: bool = False) -> list[
     of a file that may hold several), known once it has been read here, else (or
     ``fresh``: to tell whether it changed) read for them. A SuiteError when unreadable."""
     if suite.imported is None:
-        return [file_digest(path) for path in entry.run_files]
+        return [file_digest(path, suite.hashed) for path in entry.run_files]
     if fresh or entry.name not in suite._digests:
         _runs(suite, entry)
     return list(suite._digests[entry.name])
@@ -447,7 +449,7 @@ def references_digest(suite: Suite) -> str:
     """What `read_references` would give as the references' digest, without reading the
     native file's records."""
     if suite.imported is None:
-        return file_digest(suite.references_path)
+        return file_digest(suite.references_path, suite.hashed)
     return read_references(suite).digest
 
 

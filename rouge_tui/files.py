@@ -183,7 +183,7 @@ def open_binary(path: Path) -> Iterator[BinaryIO]:
         yield opened
 
 
-Identity = tuple[int, int, int, int, int]
+Identity = tuple[str, int, int, int, int, int]
 SETTLING_NS = 2_000_000_000  # more than any file system's timestamp tick but FAT's
 
 
@@ -195,10 +195,11 @@ class KnownDigests(dict):
         """Nothing is kept past this process."""
 
 
-def identity(found: os.stat_result) -> Identity:
-    """What a file's bytes are known by without reading them (`file_digest`): its device,
-    inode, size, mtime and ctime."""
-    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+def identity(path: Path, found: os.stat_result) -> Identity:
+    """What a file's bytes are known by without reading them (`file_digest`): its absolute
+    path (a file system whose inodes mean little cannot lend one file's digest to another),
+    device, inode, size, mtime and ctime."""
+    return os.path.abspath(path), found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
 def file_digest(path: Path, hashed: KnownDigests | None = None) -> str:
@@ -217,10 +218,10 @@ def file_digest(path: Path, hashed: KnownDigests | None = None) -> str:
     plain = not Path(path).name.endswith((".gz", ".parquet"))
     start = 0  # where the line now being read began
     with _reading(Path(path)) as raw:
-        before = identity(os.fstat(raw.fd))
+        before = identity(raw.path, os.fstat(raw.fd))
         if hashed is not None and (digest := hashed.get(before)) is not None:
             return digest
-        settled = max(before[3:]) < time.time_ns() - SETTLING_NS
+        settled = max(before[4:]) < time.time_ns() - SETTLING_NS
         while data := raw.read():
             if raw.count > MAX_BYTES:
                 raise SuiteError(f"too big (over {size_text(MAX_BYTES)})", raw.path)
@@ -231,7 +232,7 @@ def file_digest(path: Path, hashed: KnownDigests | None = None) -> str:
                 line = _line_number(raw.path, start)
                 raise SuiteError(f"line longer than {size_text(MAX_LINE)}", raw.path, line)
         digest = raw.sha.hexdigest()
-        if hashed is not None and settled and identity(os.fstat(raw.fd)) == before:
+        if hashed is not None and settled and identity(raw.path, os.fstat(raw.fd)) == before:
             hashed[before] = digest
     return digest
 

@@ -532,19 +532,21 @@ def test_kept_digests_round_trip_one_row_a_file_the_last_ones_kept(
     monkeypatch.setattr(cache.KeptDigests, "LIMIT", 3)
     store = _memo(tmp_path / "digests")
     kept = cache.KeptDigests(store, "/suite")
-    for inode in range(5):
-        kept[(1, inode, 10, 20, 30)] = f"{inode:064x}"
-    kept[(1, 4, 11, 21, 31)] = "a" * 64  # inode 4 rewritten: its earlier row goes
+    for number in range(5):
+        kept[(f"/suite/{number}.jsonl", 1, number, 10, 20, 30)] = f"{number:064x}"
+    kept[("/suite/4.jsonl", 1, 9, 11, 21, 31)] = "a" * 64  # 4.jsonl rewritten: its earlier row goes
     kept.save()
     again = cache.KeptDigests(store, "/suite")
-    assert again == {(1, 2, 10, 20, 30): f"{2:064x}", (1, 3, 10, 20, 30): f"{3:064x}", (1, 4, 11, 21, 31): "a" * 64}
+    assert again == {("/suite/2.jsonl", 1, 2, 10, 20, 30): f"{2:064x}", ("/suite/3.jsonl", 1, 3, 10, 20, 30): f"{3:064x}",
+                     ("/suite/4.jsonl", 1, 9, 11, 21, 31): "a" * 64}
     assert cache.KeptDigests(store, "/another suite") == {}
 
 
 @pytest.mark.parametrize("payload", [
-    b"not json", b"{}", b'[[1, 2, 3, 4, 5]]', b'[[1, 2, 3, 4, "5", "' + b"a" * 64 + b'"]]',
-    b'[[1, 2, 3, 4, 5, "' + b"A" * 64 + b'"]]', b'[[1, 2, 3, 4, 5, "' + b"a" * 63 + b'"]]',
-    b'[[1, 2, 3, 4, 5.0, "' + b"a" * 64 + b'"]]', b"[" * 100_000,
+    b"not json", b"{}", b'[["/a", 1, 2, 3, 4, 5]]', b'[["/a", 1, 2, 3, 4, "5", "' + b"a" * 64 + b'"]]',
+    b'[["/a", 1, 2, 3, 4, 5, "' + b"A" * 64 + b'"]]', b'[["/a", 1, 2, 3, 4, 5, "' + b"a" * 63 + b'"]]',
+    b'[["/a", 1, 2, 3, 4, 5.0, "' + b"a" * 64 + b'"]]', b'[[1, 1, 2, 3, 4, 5, "' + b"a" * 64 + b'"]]',
+    b"[" * 100_000,
 ])
 def test_a_kept_digests_entry_of_another_shape_is_an_empty_memo(payload: bytes, tmp_path: Path) -> None:
     store = _memo(tmp_path / "digests")

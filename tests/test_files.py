@@ -397,3 +397,21 @@ def test_a_file_changed_moments_before_it_is_hashed_is_not_kept(
     os.utime(path, ns=(old, old))  # an old mtime: the ctime is still now
     file_digest(path, known)
     assert known == {}
+
+
+def test_a_kept_digest_is_lent_to_no_other_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where inodes mean little (some network and FUSE file systems give every file the same
+    one), two files of one size written in one clock tick would share all the rest."""
+    _settled(monkeypatch)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_bytes(b'{"id": "1", "output": "a b c"}\n')
+    second.write_bytes(b'{"id": "1", "output": "x y z"}\n')
+    known = files_module.KnownDigests()
+    file_digest(first, known)
+    theirs = os.stat(first)
+
+    def same_as_first(fd: int) -> os.stat_result:  # the second file, with the first one's stat
+        return theirs
+
+    monkeypatch.setattr(files_module.os, "fstat", same_as_first)
+    assert file_digest(second, known) == hashlib.sha256(second.read_bytes()).hexdigest()

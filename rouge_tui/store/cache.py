@@ -38,7 +38,7 @@ import numpy as np
 
 from rouge_tui import __version__
 from rouge_tui.errors import SuiteError
-from rouge_tui.files import KnownDigests, read_small
+from rouge_tui.files import Identity, KnownDigests, read_small
 from rouge_tui.store.paths import NotPrivate, atomic_write, cache_dir, private_folder
 
 __all__ = ["LIMIT", "VERSION", "BlobCache", "KeptDigests", "key", "pack", "prune", "unpack"]
@@ -235,9 +235,9 @@ class KeptDigests(KnownDigests):
         except (ValueError, RecursionError):
             rows = []
         if isinstance(rows, list) and all(_digest_row(row) for row in rows):
-            super().update((tuple(row[:5]), row[5]) for row in rows)
+            super().update((tuple(row[:6]), row[6]) for row in rows)
 
-    def __setitem__(self, identity: tuple[int, ...], digest: str) -> None:
+    def __setitem__(self, identity: Identity, digest: str) -> None:
         with self._lock:
             super().pop(identity, None)  # the last added goes last
             super().__setitem__(identity, digest)
@@ -249,18 +249,18 @@ class KeptDigests(KnownDigests):
             if not self._added or self._store is None:
                 return
             self._added = False
-            latest: dict[tuple[int, ...], list] = {}
+            latest: dict[str, list] = {}
             for identity, digest in self.items():
-                latest.pop(identity[:2], None)  # one row a file (device, inode): its last
-                latest[identity[:2]] = [*identity, digest]
+                latest.pop(identity[0], None)  # one row a path: its last
+                latest[identity[0]] = [*identity, digest]
             rows = list(latest.values())[-self.LIMIT :]
         self._store.put(self._key, json.dumps(rows).encode())
 
 
 def _digest_row(row: object) -> bool:
-    """A memo row as `KeptDigests.save` writes it: five integers and a sha256 in hex."""
-    return (isinstance(row, list) and len(row) == 6 and all(type(x) is int for x in row[:5])
-            and type(row[5]) is str and len(row[5]) == 64 and not row[5].strip("0123456789abcdef"))
+    """A memo row as `KeptDigests.save` writes it: a path, five integers and a sha256 in hex."""
+    return (isinstance(row, list) and len(row) == 7 and type(row[0]) is str and all(type(x) is int for x in row[1:6])
+            and type(row[6]) is str and len(row[6]) == 64 and not row[6].strip("0123456789abcdef"))
 
 
 def key(kind: str, *parts: object) -> str:

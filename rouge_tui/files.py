@@ -19,13 +19,13 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from rouge_tui.errors import SuiteError
 
 __all__ = [
-    "MANY_LINES", "MAX_BYTES", "MAX_LINE", "SETTLING_NS", "Identity", "KnownDigests", "LineBlocks", "file_digest",
-    "identity", "open_binary", "read_head", "read_small", "size_text",
+    "MANY_LINES", "MAX_BYTES", "MAX_LINE", "SETTLING_NS", "DigestMemo", "LineBlocks", "Stamp", "file_digest",
+    "open_binary", "read_head", "read_small", "size_text",
 ]
 
 MAX_LINE = 64 << 20  # bytes in one line (one JSON record, one CSV line)
@@ -183,45 +183,62 @@ def open_binary(path: Path) -> Iterator[BinaryIO]:
         yield opened
 
 
-Identity = tuple[str, int, int, int, int, int]
-SETTLING_NS = 2_000_000_000  # more than any file system's timestamp tick but FAT's
+# The coarsest timestamp tick of the file systems in use (FAT's): a file changed less than
+# this long before it is hashed has no digest kept (`file_digest`).
+SETTLING_NS = 2_000_000_000
 
 
-class KnownDigests(dict):
-    """Files' digests by `identity`, for `file_digest`: this process's own; the cache's
-    (`store.cache.KeptDigests`) are kept for the next (`save`)."""
+class Stamp(NamedTuple):
+    """What a file's bytes are known by without reading them (`file_digest`): its absolute
+    path (where inodes mean little, one file's digest is never lent to another), device,
+    inode, size, mtime and ctime."""
+
+    path: str
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, path: Path, found: os.stat_result) -> Stamp:
+        return cls(os.path.abspath(path), found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns,
+                   found.st_ctime_ns)
+
+    def settled(self) -> bool:
+        """Whether the file last changed `SETTLING_NS` or more ago, by this machine's clock."""
+        return max(self.mtime_ns, self.ctime_ns) < time.time_ns() - SETTLING_NS
+
+
+class DigestMemo(dict):
+    """Files' digests by `Stamp`, for `file_digest`: this process's own; the cache's
+    (`store.cache.KeptDigestMemo`) are kept for the next (`save`)."""
 
     def save(self) -> None:
         """Nothing is kept past this process."""
 
 
-def identity(path: Path, found: os.stat_result) -> Identity:
-    """What a file's bytes are known by without reading them (`file_digest`): its absolute
-    path (a file system whose inodes mean little cannot lend one file's digest to another),
-    device, inode, size, mtime and ctime."""
-    return os.path.abspath(path), found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
-
-
-def file_digest(path: Path, hashed: KnownDigests | None = None) -> str:
+def file_digest(path: Path, memo: DigestMemo | None = None) -> str:
     """sha256 (hex) of a file's raw bytes (compressed, for ``.gz``), read through `_open`.
 
     A plain text file's lines are held to MAX_LINE on the way, so a file with no newline (a
     sparse 8 GB one) fails at its first 64 MiB, not after hashing all of it.
 
-    ``hashed``: digests by `identity`, looked up first and added to. A file keeps its bytes
-    while its identity stands: a write changes its ctime, which no one can set back, and a
-    rename or copy its inode. A file changed less than `SETTLING_NS` before it is hashed is
-    not added: a second write within the same clock tick could leave its identity as it was
-    (git's "racily clean" index entries).
+    ``memo``: digests by `Stamp`, looked up first and added to. A file keeps its bytes while
+    its stamp stands: a write sets its ctime, which no one but the clock sets, and a rename
+    or copy gives it another inode. A file changed less than `SETTLING_NS` before it is
+    hashed is not added: a second write within the same clock tick could leave its stamp as
+    it was (git's "racily clean" index entries). So this holds where the file system keeps a
+    change time and its clock is this machine's within `SETTLING_NS` (README "Guarantees").
     """
     # Lines of text only: a gzip file's are held when read (LineBlocks); Parquet has none.
     plain = not Path(path).name.endswith((".gz", ".parquet"))
     start = 0  # where the line now being read began
     with _reading(Path(path)) as raw:
-        before = identity(raw.path, os.fstat(raw.fd))
-        if hashed is not None and (digest := hashed.get(before)) is not None:
+        before = Stamp.of(raw.path, os.fstat(raw.fd))
+        if memo is not None and (digest := memo.get(before)) is not None:
             return digest
-        settled = max(before[4:]) < time.time_ns() - SETTLING_NS
+        settled = before.settled()
         while data := raw.read():
             if raw.count > MAX_BYTES:
                 raise SuiteError(f"too big (over {size_text(MAX_BYTES)})", raw.path)
@@ -232,8 +249,8 @@ def file_digest(path: Path, hashed: KnownDigests | None = None) -> str:
                 line = _line_number(raw.path, start)
                 raise SuiteError(f"line longer than {size_text(MAX_LINE)}", raw.path, line)
         digest = raw.sha.hexdigest()
-        if hashed is not None and settled and identity(raw.path, os.fstat(raw.fd)) == before:
-            hashed[before] = digest
+        if memo is not None and settled and Stamp.of(raw.path, os.fstat(raw.fd)) == before:
+            memo[before] = digest
     return digest
 
 

@@ -171,7 +171,7 @@ def open_review(
     suite = list_suite(request)
     settings = for_suite(suite.settings, request)
     caches = request.caches()
-    suite.hashed = caches.hashed(suite)
+    suite.digest_memo = caches.digest_memo(suite)
     unreadable = None
     try:
         analysis = open_analysis(suite, settings, request.baseline, request.candidate,

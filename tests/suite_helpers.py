@@ -176,3 +176,38 @@ def copy_suite(root: Path, sources: bool = True) -> Path:
         {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in COPY_BASELINE.items())),
          "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in COPY_CANDIDATE.items()))},
     )  # fmt: skip
+
+
+# The rule `files.file_digest` keeps a digest by, made short: a file written by a test counts
+# as settled once `settle_files` has waited past it (the conftest holds no file to be).
+SETTLING_NS = 20_000_000
+
+
+def settle_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wait until the files written so far count as settled under a settling time of
+    `SETTLING_NS`, and keep to it from now on: a file written after is not, for as long,
+    and a write after this wait falls on another clock tick than the writes before."""
+    import time
+
+    from rouge_tui import files
+
+    monkeypatch.setattr(files, "SETTLING_NS", SETTLING_NS)
+    time.sleep(3 * SETTLING_NS / 1e9)
+
+
+def files_read(monkeypatch: pytest.MonkeyPatch, under: Path) -> list[Path]:
+    """The files under ``under`` whose bytes are read from now on, in turn (each read
+    counted by the file its descriptor names)."""
+    import os
+
+    seen: list[Path] = []
+    real = os.read
+
+    def read(fd: int, size: int) -> bytes:
+        path = Path(os.readlink(f"/proc/self/fd/{fd}"))
+        if path.is_relative_to(under.resolve()):
+            seen.append(path)
+        return real(fd, size)
+
+    monkeypatch.setattr(os, "read", read)
+    return seen

@@ -21,8 +21,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from safety_helpers import public_folder, public_state, small_suite, unprivileged
+from suite_helpers import files_read, settle_files
 
 from rouge_tui import cli
+from rouge_tui.files import Stamp
 from rouge_tui.store import cache
 from rouge_tui.store.cache import BlobCache, key, pack, unpack
 from rouge_tui.store.paths import cache_dir
@@ -470,32 +472,14 @@ def test_a_secret_others_could_read_is_replaced_and_its_entries_rebuilt(tmp_path
 # ---------------------------------------------------------------------- kept digests
 
 
-def _suite_files_read(monkeypatch: pytest.MonkeyPatch, suite: Path) -> list[Path]:
-    """The suite's files whose bytes are read from now on."""
-    from rouge_tui import files
-
-    seen: list[Path] = []
-    real = files._Raw.read
-
-    def read(self, size: int = files.BLOCK) -> bytes:
-        if Path(self.path).is_relative_to(suite):
-            seen.append(Path(self.path))
-        return real(self, size)
-
-    monkeypatch.setattr(files._Raw, "read", read)
-    return seen
-
-
 def test_a_reopened_report_reads_no_file_of_the_suite(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rouge_tui import files
-
-    monkeypatch.setattr(files, "SETTLING_NS", 0)
     suite = small_suite(tmp_path / "suite")
+    settle_files(monkeypatch)
     expected = _report(suite, capsys, "--no-cache")
     assert _report(suite, capsys) == expected
-    reads = _suite_files_read(monkeypatch, suite)
+    reads = files_read(monkeypatch, suite)
     assert _report(suite, capsys) == expected
     assert reads == []
 
@@ -504,12 +488,12 @@ def test_a_build_rewritten_to_the_same_size_is_scored_as_it_now_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The mtime put back, the size the same: the ctime the write set tells the bytes apart."""
-    from rouge_tui import files
-
-    monkeypatch.setattr(files, "SETTLING_NS", 0)
     suite = small_suite(tmp_path / "suite")
+    settle_files(monkeypatch)
     first = _report(suite, capsys)
-    _report(suite, capsys)
+    reads = files_read(monkeypatch, suite)
+    assert _report(suite, capsys) == first
+    assert reads == []  # the build's digest was kept
     build = suite / "builds" / "b.jsonl"
     old, before = build.read_bytes(), os.stat(build)
     new = old.replace(b"cat", b"dog") if b"cat" in old else old.replace(b"the", b"one")
@@ -526,20 +510,21 @@ def _memo(root: Path) -> BlobCache:
     return BlobCache("digests", root)
 
 
-def test_kept_digests_round_trip_one_row_a_file_the_last_ones_kept(
+def test_kept_digests_round_trip_one_row_a_path_the_last_ones_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cache.KeptDigests, "LIMIT", 3)
+    monkeypatch.setattr(cache.KeptDigestMemo, "LIMIT", 3)
     store = _memo(tmp_path / "digests")
-    kept = cache.KeptDigests(store, "/suite")
+    kept = cache.KeptDigestMemo(store, "/suite")
     for number in range(5):
-        kept[(f"/suite/{number}.jsonl", 1, number, 10, 20, 30)] = f"{number:064x}"
-    kept[("/suite/4.jsonl", 1, 9, 11, 21, 31)] = "a" * 64  # 4.jsonl rewritten: its earlier row goes
+        kept[Stamp(f"/suite/{number}.jsonl", 1, number, 10, 20, 30)] = f"{number:064x}"
+    kept[Stamp("/suite/4.jsonl", 1, 9, 11, 21, 31)] = "a" * 64  # 4.jsonl rewritten: its earlier row goes
     kept.save()
-    again = cache.KeptDigests(store, "/suite")
-    assert again == {("/suite/2.jsonl", 1, 2, 10, 20, 30): f"{2:064x}", ("/suite/3.jsonl", 1, 3, 10, 20, 30): f"{3:064x}",
-                     ("/suite/4.jsonl", 1, 9, 11, 21, 31): "a" * 64}
-    assert cache.KeptDigests(store, "/another suite") == {}
+    again = cache.KeptDigestMemo(store, "/suite")
+    assert again == {Stamp("/suite/2.jsonl", 1, 2, 10, 20, 30): f"{2:064x}",
+                     Stamp("/suite/3.jsonl", 1, 3, 10, 20, 30): f"{3:064x}",
+                     Stamp("/suite/4.jsonl", 1, 9, 11, 21, 31): "a" * 64}
+    assert cache.KeptDigestMemo(store, "/another suite") == {}
 
 
 @pytest.mark.parametrize("payload", [
@@ -551,4 +536,4 @@ def test_kept_digests_round_trip_one_row_a_file_the_last_ones_kept(
 def test_a_kept_digests_entry_of_another_shape_is_an_empty_memo(payload: bytes, tmp_path: Path) -> None:
     store = _memo(tmp_path / "digests")
     store.put(key("digests", "/suite"), payload)
-    assert cache.KeptDigests(store, "/suite") == {}
+    assert cache.KeptDigestMemo(store, "/suite") == {}

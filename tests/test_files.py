@@ -15,7 +15,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from suite_helpers import error_of, in_child, within
+from suite_helpers import error_of, files_read, in_child, settle_files, within
 
 from rouge_tui import files as files_module
 from rouge_tui.errors import SuiteError
@@ -323,39 +323,20 @@ def test_the_total_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert str(error_of(lines_of, path)) == f"{path}: more than 1000 bytes of data"
 
 
-# ---------------------------------------------------------------------- digests kept by identity
-
-
-def _settled(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every file counts as settled (the conftest holds none to be): `file_digest` keeps the
-    digest of a file written moments before."""
-    monkeypatch.setattr(files_module, "SETTLING_NS", 0)
-
-
-def _reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The paths whose bytes are read from now on."""
-    seen: list[Path] = []
-    real = files_module._Raw.read
-
-    def read(self, size: int = files_module.BLOCK) -> bytes:
-        seen.append(self.path)
-        return real(self, size)
-
-    monkeypatch.setattr(files_module._Raw, "read", read)
-    return seen
+# ---------------------------------------------------------------------- digests kept by stamp
 
 
 def test_a_kept_digest_spares_reading_the_file_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _settled(monkeypatch)
     path = tmp_path / "b.jsonl"
     path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
-    known = files_module.KnownDigests()
-    assert file_digest(path, known) == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert list(known.values()) == [hashlib.sha256(path.read_bytes()).hexdigest()]
-    reads = _reads(monkeypatch)
-    # What is kept is what comes back, unread: a digest planted under the file's identity.
-    known[next(iter(known))] = "f" * 64
-    assert file_digest(path, known) == "f" * 64
+    settle_files(monkeypatch)
+    memo = files_module.DigestMemo()
+    assert file_digest(path, memo) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert list(memo.values()) == [hashlib.sha256(path.read_bytes()).hexdigest()]
+    reads = files_read(monkeypatch, tmp_path)
+    # What is kept is what comes back, unread: a digest planted under the file's stamp.
+    memo[next(iter(memo))] = "f" * 64
+    assert file_digest(path, memo) == "f" * 64
     assert reads == []
 
 
@@ -363,11 +344,12 @@ def test_a_kept_digest_spares_reading_the_file_again(tmp_path: Path, monkeypatch
 def test_a_file_changed_after_its_digest_was_kept_is_read_again(
     how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _settled(monkeypatch)
     path = tmp_path / "b.jsonl"
     path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
-    known = files_module.KnownDigests()
-    file_digest(path, known)
+    settle_files(monkeypatch)
+    memo = files_module.DigestMemo()
+    file_digest(path, memo)
+    assert len(memo) == 1
     before = os.stat(path)
     if how == "rewritten in place, same size":
         with open(path, "r+b") as handle:
@@ -379,39 +361,40 @@ def test_a_file_changed_after_its_digest_was_kept_is_read_again(
     else:
         with open(path, "ab") as handle:
             handle.write(b'{"id": "2", "output": "d"}\n')
-    assert file_digest(path, known) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert file_digest(path, memo) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_a_file_changed_moments_before_it_is_hashed_is_not_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two writes within one clock tick can leave a file's identity as it was: a digest is
-    kept only for a file last changed `SETTLING_NS` before it is hashed."""
+    """Two writes within one clock tick can leave a file's stamp as it was: a digest is kept
+    only for a file last changed `SETTLING_NS` before it is hashed."""
     monkeypatch.setattr(files_module, "SETTLING_NS", 2_000_000_000)  # the shipped value
     path = tmp_path / "b.jsonl"
     path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
-    known = files_module.KnownDigests()
-    assert file_digest(path, known) == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert known == {}
+    memo = files_module.DigestMemo()
+    assert file_digest(path, memo) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert memo == {}
     old = os.stat(path).st_mtime_ns - 10_000_000_000
     os.utime(path, ns=(old, old))  # an old mtime: the ctime is still now
-    file_digest(path, known)
-    assert known == {}
+    file_digest(path, memo)
+    assert memo == {}
 
 
 def test_a_kept_digest_is_lent_to_no_other_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where inodes mean little (some network and FUSE file systems give every file the same
     one), two files of one size written in one clock tick would share all the rest."""
-    _settled(monkeypatch)
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     first.write_bytes(b'{"id": "1", "output": "a b c"}\n')
     second.write_bytes(b'{"id": "1", "output": "x y z"}\n')
-    known = files_module.KnownDigests()
-    file_digest(first, known)
+    settle_files(monkeypatch)
+    memo = files_module.DigestMemo()
+    file_digest(first, memo)
+    assert len(memo) == 1
     theirs = os.stat(first)
 
     def same_as_first(fd: int) -> os.stat_result:  # the second file, with the first one's stat
         return theirs
 
     monkeypatch.setattr(files_module.os, "fstat", same_as_first)
-    assert file_digest(second, known) == hashlib.sha256(second.read_bytes()).hexdigest()
+    assert file_digest(second, memo) == hashlib.sha256(second.read_bytes()).hexdigest()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from safety_helpers import ROOT, xdg_env
-from suite_helpers import jsonl, make_suite
+from suite_helpers import jsonl, make_suite, settle_files
 
 from rouge_tui import cli
 from rouge_tui.analysis.pipeline import Caches, open_analysis
@@ -435,16 +435,18 @@ def test_open_review_reads_the_texts_only_for_marks_to_judge(tmp_path: Path, mon
     assert reads == ["read"] * 3 and reported.marks()["t1"]["note"] == "cut short"
 
 
-def test_a_request_without_the_cache_reads_and_writes_none(tmp_path: Path) -> None:
+def test_a_request_without_the_cache_reads_and_writes_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``Request(cache=False)`` (--no-cache) opens the same review and leaves the cache
-    folder as it found it: empty."""
+    folder as it found it: empty, even of the digests of files old enough to keep."""
     from rouge_tui.review import Request, open_review
     from rouge_tui.store.paths import cache_dir
 
-    path = write_suite(tmp_path / "s")
+    path = write_suite(tmp_path / "s", **{"0-earlier": BASELINE, "1-base": BASELINE, "2-cand": CANDIDATE})
+    settle_files(monkeypatch)
     bare = open_review(Request(path, cache=False))
+    assert len(bare.history()) == 3  # the earlier build hashed, the memo saved
     assert not cache_dir().exists() or not any(p.is_file() for p in cache_dir().rglob("*"))
     cached = open_review(Request(path))
-    assert any(p.is_file() for p in cache_dir().rglob("*"))
+    assert any(p.is_file() for p in (cache_dir() / "digests").rglob("*.bin"))
     assert bare.analysis.figures.verdict == cached.analysis.figures.verdict
     assert bare.analysis.figures.ids == cached.analysis.figures.ids

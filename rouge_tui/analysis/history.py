@@ -179,7 +179,7 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     tell(f"reading the history: {len(suite.builds)} builds", 0.0)
     parts = [read_part(build) if (build := known.get(entry.name)) is not None else entry_part(suite, entry)
              for entry in suite.builds]
-    suite.hashed.save()  # every build hashed: the next history need not
+    suite.digest_memo.save()  # every build hashed: the next history need not
     store = caches.scores
     kept = (_kept_rows(store, settings, references.digest, fields, parts)
             or _kept_rows(store, settings, references.digest, fields, parts[:-1]) or [])

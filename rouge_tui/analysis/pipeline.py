@@ -28,7 +28,7 @@ from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.errors import SuiteError
 from rouge_tui.rouge import TOKENIZERS, engine
-from rouge_tui.store.cache import BlobCache, KeptDigests, key
+from rouge_tui.store.cache import BlobCache, KeptDigestMemo, key
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import (
     Build,
@@ -55,7 +55,7 @@ class Caches:
     scores: BlobCache | None
     figures: BlobCache | None
     pairs: BlobCache | None = None  # each build pair's signal counts (`triage.PairCounts`)
-    digests: BlobCache | None = None  # each suite's files' digests (`KeptDigests`)
+    digest_memos: BlobCache | None = None  # each suite's files' digests (`KeptDigestMemo`)
 
     @classmethod
     def default(cls) -> Caches:
@@ -65,14 +65,14 @@ class Caches:
     def none(cls) -> Caches:
         return cls(None, None, None)
 
-    def hashed(self, suite: Suite) -> KeptDigests:
-        """The digests of ``suite``'s files kept from before (`Suite.hashed`)."""
-        return KeptDigests(self.digests, os.path.abspath(suite.path))
+    def digest_memo(self, suite: Suite) -> KeptDigestMemo:
+        """The digests of ``suite``'s files kept from before (`Suite.digest_memo`)."""
+        return KeptDigestMemo(self.digest_memos, os.path.abspath(suite.path))
 
     def warning(self) -> str | None:
         """Why the cache is not used (a folder of another user's, a planted link), once for
         all the stores; None when nothing was refused."""
-        stores = (self.scores, self.figures, self.pairs, self.digests)
+        stores = (self.scores, self.figures, self.pairs, self.digest_memos)
         return next((s.problem for s in stores if s is not None and s.problem), None)
 
 
@@ -208,7 +208,7 @@ def open_analysis(
             key = _figures_key(suite, settings, compared, earlier)
         except SuiteError:  # a file that cannot be read: said by reading it, below
             key = None
-        suite.hashed.save()  # every file the key names, hashed: the next open need not
+        suite.digest_memo.save()  # every file the key names, hashed: the next open need not
         if key is not None:
             found = caches.figures.get(key)
             if found is not None:

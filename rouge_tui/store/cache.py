@@ -4,7 +4,7 @@ Four stores under the cache dir, all `BlobCache`s, each bounded (`prune`: the en
 longest ago go first once a store passes `LIMIT`): ``scores`` (each build's per-example
 scores, one table a build: `analysis.scores`; and the history's rows, one entry a list of
 builds: `analysis.history.trend`), ``figures`` (a comparison's figures), ``pairs`` (a
-build pair's signal counts) and ``digests`` (a suite's files' digests: `KeptDigests`).
+build pair's signal counts) and ``digests`` (a suite's files' digests: `KeptDigestMemo`).
 Every entry's key is made by `key` (one recipe, one version string, `VERSION`), and the
 tables and the counts are written by one codec (`pack`, `unpack`: a JSON head and an array
 of float64).
@@ -38,10 +38,10 @@ import numpy as np
 
 from rouge_tui import __version__
 from rouge_tui.errors import SuiteError
-from rouge_tui.files import Identity, KnownDigests, read_small
+from rouge_tui.files import DigestMemo, Stamp, read_small
 from rouge_tui.store.paths import NotPrivate, atomic_write, cache_dir, private_folder
 
-__all__ = ["LIMIT", "VERSION", "BlobCache", "KeptDigests", "key", "pack", "prune", "unpack"]
+__all__ = ["LIMIT", "VERSION", "BlobCache", "KeptDigestMemo", "key", "pack", "prune", "unpack"]
 
 LIMIT = 512 << 20  # bytes a store may hold before the entries used longest ago go
 PRUNE_TO = 0.75
@@ -216,10 +216,11 @@ class BlobCache(_Store):
             prune(self.root, keep=path)
 
 
-class KeptDigests(KnownDigests):
-    """One suite's files' digests by `files.identity`, kept as one entry of a store (``None``:
-    in this process only): what `files.file_digest` need not read again. `save` writes it
-    back once something was added; an entry that does not check out is an empty memo."""
+class KeptDigestMemo(DigestMemo):
+    """One suite's files' digests by `files.Stamp`, kept as one entry of a store (``None``:
+    in this process only): what `files.file_digest` need not read again (benchmarks/README.md,
+    "A file's digest kept by its identity"). `save` writes it back once something was added;
+    an entry that does not check out is an empty memo."""
 
     LIMIT = 4096  # files remembered, the last added kept
 
@@ -234,33 +235,34 @@ class KeptDigests(KnownDigests):
             rows = json.loads(found) if found else []
         except (ValueError, RecursionError):
             rows = []
-        if isinstance(rows, list) and all(_digest_row(row) for row in rows):
-            super().update((tuple(row[:6]), row[6]) for row in rows)
+        if isinstance(rows, list) and all(_memo_row(row) for row in rows):
+            super().update((Stamp(*row[:-1]), row[-1]) for row in rows)
 
-    def __setitem__(self, identity: Identity, digest: str) -> None:
+    def __setitem__(self, stamp: Stamp, digest: str) -> None:
         with self._lock:
-            super().pop(identity, None)  # the last added goes last
-            super().__setitem__(identity, digest)
+            super().pop(stamp, None)  # the last added goes last
+            super().__setitem__(stamp, digest)
             self._added = True
 
     def save(self) -> None:
-        """Write the memo back when something was added (the last `LIMIT` files added)."""
-        with self._lock:
+        """Write the memo back when something was added (the last `LIMIT` paths added)."""
+        with self._lock:  # held through the write: two saves never land out of order
             if not self._added or self._store is None:
                 return
             self._added = False
             latest: dict[str, list] = {}
-            for identity, digest in self.items():
-                latest.pop(identity[0], None)  # one row a path: its last
-                latest[identity[0]] = [*identity, digest]
-            rows = list(latest.values())[-self.LIMIT :]
-        self._store.put(self._key, json.dumps(rows).encode())
+            for stamp, digest in self.items():
+                latest.pop(stamp.path, None)  # one row a path: its last
+                latest[stamp.path] = [*stamp, digest]
+            self._store.put(self._key, json.dumps(list(latest.values())[-self.LIMIT :]).encode())
 
 
-def _digest_row(row: object) -> bool:
-    """A memo row as `KeptDigests.save` writes it: a path, five integers and a sha256 in hex."""
-    return (isinstance(row, list) and len(row) == 7 and type(row[0]) is str and all(type(x) is int for x in row[1:6])
-            and type(row[6]) is str and len(row[6]) == 64 and not row[6].strip("0123456789abcdef"))
+def _memo_row(row: object) -> bool:
+    """A row as `KeptDigestMemo.save` writes it: a `Stamp` (a path, five integers) and a
+    sha256 in hex."""
+    return (isinstance(row, list) and len(row) == len(Stamp._fields) + 1 and type(row[0]) is str
+            and all(type(x) is int for x in row[1:-1])
+            and type(row[-1]) is str and len(row[-1]) == 64 and not row[-1].strip("0123456789abcdef"))
 
 
 def key(kind: str, *parts: object) -> str:

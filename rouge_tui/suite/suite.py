@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rouge_tui.errors import SuiteError, quoted, quoted_list
-from rouge_tui.files import KnownDigests, file_digest
+from rouge_tui.files import DigestMemo, file_digest
 from rouge_tui.importers import NATIVE_FORMATS
 from rouge_tui.suite.records import References, Run, read_references_file, read_run
 from rouge_tui.suite.toml import SuiteSettings, read_suite_settings
@@ -88,8 +88,8 @@ class Suite:
     imported: ImportedSuite | None = field(default=None, repr=False)  # None: the native layout
     # Each imported build's run digests once read (an importer's digests are known only then)
     _digests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
-    # Its files' digests by identity (`files.file_digest`): this process's, or the cache's
-    hashed: KnownDigests = field(default_factory=KnownDigests, repr=False, compare=False)
+    # Its files' digests by `files.Stamp`: this process's, or the cache's (`KeptDigestMemo`)
+    digest_memo: DigestMemo = field(default_factory=DigestMemo, repr=False, compare=False)
 
     @property
     def named(self) -> bool:
@@ -435,11 +435,12 @@ def read_build(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, obje
 def build_digests(suite: Suite, entry: BuildEntry, fresh: bool = False) -> list[str]:
     """Each run's digest as the build's bytes are now: what its `Run` digests are once read,
     for cache keys looked up before reading. A native run file's bytes are digested (no
-    record read); an imported build's digests are the importer's (they pick one build out
+    record read), or known by its `files.Stamp` (``suite.digest_memo``), which a change to
+    the file moves; an imported build's digests are the importer's (they pick one build out
     of a file that may hold several), known once it has been read here, else (or
     ``fresh``: to tell whether it changed) read for them. A SuiteError when unreadable."""
     if suite.imported is None:
-        return [file_digest(path, suite.hashed) for path in entry.run_files]
+        return [file_digest(path, suite.digest_memo) for path in entry.run_files]
     if fresh or entry.name not in suite._digests:
         _runs(suite, entry)
     return list(suite._digests[entry.name])
@@ -449,7 +450,7 @@ def references_digest(suite: Suite) -> str:
     """What `read_references` would give as the references' digest, without reading the
     native file's records."""
     if suite.imported is None:
-        return file_digest(suite.references_path, suite.hashed)
+        return file_digest(suite.references_path, suite.digest_memo)
     return read_references(suite).digest
 
 

@@ -326,13 +326,19 @@ def test_the_total_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 # ---------------------------------------------------------------------- digests kept by stamp
 
 
-def test_a_kept_digest_spares_reading_the_file_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "b.jsonl"
-    path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
+def kept_memo(path: Path, monkeypatch: pytest.MonkeyPatch) -> files_module.DigestMemo:
+    """A memo holding ``path``'s digest, kept once the files written so far settled."""
     settle_files(monkeypatch)
     memo = files_module.DigestMemo()
     assert file_digest(path, memo) == hashlib.sha256(path.read_bytes()).hexdigest()
     assert list(memo.values()) == [hashlib.sha256(path.read_bytes()).hexdigest()]
+    return memo
+
+
+def test_a_kept_digest_spares_reading_the_file_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
+    memo = kept_memo(path, monkeypatch)
     reads = files_read(monkeypatch, tmp_path)
     # What is kept is what comes back, unread: a digest planted under the file's stamp.
     memo[next(iter(memo))] = "f" * 64
@@ -346,10 +352,7 @@ def test_a_file_changed_after_its_digest_was_kept_is_read_again(
 ) -> None:
     path = tmp_path / "b.jsonl"
     path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
-    settle_files(monkeypatch)
-    memo = files_module.DigestMemo()
-    file_digest(path, memo)
-    assert len(memo) == 1
+    memo = kept_memo(path, monkeypatch)
     before = os.stat(path)
     if how == "rewritten in place, same size":
         with open(path, "r+b") as handle:
@@ -387,10 +390,7 @@ def test_a_kept_digest_is_lent_to_no_other_path(tmp_path: Path, monkeypatch: pyt
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     first.write_bytes(b'{"id": "1", "output": "a b c"}\n')
     second.write_bytes(b'{"id": "1", "output": "x y z"}\n')
-    settle_files(monkeypatch)
-    memo = files_module.DigestMemo()
-    file_digest(first, memo)
-    assert len(memo) == 1
+    memo = kept_memo(first, monkeypatch)
     theirs = os.stat(first)
 
     def same_as_first(fd: int) -> os.stat_result:  # the second file, with the first one's stat

@@ -27,6 +27,7 @@ from rouge_tui.analysis.paired import paired_test
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.errors import SuiteError
+from rouge_tui.files import DigestMemo
 from rouge_tui.rouge import TOKENIZERS, engine
 from rouge_tui.store.cache import BlobCache, KeptDigestMemo, key
 from rouge_tui.suite.records import References
@@ -65,8 +66,11 @@ class Caches:
     def none(cls) -> Caches:
         return cls(None, None, None)
 
-    def digest_memo(self, suite: Suite) -> KeptDigestMemo:
-        """The digests of ``suite``'s files kept from before (`Suite.digest_memo`)."""
+    def digest_memo(self, suite: Suite) -> DigestMemo:
+        """The digests of ``suite``'s files kept from before (`Suite.digest_memo`); without
+        the cache, this process's alone."""
+        if self.digest_memos is None:
+            return DigestMemo()
         return KeptDigestMemo(self.digest_memos, os.path.abspath(suite.path))
 
     def warning(self) -> str | None:

@@ -217,20 +217,20 @@ class BlobCache(_Store):
 
 
 class KeptDigestMemo(DigestMemo):
-    """One suite's files' digests by `files.Stamp`, kept as one entry of a store (``None``:
-    in this process only): what `files.file_digest` need not read again (benchmarks/README.md,
+    """One suite's files' digests by `files.Stamp`, kept as one entry of ``store``: what
+    `files.file_digest` need not read again (benchmarks/README.md,
     "A file's digest kept by its identity"). `save` writes it back once something was added;
     an entry that does not check out is an empty memo."""
 
     LIMIT = 4096  # files remembered, the last added kept
 
-    def __init__(self, store: BlobCache | None = None, where: str = "") -> None:
+    def __init__(self, store: BlobCache, where: str) -> None:
         super().__init__()
         self._store = store
         self._key = key("digests", where)
         self._added = False
         self._lock = threading.Lock()
-        found = store.get(self._key) if store is not None else None
+        found = store.get(self._key)
         try:
             rows = json.loads(found) if found else []
         except (ValueError, RecursionError):
@@ -240,14 +240,13 @@ class KeptDigestMemo(DigestMemo):
 
     def __setitem__(self, stamp: Stamp, digest: str) -> None:
         with self._lock:
-            super().pop(stamp, None)  # the last added goes last
             super().__setitem__(stamp, digest)
             self._added = True
 
     def save(self) -> None:
         """Write the memo back when something was added (the last `LIMIT` paths added)."""
         with self._lock:  # held through the write: two saves never land out of order
-            if not self._added or self._store is None:
+            if not self._added:
                 return
             self._added = False
             latest: dict[str, list] = {}

@@ -21,8 +21,9 @@ diff's modules) is given apart from the median of the others.
 
 Each round of opens first runs SPEC's floor script (``--floor``, /work/shared/bench/floor.py:
 a columnar reader, a join, rouge-score-rs over both builds, two means) on the same pair,
-then each tree: the cold first frame's ratio to it is the median of the round-by-round
-ratios. Trees alternate session by session (A B A B ...). See _terminal.py for how frames
+as SPEC has it, with its defaults (rougeL, rouge-score's tokenizer; the app scores with the
+suite's settings, the whitespace tokenizer here), then each tree: the cold first frame's
+ratio to it is the median of the round-by-round ratios. Trees alternate session by session (A B A B ...). See _terminal.py for how frames
 and keys are timed. Budgets (SPEC "Budgets"): the first frame cold <= 1.5x the floor, at
 100k and at 1M; cached < 0.5 s (100k), < 1.5 s (1M); peak memory < 400 MB (100k), < 1.5 GB
 (1M), in decimal units (the tables print MiB); the diff < 50 ms.

@@ -467,6 +467,38 @@ def test_a_corrupt_or_foreign_kept_history_is_made_again_never_trusted(
     assert kept == {name: good}  # rebuilt as it was
 
 
+def test_a_kept_replicate_band_not_k_sds_of_its_run_means_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept row of a build with replicate runs whose band is still around its mean, but not
+    the mean ± k · sample sd of its run means (a band widened, or kept with another k), is
+    refused: the trend is SPEC's, worked out by hand, and the entry is made again."""
+    from rouge_tui.store.cache import BlobCache, pack, unpack
+
+    runs = [[F[FULL], F[TWO]], [F[TWO], F[NONE]]]  # e1, e2 in run 1, then in run 2
+    pair = {"run-1.jsonl": outs(e1=FULL, e2=TWO), "run-2.jsonl": outs(e1=TWO, e2=NONE)}
+    suite_path = make_suite(tmp_path / "s", jsonl({"id": "e1", "reference": REF}, {"id": "e2", "reference": REF}),
+                            {"1": pair, "2": pair})
+    suite = open_suite(suite_path)
+    kept = kept_history(monkeypatch)
+    trend(suite, read_references(suite), Settings(), Caches.default())
+    name, good = next(iter(kept.items()))  # the whole history's entry
+    head, _ = unpack(good)
+    for forged_band in ([head["rows"][0][3][0] - 0.1, head["rows"][0][3][1] + 0.1], [0.0, 1.0]):
+        rows = [list(row) for row in head["rows"]]
+        rows[0][3] = forged_band
+        BlobCache("scores").put(name, pack({"rows": rows}, np.zeros(0)))
+        kept.clear()
+        got = trend(suite, read_references(suite), Settings(), Caches.default())
+        n, mean, band = replicates(runs)
+        assert [(row.stats.n, row.stats.band_source) for row in got] == [(n, "replicates")] * 2
+        for row in got:
+            assert row.stats.mean == pytest.approx(mean, abs=1e-15)
+            assert list(row.stats.band) == pytest.approx(band, abs=1e-15)
+        assert [row.delta for row in got] == [None, 0.0]
+        assert kept == {name: good}  # made again as it was
+
+
 def test_a_new_build_rewritten_while_it_is_read_never_lends_its_figures_to_its_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "rank",
     "run_mean",
     "sample_sd",
+    "sd_band",
     "verdict",
 ]
 
@@ -121,10 +122,16 @@ def build_stats(name: str, scores: np.ndarray, k: float) -> BuildStats:
     per_example = run_mean(scores)
     mean = fmean(per_example) if runs >= 2 else run_means[0]  # one run: its own mean, summed once
     if runs >= 2:
-        half, source = k * sample_sd(run_means), "replicates"
-    else:
-        half, source = (k * sample_sd(per_example, mean) / math.sqrt(n) if n else 0.0), "analytic"
-    return BuildStats(name, runs, n, mean, (mean - half, mean + half), source, run_means)
+        return BuildStats(name, runs, n, mean, sd_band(mean, run_means, k), "replicates", run_means)
+    half = k * sample_sd(per_example, mean) / math.sqrt(n) if n else 0.0
+    return BuildStats(name, runs, n, mean, (mean - half, mean + half), "analytic", run_means)
+
+
+def sd_band(mean: float, means: Sequence[float], k: float) -> tuple[float, float]:
+    """``mean`` ± k·(sample sd of ``means``): the band of a build from its replicate runs'
+    means, or from the means of the builds before it (the history band)."""
+    half = k * sample_sd(means)
+    return (mean - half, mean + half)
 
 
 def verdict(baseline: BuildStats, candidate_mean: float, delta: float, min_delta: float = 0.0) -> str:

@@ -24,7 +24,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sample_sd
+from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sd_band
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.errors import SuiteError
@@ -258,15 +258,16 @@ def _kept_rows(store: BlobCache | None, settings: Settings, references: str, fie
     if found is None:
         return None
     try:
-        return _checked_rows(found, parts)
+        return _checked_rows(found, parts, settings.k)
     except (ValueError, TypeError):
         return None
 
 
-def _checked_rows(data: bytes, parts: list) -> list[HistoryRow | None]:
+def _checked_rows(data: bytes, parts: list, k: float) -> list[HistoryRow | None]:
     """What `_keep_rows` wrote for ``parts``, each figure checked (a ValueError or a TypeError
-    for anything else): a mean and each run's in [0, 1], a band around the mean, a delta in
-    [-1, 1] exactly where an earlier build has figures."""
+    for anything else): a mean and each run's in [0, 1], a band around the mean (with
+    replicate runs, the mean ± ``k`` · the sample sd of the run means, as `build_stats` makes
+    it), a delta in [-1, 1] exactly where an earlier build has figures."""
     head, values = unpack(data)
     kept = head.get("rows")
     if not isinstance(kept, list) or len(kept) != len(parts) or values.size:
@@ -286,6 +287,7 @@ def _checked_rows(data: bytes, parts: list) -> list[HistoryRow | None]:
                 or not all(0 <= x <= 1 for x in run_means)
                 or source != ("replicates" if runs >= 2 else "analytic")
                 or (runs == 1 and mean != run_means[0])  # one run: its mean is the build's (`build_stats`)
+                or (runs >= 2 and (low, high) != sd_band(mean, run_means, k))
                 or (delta is None) == earlier or (delta is not None and not -1 <= delta <= 1)):
             raise ValueError("a kept history row does not check out")
         earlier = True
@@ -372,5 +374,4 @@ def history_band(history: Sequence[BuildScores | HistoryRow], baseline: BuildSta
     means = [h.stats.mean for h in history if h.stats is not None][-BAND_BUILDS:]
     if len(means) < 3:
         return None
-    half = k * sample_sd(means)
-    return (baseline.mean - half, baseline.mean + half)
+    return sd_band(baseline.mean, means, k)

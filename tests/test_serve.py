@@ -8,6 +8,7 @@ machine, keys typed in the page must reach the app, and a mark made there must b
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
 import re
@@ -25,6 +26,7 @@ import pytest
 from app_helpers import INCIDENT, ranked_ids
 
 from rouge_tui import cli
+from rouge_tui.app import serve as serve_module
 from rouge_tui.app.serve import TEMPLATES, is_loopback, open_command
 
 pytestmark = pytest.mark.slow
@@ -190,6 +192,7 @@ def test_serve_binds_to_loopback_unless_told_and_then_warns(monkeypatch: pytest.
             pass
 
     monkeypatch.setattr(textual_serve.server, "Server", Fake)
+    monkeypatch.setattr(serve_module, "listen_problem", lambda host, port: None)  # 8000 may be taken here
     assert cli.main(["serve", str(INCIDENT)]) == 0
     assert (seen["host"], seen["port"]) == ("127.0.0.1", 8000) and seen["templates_path"] == TEMPLATES
     assert str(INCIDENT.resolve()) in seen["command"] and "open" in seen["command"]
@@ -203,3 +206,21 @@ def test_serve_binds_to_loopback_unless_told_and_then_warns(monkeypatch: pytest.
     # how PATH is read goes to each connection's `open`
     assert cli.main(["serve", str(INCIDENT), "--format", "native"]) == 0
     assert seen["command"].endswith(f"open {INCIDENT.resolve()} --format native")
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line_before_anything_else(capsys: pytest.CaptureFixture[str]) -> None:
+    """A newcomer's second `serve` on a port already served: it said it was serving, then
+    "error: writing the output: error while attempting to bind ...". Now one line names the
+    address and the reason, exit 2, and nothing on stdout; the same for an address that is
+    not this machine's."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert cli.main(["serve", str(INCIDENT), "--port", str(port)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"rouge-tui: error: cannot listen on 127.0.0.1:{port}: {os.strerror(errno.EADDRINUSE)}\n"
+    assert cli.main(["serve", str(INCIDENT), "--host", "192.0.2.1", "--port", str(port)]) == 2  # TEST-NET-1: not ours
+    said = f"rouge-tui: error: cannot listen on 192.0.2.1:{port}: {os.strerror(errno.EADDRNOTAVAIL)}\n"
+    assert capsys.readouterr() == ("", said)

@@ -274,7 +274,9 @@ def test_parquet_is_the_json_reports_every_row_with_precision_and_recall(
          "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in CAND.items()))},
     )  # fmt: skip
     analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
-    Review(analysis, analysis.texts.result()).set_mark("x03", "regression", "cut short")
+    review = Review(analysis, analysis.texts.result())
+    review.set_mark("x03", "regression", "cut short")
+    review.set_mark("x01", "unsure")  # a mark with no note: its note is null, as README says
     rows = parquet_rows(suite, tmp_path / "r.parquet")
     assert parquet_rows(suite, tmp_path / "again.parquet") == rows
     assert (tmp_path / "again.parquet").read_bytes() == (tmp_path / "r.parquet").read_bytes()
@@ -290,7 +292,8 @@ def test_parquet_is_the_json_reports_every_row_with_precision_and_recall(
             assert row[f"{role}_precision"] == pytest.approx(expected.precision, abs=1e-15), (example, role)
             assert row[f"{role}_recall"] == pytest.approx(expected.recall, abs=1e-15), (example, role)
             assert row[f"{role}_f"] == pytest.approx(expected.fmeasure, abs=1e-15), (example, role)
-        assert (row["mark"], row["note"]) == (("regression", "cut short") if example == "x03" else (None, None))
+        marked = {"x03": ("regression", "cut short"), "x01": ("unsure", None)}
+        assert (row["mark"], row["note"]) == marked.get(example, (None, None))
     assert data["marks"]["x03"]["mark"] == "regression"
 
 

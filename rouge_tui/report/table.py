@@ -37,7 +37,7 @@ def parquet(made: Report) -> bytes:
     columns["signals"] = [signals.names(int(flags)) for flags in f.signals]
     marks = made.data["marks"]
     columns["mark"] = [marks[i]["mark"] if i in marks else None for i in f.ids]
-    columns["note"] = [marks[i]["note"] if i in marks else None for i in f.ids]
+    columns["note"] = [marks[i]["note"] or None if i in marks else None for i in f.ids]  # README: null when none
     table = pl.DataFrame(columns, schema_overrides={"signals": pl.List(pl.String), "mark": pl.String, "note": pl.String})
     out = io.BytesIO()
     table.write_parquet(out)

@@ -136,11 +136,12 @@ async def test_history_lists_a_broken_build_and_picks_any_pair(tmp_path: Path) -
 
 @pytest.mark.parametrize(("suite", "lines"), [
     (INCIDENT, [" baseline  2026-11-26_aa3f5f ", " candidate 2026-11-27_9f03aa "]),  # one run each
-    (SUPPORT, ["  runs 3", "  runs 3"]),  # replicate runs: said on both lines
+    (SUPPORT, [" baseline  2026-11-24_1a2b3c  mean ", " candidate 2026-11-28_5d6e7f  mean "]),  # and runs 3
 ])
 async def test_the_build_lines_at_80_columns_give_the_names_room(suite: Path, lines: list[str]) -> None:
     """A newcomer read "baseline  …-11-26_aa3f5f" and could not tell the year: "runs 1" on
-    both lines took the room. The runs are shown when a build has several."""
+    both lines took the room. The runs are shown when a build has several, and the names of
+    the replicate sample are whole too (they were cut to "…-11-24_1a2b3c")."""
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -148,6 +149,42 @@ async def test_the_build_lines_at_80_columns_give_the_names_room(suite: Path, li
         for line, part in zip(shown, lines):
             assert part in line, shown
         assert ("runs" in shown[0]) == (suite == SUPPORT), shown
+        assert all(line.rstrip().endswith(" runs 3") for line in shown) == (suite == SUPPORT), shown
+
+
+@pytest.mark.parametrize("names", [
+    ("2026-11-26_nightly-payments-summariser-eu-west_aa3f5f", "2026-11-27_nightly-payments-summariser-eu-west_9f03aa"),
+    ("夜間ビルド-2026-11-26-決済サマリー-欧州西部-改善版-第二十三回-再実行-aa3f5f", "short"),  # two cells a character
+])
+async def test_build_names_too_long_for_the_line_go_on_lines_of_their_own_never_cut(
+    tmp_path: Path, names: tuple[str, str]
+) -> None:
+    """README: what does not fit the width goes on to a line of its own, never cut. A name
+    too long for its build's line is on a line of its own (folded where it is wider than the
+    screen), its mean, band and n on the line under it."""
+    from rich.cells import cell_len
+
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": "x y"}, {"id": "b", "reference": "x z"}),
+                       {f"{names[0]}.jsonl": jsonl({"id": "a", "output": "x"}, {"id": "b", "output": "x"}),
+                        f"{names[1]}.jsonl": jsonl({"id": "a", "output": "y"}, {"id": "b", "output": "x z"})})
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        text = screen_text(app)
+        assert "…" not in text.split(" ten ")[0], text  # nothing cut in the overview
+        lines = text.splitlines()
+        for role, stats in (("baseline ", figures.baseline), ("candidate", figures.candidate)):
+            at = next(k for k, line in enumerate(lines) if line.startswith(f" {role} "))
+            block = [line[11:].rstrip() for line in lines[at:at + 3]]
+            name = stats.name
+            if cell_len(name) <= 80 - 12:
+                assert block[0] == name, block
+                figures_line = lines[at + 1]
+            else:  # folded: the pieces, in order, are the whole name
+                assert block[0] + block[1] == name, block
+                figures_line = lines[at + 2]
+            assert f"  mean {stats.mean:.4f}  band [{stats.band[0]:.4f}, {stats.band[1]:.4f}]  n {stats.n}" in figures_line
 
 
 async def test_a_broken_newest_build_opens_on_the_newest_pair_that_reads(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
+from rich.cells import chop_cells
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.text import Text
@@ -252,21 +253,39 @@ class BuildPanel(Panel):
 
     def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
         # Role, name, mean, band, n and runs (only when a build has several: the name, which
-        # tells the pair apart, needs the room more): the name gets what is left.
+        # tells the pair apart, needs the room more). The names padded alike, so the figures
+        # stand in one column; a name too long for the line goes on a line of its own, the
+        # figures under it, and is never cut (a newcomer could not tell the year of
+        # "…-11-24_1a2b3c").
         runs = f.baseline.runs > 1 or f.candidate.runs > 1
-        numbers = max(len(str(b.n)) + (len(str(b.runs)) + 7 if runs else 0) for b in (f.baseline, f.candidate))
-        name_width = max(8, min(28, width - 2 - 50 - numbers))
-        names = shorten_names([f.baseline.name, f.candidate.name], name_width)
-        return [
-            self.line(overview, "baseline ", f.baseline, names[0], name_width, runs),
-            self.line(overview, "candidate", f.candidate, names[1], name_width, runs),
-        ]
+        builds = (("baseline ", f.baseline), ("candidate", f.candidate))
+        names = [Text(one_line(stats.name)) for _, stats in builds]
+        figures = [self.figures(overview, stats, runs) for _, stats in builds]
+        room = width - 10 - max(part.cell_len for part in figures)  # "candidate " is 10 cells
+        longest = max(name.cell_len for name in names)
+        if longest <= room:
+            pad = min(room, max(longest, 8, min(28, room - 2)))
+            return [self.role(overview, role) + name + " " * (pad - name.cell_len) + part
+                    for (role, _), name, part in zip(builds, names, figures)]
+        lines = []
+        for (role, _), name, part in zip(builds, names, figures):
+            pieces = chop_cells(name.plain, max(1, width - 10)) or [""]  # wider than the line: folded
+            lines.append(self.role(overview, role) + pieces[0])
+            lines += [Text(" " * 10, no_wrap=True) + piece for piece in pieces[1:]]
+            lines.append(Text(" " * 8, no_wrap=True) + part)
+        return lines
 
-    def line(self, overview: Overview, role: str, stats: BuildStats, name: str, width: int, runs: bool) -> Text:
+    @staticmethod
+    def role(overview: Overview, role: str) -> Text:
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(role, style=overview._style("label"))  # a span: the line's own style stays plain
+        line.append(" ")
+        return line
+
+    @staticmethod
+    def figures(overview: Overview, stats: BuildStats, runs: bool) -> Text:
         label = overview._style("label")
         line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(role, style=label)
-        line.append(" " + name.ljust(width))
         line.append("  mean ", style=label)
         line.append(f"{stats.mean:.4f}", style=Style(bold=True))
         line.append("  band ", style=label)

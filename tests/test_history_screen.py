@@ -284,7 +284,7 @@ async def test_the_unreadable_notice_names_the_build_and_belongs_to_the_pair_sho
         (suite / "builds" / "2.jsonl").write_text(rows("output", {"a": "the cat sat", "b": "a dog"}))
         await press(pilot, "h")
         await settle(pilot)
-        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two ·")
+        assert screen_text(app).splitlines()[0].startswith(" not the newest pair · end ⏎ compares the newest two ·")
         await press(pilot, "end", "enter")  # 2 → 3, mended: the newest pair, read
         await settle(pilot)
         figures = review_screen(app).analysis.figures
@@ -329,7 +329,7 @@ async def test_after_comparing_older_builds_the_history_says_the_way_back_and_it
         assert (figures.baseline.name, figures.candidate.name) == (names[1], names[2])
         await press(pilot, "h")
         await settle(pilot)
-        assert screen_text(app).splitlines()[0].startswith(" end ⏎ compares the newest two ·")
+        assert screen_text(app).splitlines()[0].startswith(" not the newest pair · end ⏎ compares the newest two ·")
         await press(pilot, "end", "enter")
         await settle(pilot)
         figures = review_screen(app).analysis.figures

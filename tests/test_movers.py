@@ -60,7 +60,26 @@ async def test_signal_labels_cut_visibly_in_the_table_and_the_overview() -> None
         await settle(pilot)
         figures = review_screen(app).analysis.figures
         table = app.screen.query_one(MoversTable)
-        # Three signals on one row; +sent, the one to read, first; no room for a third label.
+        # Three signals on one row; +sent, the one to read, first. At 80 columns the sample's
+        # short ids leave the signals the room for all three; at 60, not for the third.
         index = next(i for i, f in enumerate(figures.signals) if signals.names(int(f)) == ["truncated", "shorter", "new-sentence"])
         row = table.row_text(table.row_of(index), table.size.width).plain
+        assert "+sent trunc len- " in row and "…" not in row, row
+        row = table.row_text(table.row_of(index), 60).plain
         assert "+sent trunc…" in row, row
+
+
+def test_short_ids_leave_their_columns_to_the_signals() -> None:
+    """A newcomer saw "+sent trunc…" beside an id column 26 cells wide for ids of 8. Worked by
+    hand at 80 columns and 237 rows: rank 3, mark 12, signals 12, the fixed cells 54, so the
+    id column had 26; ids of 8 (and their space) take 9 and the signals get the other 17.
+    Longer or unknown ids keep the column as it was; the id column never goes under 8."""
+    from rouge_tui.app.widgets.movers import Columns, longest_id
+
+    assert Columns.fit(80, 237) == Columns(rank=3, id=26, signals=12, mark=12)
+    assert Columns.fit(80, 237, 8) == Columns(rank=3, id=9, signals=29, mark=12)
+    assert Columns.fit(80, 237, 40) == Columns(rank=3, id=26, signals=12, mark=12)
+    assert Columns.fit(80, 237, 3) == Columns(rank=3, id=8, signals=30, mark=12)
+    assert Columns.fit(120, 237, 8) == Columns(rank=3, id=9, signals=22 + 55 - 9, mark=13)  # fixed 65, id 55
+    assert longest_id(["a", "inc-0001"]) == 8
+    assert longest_id(["a", "日本"]) is None and longest_id(["a\x01"]) is None and longest_id([]) is None

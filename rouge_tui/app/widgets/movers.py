@@ -8,7 +8,7 @@ outputs apart, and their ranks are bold in every view.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -68,13 +68,29 @@ class Columns:
     mark: int
 
     @classmethod
-    def fit(cls, width: int, rows: int) -> Columns:
+    def fit(cls, width: int, rows: int, longest_id: int | None = None) -> Columns:
+        """``longest_id``: the cells the longest id takes (None: not known); ids shorter
+        than the room left leave the rest to the signals ("+sent trunc len-" whole, not
+        "+sent trunc…" beside an id column of blanks)."""
         rank = max(len(str(rows)), 2)
         # 12: "regression↻+" whole from 70 columns; narrower, its first four letters (SPEC)
         mark = 7 if width < 70 else 12 if width < 90 else 13
         signal = 12 if width < 100 else 22  # 12: "+sent trunc…"
         fixed = 2 + rank + 1 + 7 + 7 + 8 + 1 + signal + 1 + mark
-        return cls(rank, max(width - fixed, 8), signal, mark)
+        id_width = max(width - fixed, 8)
+        if longest_id is not None and longest_id + 1 < id_width:  # (+1: the space after it)
+            shorter = max(longest_id + 1, 8)
+            signal, id_width = signal + id_width - shorter, shorter
+        return cls(rank, id_width, signal, mark)
+
+
+def longest_id(ids: Sequence[str]) -> int | None:
+    """The cells the longest id takes in the table where every id is printable ASCII (a
+    character a cell); None otherwise (a CJK character takes two, an escaped control
+    character several: the id column then takes all the room left, as it did)."""
+    if not ids or not all(map(str.isascii, ids)) or not all(map(str.isprintable, ids)):
+        return None
+    return max(map(len, ids))
 
 
 class MoversTable(ScrollView, can_focus=True):
@@ -114,10 +130,13 @@ class MoversTable(ScrollView, can_focus=True):
         self.view: np.ndarray = np.zeros(0, dtype=np.int64)
         self.rule = False
         self.marks: Callable[[str], MarkCell | None] = lambda _id: None
+        self.longest_id: int | None = None  # cells, over every id of the figures shown
         self.empty_text = "loading…"
 
     def show(self, figures: Figures, view: np.ndarray, *, rule: bool, cursor: int = 0) -> None:
         """Show ``view`` (indices into the ranked arrays), the cursor on row ``cursor``."""
+        if figures is not self.figures:
+            self.longest_id = longest_id(figures.ids)
         self.figures = figures
         self.view = view
         self.rule = rule and len(view) > TEN
@@ -242,7 +261,7 @@ class MoversTable(ScrollView, can_focus=True):
         return Strip(segments).adjust_cell_length(width, base)
 
     def header(self, width: int) -> Text:
-        cols = Columns.fit(width, self.row_count)
+        cols = Columns.fit(width, self.row_count, self.longest_id)
         text = Text(style=self._style("header"))
         text.append("  " + "#".rjust(cols.rank) + " " + "id".ljust(cols.id))
         text.append("base".rjust(7) + "cand".rjust(7) + "delta".rjust(8) + " ")
@@ -255,7 +274,7 @@ class MoversTable(ScrollView, can_focus=True):
         """One example's row: rank, id, baseline F, candidate F, delta, signals, mark."""
         f = self.figures
         assert f is not None
-        cols = Columns.fit(width, f.paired)
+        cols = Columns.fit(width, f.paired, self.longest_id)
         index = int(self.view[row])
         delta = float(f.delta[index])
         text = Text()

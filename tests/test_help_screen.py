@@ -83,7 +83,10 @@ async def test_help_names_every_mark_word_verdict_and_sort_the_registries_hold(m
         sorts = text[text.index("Sorts (s cycles)"):text.index("Change signals")]
         lines = sorts.splitlines()[1:-1]
         assert len(lines) == len(SORTS) and all(line.startswith(f"  {s.words} ") for line, s in zip(lines, SORTS.values()))
-        assert "  backwards           the ranking reversed\n" in sorts
+        assert "  backwards            the ranking reversed\n" in sorts
+        # Every description starts in one column: "beyond its own noise" overran it by one.
+        starts = {line.index(sort.summary[:12], len(sort.words) + 2) for line, sort in zip(lines, SORTS.values())}
+        assert len(starts) == 1, lines
 
 
 async def test_help_explains_every_short_word_the_overview_shows(tmp_path: Path) -> None:

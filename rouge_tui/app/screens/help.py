@@ -115,8 +115,9 @@ class HelpScreen(common.Answers, ModalScreen[None]):
         for tokenizer in TOKENIZERS.values():
             entry(tokenizer.name, 12, tokenizer.summary)
         text.append(f"\nSorts {cycles('s', 'sort')}\n", style="bold underline")
+        widest = max(cell_len(sort.words) for sort in SORTS.values())  # "beyond its own noise" overran 19
         for sort in SORTS.values():
-            entry(sort.words, 19, sort.summary)
+            entry(sort.words, widest, sort.summary)
         text.append("\nChange signals (the table's signals column)\n", style="bold underline")
         for signal in SIGNALS:
             entry(signal.short, 6, f"{signal.name}: {signal.summary}")

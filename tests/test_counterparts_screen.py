@@ -27,7 +27,7 @@ async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:
         await open_chapter_pair(pilot)
         await press(pilot, "o")
         assert isinstance(app.screen, CounterpartsScreen)
-        text = app.screen.query_one(Static).content.plain
+        text = app.screen.text().plain  # its lines whole, as before they are wrapped to the screen
         assert text.splitlines()[0].endswith("(escape closes)")  # the footer is the diff's
         candidate = text[: text.index("\nbaseline · ")]
         # B's sentences are numbered 1 to 4; the closing one is 4., flagged, and said new.
@@ -59,10 +59,36 @@ async def test_o_holds_supports_to_the_suites_min_support(tmp_path: Path) -> Non
         await settle(pilot)
         await press(pilot, "o")
         assert isinstance(app.screen, CounterpartsScreen)
-        content = app.screen.query_one(Static).content
+        content = app.screen.text()
         text = content.plain
         assert "(0.8 or more: a counterpart)" in text
         at = text.index("support 0.60")
         bold = [span for span in content.spans if span.start <= at < span.end and "bold" in str(span.style)]
         assert not bold, bold
         assert f"  1. [?] {candidate}" in text
+
+
+async def test_a_sentence_too_long_for_the_line_goes_on_under_itself() -> None:
+    """A newcomer found o's list hard to scan at 80 columns: a long sentence, and a long
+    counterpart, went on at the left edge, among the numbers. Each now goes on under its own
+    start (the numbers and labels a column of their own), and no line is wider than the view."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_chapter_pair(pilot)
+        await press(pilot, "o")
+        await settle(pilot)
+        shown = app.screen.query_one("#counterparts-text", Static)
+        lines = shown.content.plain.splitlines()
+        width = shown.content_region.width
+        listed = [line for line in lines if line.startswith("  ")]  # the sentences and what is said of them
+        assert listed and max(len(line) for line in listed) <= width, (width, listed)
+        at = next(k for k, line in enumerate(lines) if line.startswith("  4. [?] "))
+        closing = [lines[at][len("  4. "):]]  # (no space is left at the end of a line)
+        for line in lines[at + 1:]:
+            if not line.startswith(" " * 5) or line.startswith(" " * 7 + "best"):
+                break
+            assert line.startswith(" " * 5) and not line.startswith(" " * 6), line  # under the flag
+            closing.append(line[5:])
+        assert len(closing) > 1 and " ".join(closing) == f"[?] {CLOSING}", closing
+        counterparts = [line for line in lines if line.startswith("       best in the references")]
+        assert counterparts and all(len(line) <= width for line in counterparts)

@@ -4,6 +4,7 @@ sentence came from and that the closing one came from nowhere."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -17,34 +18,44 @@ from rouge_tui.app.screens import common
 from rouge_tui.safetext import one_line
 
 
-def grounded_text(grounded, title: str, other: str, min_support: float) -> Text:
+def grounded_text(grounded, title: str, other: str, min_support: float,
+                  hang: Callable[[Text, int], Text] = lambda line, indent: line) -> Text:
     """One side's sentences (rouge_tui.analysis.grounding.Grounded), each with its counterparts;
-    a support of ``min_support`` or more (the suite's) makes a counterpart."""
+    a support of ``min_support`` or more (the suite's) makes a counterpart. ``hang``: a line
+    (without its newline) as the screen shows it, wrapped under its ``indent``-th cell."""
     text = Text()
     text.append(f"{title}\n", style="bold underline")
     if not grounded.sentences:
         text.append("  no sentence\n", style="italic")
+
+    def line(*parts: tuple[str, str], indent: int) -> None:
+        """A line of ``(text, style)`` parts, wrapped under its ``indent``-th cell."""
+        whole = Text()
+        for part, style in parts:
+            whole.append(part, style=style)
+        text.append_text(hang(whole, indent))
+        text.append("\n")
+
     for number, sentence in enumerate(grounded.sentences, 1):
-        text.append(f"{number:>3}. ", style="bold")
-        if sentence.unsupported:
-            text.append("[?] ", style="bold reverse yellow")
-        text.append(one_line(sentence.span.text, 300) + "\n")
+        flag = [("[?] ", "bold reverse yellow")] if sentence.unsupported else []
+        line((f"{number:>3}. ", "bold"), *flag, (one_line(sentence.span.text, 300), ""), indent=5)
         for label, found in (("best in the references and source", sentence.counterpart), (f"in the {other}", sentence.in_other)):
-            text.append(f"       {label}: ", style="italic")
+            said = (f"       {label}: ", "italic")
             if found is None:
-                text.append("no word in common\n", style="italic")
+                line(said, ("no word in common", "italic"), indent=7)
                 continue
             where = f"{found.where}, " if found.where != other else ""
-            text.append(f"{where}support {found.support:.2f}", style="bold" if found.support >= min_support else "")
-            text.append(f"  “{one_line(found.sentence.text, 200)}”\n")
+            line(said, (f"{where}support {found.support:.2f}", "bold" if found.support >= min_support else ""),
+                 (f"  “{one_line(found.sentence.text, 200)}”", ""), indent=7)
         if sentence.unsupported:
             word = "new: in none of them, nor in the " + other if sentence.new else "no counterpart in the reference or source"
-            text.append(f"       {word} — read it\n", style="bold yellow")
+            line((f"       {word} — read it", "bold yellow"), indent=7)
     if grounded.new_figures:
-        text.append("     figures found nowhere else: ", style="italic")
-        text.append(one_line(", ".join(grounded.new_figures), 200) + "\n", style="bold red")
+        line(("     figures found nowhere else: ", "italic"), (one_line(", ".join(grounded.new_figures), 200), "bold red"),
+             indent=5)
     if grounded.coverage is not None:
-        text.append(f"     copied from the source: coverage {grounded.coverage:.2f}, density {grounded.density:.2f}\n", style="italic")
+        line((f"     copied from the source: coverage {grounded.coverage:.2f}, density {grounded.density:.2f}", "italic"),
+             indent=5)
     return text
 
 
@@ -59,17 +70,38 @@ class CounterpartsScreen(common.Answers, ModalScreen[None]):
         self.names = names
 
     def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(self.text(), id="counterparts-text")
+
+    def on_resize(self) -> None:
+        # A sentence too long for a line goes on under its own start, not at column 0 (the
+        # numbers and labels stay a column of their own to scan down): that needs the width.
+        box = self.query_one("#help-box", VerticalScroll)
+        self.query_one("#counterparts-text", Static).update(self.text(box.scrollable_content_region.width))
+
+    def text(self, width: int | None = None) -> Text:
+        """What the view says; with ``width``, each line wrapped under its own indent."""
+
+        def hang(line: Text, indent: int) -> Text:
+            if width is None or width - indent < 20:
+                return line
+            lines = line.wrap(self.app.console, width - indent)
+            for wrapped in lines:
+                wrapped.rstrip()
+            return Text("\n" + " " * indent).join(lines)
+
         text = Text()
         text.append(f"Where each sentence of {one_line(self.example_id, 60)} has its counterpart", style="bold")
         text.append("  (escape closes)\n", style="italic")  # the footer below is the diff's
         text.append(f"support: the share of a sentence's words on an LCS with the best sentence there ({self.min_support:g} or more: a counterpart)\n\n", style="italic")
-        text.append_text(grounded_text(self.grounding.candidate, f"candidate · {one_line(self.names[1], 40)}", "baseline", self.min_support))
+        text.append_text(grounded_text(self.grounding.candidate, f"candidate · {one_line(self.names[1], 40)}", "baseline",
+                                       self.min_support, hang))
         if self.grounding.baseline is not None:
             text.append("\n")
-            text.append_text(grounded_text(self.grounding.baseline, f"baseline · {one_line(self.names[0], 40)}", "candidate", self.min_support))
+            text.append_text(grounded_text(self.grounding.baseline, f"baseline · {one_line(self.names[0], 40)}", "candidate",
+                                           self.min_support, hang))
         text.append("\nescape, o or q closes this; Q quits", style="italic")
-        with VerticalScroll(id="help-box"):
-            yield Static(text)
+        return text
 
     def action_close(self) -> None:
         self.dismiss(None)

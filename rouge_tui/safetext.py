@@ -23,9 +23,10 @@ through.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["editable", "is_safe", "one_line", "visible"]
+__all__ = ["editable", "is_safe", "one_line", "shorten_names", "visible"]
 
 # Invisible though not in category Cf: Hangul fillers, the combining grapheme joiner,
 # variation selectors (incl. the supplementary ones), Mongolian free variation selectors,
@@ -104,3 +105,46 @@ def one_line(text: str, limit: int | None = None) -> str:
 def is_safe(text: str) -> bool:
     """True when ``text`` holds nothing `visible` would escape (newlines and tabs allowed)."""
     return _UNSAFE.search(text) is None
+
+
+def _first_difference(a: str, b: str) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def shorten_names(names: Sequence[str], width: int) -> list[str]:
+    """Each name in at most ``width`` characters, cut from the middle; where that would hide
+    where it differs from the name closest to it (two nights' 2026-11-26_aa3f5f and
+    2026-11-27_9f03aa read 2026-11…_aa3f5f and 2026-11…_9f03aa), or make two look alike,
+    cut around that place."""
+    shown = [one_line(name) for name in names]
+    head = (width - 1) // 2
+
+    def middle(name: str) -> str:
+        if len(name) <= width:
+            return name
+        return name[:head] + "…" + name[len(name) - (width - 1 - head):]
+
+    def around(name: str, at: int) -> str:
+        start = max(0, min(at - (width - 2) // 2, len(name) - width))
+        piece = name[start : start + width]
+        if start:
+            piece = "…" + piece[2:]
+        if start + width < len(name):
+            piece = piece[:-1] + "…"
+        return piece
+
+    out = [middle(name) for name in shown]
+    for i, name in enumerate(shown):
+        others = [other for other in shown if other != name]
+        if not others or len(name) <= width:
+            continue
+        at = max(_first_difference(name, other) for other in others)  # the closest name's
+        # The middle cut keeps it when it falls in the head, or in the tail with three
+        # characters before it to read it by.
+        if head <= at < len(name) - (width - 1 - head) + 3:
+            out[i] = around(name, at)
+    for i, name in enumerate(shown):  # two cut alike all the same: each around where it differs
+        alike = [other for j, other in enumerate(shown) if j != i and out[j] == out[i] and other != name]
+        if alike and len(name) > width:
+            out[i] = around(name, min(_first_difference(name, other) for other in alike))
+    return out

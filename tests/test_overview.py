@@ -24,7 +24,8 @@ from suite_helpers import COPY_MEANS, copy_suite, jsonl, make_suite
 
 from rouge_tui.analysis.signals import SIGNALS
 from rouge_tui.app.screens.history import HistoryScreen
-from rouge_tui.app.widgets.overview import shorten_names, trend_levels
+from rouge_tui.app.widgets.overview import trend_levels
+from rouge_tui.safetext import shorten_names
 
 pytestmark = pytest.mark.slow
 

@@ -33,10 +33,9 @@ from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
-from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.diff import FOLD_WORDS, prepare_example, run_scores
 from rouge_tui.review import Review
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import one_line, shorten_names
 
 if TYPE_CHECKING:
     from rouge_tui.analysis.pipeline import Analysis

@@ -18,10 +18,9 @@ from rouge_tui.analysis.compare import VERDICTS, verdict
 from rouge_tui.analysis.history import HistoryRow, baseline_stats, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
-from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.app.widgets.pointed import POINTER, PointedList
 from rouge_tui.review import Review
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import one_line, shorten_names
 
 
 class BuildList(PointedList):

@@ -15,10 +15,9 @@ from textual.widgets import OptionList, Static
 
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
-from rouge_tui.app.widgets.overview import shorten_names
 from rouge_tui.app.widgets.pointed import POINTER, PointedList
 from rouge_tui.review import SuiteRef
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import one_line, shorten_names
 
 
 class SuiteList(PointedList):

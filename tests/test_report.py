@@ -347,6 +347,29 @@ def test_html_of_files_changed_since_their_figures_were_cached_shows_the_files_a
 # ---------------------------------------------------------------------- Markdown and text
 
 
+def test_the_text_report_cuts_long_ids_where_they_differ(tmp_path: Path) -> None:
+    """A newcomer's promptfoo export: each id is a test's vars as JSON, and the text report
+    cut every one at its 32nd character, so rows of one article read alike. Each id is now
+    cut where it differs from the others listed, in at most 32 characters: the rows read
+    apart, and each shown id is pieces of its own id, in order."""
+    article = "Server-crashed-at-02:14-UTC-on-the-primary-database"  # (no space: the table splits at them)
+    ids = [json.dumps({"article": article, "question": q}, separators=(",", ":")) for q in ("what-failed", "when", "paged")]
+    words = ["cat sat on the mat", "dog ran in the park", "birds sing at dawn"]
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": i, "reference": w} for i, w in zip(ids, words))),
+                       {"1.jsonl": jsonl(*({"id": i, "output": w.split()[0]} for i, w in zip(ids, words))),
+                        "2.jsonl": jsonl(*({"id": i, "output": w} for i, w in zip(ids, words)))})
+    text = as_format(suite, "text")
+    table = text[text.index("most-moved outputs"):]
+    shown = [line.split()[1] for line in table.splitlines()[2:5]]  # rank, id, ...: the ids have no space
+    assert len(set(shown)) == 3, shown
+    for cut in shown:
+        assert len(cut) <= 32 and "…" in cut, shown
+        own = next(i for i in ids if all(piece in i for piece in cut.split("…")))
+        at = 0
+        for piece in cut.split("…"):  # in order
+            at = own.index(piece, at) + len(piece)
+
+
 def test_the_text_report_shows_the_notes_of_its_rows(tmp_path: Path) -> None:
     """Markdown and HTML had each row's note; the text report had none (a newcomer's note
     about a regression was nowhere in the CI log). Shown whole, one line, escaped."""

@@ -19,7 +19,9 @@ from rouge_tui.report.words import (
     signal_words,
     test_words,
 )
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import one_line, shorten_names
+
+SHORTENED = 200
 
 
 def render_text(data: dict[str, Any]) -> Any:
@@ -83,6 +85,17 @@ def render_text(data: dict[str, Any]) -> Any:
             table.add_column(column, justify=justify)
         return table
 
+    # The ids listed, each cut where it differs from the others (a promptfoo id is a test's
+    # vars as JSON: cut at its end, rows of one article read alike); past SHORTENED ids, at
+    # the end (shorten_names compares them all).
+    listed = [row["id"] for row in (*data["top"], *data["flagged"])]
+
+    def ids(width: int) -> dict[str, str]:
+        if len(listed) > SHORTENED:
+            return {i: one_line(i, width) for i in listed}
+        return dict(zip(listed, shorten_names(listed, width)))
+
+    wide, narrow = ids(32), ids(24)
     top = rows(f"the {len(data['top'])} most-moved outputs")
     said = Table.grid(padding=(0, 1))  # a long sentence wraps under itself, not under the id
     said.add_column(justify="right", min_width=3)
@@ -92,11 +105,11 @@ def render_text(data: dict[str, Any]) -> Any:
     def add(table: Table, rank: str, row: dict[str, Any]) -> None:
         """A row in ``table``, and what its candidate says in ``said``."""
         table.add_row(
-            rank, Text(one_line(row["id"], 32)), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
+            rank, Text(wide[row["id"]]), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
             f"{row['delta']:+.4f}", signal_words(row, runs), Text(mark_word(data, row["id"])),
         )
         for label, text, limit in findings(row, 200, 120):
-            said.add_row(rank, Text(one_line(row["id"], 24)), Text(f"{label}: " + one_line(text, limit)))
+            said.add_row(rank, Text(narrow[row["id"]]), Text(f"{label}: " + one_line(text, limit)))
 
     for rank, row in enumerate(data["top"], 1):
         add(top, str(rank), row)
@@ -115,7 +128,7 @@ def render_text(data: dict[str, Any]) -> Any:
         if note := entry.get("note"):
             carried = entry.get("carried_from")  # written on another pair: say which
             where = f"(carried from {carried['baseline']} → {carried['candidate']}) " if carried else ""
-            written.add_row(str(rank), Text(one_line(row["id"], 24)), Text(one_line(where + note, 1100)))
+            written.add_row(str(rank), Text(narrow[row["id"]]), Text(one_line(where + note, 1100)))
     if written.row_count:
         parts += [Text("\nnotes:"), written]
     if said.row_count:

@@ -74,7 +74,7 @@ def test_short_ids_leave_their_columns_to_the_signals() -> None:
     hand at 80 columns and 237 rows: rank 3, mark 12, signals 12, the fixed cells 54, so the
     id column had 26; ids of 8 (and their space) take 9 and the signals get the other 17.
     Longer or unknown ids keep the column as it was; the id column never goes under 8."""
-    from rouge_tui.app.widgets.movers import Columns, longest_id
+    from rouge_tui.app.widgets.movers import FITTED_IDS, Columns, longest_id
 
     assert Columns.fit(80, 237) == Columns(rank=3, id=26, signals=12, mark=12)
     assert Columns.fit(80, 237, 8) == Columns(rank=3, id=9, signals=29, mark=12)
@@ -83,3 +83,24 @@ def test_short_ids_leave_their_columns_to_the_signals() -> None:
     assert Columns.fit(120, 237, 8) == Columns(rank=3, id=9, signals=22 + 55 - 9, mark=13)  # fixed 65, id 55
     assert longest_id(["a", "inc-0001"]) == 8
     assert longest_id(["a", "日本"]) is None and longest_id(["a\x01"]) is None and longest_id([]) is None
+    assert longest_id(["ab"] * FITTED_IDS) == 2 and longest_id(["ab"] * (FITTED_IDS + 1)) is None
+
+
+async def test_the_header_stays_over_its_figures_when_a_filter_leaves_few_rows() -> None:
+    """The reviewer of the signals' room found the header one column off its figures once a
+    filter left fewer than 100 of the sample's 237 rows: the header's rank column was sized
+    to the rows shown, the rows' to every paired one, and the id column no longer made up the
+    difference. Both are sized to the paired rows."""
+    import numpy as np
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(MoversTable)
+        figures = review_screen(app).analysis.figures
+        for view in (np.arange(figures.paired), np.arange(3)):  # every row, then a filter's three
+            table.show(figures, view, rule=False)
+            header, row = table.header(80).plain, table.row_text(0, 80).plain
+            base = f"{float(figures.baseline_f[0]):.4f}"
+            assert header.index("base") + len("base") == row.index(base) + len(base), (header, row)
+            assert header.index("delta") + len("delta") == row.index(f"{float(figures.delta[0]):+.4f}") + 7

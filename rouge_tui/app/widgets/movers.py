@@ -60,7 +60,8 @@ class MarkCell:
 
 @dataclass(frozen=True)
 class Columns:
-    """Cell widths for one table width; the id column takes what the others leave."""
+    """Cell widths for one table width: the id column takes what the others leave, or what
+    its longest id needs where that is less (the signals get the rest)."""
 
     rank: int
     id: int
@@ -84,11 +85,20 @@ class Columns:
         return cls(rank, id_width, signal, mark)
 
 
+# Past this many ids the id column is not fitted to them: the pass over them all would be
+# made on the UI thread, before the first frame of a reopened big suite.
+FITTED_IDS = 250_000
+
+
 def longest_id(ids: Sequence[str]) -> int | None:
     """The cells the longest id takes in the table where every id is printable ASCII (a
     character a cell); None otherwise (a CJK character takes two, an escaped control
-    character several: the id column then takes all the room left, as it did)."""
-    if not ids or not all(map(str.isascii, ids)) or not all(map(str.isprintable, ids)):
+    character several), or past `FITTED_IDS` ids: the id column then takes all the room
+    left, as it did."""
+    if not ids or len(ids) > FITTED_IDS:
+        return None
+    joined = "".join(ids)  # one string: the ids checked in C, not one call an id
+    if not joined.isascii() or not joined.isprintable():
         return None
     return max(map(len, ids))
 
@@ -261,7 +271,8 @@ class MoversTable(ScrollView, can_focus=True):
         return Strip(segments).adjust_cell_length(width, base)
 
     def header(self, width: int) -> Text:
-        cols = Columns.fit(width, self.row_count, self.longest_id)
+        # The rows' widths (a filter's fewer rows would narrow the rank and shift the header).
+        cols = Columns.fit(width, self.figures.paired if self.figures is not None else self.row_count, self.longest_id)
         text = Text(style=self._style("header"))
         text.append("  " + "#".rjust(cols.rank) + " " + "id".ljust(cols.id))
         text.append("base".rjust(7) + "cand".rjust(7) + "delta".rjust(8) + " ")

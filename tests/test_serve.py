@@ -208,11 +208,20 @@ def test_serve_binds_to_loopback_unless_told_and_then_warns(monkeypatch: pytest.
     assert seen["command"].endswith(f"open {INCIDENT.resolve()} --format native")
 
 
-def test_serve_on_a_port_in_use_says_so_in_one_line_before_anything_else(capsys: pytest.CaptureFixture[str]) -> None:
+def test_serve_on_a_port_in_use_says_so_in_one_line_before_anything_else(monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """A newcomer's second `serve` on a port already served: it said it was serving, then
     "error: writing the output: error while attempting to bind ...". Now one line names the
     address and the reason, exit 2, and nothing on stdout; the same for an address that is
-    not this machine's."""
+    not this machine's. (The server is never started here: a look that let it would fail
+    the test, not hang it.)"""
+    import textual_serve.server
+
+    class Started:
+        def __init__(self, *args, **options) -> None:
+            raise AssertionError("serve started a server on an address it cannot listen on")
+
+    monkeypatch.setattr(textual_serve.server, "Server", Started)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -224,3 +233,26 @@ def test_serve_on_a_port_in_use_says_so_in_one_line_before_anything_else(capsys:
     assert cli.main(["serve", str(INCIDENT), "--host", "192.0.2.1", "--port", str(port)]) == 2  # TEST-NET-1: not ours
     said = f"rouge-tui: error: cannot listen on 192.0.2.1:{port}: {os.strerror(errno.EADDRNOTAVAIL)}\n"
     assert capsys.readouterr() == ("", said)
+
+
+def test_serve_looks_at_an_address_as_its_server_binds_it() -> None:
+    """The reviewer's cases for the look before serving: an IPv6 "::" beside a port IPv4 holds
+    binds (the server sets IPV6_V6ONLY), and a name that resolves to two addresses is fine
+    when one of them binds."""
+    from rouge_tui.app.serve import listen_problem
+
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert listen_problem("0.0.0.0", port) == os.strerror(errno.EADDRINUSE)
+        if socket.has_ipv6:
+            try:
+                with socket.socket(socket.AF_INET6) as six:
+                    six.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                    six.bind(("::", port))
+            except OSError:
+                pass  # no IPv6 here: the case cannot arise
+            else:
+                assert listen_problem("::", port) is None
+    assert listen_problem("localhost", port) is None  # free again

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import os
 import shlex
 import socket
 import sys
@@ -34,20 +35,31 @@ def is_loopback(host: str) -> bool:
 def listen_problem(host: str, port: int) -> str | None:
     """Why the server could not listen on ``host:port`` (the port taken, an address not this
     machine's, a host name that resolves to nothing), or None: found by binding each address
-    the server would, before it says it is serving."""
+    the server would, as asyncio's server binds them, before anything says it is serving."""
     try:
         addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         return f"cannot resolve {host!r}: {exc.strerror}"
+    unavailable = None
+    bound = False
     for family, kind, protocol, _, address in addresses:
-        with socket.socket(family, kind, protocol) as probe:
-            # As the server binds: a port left in TIME_WAIT by an earlier server is free.
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe = socket.socket(family, kind, protocol)
+        except OSError:  # a family this machine lacks (IPv6 turned off): the server skips it too
+            continue
+        with probe:
+            if os.name == "posix":  # as the server: a port left in TIME_WAIT is free
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:  # as the server: "::" leaves IPv4's port to IPv4
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             try:
                 probe.bind(address)
+                bound = True
             except OSError as exc:
-                return exc.strerror or str(exc)
-    return None
+                if exc.errno != errno.EADDRNOTAVAIL:
+                    return os.strerror(exc.errno) if exc.errno else str(exc)
+                unavailable = os.strerror(exc.errno)  # ("localhost" as ::1 without IPv6)
+    return unavailable if not bound else None
 
 
 def open_command(suite: Path | None, format: str | None = None) -> str:
@@ -65,8 +77,9 @@ def serve(suite: Path | None, host: str, port: int, format: str | None = None) -
     cannot listen on ``host:port``."""
     from textual_serve.server import Server
 
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if why := listen_problem(host, port):
-        raise ValueError(f"cannot listen on {host}:{port}: {why}")
+        raise ValueError(f"cannot listen on {where}: {why}")
     if not is_loopback(host):
         sys.stderr.write(
             f"rouge-tui: WARNING: serving on {host}:{port} with NO AUTHENTICATION: anyone who can "
@@ -84,4 +97,4 @@ def serve(suite: Path | None, host: str, port: int, format: str | None = None) -
     except OSError as exc:  # the port taken between the look above and the server's bind
         if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
             raise
-        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise ValueError(f"cannot listen on {where}: {os.strerror(exc.errno)}") from None

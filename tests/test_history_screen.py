@@ -330,6 +330,9 @@ async def test_after_comparing_older_builds_the_history_says_the_way_back_and_it
         await press(pilot, "h")
         await settle(pilot)
         assert screen_text(app).splitlines()[0].startswith(" not the newest pair · end ⏎ compares the newest two ·")
+        await press(pilot, "space")  # a build picked: still not the newest pair on screen, and said
+        assert screen_text(app).splitlines()[0].startswith(" not the newest pair · picked "), screen_text(app)
+        await press(pilot, "space")  # (unpicked again)
         await press(pilot, "end", "enter")
         await settle(pilot)
         figures = review_screen(app).analysis.figures

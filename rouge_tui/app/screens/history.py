@@ -151,8 +151,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         about = f"{one_line(self.suite.name, max(60, self.size.width - 4))}: {len(self.suite.builds)} builds · B baseline, C candidate"
         compares = " (enter compares them)" if len(self.picked) == 2 else ""
         header = f"picked {picked}{compares} · {about}" if picked else f"{about} · space picks"
-        if not picked and self.newest_readable() not in (None, self.pair):  # the pair an alert is about
-            header = f"not the newest pair · end ⏎ compares the newest two · {header}"
+        if self.newest_readable() not in (None, self.pair):  # the pair an alert is about is not shown
+            header = f"not the newest pair · {'' if picked else 'end ⏎ compares the newest two · '}{header}"
         if self.changed:  # said first: the rows of those builds and the Δ beside them are of the files as read
             names = " and ".join(one_line(name, 30) for name in sorted(self.changed))
             header = f"{names}: as read, changed on disk since (enter on the pair reads it again) · {header}"

@@ -228,8 +228,9 @@ class BuildPanel(Panel):
         for (role, _), name, part in zip(builds, names, figures):
             pieces = chop_cells(name.plain, max(1, width - 10)) or [""]  # wider than the line: folded
             lines.append(self.role(overview, role) + pieces[0])
-            lines += [Text(" " * 10, no_wrap=True) + piece for piece in pieces[1:]]
-            lines.append(Text(" " * 8, no_wrap=True) + part)
+            lines += [Text(" " * 10, no_wrap=True, overflow="ellipsis") + piece for piece in pieces[1:]]
+            # (the left part's overflow is the line's: "…" where even the figures are too wide)
+            lines.append(Text(" " * 8, no_wrap=True, overflow="ellipsis") + part)
         return lines
 
     @staticmethod

@@ -21,7 +21,7 @@ from rouge_tui.report.words import (
 )
 from rouge_tui.safetext import one_line, shorten_names
 
-SHORTENED = 200
+MOST_COMPARED = 100
 
 
 def render_text(data: dict[str, Any]) -> Any:
@@ -86,12 +86,12 @@ def render_text(data: dict[str, Any]) -> Any:
         return table
 
     # The ids listed, each cut where it differs from the others (a promptfoo id is a test's
-    # vars as JSON: cut at its end, rows of one article read alike); past SHORTENED ids, at
-    # the end (shorten_names compares them all).
+    # vars as JSON: cut at its end, rows of one article read alike); past MOST_COMPARED ids,
+    # at the end (shorten_names compares every pair of them).
     listed = [row["id"] for row in (*data["top"], *data["flagged"])]
 
     def ids(width: int) -> dict[str, str]:
-        if len(listed) > SHORTENED:
+        if len(listed) > MOST_COMPARED:
             return {i: one_line(i, width) for i in listed}
         return dict(zip(listed, shorten_names(listed, width)))
 

@@ -77,7 +77,7 @@ async def test_a_sentence_too_long_for_the_line_goes_on_under_itself() -> None:
         await open_chapter_pair(pilot)
         await press(pilot, "o")
         await settle(pilot)
-        shown = app.screen.query_one("#counterparts-text", Static)
+        shown = app.screen.query_one("#boxed-text", Static)
         lines = shown.content.plain.splitlines()
         width = shown.content_region.width
         listed = [line for line in lines if line.startswith("  ")]  # the sentences and what is said of them

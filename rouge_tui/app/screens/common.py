@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TextArea
 
@@ -128,6 +129,23 @@ class Answers:
     def on_screen_resume(self) -> None:
         if self._answer is not None:
             self._give()
+
+
+class BoxedText:
+    """A screen of text in a scrolling box (``#help-box``) that is laid out for the box's
+    width, again on each resize: a line too long for it goes on under its own indent, not at
+    column 0. `text` gives it for a width (None: before the first layout, lines whole)."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static(self.text(), id="boxed-text")
+
+    def on_resize(self) -> None:
+        box = self.query_one("#help-box", VerticalScroll)  # type: ignore[attr-defined]
+        self.query_one("#boxed-text", Static).update(self.text(box.scrollable_content_region.width))  # type: ignore[attr-defined]
+
+    def text(self, width: int | None = None) -> Text:
+        raise NotImplementedError
 
 
 class NoteScreen(Answers, ModalScreen[str | None]):

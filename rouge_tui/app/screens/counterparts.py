@@ -8,11 +8,8 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from rouge_tui.app.screens import common
 from rouge_tui.safetext import one_line
@@ -59,7 +56,7 @@ def grounded_text(grounded, title: str, other: str, min_support: float,
     return text
 
 
-class CounterpartsScreen(common.Answers, ModalScreen[None]):
+class CounterpartsScreen(common.BoxedText, common.Answers, ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,o,q", "close", "close", id="close"), common.QUIT_ANYWHERE]
 
     def __init__(self, example_id: str, grounding, names: tuple[str, str], min_support: float) -> None:
@@ -68,16 +65,6 @@ class CounterpartsScreen(common.Answers, ModalScreen[None]):
         self.example_id = example_id
         self.grounding = grounding
         self.names = names
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
-            yield Static(self.text(), id="counterparts-text")
-
-    def on_resize(self) -> None:
-        # A sentence too long for a line goes on under its own start, not at column 0 (the
-        # numbers and labels stay a column of their own to scan down): that needs the width.
-        box = self.query_one("#help-box", VerticalScroll)
-        self.query_one("#counterparts-text", Static).update(self.text(box.scrollable_content_region.width))
 
     def text(self, width: int | None = None) -> Text:
         """What the view says; with ``width``, each line wrapped under its own indent."""

@@ -6,11 +6,9 @@ from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
 
 from rouge_tui.analysis.compare import VERDICTS
 from rouge_tui.analysis.figures import SORTS
@@ -37,7 +35,7 @@ FILTER = (f"filter: part of an id or of an output; a signal (trunc, dup, …); a
           '"in quotes" for text only')
 
 
-class HelpScreen(common.Answers, ModalScreen[None]):
+class HelpScreen(common.BoxedText, common.Answers, ModalScreen[None]):
     """``?``, ``q`` and ``escape`` close it (``q`` here does not quit the app; ``Q`` does)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -52,15 +50,6 @@ class HelpScreen(common.Answers, ModalScreen[None]):
     def __init__(self, screen: Screen) -> None:
         super().__init__()
         self.source = screen
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
-            yield Static(self.text(), id="help-text")
-
-    def on_resize(self) -> None:
-        # The entries wrap under their own column, not at column 0: that needs the width.
-        box = self.query_one("#help-box", VerticalScroll)
-        self.query_one("#help-text", Static).update(self.text(box.scrollable_content_region.width))
 
     def text(self, width: int | None = None) -> Text:
         """Every entry on a line of its own; with ``width``, an entry too long for it goes

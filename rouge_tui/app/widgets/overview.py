@@ -217,15 +217,15 @@ class BuildPanel(Panel):
         runs = f.baseline.runs > 1 or f.candidate.runs > 1
         builds = (("baseline ", f.baseline), ("candidate", f.candidate))
         names = [Text(one_line(stats.name)) for _, stats in builds]
-        figures = [self.figures(overview, stats, runs) for _, stats in builds]
-        room = width - 10 - max(part.cell_len for part in figures)  # "candidate " is 10 cells
+        parts = [self.figures(overview, stats, runs) for _, stats in builds]
+        room = width - 10 - max(part.cell_len for part in parts)  # "candidate " is 10 cells
         longest = max(name.cell_len for name in names)
         if longest <= room:
             pad = min(room, max(longest, 8, min(28, room - 2)))
             return [self.role(overview, role) + name + " " * (pad - name.cell_len) + part
-                    for (role, _), name, part in zip(builds, names, figures)]
+                    for (role, _), name, part in zip(builds, names, parts)]
         lines = []
-        for (role, _), name, part in zip(builds, names, figures):
+        for (role, _), name, part in zip(builds, names, parts):
             pieces = chop_cells(name.plain, max(1, width - 10)) or [""]  # wider than the line: folded
             lines.append(self.role(overview, role) + pieces[0])
             lines += [Text(" " * 10, no_wrap=True, overflow="ellipsis") + piece for piece in pieces[1:]]

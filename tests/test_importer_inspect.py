@@ -392,7 +392,10 @@ def test_references_come_from_the_newest_log_whose_samples_read(tmp_path: Path) 
     layout = open_one(tmp_path)
     assert [b.path for b in layout.builds] == [tmp_path / "old.eval", new]
     assert layout.read_references().texts["2"] == ("Rolled back.", "The deploy was rolled back.")
-    assert outputs(layout) == [{"1": "Disk full at 02:14.", "2": "A newer output."}]
+    assert outputs(layout, 0) == [{"1": "Disk full at 02:14.", "2": "We rolled back the deploy."}]  # the older log
+    # The newest log, used, is its error: its outputs read, but its target did not (a
+    # newcomer's report compared it against the older log's targets, without a word).
+    assert str(error_of(layout.read_build, layout.builds[-1])) == f"{new}:samples/2_epoch_1.json: missing field 'target'"
     (tmp_path / "old.eval").unlink()
     assert str(error_of(open_one(tmp_path).read_references)) == (
         f"{new}:samples/2_epoch_1.json: missing field 'target'"

@@ -179,6 +179,37 @@ def test_two_run_folders_are_two_builds_and_other_scenarios_other_suites(tmp_pat
     assert xsum.read_build(xsum.builds[0])[0].digest != xsum.read_build(xsum.builds[1])[0].digest
 
 
+def test_a_broken_run_leaves_the_others_compared_and_fails_when_it_is_read(tmp_path: Path) -> None:
+    """README: report --baseline X --candidate Y works beside a third build that cannot be
+    read. A newcomer's third HELM run held a scenario_state.json of "{" and every report of
+    the folder stopped at it: the references read every run. They now come from the runs
+    that read; the broken one's error is raised when its build is read. A run whose file
+    reads but whose reference does not fails the same way, and not silently."""
+    runs = tmp_path / "runs"
+    llama = RUN.replace("openai_gpt2", "meta_llama-3-8b")
+    write_run(runs / RUN, [state("id4", [reference("r gpt", "correct")], "gpt2 says")])
+    write_run(runs / llama, [state("id4", [reference("r llama", "correct")], "llama says")], run_name=llama,
+              model="meta/llama-3-8b")
+    old = RUN.replace("openai_gpt2", "aaa_old")
+    broken = write_run(runs / old, [state("id4", [reference("r", "correct")], "old says")], run_name=old, model="aaa/old")
+    (broken / "scenario_state.json").write_text("{")
+    (layout,) = IMPORTER.open(runs, SuiteSettings())
+    assert [b.name for b in layout.builds] == ["aaa/old", "meta/llama-3-8b", "openai/gpt2"]
+    assert layout.read_references().texts == {"id4": ("r gpt",)}  # the newest run that reads
+    assert outputs(layout, 1) == {"id4": "llama says"} and outputs(layout, 2) == {"id4": "gpt2 says"}
+    assert str(error_of(layout.read_build, layout.builds[0])).startswith(f"{broken}/scenario_state.json:1: invalid JSON")
+    # The newest run's reference unreadable (an instance with no correct reference): the
+    # older ones give it, and that run's build fails when read, naming the state.
+    write_run(tmp_path / "again" / RUN, [state("id4", [reference("r", "wrong")], "gpt2 says")])
+    write_run(tmp_path / "again" / llama, [state("id4", [reference("r llama", "correct")], "llama says")],
+              run_name=llama, model="meta/llama-3-8b")
+    (layout,) = IMPORTER.open(tmp_path / "again", SuiteSettings())
+    assert layout.read_references().texts == {"id4": ("r llama",)}
+    assert "request_states[0]" in str(error_of(layout.read_build, layout.builds[1]))
+    (tmp_path / "again" / llama / "scenario_state.json").write_text("{")
+    assert "request_states[0]" in str(error_of(layout.read_references))  # none reads: the newest's error
+
+
 def test_without_run_spec_the_folder_name_says_scenario_and_model(tmp_path: Path) -> None:
     run = write_run(tmp_path / "mmlu:subject=anatomy,model=openai_gpt2",
                     [state("id0", [reference("B", "correct")], "B")], run_name=None)
@@ -272,6 +303,8 @@ def test_a_file_that_is_not_a_scenario_state(tmp_path: Path) -> None:
     path.write_text(json.dumps({"adapter_spec": {}}))
     layout = open_one(run)
     assert str(error_of(layout.read_build, layout.builds[0])) == f"{path}: 'request_states' must be an array, not missing"
+    path.write_text("[]")  # (it said "'request_states' must be an array, not a null")
+    assert str(error_of(layout.read_build, layout.builds[0])) == f"{path}: expected a JSON object, found array"
     lines = json.dumps({"request_states": []}, indent=2).splitlines()
     lines[1] += " oops"
     path.write_text("\n".join(lines))

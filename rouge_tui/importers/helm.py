@@ -25,10 +25,12 @@ cache across runs), so builds are in name order.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from pathlib import Path
 
 from rouge_tui.errors import SuiteError, quoted, type_name
+from rouge_tui.files import file_digest
 from rouge_tui.importers.base import (
     ImportedBuild,
     ImportedSuite,
@@ -143,9 +145,11 @@ def _states(run: Path) -> tuple[list[tuple[Where, dict]], str, bool]:
     perturbation), where each is, the file's digest, and whether it holds several trials."""
     path = run / STATE
     top, digest = read_json(path, STATE_LIMIT)
-    states = top.get("request_states") if type(top) is dict else None
+    if type(top) is not dict:
+        raise SuiteError(f"expected a JSON object, found {type_name(top)}", path)
+    states = top.get("request_states")
     if type(states) is not list:
-        found = "missing" if type(top) is dict and "request_states" not in top else f"a {type_name(states)}"
+        found = "missing" if "request_states" not in top else f"a {type_name(states)}"
         raise SuiteError(f"'request_states' must be an array, not {found}", path)
     kept: list[tuple[Where, dict]] = []
     several = False
@@ -272,9 +276,15 @@ def _suite(path: Path, scenario: str, models: dict[Path, str | None], settings: 
     source_path = fields.get("source", "input.text")
     output_path = fields.get("output")
     builds = _builds(models)
+    # The runs (by their bytes) whose references did not read: each one's error, raised when
+    # its build is read (the others' references still compare them; README "a broken third
+    # build stops only itself").
+    unread: dict[tuple[Path, str], SuiteError] = {}
 
     def read_build(build: ImportedBuild) -> list[Run]:
         states, digest, several = _states(build.path)
+        if (build.path, digest) in unread:
+            raise unread[(build.path, digest)]
         rows: list[tuple[Where, object, str]] = []
         for where, state in states:
             text = _output(state, output_path, where)
@@ -282,26 +292,42 @@ def _suite(path: Path, scenario: str, models: dict[Path, str | None], settings: 
                 rows.append((where, _state_id(state, where, several, id_path), text))
         return [make_run(rows, build.path, selector_digest(digest, "run"))]
 
+    def references_of(build: ImportedBuild, later: set[str]) -> tuple[list, set[str]]:
+        """One run's references: the rows of the ids no later run gave, and its ids."""
+        states, _digest, several = _states(build.path)
+        rows: list[tuple[Where, object, tuple[str, ...], str | None]] = []
+        ids: set[str] = set()
+        for where, state in states:
+            raw = _state_id(state, where, several, id_path)
+            if type(raw) is str:
+                if raw in later:
+                    continue
+                ids.add(raw)
+            if reference_path is None:
+                texts = _correct(state, where)
+            else:
+                name = f"instance.{reference_path}"
+                texts = reference_texts(field_value(state, name, where), name, where)
+            source = field_text(state, f"instance.{source_path}", where)
+            rows.append((where, raw, texts, source))
+        return rows, ids
+
     def read_references() -> References:
         rows: list[tuple[Where, object, tuple[str, ...], str | None]] = []
         later: set[str] = set()  # ids a later build gave references for: those win
+        failed: list[SuiteError] = []
         for build in reversed(builds):
-            states, _digest, several = _states(build.path)
-            ids: set[str] = set()
-            for where, state in states:
-                raw = _state_id(state, where, several, id_path)
-                if type(raw) is str:
-                    if raw in later:
-                        continue
-                    ids.add(raw)
-                if reference_path is None:
-                    texts = _correct(state, where)
-                else:
-                    name = f"instance.{reference_path}"
-                    texts = reference_texts(field_value(state, name, where), name, where)
-                source = field_text(state, f"instance.{source_path}", where)
-                rows.append((where, raw, texts, source))
+            try:
+                found, ids = references_of(build, later)
+            except SuiteError as exc:  # left out; its build fails when it is read
+                failed.append(exc)
+                with contextlib.suppress(SuiteError):
+                    unread[(build.path, file_digest(build.path / STATE))] = exc
+                continue
+            rows += found
             later |= ids
+        if failed and not rows:
+            raise failed[0]  # no run's references read: the newest one's error
         return make_references(rows, empty_where=(path, None))
 
     def stored(build: ImportedBuild) -> dict[str, float]:

@@ -4,6 +4,7 @@ without reading a record), picking builds, and reading only the builds in use.""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -603,6 +604,14 @@ def test_several_suites_at_one_path(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert open_suite(SuiteRef(folder, "toy", "qa")).name == "qa"
     assert open_suite(folder, name="summ").name == "summ"
     assert str(error_of(lambda: open_suite(folder, name="x"))) == f"{folder}: no suite named 'x' here (suites: 'qa', 'summ')"
+    # A name as long as HELM's "mmlu:subject=...,method=..." is said whole, so that the one
+    # the message names can be given back (a newcomer's came cut at 40 and was "no suite named").
+    long = "mmlu:subject=anatomy,method=multiple_choice_joint,data_augmentation=canonical"
+    other = write_toy(tmp_path / "long", task=long)
+    write_toy(other, task="qa")
+    said = str(error_of(lambda: open_suite(other)))
+    assert f"'{long}'" in said, said
+    assert open_suite(other, name=re.search(r"'(mmlu[^']*)'", said).group(1)).name == long
     make_suite(tmp_path / "all" / "native")
     write_toy(tmp_path / "all" / "one", task="only")
     (tmp_path / "all" / "plain").mkdir()

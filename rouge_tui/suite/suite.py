@@ -290,16 +290,20 @@ def _imported_suites(target: Path, settings: SuiteSettings, format: str) -> list
     return suites
 
 
+NAME_SHOWN = 200  # characters of a suite's name in a message that asks for one
+
+
 def _open_imported(target: Path, settings: SuiteSettings, format: str, name: str | None) -> Suite:
     suites = _imported_suites(target, settings, format)
+    # The names whole (up to NAME_SHOWN): the user copies one into --suite-name.
     if name is not None:
         picked = [suite for suite in suites if suite.name == name]
         if not picked:
-            names = quoted_list([suite.name for suite in suites])
-            raise SuiteError(f"no suite named {quoted(name)} here (suites: {names})", target)
+            names = quoted_list([suite.name for suite in suites], limit=NAME_SHOWN)
+            raise SuiteError(f"no suite named {quoted(name, NAME_SHOWN)} here (suites: {names})", target)
         suites = picked[:1]
     if len(suites) > 1:
-        names = quoted_list([suite.name for suite in suites])
+        names = quoted_list([suite.name for suite in suites], limit=NAME_SHOWN)
         raise SuiteError(f"holds {len(suites)} suites ({names}): name one with --suite-name NAME", target)
     suite = suites[0]
     builds = [BuildEntry(b.name, b.path, b.run_files, b.problem, b) for b in suite.builds]

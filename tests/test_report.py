@@ -439,6 +439,16 @@ def test_untrusted_text_is_escaped_in_markdown(tmp_path: Path) -> None:
     assert title == "# ROUGE drift report: suite \\| \\`x\\` \\<b\\>\\\\x1b\\[1m"
 
 
+def test_an_entity_in_untrusted_text_is_shown_as_written_in_markdown() -> None:
+    """A newcomer's note "pipe &amp; `tick`" was written as is, and a Markdown renderer shows
+    "&amp;" as "&": an & is backslashed like the other marks (CommonMark: a backslashed
+    punctuation character is itself), so the note renders as typed."""
+    from rouge_tui.report.markdown import md
+
+    assert md("pipe &amp; `tick`") == "pipe \\&amp; \\`tick\\`"
+    assert md("R&D &#x41;") == "R\\&D \\&\\#x41;"
+
+
 def test_untrusted_text_is_escaped_in_the_text_report(tmp_path: Path) -> None:
     text = as_format(_hostile_suite(tmp_path / "s"), "text")
     assert "\x1b" not in text and "\x07" not in text

@@ -22,7 +22,8 @@ from rouge_tui.report.words import (
 )
 from rouge_tui.safetext import one_line
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#])")
+# (& too: "&amp;" in a note is rendered "&", an entity, unless backslashed)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#&])")
 
 
 def md(text: str, limit: int | None = None) -> str:

@@ -443,10 +443,15 @@ def test_an_entity_in_untrusted_text_is_shown_as_written_in_markdown() -> None:
     """A newcomer's note "pipe &amp; `tick`" was written as is, and a Markdown renderer shows
     "&amp;" as "&": an & is backslashed like the other marks (CommonMark: a backslashed
     punctuation character is itself), so the note renders as typed."""
+    from markdown_it import MarkdownIt
+
     from rouge_tui.report.markdown import md
 
     assert md("pipe &amp; `tick`") == "pipe \\&amp; \\`tick\\`"
     assert md("R&D &#x41;") == "R\\&D \\&\\#x41;"
+    for text in ("pipe &amp; `tick`", "R&D &#x41; &copy;", "a *b* _c_ [d](e) <f> ~g~ #h |i| \\j"):
+        (line,) = MarkdownIt("commonmark").parseInline(md(text))  # rendered: what a reader sees
+        assert [child.type for child in line.children] == ["text"] and line.children[0].content == text
 
 
 def test_untrusted_text_is_escaped_in_the_text_report(tmp_path: Path) -> None:

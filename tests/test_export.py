@@ -277,7 +277,7 @@ def test_the_html_export_says_what_the_candidate_says_as_the_markdown_does(tmp_p
     assert f"### {heading}" in markdown and invented in markdown
     section = page[page.index(f"<h3>{heading}</h3>"):]
     assert f"new sentence: {invented}" in section.split("</ul></li>")[0]
-    assert "new figures: 02:14" in section
+    assert "new figure: 02:14" in section  # one figure, said so
 
 
 def test_two_suites_of_one_name_export_under_prefixes_of_their_own(tmp_path: Path) -> None:

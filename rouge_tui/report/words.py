@@ -28,7 +28,8 @@ def findings(row: dict[str, Any], sentences: int = 300, figures: int = 200) -> l
     figures in one line."""
     found = [("new sentence", sentence, sentences) for sentence in row["new_sentences"]]
     if row["new_figures"]:
-        found.append(("new figures", ", ".join(row["new_figures"]), figures))
+        label = "new figure" if len(row["new_figures"]) == 1 else "new figures"  # ("3 new figures: 3-1" read as a count)
+        found.append((label, ", ".join(row["new_figures"]), figures))
     return found
 
 

@@ -1076,6 +1076,11 @@ def test_out_writes_what_stdout_would_and_never_into_the_suite(tmp_path: Path) -
     written = cli("report", str(suite), "--format", "json", "--out", str(tmp_path / "r.json"), home=home)
     assert (written.returncode, written.stdout) == (printed.returncode, "")
     assert (tmp_path / "r.json").read_text() == printed.stdout
+    # A report written over one made private stays private (a newcomer's 0600 file came back
+    # world-readable: the new file renamed over it had the umask's mode).
+    (tmp_path / "r.json").chmod(0o600)
+    again = cli("report", str(suite), "--format", "json", "--out", str(tmp_path / "r.json"), home=home)
+    assert again.returncode == printed.returncode and (tmp_path / "r.json").stat().st_mode & 0o777 == 0o600
     before = tree(suite)
     inside = cli("report", str(suite), "--format", "json", "--out", str(suite / "builds" / "r.json"), home=home)
     assert inside.returncode == 2

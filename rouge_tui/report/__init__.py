@@ -139,9 +139,17 @@ FORMATS: dict[str, Format] = {format.name: format for format in (
 
 
 def write(out: Path, rendered: str | bytes) -> None:
-    """A rendering to the file the user named (``--out``): replaced whole, never half, with
-    the permissions the user's umask gives a new file; text as UTF-8, a lone surrogate (a
-    file name's byte that is not UTF-8) as the byte it stands for."""
+    """A rendering to the file the user named (``--out``): replaced whole, never half; a file
+    that was there keeps its permissions (a report made private stays private), a new one
+    gets those the user's umask gives; text as UTF-8, a lone surrogate (a file name's byte
+    that is not UTF-8) as the byte it stands for."""
+    import os
+    import stat
+
     from rouge_tui.store.paths import atomic_write, umask_mode
 
-    atomic_write(out, rendered if isinstance(rendered, bytes) else rendered.encode("utf-8", "surrogatepass"), umask_mode())
+    try:
+        mode = stat.S_IMODE(os.stat(out).st_mode)
+    except OSError:  # none there yet (or unreadable: said when it is written)
+        mode = umask_mode()
+    atomic_write(out, rendered if isinstance(rendered, bytes) else rendered.encode("utf-8", "surrogatepass"), mode)

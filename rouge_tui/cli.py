@@ -188,7 +188,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from rouge_tui.rouge.tokenizers import cannot_stem
     from rouge_tui.suite.records import read_references_file, read_run
 
-    names = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    names = list(dict.fromkeys(m.strip() for m in args.metrics.split(",") if m.strip()))  # each once: one JSON key
     unknown = [m for m in names if m not in METRICS]
     if unknown or not names:
         raise CliError(f"unknown metric {', '.join(unknown) or '(none)'}; expected some of {', '.join(METRICS)}")
@@ -197,6 +197,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     references = read_references_file(Path(args.references), hashed=False).texts
     outputs = read_run(Path(args.outputs), hashed=False).outputs
     ids = [i for i in outputs if i in references]
+    if not ids:  # two files of other examples (the wrong pair?): nothing scored is no success
+        raise CliError(f"no id is in both files ({len(outputs):,} in {args.outputs}, {len(references):,} "
+                       f"in {args.references})")
     if len(ids) < max(len(outputs), len(references)):  # left out: said, never silently
         _say(f"note: {len(ids):,} ids in both files scored; left out {len(outputs) - len(ids):,} "
              f"only in {args.outputs} and {len(references) - len(ids):,} only in {args.references}")

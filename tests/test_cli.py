@@ -866,6 +866,14 @@ def test_score_says_how_many_ids_it_left_out_on_one_stderr_line(tmp_path: Path) 
     outs.write_text(jsonl(*({"id": i, "output": "a"} for i in ("m", "c", "b", "a"))))
     quiet = run("score", str(refs), str(outs))
     assert quiet.returncode == 0 and quiet.stderr == ""  # the same ids: nothing to say
+    # A metric named twice is one key of each line (it was written twice: JSON readers keep one).
+    twice = run("score", str(refs), str(outs), "--metrics", "rougeL,rouge1,rougeL")
+    assert [list(json.loads(line)["scores"]) for line in twice.stdout.splitlines()] == [["rougeL", "rouge1"]] * 4
+    # No id in both (the wrong pair of files, a newcomer's): exit 2, one line, not an empty success.
+    outs.write_text(jsonl({"id": "q", "output": "x"}))
+    none = run("score", str(refs), str(outs))
+    assert (none.returncode, none.stdout) == (2, "")
+    assert none.stderr == f"rouge-tui: error: no id is in both files (1 in {outs}, 4 in {refs})\n"
 
 
 def _main_with_stderr(*args: str) -> tuple[int, str]:

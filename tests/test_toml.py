@@ -179,6 +179,9 @@ def test_not_utf8_a_directory_and_invalid_toml(tmp_path: Path) -> None:
     path.write_text('name = "x"\n\nmetric = "rougeL" extra\n')
     error = error_of(read_suite_settings, path)
     assert error.line == 3 and str(error).startswith(f"{path}:3: invalid TOML: ")
+    # Never closed: tomllib says "(at end of document)", and the line went unsaid.
+    path.write_text('metric = "rouge1"\nk = [1\n')
+    assert str(error_of(read_suite_settings, path)) == f"{path}:2: invalid TOML: Unclosed array at the end of the file"
     path.unlink()
     path.mkdir()
     assert str(error_of(read_suite_settings, path)) == f"{path}: is a directory, expected a file"

@@ -26,6 +26,7 @@ __all__ = ["BAND_SOURCES", "K_RANGE", "MAX_K", "SuiteSettings", "UserDefaults", 
 
 _TOML_LIMIT = 1 << 20
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column \d+\)$")
+_TOML_END = re.compile(r"\s*\(at end of document\)$")
 _LONG_INTEGER = re.compile(r"[0-9_]{1000,}")  # far past any setting, short of int()'s limit
 _HEADER = re.compile(r"""\s*\[\s*["']?([^\]"']+)["']?\s*\]""")
 
@@ -168,6 +169,9 @@ def _parse(path: Path) -> _Table | None:
         line = int(found.group(1)) if found else None
         if found:
             message = message[: found.start()]
+        elif end := _TOML_END.search(message):  # (an array or string never closed) its last line
+            line = text.rstrip("\n").count("\n") + 1
+            message = message[: end.start()] + " at the end of the file"
         raise SuiteError(f"invalid TOML: {message}", path, line) from None
     except RecursionError:
         raise SuiteError("invalid TOML: nested too deeply", path) from None

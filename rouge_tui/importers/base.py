@@ -10,6 +10,7 @@ the field path, raised only when the build it belongs to is read.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -19,12 +20,12 @@ from pathlib import Path
 import orjson
 
 from rouge_tui.errors import SuiteError, quoted, type_name
-from rouge_tui.files import read_small
+from rouge_tui.files import file_digest, read_small
 from rouge_tui.suite.records import References, Run
 from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = [
-    "ImportedBuild", "ImportedSuite", "Importer", "Missing", "Where", "check_field_paths", "fail",
+    "ImportedBuild", "ImportedSuite", "Importer", "Missing", "Unread", "Where", "check_field_paths", "fail",
     "field_text", "field_value", "get_field", "id_text", "make_references", "make_run", "model_name",
     "parse_json", "parse_path", "read_json", "reference_texts", "selector_digest",
 ]
@@ -259,6 +260,22 @@ def model_name(model: str) -> str:
         return model
     head = (MODEL_WIDTH - 1) // 2
     return model[:head] + "…" + model[len(model) - (MODEL_WIDTH - 1 - head):]
+
+
+class Unread(dict):
+    """The builds whose references did not read, where another build's stood in (so that
+    the others still compare): each one's error, under its path and the digest of the file
+    its references came from, raised when that build is read: a build used is never scored
+    against another build's references without a word."""
+
+    def keep(self, build: Path, file: Path, error: SuiteError) -> None:
+        with contextlib.suppress(SuiteError):  # a file that cannot even be hashed fails as read
+            self[(build, file_digest(file))] = error
+
+    def check(self, build: Path, digest: str) -> None:
+        """Raise the error kept for ``build`` whose file has ``digest`` now, if any."""
+        if (build, digest) in self:
+            raise self[(build, digest)]
 
 
 def selector_digest(file_digest: str, *selector: str) -> str:

@@ -25,17 +25,16 @@ cache across runs), so builds are in name order.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from pathlib import Path
 
 from rouge_tui.errors import SuiteError, quoted, type_name
-from rouge_tui.files import file_digest
 from rouge_tui.importers.base import (
     ImportedBuild,
     ImportedSuite,
     Importer,
     Missing,
+    Unread,
     Where,
     check_field_paths,
     fail,
@@ -276,15 +275,11 @@ def _suite(path: Path, scenario: str, models: dict[Path, str | None], settings: 
     source_path = fields.get("source", "input.text")
     output_path = fields.get("output")
     builds = _builds(models)
-    # The runs (by their bytes) whose references did not read: each one's error, raised when
-    # its build is read (the others' references still compare them; README "a broken third
-    # build stops only itself").
-    unread: dict[tuple[Path, str], SuiteError] = {}
+    unread = Unread()  # README: a broken third build stops only itself
 
     def read_build(build: ImportedBuild) -> list[Run]:
         states, digest, several = _states(build.path)
-        if (build.path, digest) in unread:
-            raise unread[(build.path, digest)]
+        unread.check(build.path, digest)
         rows: list[tuple[Where, object, str]] = []
         for where, state in states:
             text = _output(state, output_path, where)
@@ -321,8 +316,7 @@ def _suite(path: Path, scenario: str, models: dict[Path, str | None], settings: 
                 found, ids = references_of(build, later)
             except SuiteError as exc:  # left out; its build fails when it is read
                 failed.append(exc)
-                with contextlib.suppress(SuiteError):
-                    unread[(build.path, file_digest(build.path / STATE))] = exc
+                unread.keep(build.path, build.path / STATE, exc)
                 continue
             rows += found
             later |= ids

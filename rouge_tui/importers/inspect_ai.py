@@ -9,7 +9,6 @@ listing reads each log's header and nothing more.
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ from rouge_tui.importers.base import (
     ImportedSuite,
     Importer,
     Missing,
+    Unread,
     Where,
     fail,
     field_text,
@@ -159,9 +159,7 @@ class _Reader:
     builds: list[ImportedBuild]
     fields: _Fields
     kept: dict[tuple[Path, str], tuple[Outputs, SuiteError | None]] = field(default_factory=dict)
-    # The logs (by their bytes) whose samples did not read for the references: each one's
-    # error, raised when its build is read (its outputs may read, its targets did not).
-    unread: dict[tuple[Path, str], SuiteError] = field(default_factory=dict)
+    unread: Unread = field(default_factory=Unread)  # logs whose targets did not read
 
     def references(self) -> References:
         """The newest log's references; where its samples do not read, the newest's that do
@@ -174,8 +172,7 @@ class _Reader:
                 return self._references_of(build)
             except SuiteError as exc:
                 failed.append(exc)
-                with contextlib.suppress(SuiteError):  # (a log that cannot be hashed fails as read)
-                    self.unread[(build.path, file_digest(build.path))] = exc
+                self.unread.keep(build.path, build.path, exc)
         raise failed[0]  # a suite listed has a build: none read, the newest one's error
 
     def _references_of(self, build: ImportedBuild) -> References:
@@ -213,8 +210,7 @@ class _Reader:
             raise build.problem
         path, fields = build.path, self.fields
         file_hash = file_digest(path)
-        if (path, file_hash) in self.unread:  # its targets did not read: used, it fails
-            raise self.unread[(path, file_hash)]
+        self.unread.check(path, file_hash)  # its targets did not read: used, it fails
         if (path, file_hash) in self.kept:
             by_epoch, failed = self.kept.pop((path, file_hash))
             if failed is not None:

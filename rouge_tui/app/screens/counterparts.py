@@ -16,7 +16,7 @@ from rouge_tui.safetext import one_line
 
 
 def grounded_text(grounded, title: str, other: str, min_support: float,
-                  hang: Callable[[Text, int], Text] = lambda line, indent: line) -> Text:
+                  hang: Callable[[Text, int], Text]) -> Text:
     """One side's sentences (rouge_tui.analysis.grounding.Grounded), each with its counterparts;
     a support of ``min_support`` or more (the suite's) makes a counterpart. ``hang``: a line
     (without its newline) as the screen shows it, wrapped under its ``indent``-th cell."""

@@ -268,22 +268,36 @@ class LineBlocks:
 
     Yields ``(number of the block's first line, its lines)``, the lines without their
     newline (the file's last line may have had none). ``digest`` is then `file_digest`'s
-    value, computed on the way (``hashed``; else left empty, where nothing asks for it).
+    value (``hashed``; else left empty, where nothing asks for it): known by the file's
+    `Stamp` in ``memo`` (`file_digest` hashed it just before, to look its figures up), or
+    computed on the way.
     """
 
-    def __init__(self, path: Path, hashed: bool = True) -> None:
+    def __init__(self, path: Path, hashed: bool = True, memo: DigestMemo | None = None) -> None:
         self.path = Path(path)
         self.hashed = hashed
+        self.memo = memo if hashed else None
         self.digest = ""
 
     def __iter__(self) -> Iterator[tuple[int, list[bytes]]]:
         with _reading(self.path, hashed=self.hashed) as raw:
+            stamp = known = None
+            if self.memo:
+                stamp = Stamp.of(raw.path, os.fstat(raw.fd))
+                known = self.memo.get(stamp)
+                if known is not None:
+                    raw.sha = None
             if self.path.name.endswith(".gz"):
                 with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:  # type: ignore[arg-type]
                     yield from self._lines(unzipped.read, raw, gz=True)
             else:
                 yield from self._lines(raw.read, raw, gz=False)
-            if raw.sha is not None:
+            if known is not None:
+                # Its bytes are the digest's while its stamp stands (`file_digest`).
+                if Stamp.of(raw.path, os.fstat(raw.fd)) != stamp:
+                    raise SuiteError("changed while it was read: open it again", raw.path)
+                self.digest = known
+            elif raw.sha is not None:
                 while raw.read():  # what gzip left unread still counts in the digest
                     pass
                 self.digest = raw.sha.hexdigest()

@@ -14,6 +14,7 @@ import hmac
 import io
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -482,6 +483,51 @@ def test_a_reopened_report_reads_no_file_of_the_suite(
     reads = files_read(monkeypatch, suite)
     assert _report(suite, capsys) == expected
     assert reads == []
+
+
+def test_a_first_open_hashes_each_file_of_the_suite_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first open hashes the files to look their figures up; reading them then takes
+    those digests by the files' stamps. The same report as with no cache."""
+    suite = small_suite(tmp_path / "suite")
+    settle_files(monkeypatch)
+    expected = _report(suite, capsys, "--no-cache")
+    hashed = _bytes_hashed(monkeypatch)
+    assert _report(suite, capsys) == expected
+    sizes = {p.name: p.stat().st_size for p in (suite / "references.jsonl", *(suite / "builds").iterdir())}
+    assert hashed == sizes
+
+
+def _bytes_hashed(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """The bytes `rouge_tui.files` hashes from now on, by the name of the file read last
+    (the only hashing there is of a file's bytes as they are read)."""
+    real, real_read = hashlib.sha256, os.read
+    by_name: dict[str, int] = {}
+    last = [""]
+
+    class Counted:
+        def __init__(self) -> None:
+            self._sha = real()
+
+        def update(self, data: bytes) -> None:
+            by_name[last[0]] = by_name.get(last[0], 0) + len(data)
+            self._sha.update(data)
+
+        def hexdigest(self) -> str:
+            return self._sha.hexdigest()
+
+    def sha256(*args: object, **kwargs: object) -> object:
+        mine = sys._getframe(1).f_globals["__name__"] == "rouge_tui.files"
+        return Counted() if mine and not args and not kwargs else real(*args, **kwargs)
+
+    def read(fd: int, size: int) -> bytes:
+        last[0] = Path(os.readlink(f"/proc/self/fd/{fd}")).name
+        return real_read(fd, size)
+
+    monkeypatch.setattr(hashlib, "sha256", sha256)
+    monkeypatch.setattr(os, "read", read)
+    return by_name
 
 
 def test_a_build_rewritten_to_the_same_size_is_scored_as_it_now_is(

@@ -346,6 +346,44 @@ def test_a_kept_digest_spares_reading_the_file_again(tmp_path: Path, monkeypatch
     assert reads == []
 
 
+def test_a_file_whose_digest_is_known_by_its_stamp_is_read_without_hashing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first open hashes each file to look its figures up (`file_digest`), then reads it:
+    the read takes that digest, known by the file's stamp, and does not hash it again."""
+    data = b'{"id": "1", "output": "a b c"}\n{"id": "2", "output": "d e"}\n'
+    plain, zipped = tmp_path / "b.jsonl", tmp_path / "c.jsonl.gz"
+    plain.write_bytes(data)
+    zipped.write_bytes(gzip.compress(data, mtime=0))
+    for path in (plain, zipped):
+        memo = kept_memo(path, monkeypatch)
+        assert memo == {next(iter(memo)): hashlib.sha256(path.read_bytes()).hexdigest()}
+        memo[next(iter(memo))] = "f" * 64  # planted: only a read that trusts the stamp gives it
+        blocks = LineBlocks(path, memo=memo)
+        assert [line for _, lines in blocks for line in lines] == data.splitlines()
+        assert blocks.digest == "f" * 64
+        unknown = LineBlocks(path, memo=files_module.DigestMemo())  # nothing known: hashed
+        list(unknown)
+        assert unknown.digest == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_file_changed_while_read_under_a_known_digest_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The digest known by the stamp names the bytes as they were when the read began: a
+    file rewritten meanwhile is neither given that digest nor taken as read."""
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'{"id": "1", "output": "a b c"}\n' * 5)
+    memo = kept_memo(path, monkeypatch)
+    blocks = iter(LineBlocks(path, memo=memo))
+    next(blocks)
+    with open(path, "ab") as handle:
+        handle.write(b'{"id": "2", "output": "d"}\n')
+    with pytest.raises(SuiteError) as caught:
+        list(blocks)
+    assert str(caught.value) == f"{path}: changed while it was read: open it again"
+
+
 @pytest.mark.parametrize("how", ["rewritten in place, same size", "replaced by a rename", "appended to"])
 def test_a_file_changed_after_its_digest_was_kept_is_read_again(
     how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from rouge_tui.errors import SuiteError, quoted, type_name
-from rouge_tui.files import MANY_LINES, LineBlocks
+from rouge_tui.files import MANY_LINES, DigestMemo, LineBlocks
 
 if TYPE_CHECKING:  # each imported when a file of its format is read: JSON Lines needs neither
     from rouge_tui.suite.parquet_rows import ParquetRows
@@ -237,13 +237,13 @@ def json_lines(path: Path, nan_as_null: bool = False) -> Iterator[tuple[int, obj
         yield number, value
 
 
-def _source(path: Path, hashed: bool = True) -> LineBlocks | ParquetRows:
-    """What a file's records are read from, by its name (``hashed``: `LineBlocks`')."""
+def _source(path: Path, hashed: bool = True, memo: DigestMemo | None = None) -> LineBlocks | ParquetRows:
+    """What a file's records are read from, by its name (``hashed``, ``memo``: `LineBlocks`')."""
     if path.name.endswith(".parquet"):
         from rouge_tui.suite.parquet_rows import ParquetRows
 
         return ParquetRows(path)
-    return LineBlocks(path, hashed)
+    return LineBlocks(path, hashed, memo)
 
 
 def _records(
@@ -312,19 +312,21 @@ def _duplicate(
 
 
 def read_run(
-    path: Path, fields: Fields = _FIELDS, *, like: Mapping[str, object] | None = None, hashed: bool = True
+    path: Path, fields: Fields = _FIELDS, *, like: Mapping[str, object] | None = None, hashed: bool = True,
+    memo: DigestMemo | None = None,
 ) -> Run:
     """One run file as ``id -> output`` in file order, every record checked. ``like``: what
     was read before (the references, the build before's run): its ids, and its outputs
     where equal, are kept as its strings, so a nightly build that repeats most of the one
     before holds each text once (and comparing the two finds them the same object).
     ``hashed`` False: no ``digest`` (empty; a Parquet file's is made all the same), for
-    a reader that keys nothing on the file, as `score`."""
+    a reader that keys nothing on the file, as `score`; ``memo``: digests known by the files'
+    stamps (`files.LineBlocks`)."""
     path = Path(path)
     like = like or {}
     ahead = iter(like.items())  # in a file in the same order, each id is the next one's
     id_name, output_name = fields.id, fields.output
-    blocks = _source(path, hashed)
+    blocks = _source(path, hashed, memo)
     outputs: dict[str, str] = {}
     for number, record, line in _records(blocks, (id_name, output_name), None):
         try:
@@ -370,14 +372,14 @@ def _texts(path: Path, number: int | str, record: dict, fields: Fields) -> tuple
 
 
 def read_references_file(path: Path, fields: Fields = _FIELDS, *, hashed: bool = True,
-                         like: Mapping[str, str] | None = None) -> References:
+                         like: Mapping[str, str] | None = None, memo: DigestMemo | None = None) -> References:
     """A references file: texts in listed order, sources, other fields, all checked
-    (``hashed``: as `read_run`'s). ``like``: ids held already (each its own value), whose
-    strings the references keep."""
+    (``hashed``, ``memo``: as `read_run`'s). ``like``: ids held already (each its own value),
+    whose strings the references keep."""
     path = Path(path)
     id_name, one, many, source = fields.id, fields.reference, fields.references, fields.source
     known = {id_name, one, many, source}
-    blocks = _source(path, hashed)
+    blocks = _source(path, hashed, memo)
     texts: dict[str, tuple[str, ...]] = {}
     sources: dict[str, str] = {}
     extra: dict[str, dict] = {}

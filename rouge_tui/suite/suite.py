@@ -404,15 +404,15 @@ def read_references(suite: Suite, like: Mapping[str, str] | None = None) -> Refe
     ids held already, whose strings they keep (`read_references_file`)."""
     if suite.imported is not None:
         return suite.imported.read_references()
-    return read_references_file(suite.references_path, suite.settings.fields, like=like)
+    return read_references_file(suite.references_path, suite.settings.fields, like=like, memo=suite.digest_memo)
 
 
 def _runs(suite: Suite, entry: BuildEntry, like: Sequence[Mapping[str, object]] = ()) -> list[Run]:
     if entry.problem is not None:
         raise entry.problem
     if suite.imported is None:
-        return [read_run(path, suite.settings.fields, like=like[min(r, len(like) - 1)] if like else None)
-                for r, path in enumerate(entry.run_files)]
+        return [read_run(path, suite.settings.fields, like=like[min(r, len(like) - 1)] if like else None,
+                         memo=suite.digest_memo) for r, path in enumerate(entry.run_files)]
     runs = suite.imported.read_build(entry.imported)
     if not runs:
         raise SuiteError("no runs in this build", entry.path)

@@ -25,6 +25,7 @@ from rouge_tui.analysis.pipeline import (
     analyse,
     open_analysis,
 )
+from rouge_tui.errors import SuiteError
 from rouge_tui.store.log import ReferenceChange, ReviewLog
 from rouge_tui.store.marks import MARKS, Mark, MarkStore, outputs_hash
 from rouge_tui.suite.suite import NewestUnreadable, Suite, SuiteRef
@@ -148,7 +149,10 @@ def user_theme(themes: Sequence[str]) -> str | None:
     from rouge_tui.store.paths import config_dir
     from rouge_tui.suite.toml import read_user_defaults
 
-    return read_user_defaults(config_dir() / "config.toml", themes=list(themes)).theme
+    theme = read_user_defaults(config_dir() / "config.toml", themes=list(themes)).theme
+    if isinstance(theme, SuiteError):
+        raise theme
+    return theme
 
 
 def open_review(

@@ -262,7 +262,35 @@ def test_a_bad_config_toml_value_names_config_toml(
     tmp_path: Path, toml: str, expected: str
 ) -> None:
     path = toml_file(tmp_path, toml, "config.toml")
-    assert str(error_of(read_user_defaults, path)) == f"{path}:{expected}"
+    assert str(error_of(_used_defaults, path)) == f"{path}:{expected}"
+
+
+def _used_defaults(path: Path) -> None:
+    """config.toml read, then each of its values used as the settings and the app use them."""
+    from rouge_tui.analysis.settings import resolve
+    from rouge_tui.suite.toml import SuiteSettings
+
+    user = read_user_defaults(path)
+    resolve(SuiteSettings(), user)
+    if isinstance(user.theme, SuiteError):
+        raise user.theme
+
+
+@pytest.mark.parametrize("toml", ['metric = "rougeQ"\n', 'tokenizer = "bogus"\n', 'k = "x"\n', "k = 0\n"])
+def test_a_bad_config_toml_value_is_an_error_only_where_it_is_used(tmp_path: Path, toml: str) -> None:
+    """SPEC: bad input is an error only when it is used; a flag or the suite's suite.toml
+    that sets the value leaves config.toml's unused."""
+    from rouge_tui.analysis.settings import resolve
+    from rouge_tui.suite.toml import SuiteSettings
+
+    path = toml_file(tmp_path, toml, "config.toml")
+    user = read_user_defaults(path)
+    key = toml.split(" ")[0]
+    given = {"metric": "rouge1", "tokenizer": "unicode", "k": 3.0}[key]
+    assert getattr(resolve(SuiteSettings(**{key: given}), user), key) == given
+    assert getattr(resolve(SuiteSettings(), user, **{key: given}), key) == given
+    error = error_of(resolve, SuiteSettings(), user)
+    assert (error.path, error.line) == (path, 1)
 
 
 def test_bad_toml_in_config_names_config_toml_and_line(tmp_path: Path) -> None:
@@ -276,7 +304,7 @@ def test_bad_toml_in_config_names_config_toml_and_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("name", "read", "toml"), [
     ("suite.toml", read_suite_settings, 'name = "x"\n\n[band]\nk = {}\n'),
     ("suite.toml", read_suite_settings, 'name = "x"\n[band]\nsource = "auto"\nmin_delta = {}\n'),
-    ("config.toml", read_user_defaults, 'metric = "rougeL"\n\n\nk = {}\n'),
+    ("config.toml", _used_defaults, 'metric = "rougeL"\n\n\nk = {}\n'),
 ])
 def test_an_integer_of_hundreds_or_thousands_of_digits_names_file_and_line(
     tmp_path: Path, name: str, read, toml: str, digits: int

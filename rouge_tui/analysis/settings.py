@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from rouge_tui import __version__
+from rouge_tui.errors import SuiteError
 from rouge_tui.rouge import METRICS, TOKENIZERS, metrics, tokenizers
 from rouge_tui.rouge.tokenizers import STEMMERS, cannot_stem
 from rouge_tui.suite.toml import K_RANGE, MAX_K
@@ -64,7 +65,12 @@ class Settings:
 
 
 def _first(*values):
-    return next((v for v in values if v is not None), None)
+    """The first of ``values`` given; config.toml's bad value (a SuiteError) raised when it
+    is the one used."""
+    value = next((v for v in values if v is not None), None)
+    if isinstance(value, SuiteError):
+        raise value
+    return value
 
 
 def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> Settings:

@@ -54,12 +54,13 @@ class SuiteSettings:
 
 @dataclass(frozen=True)
 class UserDefaults:
-    """The user's defaults from config.toml; ``None``: not set there."""
+    """The user's defaults from config.toml; ``None``: not set there; a SuiteError: set to
+    a bad value, an error only where that value is used (a flag or suite.toml may set it)."""
 
-    metric: str | None = None
-    tokenizer: str | None = None
-    k: float | None = None
-    theme: str | None = None
+    metric: str | SuiteError | None = None
+    tokenizer: str | SuiteError | None = None
+    k: float | SuiteError | None = None
+    theme: str | SuiteError | None = None
 
 
 class _Table:
@@ -248,16 +249,24 @@ def read_suite_settings(path: Path) -> SuiteSettings:
 
 
 def read_user_defaults(path: Path, themes: Sequence[str] | None = None) -> UserDefaults:
-    """The user's config.toml; no file gives no defaults, a bad value a SuiteError naming
-    the file and line (the app shows it rather than guessing what was meant). ``themes``:
-    the names a theme may have (the app's; None: any)."""
+    """The user's config.toml; no file gives no defaults. A file that does not parse, or an
+    unknown key, is a SuiteError naming the file and line; a bad value is that SuiteError
+    in its place, raised where the value is used (the app shows it rather than guessing
+    what was meant). ``themes``: the names a theme may have (the app's; None: any)."""
     top = _parse(Path(path))
     if top is None:
         return UserDefaults()
     top.only("metric", "tokenizer", "k", "theme")
+
+    def held(read: Callable[[], object]) -> object:
+        try:
+            return read()
+        except SuiteError as exc:
+            return exc
+
     return UserDefaults(
-        metric=top.string("metric", list(METRICS)),
-        tokenizer=top.string("tokenizer", list(TOKENIZERS)),
-        k=top.number("k", lambda k: 0 < k <= MAX_K, K_RANGE),
-        theme=top.string("theme", None if themes is None else list(themes)),
+        metric=held(lambda: top.string("metric", list(METRICS))),
+        tokenizer=held(lambda: top.string("tokenizer", list(TOKENIZERS))),
+        k=held(lambda: top.number("k", lambda k: 0 < k <= MAX_K, K_RANGE)),
+        theme=held(lambda: top.string("theme", None if themes is None else list(themes))),
     )

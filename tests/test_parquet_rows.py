@@ -28,6 +28,39 @@ def write_parquet(path: Path, columns: dict, schema: dict | None = None) -> Path
     return path
 
 
+def test_a_row_without_a_source_reads_alike_in_every_format(tmp_path: Path) -> None:
+    """A source left out is written as a missing key or null (JSON Lines: json, pandas,
+    polars), an empty cell (CSV, which cannot leave it out) or a null (Parquet): no source
+    in each, so the figures that read sources agree whatever the format."""
+    from suite_helpers import write_csv
+
+    rows = [("a", "doc a"), ("b", None), ("c", ""), ("d", "  ")]
+    parquet = write_parquet(tmp_path / "references.parquet", {
+        "id": [i for i, _ in rows], "reference": ["r"] * 4, "source": [None if s in ("", "  ") else s for _, s in rows],
+    })
+    as_null = run_file(tmp_path, jsonl(*({"id": i, "reference": "r", "source": s} for i, s in rows)), "n.jsonl")
+    as_left_out = run_file(tmp_path, jsonl(*({"id": i, "reference": "r", **({"source": s} if s else {})}
+                                             for i, s in rows)), "o.jsonl")
+    as_cells = write_csv(tmp_path / "references.csv", ["id", "reference", "source"],
+                         [[i, "r", s or ""] for i, s in rows])
+    for path in (parquet, as_null, as_left_out, as_cells):
+        read = read_references_file(path)
+        assert (read.sources, read.texts) == ({"a": "doc a"}, dict.fromkeys("abcd", ("r",))), path.name
+
+
+@pytest.mark.parametrize(("record", "expected"), [
+    ({"id": "a", "reference": "r", "references": None}, ("r",)),
+    ({"id": "a", "reference": None, "references": ["r", "s"]}, ("r", "s")),
+])
+def test_a_null_reference_field_is_a_field_not_given(tmp_path: Path, record: dict, expected: tuple) -> None:
+    """What polars writes back from a Parquet file this reader takes (both columns, null in
+    the one a row does not use) reads as that file does."""
+    path = run_file(tmp_path, jsonl(record))
+    assert texts(path) == {"a": expected}
+    both_null = run_file(tmp_path, jsonl({"id": "a", "reference": None, "references": None}), "b.jsonl")
+    assert str(error_of(texts, both_null)) == f"{both_null}:1: 'reference' must be a string, not null"
+
+
 def test_parquet_reads_as_its_jsonl_twin(tmp_path: Path) -> None:
     """The same records as Parquet (written by polars) and as JSON Lines (by json): the same
     texts, order, sources, other fields, empties and fingerprint; digests of each file."""

@@ -196,7 +196,7 @@ def test_csv_references_and_runs(tmp_path: Path) -> None:
     read = read_references_file(refs)
     assert read.texts == {"a": ("the cat, sat\non the mat",), "b": ("a dog",)}
     assert read.extra == {"a": {"input": "t1"}, "b": {"input": "t2"}}
-    assert read.sources == {"a": "doc a", "b": ""}
+    assert read.sources == {"a": "doc a"}  # an empty cell is no source: a CSV cannot leave a field out
     run = write_csv(tmp_path / "one.csv", ["output", "id"], [["a cat", "a"], ["", "b"]])
     assert outputs(run) == {"a": "a cat", "b": ""}
 
@@ -751,7 +751,7 @@ REFERENCE_LATERS = [
     '{"id": "late", "reference": ',  # not JSON
     '{"id": "late", "reference": "y", "id": "z"}',  # a repeated key
     '{"id": "e2", "reference": "again", "source": "s"}',  # an id given before
-    '{"id": "late", "reference": "y", "source": null}',  # a bad source
+    '{"id": "late", "reference": "y", "source": ["s"]}',  # a bad source
 ]
 
 

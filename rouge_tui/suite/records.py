@@ -14,7 +14,8 @@ The input contract:
 - Ids are non-empty strings or integers; an integer is its decimal string, so ``1`` and
   ``"1"`` are one example (and duplicates, naming both lines). Text fields are strings;
   ``references`` is a non-empty array of strings; ``reference`` and ``references`` both in
-  one record is an error.
+  one record is an error. In a references file, a null ``reference``, ``references`` or
+  ``source`` is a field not given (as in Parquet), and a blank source is no source.
 
 orjson parses each line. Where it refuses one, the standard decoder reads that line to
 give the exact message (or the value orjson cannot give: orjson turns an integer beyond
@@ -353,9 +354,11 @@ def read_run(
 def _texts(path: Path, number: int | str, record: dict, fields: Fields) -> tuple[str, ...]:
     """A record's references: its ``reference``, or its ``references`` in listed order."""
     one, many = fields.reference, fields.references
-    if one in record and many in record:
+    # A null is a field not given (as a Parquet file's): what pandas and polars write for
+    # the one of the two a row does not use.
+    if record.get(one) is not None and record.get(many) is not None:
         raise SuiteError(f"both {quoted(one)} and {quoted(many)}: give one of them", path, number)
-    if one in record or many not in record:
+    if record.get(many) is None:
         if one not in record:
             raise SuiteError(f"missing {quoted(one)} or {quoted(many)} field", path, number)
         return (_text(path, number, record, one),)
@@ -389,7 +392,7 @@ def read_references_file(path: Path, fields: Fields = _FIELDS, *, hashed: bool =
             key, text = record[id_name], record[one]  # type: ignore[index]
         except (KeyError, TypeError):  # no such field, or no object
             key = text = None
-        if type(key) is str and key and type(text) is str and many not in record:  # type: ignore[operator]
+        if type(key) is str and key and type(text) is str and record.get(many) is None:  # type: ignore[union-attr]
             references: tuple[str, ...] = (text,)
             blank = not text or text.isspace()
         else:
@@ -405,8 +408,11 @@ def read_references_file(path: Path, fields: Fields = _FIELDS, *, hashed: bool =
         if blank:
             empty.append(key)
         if len(record) > 2:  # type: ignore[arg-type]
-            if source in record:  # type: ignore[operator]
-                sources[key] = _text(path, number, record, source)  # type: ignore[arg-type]
+            # A source that is null or blank (a CSV's empty cell) is no source.
+            if record.get(source) is not None:  # type: ignore[union-attr]
+                document = _text(path, number, record, source)  # type: ignore[arg-type]
+                if document and not document.isspace():
+                    sources[key] = document
             others = {k: v for k, v in record.items() if k not in known}  # type: ignore[union-attr]
             if others and line is not None and float in map(type, _inside(others)):
                 exact = _DECODER.decode(line.decode("utf-8"))  # integers past 64 bits, exactly

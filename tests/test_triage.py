@@ -212,6 +212,23 @@ def test_too_little_history_shows_the_count_and_why_there_is_no_band(tmp_path: P
     assert rate["band"] is None and "fewer than 2 earlier build pairs" in rate["no_band"]
 
 
+def test_an_earlier_build_that_cannot_be_read_is_named_where_it_narrows_the_bands(tmp_path: Path, capsys):
+    """A newcomer's unreadable build, two before the pair compared, turned the alarm off (a
+    report exit 1 became 0, "fewer than 2 earlier build pairs with figures") and nothing said
+    which build or why; left out of a band that still stands, it narrowed it unseen."""
+    suite = chapter_suite(tmp_path / "s", builds=6)
+    bad = suite / "builds" / "2026-11-02.jsonl"
+    bad.write_text(bad.read_text() + "[1]\n")
+    code, data = report_json(suite, capsys)
+    said = [w for w in data["warnings"] if w.startswith("the signal bands leave out")]
+    assert said == [f"the signal bands leave out {a} -> {b}: {bad}:41: expected a JSON object, found array"
+                    for a, b in (("2026-11-01", "2026-11-02"), ("2026-11-02", "2026-11-03"))]
+    assert code == 1  # two earlier pairs are left: a band all the same
+    code, data = report_json(suite, capsys, "--baseline", "2026-11-03", "--candidate", "2026-11-06")
+    assert code == 0 and data["signal_drift"] == []  # no earlier pair read: no band, no alarm
+    assert len([w for w in data["warnings"] if "leave out" in w]) == 2
+
+
 def test_no_earlier_pair_is_counted_when_no_band_could_come_of_it(tmp_path: Path, capsys, monkeypatch):
     """Two earlier pairs make a band: with one, or with no signal allowed to raise the alarm,
     counting the earlier pairs (grounding each) would buy nothing."""

@@ -473,8 +473,12 @@ def _with_grounding(suite: Suite, settings: Settings, texts: Texts, caches: Cach
     # invented in run 2 only is not in run 1's text).
     said = [max(range(len(found)), key=lambda k, r=row: (found[k][1][order[r]], found[k][0][order[r]], -k))
             if replicated and (new_figures[row] or least[row] < 1) else figures.run_moved(row) for row in flagged]
+    # An earlier pair that could not be read narrows the bands, or leaves none: said, with why.
+    unread = [f"the signal bands leave out {c.baseline} -> {c.candidate}: {c.problem}"
+              for c in before_counts if c.problem is not None]
     return replace(
         figures, signals=ranked, copied=copied, pending=(), rates=rates, flagged=flagged,
+        warnings=[*figures.warnings, *unread],
         flagged_details=unseen.details(texts, [figures.ids[row] for row in flagged], settings.min_support, said),
         runs_fired=(np.sum([(f[order, None] >> np.arange(len(signals.SIGNALS), dtype=np.uint32)) & 1 for f in flags],
                            axis=0, dtype=np.uint8).T.copy() if replicated else None),

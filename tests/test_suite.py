@@ -372,6 +372,13 @@ def test_pick_errors(three_builds: Suite, tmp_path: Path) -> None:
         str(error_of(none.pick))
         == f"{tmp_path}/none/builds: a comparison needs at least two builds, found 0"
     )
+    # A newcomer's b2.JSONL was left out without a word: the files that are no build are named.
+    cased = make_suite(tmp_path / "cased", builds={"only.jsonl": jsonl({"id": "a", "output": "x"}),
+                                                   "b2.JSONL": jsonl({"id": "a", "output": "y"}), ".hidden": ""})
+    assert str(error_of(open_suite(cased).pick)) == (
+        f"{cased}/builds: a comparison needs at least two builds, found 1: 'only'; not builds: 'b2.JSONL' "
+        "(a build is a .jsonl, .jsonl.gz, .csv or .parquet file, or a folder of them)"
+    )
 
 
 def test_the_list_of_names_in_a_message_is_short(tmp_path: Path) -> None:

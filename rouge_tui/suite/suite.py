@@ -119,6 +119,9 @@ class Suite:
                 found += ": " + quoted_list([entry.name for entry in self.builds])
             # an imported suite has no builds/: its builds are the harness's files at its path
             where = self.path if self.imported is not None else self.path / "builds"
+            if self.imported is None and (others := _not_builds(where)):
+                found += (f"; not builds: {quoted_list(others, 3)} (a build is a .jsonl, .jsonl.gz, .csv "
+                          "or .parquet file, or a folder of them)")
             raise SuiteError(f"a comparison needs at least two builds, {found}", where)
         cand = self.build(candidate) if candidate is not None else self.builds[-1]
         if baseline is not None:
@@ -171,6 +174,15 @@ def _entry(directory: Path, name: str) -> BuildEntry | None:
         )
         return BuildEntry(name, path, (), problem)
     return BuildEntry(name, path, runs)
+
+
+def _not_builds(directory: Path) -> list[str]:
+    """The files in builds/ that are no build (a name that differs by case, a stray export):
+    said when too few builds are left to compare, where one of them was meant."""
+    try:
+        return [name for name in _listing(directory) if _entry(directory, name) is None]
+    except SuiteError:
+        return []
 
 
 def _list_builds(directory: Path) -> list[BuildEntry]:

@@ -47,6 +47,24 @@ async def test_a_folder_of_suites_lists_each_with_its_verdict(tmp_path: Path) ->
         assert any(line.lstrip(" ▶").startswith("Support answers") for line in lines)
 
 
+async def test_a_suite_whose_newest_build_cannot_be_read_is_listed_as_it_opens(tmp_path: Path) -> None:
+    """The review opens on the two newest builds that read when the newest cannot be (README):
+    the list said only the error, a ✗ as for a suite that cannot be opened at all."""
+    import shutil
+
+    folder = tmp_path / "suites"
+    shutil.copytree(INCIDENT, folder / "incident")
+    newest = max((folder / "incident" / "builds").iterdir())
+    newest.write_text(newest.read_text() + "[1]\n")
+    shutil.copytree(SUPPORT, folder / "support")
+    app = RougeApp([folder / "incident", folder / "support"], argparse.Namespace())
+    async with app.run_test(size=(160, 24)) as pilot:
+        await settle(pilot)
+        line = next(line for line in screen_text(app).splitlines() if "Incident summaries" in line)
+        assert f"8 builds · ! newest {newest.stem} unreadable · " in line and "✗" not in line
+        assert "Δ " in line
+
+
 async def test_the_list_of_suites_gives_the_verdict_the_opened_suite_shows_config_and_flags_too(
     tmp_path: Path, isolated_state: Path
 ) -> None:

@@ -91,7 +91,10 @@ class SuitesScreen(Screen[None]):
                 suite = list_suite(request)  # its name and builds, said even when they cannot be compared
                 self.names[number] = suite.name
                 summary = f"{len(suite.builds)} builds"
-                figures = open_review(request, marks=False, log=False).analysis.figures
+                opened = open_review(request, marks=False, log=False, fall_back=True)
+                figures = opened.analysis.figures
+                if opened.unreadable is not None:  # as the review opens it: the newest pair that reads
+                    summary += f" · ! newest {one_line(opened.unreadable.build, 40)} unreadable"
                 summary += f" · {VERDICTS[figures.verdict].said} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"

@@ -386,6 +386,49 @@ def test_the_text_report_shows_the_notes_of_its_rows(tmp_path: Path) -> None:
     assert "END" in body and "\x1b" not in text
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_every_mark_and_note_is_in_the_report_past_the_rows_it_lists(tmp_path: Path, fmt: str) -> None:
+    """A newcomer's note on a row past the ten, and one on a flagged row, were in the JSON and
+    the HTML but in neither the text nor the Markdown report: what a reviewer wrote never
+    becomes invisible (SPEC)."""
+    import shutil
+
+    suite = shutil.copytree(INCIDENTS, tmp_path / "s")
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    data = json_of(suite)
+    listed = {row["id"] for row in (*data["top"], *data["flagged"])}
+    far = next(i for i in analysis.figures.ids if i not in listed)
+    flagged = data["flagged"][0]["id"]
+    review = Review(analysis, analysis.texts.result())
+    review.set_mark(far, "regression", "rank-far note")
+    review.set_mark(flagged, "fine", "flagged row note")
+    review.set_mark(next(i for i in analysis.figures.ids[20:] if i not in listed and i != far), "unsure")
+    text = as_format(suite, fmt)
+    far_line = next(line for line in text.splitlines() if "rank-far note" in line)
+    assert far in far_line and "regression" in far_line
+    assert "flagged row note" in text
+    assert ("marked, in neither list (2):" if fmt == "text" else "## Marked, in neither list (2)") in text
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_every_format_quotes_the_flagged_outputs_new_figures(fmt: str) -> None:
+    """The text report quoted the flagged rows' new figures (what raised the alarm); Markdown
+    and HTML quoted the ten's alone."""
+    data = json_of(INCIDENTS)
+    found = [row for row in data["flagged"] if row["new_figures"]]
+    assert found
+    text = as_format(INCIDENTS, fmt)
+    said = text[re.search("says? that", text).start():]
+    for row in found:
+        figures = ", ".join(dict.fromkeys(row["new_figures"]))
+        assert row["id"] in said and ("new figure: " if ", " not in figures else "new figures: ") + figures in said
+    # Each sentence once: an output that repeats a line (the duplicated signal) said it twice.
+    twice = next(row for row in data["flagged"] if len(set(row["new_sentences"])) < len(row["new_sentences"]))
+    sentence = next(s for s in twice["new_sentences"] if twice["new_sentences"].count(s) > 1)
+    rows = [row for row in (*data["top"], *data["flagged"]) if sentence in row["new_sentences"]]
+    assert said.count(f"new sentence: {sentence}") == len(rows)
+
+
 def test_markdown_carries_the_verdicts_reason_warnings_and_notes(tmp_path: Path) -> None:
     suite = make_suite(tmp_path / "s")
     analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())

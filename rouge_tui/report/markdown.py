@@ -16,6 +16,7 @@ from rouge_tui.report.words import (
     listing,
     mark_word,
     moved_words,
+    other_marks,
     said,
     signal_words,
     test_words,
@@ -29,6 +30,11 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#&])")
 def md(text: str, limit: int | None = None) -> str:
     """Untrusted text for one line of Markdown: visible escapes, inline syntax backslashed."""
     return _MD_SPECIAL.sub(r"\\\1", one_line(text, limit))
+
+
+def _ranked(rank: int | str, example_id: str) -> str:
+    """An example as a list names it: ``3. inc-0042``, or its id alone past the top rows."""
+    return f"{rank}. {md(example_id, 60)}" if rank != "" else md(example_id, 60)
 
 
 def render_markdown(data: dict[str, Any]) -> str:
@@ -79,33 +85,46 @@ def render_markdown(data: dict[str, Any]) -> str:
         "| ---: | --- | ---: | ---: | ---: | --- | --- | --- |",
     ] if data["top"] else []
     runs = max(b["runs"], c["runs"])
-    long_notes = []  # (rank, id, lines) of notes of several lines: whole below the table
-    for rank, row in enumerate(data["top"], 1):
-        note = data["marks"].get(row["id"], {}).get("note", "")
-        # A table cell holds one line: a note of several shows its first, and then whole
-        # below the table (a raw <br> would be HTML from untrusted text).
+    long_notes = []  # (rank, id, lines) of notes of several lines: whole below the tables
+    ranks = {row["id"]: rank for rank, row in enumerate(data["top"], 1)}
+
+    def cell(example_id: str) -> str:
+        """An example's note in a table cell, which holds one line: a note of several shows
+        its first, and then whole below the tables (a raw <br> would be HTML from untrusted
+        text)."""
+        note = (data["marks"].get(example_id) or {}).get("note") or ""
         note_lines = note.splitlines()
         if len(note_lines) > 1:
-            long_notes.append((rank, row["id"], note_lines))
+            long_notes.append((ranks.get(example_id, ""), example_id, note_lines))
             note = f"{note_lines[0]} (whole note below)"
+        return md(note, 200)
+
+    for rank, row in enumerate(data["top"], 1):
         lines.append(
             f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
             f" {row['delta']:+.4f} | {signal_words(row, runs)} | {mark_word(data, row['id'])} |"
-            f" {md(note, 200)} |"
+            f" {cell(row['id'])} |"
         )
     if data["flagged"]:
         lines += ["", f"## The {len(data['flagged'])} flagged: a drifting signal fired, most telling first", "",
-                  "| id | baseline | candidate | delta | signals | mark |", "| --- | ---: | ---: | ---: | --- | --- |"]
+                  "| id | baseline | candidate | delta | signals | mark | note |",
+                  "| --- | ---: | ---: | ---: | --- | --- | --- |"]
         lines += [f"| {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} | {row['delta']:+.4f} |"
-                  f" {signal_words(row, runs)} | {mark_word(data, row['id'])} |" for row in data["flagged"]]
+                  f" {signal_words(row, runs)} | {mark_word(data, row['id'])} | {cell(row['id'])} |"
+                  for row in data["flagged"]]
+    others = other_marks(data)
+    if others:
+        lines += ["", f"## Marked, in neither list ({len(others)})", "", "| id | mark | note |", "| --- | --- | --- |"]
+        lines += [f"| {md(example_id, 60)} | {mark_word(data, example_id)} | {cell(example_id)} |"
+                  for example_id, _ in others]
     if long_notes:
         lines += ["", "### Notes of several lines", ""]
         for rank, example_id, note_lines in long_notes:
-            lines += [f"- **{rank}. {md(example_id, 60)}**", "", *(f"  > {md(line, 500)}" for line in note_lines), ""]
+            lines += [f"- **{_ranked(rank, example_id)}**", "", *(f"  > {md(line, 500)}" for line in note_lines), ""]
     if said(data):
         lines += ["", "### What the candidate says that its reference, source and baseline do not", ""]
         for rank, row in said(data):
-            lines.append(f"- **{rank}. {md(row['id'], 60)}**")
+            lines.append(f"- **{_ranked(rank, row['id'])}**")
             lines += [f"  - {label}: {md(text, limit)}" for label, text, limit in findings(row)]
     if data.get("history"):
         lines += ["", "## History", "", f"_{HISTORY_BASIS[0].upper()}{HISTORY_BASIS[1:]}._", "",

@@ -154,7 +154,8 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         parts.append("<h3>What the candidate says that its reference, source and baseline do not</h3><ul>")
         for rank, row in said(data):
             found = [f"{label}: {_h(text, limit)}" for label, text, limit in findings(row)]
-            parts.append(f"<li><b>{rank}. {_h(row['id'])}</b><ul>" + "".join(f"<li>{f}</li>" for f in found) + "</ul></li>")
+            name = f"{rank}. {_h(row['id'])}" if rank != "" else _h(row["id"])
+            parts.append(f"<li><b>{name}</b><ul>" + "".join(f"<li>{f}</li>" for f in found) + "</ul></li>")
         parts.append("</ul>")
     for example in examples or []:
         mark = example.get("mark") or "not reviewed"

@@ -16,6 +16,7 @@ from rouge_tui.report.words import (
     listing,
     mark_word,
     moved_words,
+    other_marks,
     signal_words,
     test_words,
 )
@@ -123,14 +124,21 @@ def render_text(data: dict[str, Any]) -> Any:
     written.add_column(justify="right", min_width=3)
     written.add_column()
     written.add_column(overflow="fold")
-    for rank, row in enumerate(data["top"], 1):
+    for rank, row in [*enumerate(data["top"], 1), *(("", row) for row in data["flagged"])]:
         entry = data["marks"].get(row["id"], {})
         if note := entry.get("note"):
-            carried = entry.get("carried_from")  # written on another pair: say which
-            where = f"(carried from {carried['baseline']} → {carried['candidate']}) " if carried else ""
-            written.add_row(str(rank), Text(narrow[row["id"]]), Text(one_line(where + note, 1100)))
+            written.add_row(str(rank), Text(narrow[row["id"]]), Text(one_line(_carried(entry) + note, 1100)))
     if written.row_count:
         parts += [Text("\nnotes:"), written]
+    if others := other_marks(data):
+        marked = Table.grid(padding=(0, 1))
+        marked.add_column(overflow="fold")
+        marked.add_column()
+        marked.add_column(overflow="fold")
+        for example_id, entry in others:
+            marked.add_row(Text(one_line(example_id, 32)), Text(mark_word(data, example_id)),
+                           Text(one_line(_carried(entry) + (entry.get("note") or ""), 1100)))
+        parts += [Text(f"\nmarked, in neither list ({len(others)}):"), marked]
     if said.row_count:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     if data.get("history"):
@@ -148,6 +156,12 @@ def render_text(data: dict[str, Any]) -> Any:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]))
         parts += [Text(""), trend, *unread]
     return Group(*parts)
+
+
+def _carried(entry: dict[str, Any]) -> str:
+    """Where a mark carried from another pair was written, before its note."""
+    carried = entry.get("carried_from")
+    return f"(carried from {carried['baseline']} → {carried['candidate']}) " if carried else ""
 
 
 def text_for(data: dict[str, Any], width: int | None) -> str:

@@ -17,19 +17,30 @@ LEFT_OUT = (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Onl
 HISTORY_BASIS = "each build over its own ids with a reference; the comparison over the ids both builds have"
 
 
-def said(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
-    """(rank, row) of the top rows whose candidate says something new."""
-    return [(rank, row) for rank, row in enumerate(data["top"], 1) if row["new_sentences"] or row["new_figures"]]
+def said(data: dict[str, Any]) -> list[tuple[int | str, dict[str, Any]]]:
+    """(rank, row) of the top rows, then the flagged ones (rank ""), whose candidate says
+    something new: the flagged are where a new figure or sentence raised the alarm."""
+    listed = [*enumerate(data["top"], 1), *(("", row) for row in data["flagged"])]
+    return [(rank, row) for rank, row in listed if row["new_sentences"] or row["new_figures"]]
+
+
+def other_marks(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(id, mark) of the marked examples in neither the top rows nor the flagged: what a
+    reviewer wrote is never left out of a report."""
+    listed = {row["id"] for row in (*data["top"], *data["flagged"])}
+    return [(example_id, entry) for example_id, entry in data["marks"].items() if example_id not in listed]
 
 
 def findings(row: dict[str, Any], sentences: int = 300, figures: int = 200) -> list[tuple[str, str, int]]:
     """What a row's candidate says that its reference, source and baseline do not, as
     (label, untrusted text, the length to cut it at): each new sentence, then its new
-    figures in one line."""
-    found = [("new sentence", sentence, sentences) for sentence in row["new_sentences"]]
+    figures in one line; each once (an output that repeats a line says it twice: the
+    duplicated signal says so)."""
+    found = [("new sentence", sentence, sentences) for sentence in dict.fromkeys(row["new_sentences"])]
     if row["new_figures"]:
-        label = "new figure" if len(row["new_figures"]) == 1 else "new figures"  # ("3 new figures: 3-1" read as a count)
-        found.append((label, ", ".join(row["new_figures"]), figures))
+        distinct = list(dict.fromkeys(row["new_figures"]))
+        label = "new figure" if len(distinct) == 1 else "new figures"  # ("3 new figures: 3-1" read as a count)
+        found.append((label, ", ".join(distinct), figures))
     return found
 
 

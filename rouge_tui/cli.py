@@ -143,6 +143,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     import shutil
 
     from rouge_tui import report
+    from rouge_tui.errors import SuiteError
     from rouge_tui.review import Request, open_review
 
     if args.top < 0:
@@ -156,7 +157,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CliError(f"--out {out}: inside the suite, which rouge-tui never writes; name a file elsewhere")
     if out is not None and out.is_dir():  # else the write's temporary file is what the error names
         raise CliError(f"--out {out}: a folder; name a file to write the report to")
-    opened = open_review(request)
+    try:
+        opened = open_review(request)
+    except SuiteError:
+        _folder_of_suites(request.path)
+        raise
     # What reads the texts first: figures cached from files changed since are computed again.
     review = opened.review() if form.texts else None
     history = opened.history() if args.history else None
@@ -222,6 +227,23 @@ def cmd_import(args: argparse.Namespace) -> int:
     suite = import_suites([Path(path) for path in args.paths], args.import_format, Path(args.out), args.suite_name)
     _say(f"wrote {suite.name!r}: {len(suite.builds)} builds, to {suite.path}")
     return 0
+
+
+def _folder_of_suites(path: Path) -> None:
+    """A CliError where ``path``, which does not open as a suite, is a folder of them (the
+    app lists them; a report is of one)."""
+    from rouge_tui.errors import SuiteError
+    from rouge_tui.safetext import one_line
+    from rouge_tui.suite.suite import list_suites
+
+    try:
+        suites = [ref for ref in list_suites(path) if ref.path != path]
+    except SuiteError:
+        return
+    if suites:
+        first = one_line(str(suites[0].path))
+        raise CliError(f"{one_line(str(path))}: a folder of {len(suites)} {'suite' if len(suites) == 1 else 'suites'}, not a suite: report on one of them, "
+                       f"such as {first} (rouge-tui {one_line(str(path))} lists them)")
 
 
 def cmd_open(args: argparse.Namespace) -> int:

@@ -65,6 +65,25 @@ def test_report_exit_codes_on_samples():
     assert main(["report", str(SUPPORT), "--format", "json"]) == 0  # replicates stay in band
 
 
+def test_a_report_on_a_folder_of_suites_says_it_is_one_and_names_a_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The app lists a folder of suites; report said "missing references file" of it."""
+    import shutil
+
+    folder = tmp_path / "suites"
+    shutil.copytree(INCIDENTS, folder / "b-incidents")
+    shutil.copytree(SUPPORT, folder / "a-support")
+    assert main(["report", str(folder)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"rouge-tui: error: {folder}: a folder of 2 suites, not a suite: report on one of "
+                                 f"them, such as {folder / 'a-support'} (rouge-tui {folder} lists them)\n")
+    (folder / "a-support" / "references.jsonl").unlink()  # one that cannot open is no suite: the other
+    assert main(["report", str(folder)]) == 2
+    assert f"a folder of 1 suite, not a suite: report on one of them, such as {folder / 'b-incidents'}" in (
+        capsys.readouterr().err)
+
+
 def test_json_contract(capsys: pytest.CaptureFixture[str]):
     main(["report", str(INCIDENTS), "--format", "json", "--top", "5"])
     data = json.loads(capsys.readouterr().out)

@@ -92,3 +92,23 @@ async def test_a_sentence_too_long_for_the_line_goes_on_under_itself() -> None:
         assert len(closing) > 1 and " ".join(closing) == f"[?] {CLOSING}", closing
         counterparts = [line for line in lines if line.startswith("       best in the references")]
         assert counterparts and all(len(line) <= width for line in counterparts)
+
+
+async def test_j_k_g_and_G_move_in_the_list_as_in_help_and_the_diff() -> None:
+    """README: j k g G move in a list or scroll a diff or the help; in o's list they did
+    nothing (down, page down and end did)."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_chapter_pair(pilot)
+        await press(pilot, "o")
+        await settle(pilot)
+        box = app.screen.query_one("#help-box")
+        assert box.max_scroll_y > 3 and box.scroll_y == 0
+        await press(pilot, "j", "j", "j")
+        assert box.scroll_y == 3
+        await press(pilot, "k")
+        assert box.scroll_y == 2
+        await press(pilot, "G")
+        assert box.scroll_y == box.max_scroll_y
+        await press(pilot, "g")
+        assert box.scroll_y == 0 and isinstance(app.screen, CounterpartsScreen)

@@ -131,10 +131,21 @@ class Answers:
             self._give()
 
 
+# j k g G in a box of text (`BoxedText`), as in the table and the diff: a screen's BINDINGS
+# take them (Textual reads bindings from widget classes, not from a mixin).
+BOX_KEYS: list[BindingType] = [
+    Binding("j", "scroll(1)", "down", show=False),
+    Binding("k", "scroll(-1)", "up", show=False),
+    Binding("g", "edge(False)", "top", show=False),
+    Binding("G", "edge(True)", "bottom", show=False),
+]
+
+
 class BoxedText:
     """A screen of text in a scrolling box (``#help-box``) that is laid out for the box's
     width, again on each resize: a line too long for it goes on under its own indent, not at
-    column 0. `text` gives it for a width (None: before the first layout, lines whole)."""
+    column 0. `text` gives it for a width (None: before the first layout, lines whole);
+    `BOX_KEYS` move in it."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
@@ -146,6 +157,16 @@ class BoxedText:
 
     def text(self, width: int | None = None) -> Text:
         raise NotImplementedError
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#help-box", VerticalScroll).scroll_relative(y=lines, animate=False)  # type: ignore[attr-defined]
+
+    def action_edge(self, end: bool) -> None:
+        box = self.query_one("#help-box", VerticalScroll)  # type: ignore[attr-defined]
+        if end:
+            box.scroll_end(animate=False)
+        else:
+            box.scroll_home(animate=False)
 
 
 class NoteScreen(Answers, ModalScreen[str | None]):

@@ -7,7 +7,6 @@ from typing import ClassVar
 from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 
 from rouge_tui.analysis.compare import VERDICTS
@@ -41,10 +40,7 @@ class HelpScreen(common.BoxedText, common.Answers, ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "close", id="close"),
         common.QUIT_ANYWHERE,
-        Binding("j", "scroll(1)", "down", show=False),  # as in the table and the diff
-        Binding("k", "scroll(-1)", "up", show=False),
-        Binding("g", "edge(False)", "top", show=False),
-        Binding("G", "edge(True)", "bottom", show=False),
+        *common.BOX_KEYS,
     ]
 
     def __init__(self, screen: Screen) -> None:
@@ -124,16 +120,6 @@ class HelpScreen(common.BoxedText, common.Answers, ModalScreen[None]):
         text.append(f"{', '.join(MARKS)}; ↻ carried from another build pair, ? stale, + has a note\n")
         text.append("\nescape, q or ? closes this; Q quits", style="italic")
         return text
-
-    def action_scroll(self, lines: int) -> None:
-        self.query_one("#help-box", VerticalScroll).scroll_relative(y=lines, animate=False)
-
-    def action_edge(self, end: bool) -> None:
-        box = self.query_one("#help-box", VerticalScroll)
-        if end:
-            box.scroll_end(animate=False)
-        else:
-            box.scroll_home(animate=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

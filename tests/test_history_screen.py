@@ -145,7 +145,9 @@ async def test_the_build_lines_at_80_columns_give_the_names_room(suite: Path, li
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        shown = screen_text(app).splitlines()[2:4]  # (under the title and the signal drift line)
+        on_screen = screen_text(app).splitlines()
+        at = next(k for k, line in enumerate(on_screen) if line.startswith(" baseline "))
+        shown = on_screen[at : at + 2]  # (under the title and the signals' lines)
         for line, part in zip(shown, lines):
             assert part in line, shown
         assert ("runs" in shown[0]) == (suite == SUPPORT), shown

@@ -88,6 +88,10 @@ async def test_the_overview_shows_each_builds_copied_share_with_sources(tmp_path
             assert f"copied cov {cb:.2f}→{cc:.2f} dens {db:.1f}→{dc:.1f}" in history
         else:
             assert "copied" not in screen_text(app) and "cov " not in history
+        # SPEC "Triage": without a source the overview says so once; a newcomer saw it only
+        # in a notice, gone after seconds. (The notices are not on the screen's lines.)
+        said = [line for line in screen_text(app).splitlines() if "no source: new sentences are weighed" in line]
+        assert len(said) == (0 if sources else 1)
 
 
 async def test_the_history_line_never_shows_the_comparison_befores_means() -> None:

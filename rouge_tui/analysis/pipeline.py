@@ -386,7 +386,7 @@ def _warnings(settings: Settings, texts: Texts, ids: list[str], base_stats: comp
     for name, left in partial.items():
         warnings.append(f"build {name!r}: {len(left)} {'id' if len(left) == 1 else 'ids'} missing from some runs, left out")
     if texts.references.sources.keys().isdisjoint(ids):
-        warnings.append(NO_SOURCE)
+        warnings.append(signals.NO_SOURCE)
     return warnings
 
 
@@ -484,7 +484,3 @@ def _with_grounding(suite: Suite, settings: Settings, texts: Texts, caches: Cach
                            axis=0, dtype=np.uint8).T.copy() if replicated else None),
     )
 
-
-# Said once when no example has a source (SPEC "Triage").
-NO_SOURCE = ("no example has a source: \"no counterpart\" is measured against the references alone, which "
-             "an abstractive output rarely echoes; the signal bands, not the raw counts, decide")

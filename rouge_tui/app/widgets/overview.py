@@ -193,14 +193,22 @@ class AlarmPanel(Panel):
                 [f"▲ {short[d['signal']]} {d['count']} ({w})" for d, w in zip(drifts, was)],
             )
             said = first_fit(forms, width - 2, "  ".join)
-            return flow([Text(part, style=overview._style("down")) for part in said], width - 2)
+            return flow([Text(part, style=overview._style("down")) for part in said] + self._no_source(overview, f),
+                        width - 2)
         reasons = {rate.reason for rate in f.rates if rate.reason}
         if reasons:
             line.append(f"signal bands: none ({min(reasons).removeprefix('no band: ')})", style=overview._style("label"))
         elif f.rates:
             line.append(f"signals within their bands (from {len(f.rates[0].history)} earlier build pairs)",
                         style=overview._style("label"))
-        return [line]
+        return flow([line, *self._no_source(overview, f)], width) if line else flow(self._no_source(overview, f), width) or [line]
+
+    @staticmethod
+    def _no_source(overview: Overview, f: Figures) -> list[Text]:
+        """SPEC: without a source the overview says so once (not only in a notice that goes)."""
+        if signals.NO_SOURCE not in f.warnings:
+            return []
+        return [Text("no source: new sentences are weighed against the references alone", style=overview._style("warn"))]
 
 
 class BuildPanel(Panel):

@@ -53,6 +53,37 @@ async def test_every_key_of_the_view_is_in_its_footer_at_80_columns() -> None:
                     assert f" {app.get_key_display(binding)} " in footer, (binding.key, footer)
 
 
+async def test_the_footer_says_the_keys_of_a_dialog_while_it_is_up() -> None:
+    """A newcomer: with help open the footer still read "q quit … a b u mark" (b did nothing
+    there); in the note editor "q quit" (q types a q); over o's list "n next p prev" (none
+    did anything). The footer below a dialog now says the dialog's keys."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one("KeyBar")
+
+        def footer() -> str:
+            return "\n".join(screen_text(app).splitlines()[bar.region.y : bar.region.bottom])
+
+        table = footer()
+        assert "a b u mark" in table
+        for keys, wanted, gone in ((("question_mark",), "esc close", "mark"), (("escape", "c"), "^s save  esc cancel", "quit"),
+                                   (("escape",), "a b u mark", "cancel")):
+            await press(pilot, *keys)
+            await settle(pilot)
+            assert wanted in footer() and gone not in footer(), (keys, footer())
+        await press(pilot, "enter")
+        await settle(pilot)
+        bar = app.screen.query_one("KeyBar")
+        assert "n next" in footer() or "] [ change" in footer()
+        await press(pilot, "o")
+        await settle(pilot)
+        assert footer().strip() == "esc close", footer()
+        await press(pilot, "escape")
+        await settle(pilot)
+        assert "o counterparts" in footer()
+
+
 async def test_q_with_a_mark_that_could_not_be_saved_asks_first(tmp_path: Path, monkeypatch) -> None:
     """A full disk: the mark stays in the session, and q asks before it is lost."""
     from rouge_tui.store import marks

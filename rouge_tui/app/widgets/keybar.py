@@ -28,16 +28,21 @@ class KeyBar(Widget):
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, lambda _screen: self.refresh(layout=True))
+        # A dialog over the screen (help, a note, o's list) has no footer of its own: this one
+        # says its keys while it is up.
+        self.app.screen_change_signal.subscribe(self, lambda _screen: self.refresh(layout=True))
 
     def keys(self) -> list[tuple[str, str]]:
-        """(keys as shown, description) of every shown, enabled binding in the screen's
-        order; bindings of one group share a description (``a b u mark``)."""
+        """(keys as shown, description) of every shown, enabled binding in the order of the
+        screen in front (this footer's, or a dialog over it); bindings of one group share a
+        description (``a b u mark``)."""
+        screen = self.app.screen
         seen: set[str] = set()
         keys: list[tuple[str, str]] = []
         # The order the screen lists them in (the active bindings come in key order); a
         # widget's binding with the id of one of the screen's takes its place.
-        order = {b.id or b.action: i for i, b in enumerate(getattr(type(self.screen), "BINDINGS", [])) if hasattr(b, "action")}
-        active_bindings = sorted(self.screen.active_bindings.values(),
+        order = {b.id or b.action: i for i, b in enumerate(getattr(type(screen), "BINDINGS", [])) if hasattr(b, "action")}
+        active_bindings = sorted(screen.active_bindings.values(),
                                  key=lambda a: order.get(a.binding.id or a.binding.action, len(order)))
         for active in active_bindings:
             binding = active.binding

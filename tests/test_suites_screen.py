@@ -173,3 +173,35 @@ async def test_a_harness_folder_with_two_tasks_lists_both_and_opens_either(
         analysis = review_screen(app).analysis
         assert analysis.suite.name == "summ"
         assert (analysis.figures.baseline.name, analysis.figures.candidate.name) == ("alpha@2026-01-02", "mid@2026-01-03")
+
+
+async def test_escape_back_to_the_list_is_in_the_footer_where_it_goes_back(tmp_path: Path) -> None:
+    """A newcomer: escape went back to the list of suites but the footer did not say so, and
+    help listed "esc back" for a suite opened alone, where it did nothing. The footer shows
+    it where it does something: back to the list, or a filter cleared."""
+    import shutil
+
+    from app_helpers import app_for, footer_text
+
+    folder = tmp_path / "suites"
+    shutil.copytree(INCIDENT, folder / "incident")
+    shutil.copytree(SUPPORT, folder / "support")
+    app = RougeApp(sorted(folder.iterdir()), argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert "esc back" in footer_text(app)
+        await press(pilot, "escape")
+        await settle(pilot)
+        assert "Support answers" in screen_text(app) and "Incident summaries" in screen_text(app)
+    alone = app_for(folder / "incident")
+    async with alone.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "esc back" not in footer_text(alone)
+        await press(pilot, "slash", *"trunc", "enter")
+        await settle(pilot)
+        assert "esc back" in footer_text(alone)
+        await press(pilot, "escape")
+        await settle(pilot)
+        assert "esc back" not in footer_text(alone)

@@ -85,7 +85,8 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         Binding("m", "metric", "metric", id="metric"),
         Binding("t", "tokenizer", "tokenizer", id="tokenizer"),
         common.CLEAR,
-        Binding("escape", "back", "back", id="back", show=False),
+        # Shown where it does something: back to the list of suites, or a filter cleared.
+        Binding("escape", "back", "back", id="back"),
     ]
 
     # The session's state, read (and in tests set) as the screen's own attributes.
@@ -135,7 +136,9 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         self.set_interval(MARKS_CHECK, self.check_marks)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("back", "help", "quit"):
+        if action == "back":
+            return not self.standalone or self.query_one(FilterBar).shown or bool(self.session.filter_text)
+        if action in ("help", "quit"):
             return True
         if action == "filter" and getattr(self.focused, "id", None) == "filter":
             return False  # a `/` typed in the filter box is text
@@ -367,6 +370,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
             self.session.set_filter("")
             self.table.focus()
             self.show_rows(keep=True)
+            self.refresh_bindings()  # esc back: shown no longer, for a suite opened alone
             return
         if not self.standalone:
             self.dismiss(None)

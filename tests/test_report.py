@@ -410,6 +410,15 @@ def test_every_mark_and_note_is_in_the_report_past_the_rows_it_lists(tmp_path: P
     assert ("marked, in neither list (2):" if fmt == "text" else "## Marked, in neither list (2)") in text
 
 
+def test_the_text_reports_flagged_table_has_no_empty_rank_column() -> None:
+    """A newcomer: "#" headed an empty column over the flagged rows, which have no rank."""
+    text = as_format(INCIDENTS, "text")
+    lines = text[text.index(" flagged: a drifting signal fired"):].splitlines()
+    assert lines[1].split() == ["id", "base", "cand", "delta", "signals", "mark"]
+    flagged = json_of(INCIDENTS)["flagged"]
+    assert [line.split()[0] for line in lines[2 : 2 + len(flagged)]] == [row["id"] for row in flagged]
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_every_format_quotes_the_flagged_outputs_new_figures(fmt: str) -> None:
     """The text report quoted the flagged rows' new figures (what raised the alarm); Markdown

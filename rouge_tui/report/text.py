@@ -79,10 +79,11 @@ def render_text(data: dict[str, Any]) -> Any:
 
     runs = max(b["runs"], c["runs"])
 
-    def rows(title: str) -> Table:
+    def rows(title: str, ranked: bool = True) -> Table:
+        """A table of rows; ``ranked``: with the ranks' column (the flagged have none)."""
         table = Table(title=title, title_justify="left", box=None)
         for column, justify in (("#", "right"), ("id", "left"), ("base", "right"), ("cand", "right"),
-                                ("delta", "right"), ("signals", "left"), ("mark", "left")):
+                                ("delta", "right"), ("signals", "left"), ("mark", "left"))[0 if ranked else 1:]:
             table.add_column(column, justify=justify)
         return table
 
@@ -104,9 +105,10 @@ def render_text(data: dict[str, Any]) -> Any:
     said.add_column(overflow="fold")  # a word wider than the column (a URL, Chinese) whole
 
     def add(table: Table, rank: str, row: dict[str, Any]) -> None:
-        """A row in ``table``, and what its candidate says in ``said``."""
+        """A row in ``table`` (its rank first, where it has one), and what its candidate says
+        in ``said``."""
         table.add_row(
-            rank, Text(wide[row["id"]]), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
+            *([rank] if rank else []), Text(wide[row["id"]]), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
             f"{row['delta']:+.4f}", signal_words(row, runs), Text(mark_word(data, row["id"])),
         )
         for label, text, limit in findings(row, 200, 120):
@@ -116,7 +118,7 @@ def render_text(data: dict[str, Any]) -> Any:
         add(top, str(rank), row)
     parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
     if data["flagged"]:
-        flagged = rows(f"the {len(data['flagged'])} flagged: a drifting signal fired, most telling first")
+        flagged = rows(f"the {len(data['flagged'])} flagged: a drifting signal fired, most telling first", ranked=False)
         for row in data["flagged"]:
             add(flagged, "", row)
         parts += [Text(""), flagged]

@@ -246,13 +246,19 @@ def _folder_of_suites(path: Path) -> None:
                        f"such as {first} (rouge-tui {one_line(str(path))} lists them)")
 
 
-def cmd_open(args: argparse.Namespace) -> int:
+def _suites(target: Path, layout: str | None) -> list:
+    """The suites the app opens at ``target`` (`list_suites`); a CliError when there are none."""
     from rouge_tui.suite.suite import list_suites
 
-    target = Path(args.suite) if args.suite else bundled_suite()
-    suites = list_suites(target, args.layout)
+    suites = list_suites(target, layout)
     if not suites:
         raise CliError(f"{target}: not a suite (no references file and builds/) and holds no suites")
+    return suites
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    target = Path(args.suite) if args.suite else bundled_suite()
+    suites = _suites(target, args.layout)
     import asyncio
     import signal
 
@@ -289,6 +295,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"{target}: no such file or directory")
     if not 0 < args.port < 65536:
         raise CliError(f"--port {args.port}: expected 1 to 65535")
+    # What the browser would open, found before the server starts: a folder that is no suite
+    # served a blank page, its error only in the server's log.
+    _suites(target, args.layout)
     from rouge_tui.app.serve import serve
 
     serve(target, args.host, args.port, args.layout)

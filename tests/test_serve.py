@@ -208,6 +208,48 @@ def test_serve_binds_to_loopback_unless_told_and_then_warns(monkeypatch: pytest.
     assert seen["command"].endswith(f"open {INCIDENT.resolve()} --format native")
 
 
+def test_serve_gives_the_browser_a_url_it_can_open_for_an_ipv6_address(monkeypatch: pytest.MonkeyPatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A newcomer's `serve --host ::1`: a blank page. The page's websocket URL was
+    ws://::1:8021/ws, on which its own script threw; `--host [::1]` could not resolve."""
+    import textual_serve.server
+
+    seen = {}
+
+    class Fake:
+        def __init__(self, command: str, host: str, port: int, **options) -> None:
+            seen.update(host=host, port=port, **options)
+
+        def serve(self) -> None:
+            pass
+
+    monkeypatch.setattr(textual_serve.server, "Server", Fake)
+    monkeypatch.setattr(serve_module, "listen_problem", lambda host, port: None)
+    for given in ("::1", "[::1]"):
+        assert cli.main(["serve", str(INCIDENT), "--host", given, "--port", "8021"]) == 0
+        assert (seen["host"], seen["public_url"]) == ("::1", "http://[::1]:8021")
+    assert cli.main(["serve", str(INCIDENT), "--port", "8021"]) == 0
+    assert seen["public_url"] == "http://127.0.0.1:8021"
+    assert cli.main(["serve", str(INCIDENT), "--host", "::", "--port", "8021"]) == 0
+    assert "WARNING: serving on [::]:8021 with NO AUTHENTICATION" in capsys.readouterr().err
+
+
+def test_serve_on_a_folder_that_is_no_suite_says_so_before_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A newcomer's `serve` of an empty folder said it was serving, and the browser showed a
+    blank page (the error only in the server's log): one line and exit 2, as `open` says."""
+    import textual_serve.server
+
+    class Started:
+        def __init__(self, *args, **options) -> None:
+            raise AssertionError("serve started a server for a folder that is no suite")
+
+    monkeypatch.setattr(textual_serve.server, "Server", Started)
+    assert cli.main(["serve", str(tmp_path), "--port", "8013"]) == 2
+    said = f"rouge-tui: error: {tmp_path}: not a suite (no references file and builds/) and holds no suites\n"
+    assert capsys.readouterr() == ("", said)
+
+
 def test_serve_on_a_port_in_use_says_so_in_one_line_before_anything_else(monkeypatch: pytest.MonkeyPatch,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """A newcomer's second `serve` on a port already served: it said it was serving, then

@@ -77,12 +77,15 @@ def serve(suite: Path | None, host: str, port: int, format: str | None = None) -
     cannot listen on ``host:port``."""
     from textual_serve.server import Server
 
+    host = host.removeprefix("[").removesuffix("]") if host.startswith("[") else host  # as a URL writes it
+    # An IPv6 address in brackets, as a URL needs it: unbracketed, the page's own script threw
+    # on its websocket URL and the browser showed a blank page.
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     if why := listen_problem(host, port):
         raise ValueError(f"cannot listen on {where}: {why}")
     if not is_loopback(host):
         sys.stderr.write(
-            f"rouge-tui: WARNING: serving on {host}:{port} with NO AUTHENTICATION: anyone who can "
+            f"rouge-tui: WARNING: serving on {where} with NO AUTHENTICATION: anyone who can "
             "reach that address can read this suite's outputs and write marks and notes.\n"
             "rouge-tui: to reach it from another machine, prefer the default (127.0.0.1) over "
             "`ssh -L`.\n"
@@ -91,7 +94,8 @@ def serve(suite: Path | None, host: str, port: int, format: str | None = None) -
     from rouge_tui.safetext import one_line
 
     title = f"rouge-tui · {one_line(suite.name, 60)}" if suite is not None else "rouge-tui"
-    server = Server(open_command(suite, format), host=host, port=port, title=title, templates_path=TEMPLATES)
+    server = Server(open_command(suite, format), host=host, port=port, title=title, public_url=f"http://{where}",
+                    templates_path=TEMPLATES)
     try:
         server.serve()
     except OSError as exc:  # the port taken between the look above and the server's bind

@@ -662,8 +662,10 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path) -> None:
     for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
                        ("missing_reference", "Missing reference")):
         assert data[key] and f"<p>{label} ({len(data[key])}): {data[key][0]}" in page
-    assert "<th>mark</th><th>note</th></tr>" in page
+    assert page.count("<th>mark</th><th>note</th></tr>") == 2  # the top and the flagged (as Markdown)
     assert "overflow-wrap: anywhere" in page
+    # A newcomer's phone laid the page out 980 pixels wide and shrank it to 6-pixel text.
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
     empty = next(row for row in data["top"] if "empty" in row["signals"])
     section = page[page.index(f"{empty['id']}: <span"):]
     assert '<span class="fold">(empty output)</span>' in section.split("<h3>")[0]

@@ -44,6 +44,7 @@ td.prose { white-space: pre-line; overflow-wrap: anywhere; min-width: 12rem; }
 .fold { font-style: italic; color: #777; } .flag { font-weight: bold; background: #ffd54f; } .newfig { font-weight: bold; color: #b00020; }
 {marks}
 .arith { font-weight: bold; font-size: 13px; } .legend { font-size: 13px; color: #555; }
+code { overflow-wrap: anywhere; }
 """
 
 
@@ -115,7 +116,8 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     counts = _h(", ".join(f"{name} {count}" for name, count in data["signals"].items()))
     parts = [
         "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        # The phone's width, not a 980-pixel page shrunk to 6-pixel text.
+        '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
         f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{page_style()}</style></head><body>",
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
@@ -144,10 +146,13 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     if data["flagged"]:
         parts += [
             f"<h2>The {len(data['flagged'])} flagged: a drifting signal fired, most telling first</h2>",
-            "<div class=wide><table><tr><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th><th>mark</th></tr>",
+            ("<div class=wide><table><tr><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th>"
+             "<th>mark</th><th>note</th></tr>"),
             "".join(f"<tr><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td><td class=n>{row['candidate']:.4f}</td>"
                     f"<td class=n>{row['delta']:+.4f}</td><td>{_h(signal_words(row, runs))}</td>"
-                    f"<td>{_h(mark_word(data, row['id']))}</td></tr>" for row in data["flagged"]),
+                    f"<td>{_h(mark_word(data, row['id']))}</td>"
+                    f"<td class=prose>{_h_text(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
+                    for row in data["flagged"]),
             "</table></div>",
         ]
     if said(data):

@@ -114,7 +114,7 @@ def _write_into(folder: str) -> str:
     try:
         atomic_write(target, b"new")
     except PermissionError as exc:
-        return f"refused: {exc.strerror}"
+        return f"refused: {exc.strerror}" + (" (the folder named)" if exc.filename == folder else f" ({exc.filename})")
     return "written"
 
 
@@ -124,7 +124,9 @@ def test_a_read_only_folder_keeps_the_previous_file(tmp_path: Path) -> None:
         folder.mkdir()
         (folder / "f.json").write_bytes(b"precious")
         folder.chmod(0o555)
-        assert unprivileged(_write_into, str(folder)) == "refused: Permission denied"
+        # Named by the folder, which the user can do something about: a newcomer's export
+        # failure named the hidden temporary file.
+        assert unprivileged(_write_into, str(folder)) == "refused: Permission denied (the folder named)"
         assert (folder / "f.json").read_bytes() == b"precious"
         assert sorted(p.name for p in folder.iterdir()) == ["f.json"]
 

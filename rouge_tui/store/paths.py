@@ -91,7 +91,10 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool
     process creates it at the same moment): the whole file appears under its name, or
     nothing does."""
     make_folders(path.parent, private=mode is None)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # named by the folder: the hidden temporary file's name says nothing
+        raise OSError(exc.errno, exc.strerror, str(path.parent)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

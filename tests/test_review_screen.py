@@ -711,6 +711,29 @@ async def test_export_follows_the_umask_and_lists_every_one_of_the_ten(tmp_path:
         assert f"{example_id}: " in text
 
 
+@pytest.mark.parametrize("web", [False, True])
+async def test_in_a_browser_the_exported_files_are_offered_as_downloads(monkeypatch: pytest.MonkeyPatch,
+                                                                        web: bool) -> None:
+    """A newcomer's colleague pressed e in `serve`: the review was written to a folder on the
+    server, out of their reach. In a browser each file written is handed to it as well."""
+    from rouge_tui.app.app import RougeApp
+
+    delivered = []
+    monkeypatch.setattr(RougeApp, "is_web", property(lambda app: web))
+    monkeypatch.setattr(RougeApp, "deliver_text", lambda app, path, **options: delivered.append((path, options)))
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "e")
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if app.exported and (delivered or not web):
+                break
+        await settle(pilot)
+    assert [path for path, _ in delivered] == (app.exported if web else [])
+    assert all(options["open_method"] == "download" for _, options in delivered)
+
+
 async def test_clearing_the_filter_keeps_the_example_under_the_cursor() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

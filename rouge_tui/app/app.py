@@ -22,7 +22,7 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from rouge_tui.app.messages import MarksSaved
+from rouge_tui.app.messages import MarksSaved, ReviewWritten
 from rouge_tui.app.screens.common import ConfirmScreen, NoteScreen, describe
 from rouge_tui.app.screens.help import HelpScreen
 from rouge_tui.app.screens.review import ReviewScreen
@@ -313,11 +313,19 @@ class RougeApp(App[None]):
             folder = path_lines(str(paths[0].parent) + "/")
             files = "\n".join(one_line(p.name) for p in paths)
             tell(f"review written to\n{folder}\n{files}", title="exported", timeout=15)
+            self.post_message(ReviewWritten(list(paths)))  # (thread-safe, never waits for the loop)
 
         screen.notify("writing the review…", markup=False, timeout=2)
         thread = threading.Thread(target=work, name="export")
         self.exports.append(thread)
         thread.start()
+
+    def on_review_written(self, message: ReviewWritten) -> None:
+        """In a browser (`serve`) the files written are on the server: each is offered to the
+        browser as a download too (a newcomer's colleague could not get theirs)."""
+        if self.is_web:
+            for path in message.paths:
+                self.deliver_text(path, open_method="download", encoding="utf-8")
 
     def finish_exports(self, timeout: float = EXPORT_WAIT) -> None:
         """Wait for the reviews still being written, ``timeout`` seconds in all (the exit says

@@ -91,3 +91,11 @@ class MarksSaved(Message):
     done: str | None = None  # said once saved
     notice: str | None = None
     error: str | None = None
+
+
+@dataclass
+class ReviewWritten(Message):
+    """An export (`RougeApp.export`) wrote these files: in a browser (`serve`), they are
+    handed to it as downloads, the server's folder being out of the user's reach."""
+
+    paths: list

@@ -506,6 +506,24 @@ def test_an_entity_in_untrusted_text_is_shown_as_written_in_markdown() -> None:
         assert [child.type for child in line.children] == ["text"] and line.children[0].content == text
 
 
+def test_a_url_in_untrusted_text_is_no_link_in_markdown() -> None:
+    """A newcomer pasted the Markdown report into a ticket: GitHub's renderer made links of
+    the URLs in outputs (a phishing URL, clickable). Backslashed, "://" and "www." are
+    text; checked with markdown-it's GFM-like renderer, which links bare URLs."""
+    from markdown_it import MarkdownIt
+
+    from rouge_tui.report.markdown import md
+
+    gfm = MarkdownIt("gfm-like")
+    assert "<a " in gfm.renderInline("see http://evil.example/login now")  # the renderer does link them
+    for text in ("see http://evil.example/login now", "<https://evil.example/x?a=1&b=2>", "FTP://a.b/c",
+                 "visit www.evil.example today", "10:30 // a:b www"):
+        rendered = gfm.renderInline(md(text))
+        assert "<a " not in rendered, (text, rendered)
+        (line,) = gfm.parseInline(md(text))
+        assert "".join(child.content for child in line.children) == text
+
+
 def test_untrusted_text_is_escaped_in_the_text_report(tmp_path: Path) -> None:
     text = as_format(_hostile_suite(tmp_path / "s"), "text")
     assert "\x1b" not in text and "\x07" not in text

@@ -25,11 +25,16 @@ from rouge_tui.safetext import one_line
 
 # (& too: "&amp;" in a note is rendered "&", an entity, unless backslashed)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#&])")
+# What GitHub's and GitLab's renderers make a link of in plain text: a colon before "//"
+# (http://, ftp://) and "www."; backslashed, each is text (checked with cmark-gfm).
+_AUTOLINK = re.compile(r"(:)(?=//)|(?<![\w.-])((?i:www))(\.)")
 
 
 def md(text: str, limit: int | None = None) -> str:
-    """Untrusted text for one line of Markdown: visible escapes, inline syntax backslashed."""
-    return _MD_SPECIAL.sub(r"\\\1", one_line(text, limit))
+    """Untrusted text for one line of Markdown: visible escapes, inline syntax backslashed,
+    no link made of a URL in it (a phishing URL in an output is not clickable in a ticket)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", one_line(text, limit))
+    return _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else f"{m.group(2)}\\.", escaped)
 
 
 def _ranked(rank: int | str, example_id: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rouge_tui import report
 from rouge_tui.analysis.compare import TEN
-from rouge_tui.diff import BRACKETS, Piece
+from rouge_tui.diff import BRACKETS, Piece, empty_output
 from rouge_tui.report.examples import run_note
 from rouge_tui.report.markdown import md
 from rouge_tui.review import Review
@@ -55,11 +55,14 @@ def review_markdown(made: report.Report, now: datetime) -> str:
         base, cand, delta = entry["scores"]
         diff = entry["diff"]
         runs = [run_note(n, entry["shown_run"]) for n in entry["runs"]]
+        # An empty side says so, as the page and the app do (a blank line read as nothing missing).
+        sides = [empty_output(side.text) or plain(pieces) for side, pieces in zip((diff.baseline, diff.candidate),
+                                                                                entry["sides"])]
         block = "\n".join([
             f"baseline ({one_line(diff.baseline.build)}{runs[0]}): {diff.baseline.arithmetic()}",
-            plain(entry["sides"][0]), "",
+            sides[0], "",
             f"candidate ({one_line(diff.candidate.build)}{runs[1]}): {diff.candidate.arithmetic()}",
-            plain(entry["sides"][1]), "",
+            sides[1], "",
             "reference ([both] <baseline only> {candidate only}); [?] no counterpart in the reference or source — read it; «N» a figure in no other text:",
             plain(diff.reference.pieces()), "",
             "baseline → candidate ([-removed-] {+added+}):",

@@ -156,6 +156,17 @@ def test_no_backtick_run_in_the_text_can_close_the_diff_block(tmp_path: Path) ->
     assert "{+w0 ``` w1 ```` w2\n````\n```text w3 `````` w4+}" in block
 
 
+def test_an_empty_output_says_so_in_the_markdown_as_on_the_page(tmp_path: Path) -> None:
+    """A newcomer: an empty candidate was a blank line in the exported Markdown and "(empty
+    output)" on the page; a blank line read as nothing to see."""
+    review = review_of(tmp_path / "s", {**CAND, "x11": "", "x10": "  \n "})
+    markdown, page = (path.read_text(encoding="utf-8") for path in export_review(review, NOW))
+    said = [f for f in _fences(markdown) if "candidate (2" in f]
+    empty = [f.split("candidate (2")[1].split("\n")[1] for f in said]  # the line under the candidate's
+    assert empty.count("(empty output)") == 1 and empty.count("(only whitespace)") == 1, empty
+    assert page.count("(empty output)") == 1 and page.count("(only whitespace)") == 1
+
+
 def test_the_export_escapes_untrusted_text(tmp_path: Path) -> None:
     hostile = {**CAND, "x11": "\x1b]0;pwned\x07 <script>alert(1)</script> w0"}
     review = review_of(tmp_path / "s", hostile)

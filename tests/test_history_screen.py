@@ -663,3 +663,25 @@ async def test_the_history_says_its_metric_and_that_its_figures_are_over_all_out
         await press(pilot, "h")
         await settle(pilot)
         assert f"{metric} (whitespace)" in next(line for line in screen_text(app).splitlines() if "build's own" in line)
+
+
+async def test_pairs_switched_to_and_from_leave_no_comparisons_texts_behind() -> None:
+    """A newcomer's 100k suite grew 100-125 MB with each pair switched to in h, past 1.4 GB:
+    the app kept every review opened (for its unsaved marks), each with its texts. It keeps
+    their mark stores alone."""
+    import gc
+
+    from rouge_tui.analysis.pipeline import Texts
+
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for keys in (("h", "k", "enter"), ("h", "end", "enter")) * 3:
+            await press(pilot, *keys)
+            await settle(pilot)
+        shown = review_screen(app).analysis.figures
+        assert (shown.baseline.name, shown.candidate.name) == ("2026-11-26_aa3f5f", "2026-11-27_9f03aa")
+        gc.collect()
+        alive = [o for o in gc.get_objects() if isinstance(o, Texts)]
+        assert len(alive) <= 2, len(alive)  # the pair shown, and maybe the one before it
+        assert len(app.stores) <= 1

@@ -30,6 +30,7 @@ from rouge_tui.app.screens.suites import SuitesScreen
 from rouge_tui.errors import SuiteError
 from rouge_tui.review import Review, SuiteRef, user_theme
 from rouge_tui.safetext import one_line
+from rouge_tui.store.marks import MarkStore
 from rouge_tui.store.paths import LOCK_WAIT
 
 # After SIGTERM the app exits as `q` does; if it has not within this many seconds, it goes.
@@ -74,7 +75,10 @@ class RougeApp(App[None]):
         super().__init__()
         self.suites = [p if isinstance(p, SuiteRef) else SuiteRef(Path(p)) for p in suites]
         self.options = options or argparse.Namespace()
-        self.reviews: list[Review] = []  # every review opened, for the unsaved-marks check
+        # The mark store of every review opened, for the unsaved-marks check: the stores, not
+        # the reviews, which hold their comparison's texts (a pair switched to and from in h
+        # kept each one's, 100-125 MB a switch at 100k).
+        self.stores: list[MarkStore] = []
         self.exported: list[Path] = []  # said again on stderr when the app exits
         self.fatal: str | None = None  # why the app could not open its suite
         self.exports: list[threading.Thread] = []  # the reviews being written, joined at exit
@@ -112,7 +116,9 @@ class RougeApp(App[None]):
 
     def keep_review(self, review: Review) -> None:
         """A screen opened ``review``: its marks are saved before the app exits."""
-        self.reviews.append(review)
+        # (Those with nothing left to save are let go: a review of each pair switched to in h.)
+        kept = [store for store in self.stores if store is not review.store and (store.pending or store.unsaved)]
+        self.stores = [*kept, review.store]
 
     def fail(self, text: str) -> None:
         """The suite could not be opened: exit with status 2, ``text`` said by the command
@@ -156,12 +162,12 @@ class RougeApp(App[None]):
             if isinstance(screen, NoteScreen):
                 with contextlib.suppress(Exception):  # the editor may be half made or gone
                     screen.keep_typed()
-        for review in self.reviews:
+        for store in self.stores:
             try:
-                review.store.save(HANG_UP_WAIT)
+                store.save(HANG_UP_WAIT)
             except (OSError, ValueError):
                 with contextlib.suppress(OSError):
-                    review.store.keep_unsaved()  # beside the file, for the next save to take in
+                    store.keep_unsaved()  # beside the file, for the next save to take in
 
     def _hang_up(self, signum: int, frame: object) -> None:
         # The kernel ends the process at HANG_UP_GRACE whatever happens here (SIGALRM's own
@@ -198,19 +204,24 @@ class RougeApp(App[None]):
 
     def save_marks(self, review: Review, screen: Screen | None = None, then: Callable[[], None] | None = None,
                    failed: str = "could not save the marks (kept in this session)", done: str | None = None) -> None:
-        """Write what ``review``'s marks hold that is not on disk, in a worker: the lock may
-        be held by another session for up to LOCK_WAIT, and the keys go on meanwhile. One
-        save at a time; a newer one writes what an older one had not started on."""
-        self.run_worker(partial(self._save_marks, review, screen, then, failed, done),
+        """Write what ``review``'s marks hold that is not on disk (`save_store`)."""
+        self.save_store(review.store, screen, then, failed, done)
+
+    def save_store(self, store: MarkStore, screen: Screen | None = None, then: Callable[[], None] | None = None,
+                   failed: str = "could not save the marks (kept in this session)", done: str | None = None) -> None:
+        """Write what ``store`` holds that is not on disk, in a worker: the lock may be held by
+        another session for up to LOCK_WAIT, and the keys go on meanwhile. One save at a
+        time; a newer one writes what an older one had not started on."""
+        self.run_worker(partial(self._save_marks, store, screen, then, failed, done),
                         thread=True, exclusive=True, group="marks", exit_on_error=False)
 
-    def _save_marks(self, review: Review, screen: Screen | None, then: Callable[[], None] | None,
+    def _save_marks(self, store: MarkStore, screen: Screen | None, then: Callable[[], None] | None,
                     failed: str, done: str | None) -> None:
         with self.saving:
             if get_current_worker().is_cancelled:
                 return  # a newer save writes these changes too
             try:
-                notice = review.store.save()
+                notice = store.save()
             except Exception as exc:  # noqa: BLE001 - whatever it was, the changes stay and it is said
                 self.post_message(MarksSaved(screen, then, error=f"{failed}: {describe(exc)}"))
                 return
@@ -232,21 +243,21 @@ class RougeApp(App[None]):
 
     def saving_now(self) -> int:
         """Mark and note changes being saved (recorded, and no save of them failed yet)."""
-        return sum(len(r.store.pending) for r in self.reviews if r.store.failed is None)
+        return sum(len(store.pending) for store in self.stores if store.failed is None)
 
     def finish_saves(self) -> None:
         """At exit: what is not saved yet, tried once more, briefly (a save under way finishes
         first); what still fails is said on stderr by the command line."""
-        if not any(review.store.pending for review in self.reviews) or not self.saving.acquire(timeout=LOCK_WAIT + 1):
+        if not any(store.pending for store in self.stores) or not self.saving.acquire(timeout=LOCK_WAIT + 1):
             return
         try:
-            for review in self.reviews:
+            for store in self.stores:
                 try:
-                    review.store.save(HANG_UP_WAIT)
+                    store.save(HANG_UP_WAIT)
                 except OSError as exc:
-                    said = f"{len(review.store.pending)} mark or note change(s) could not be saved: {describe(exc)}"
+                    said = f"{len(store.pending)} mark or note change(s) could not be saved: {describe(exc)}"
                     with contextlib.suppress(OSError):
-                        kept = review.store.keep_unsaved()
+                        kept = store.keep_unsaved()
                         said += f"; kept in {kept}, for the next save to take in" if kept else ""
                     self.export_failures.append(said)
         finally:
@@ -259,13 +270,13 @@ class RougeApp(App[None]):
         if saving and not self.quit_when_saved:
             # Quit once they are saved, or asked about (a lock held elsewhere: up to LOCK_WAIT).
             self.quit_when_saved = True
-            for review in self.reviews:
-                if review.store.pending:
-                    self.save_marks(review)
+            for store in self.stores:
+                if store.pending:
+                    self.save_store(store)
             self.notify(f"saving {saving} mark change{'s' * (saving != 1)}… quitting once saved (q again: ask now)",
                         markup=False, timeout=LOCK_WAIT)
             return
-        unsaved = sum(review.store.unsaved for review in self.reviews) + saving
+        unsaved = sum(store.unsaved for store in self.stores) + saving
         # ctrl+q reaches here from a note editor too: what is typed there is not saved yet.
         typing = any(isinstance(screen, NoteScreen) and screen.typed for screen in self.screen_stack)
         if not unsaved and not typing:

@@ -685,3 +685,37 @@ async def test_pairs_switched_to_and_from_leave_no_comparisons_texts_behind() ->
         alive = [o for o in gc.get_objects() if isinstance(o, Texts)]
         assert len(alive) <= 2, len(alive)  # the pair shown, and maybe the one before it
         assert len(app.stores) <= 1
+
+
+async def test_h_right_after_m_shows_the_history_of_the_metric_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer pressed m then h on a 100k suite: the history came at once, titled and
+    figured in the metric being replaced, and stayed so once the switch was done (a number on
+    screen belongs to the comparison on screen). h now waits for the comparison asked for, as
+    a diff does. (The switch made as slow as theirs: 2 s.)"""
+    import time
+
+    from rouge_tui import session
+
+    real = session.analyse
+
+    def slow(suite, settings, *args, **options):
+        if settings.metric == "rougeLsum":
+            time.sleep(1.0)
+        return real(suite, settings, *args, **options)
+
+    monkeypatch.setattr(session, "analyse", slow)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_screen(app).analysis.settings.metric == "rougeL"
+        await pilot.press("m", "h")  # h while the switch is under way (press would wait for it)
+        for _ in range(60):
+            await pilot.pause(0.1)
+            if isinstance(app.screen, HistoryScreen) and review_screen(app).analysis.settings.metric == "rougeLsum":
+                break
+        await settle(pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        shown = review_screen(app).analysis
+        assert shown.settings.metric == "rougeLsum"
+        about = app.screen.query_one("#history-about").content.plain
+        assert about.startswith("rougeLsum (whitespace)"), about

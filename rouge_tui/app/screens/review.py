@@ -388,7 +388,8 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         self.compare(asked)
 
     def action_history(self) -> None:
-        self.when_ready(Waiting("history", "the history opens"))
+        # After m or t, the history of the comparison asked for: it showed the one it replaces.
+        self.when_ready(Waiting("history", "the history opens", after_asked=True))
 
     def do_history(self) -> None:
         from rouge_tui.app.screens.history import HistoryScreen

@@ -90,7 +90,7 @@ async def test_the_overview_shows_each_builds_copied_share_with_sources(tmp_path
             assert "copied" not in screen_text(app) and "cov " not in history
         # SPEC "Triage": without a source the overview says so once; a newcomer saw it only
         # in a notice, gone after seconds. (The notices are not on the screen's lines.)
-        said = [line for line in screen_text(app).splitlines() if "no source: new sentences are weighed" in line]
+        said = [line for line in screen_text(app).splitlines() if "no source: new sentences and figures are weighed" in line]
         assert len(said) == (0 if sources else 1)
 
 

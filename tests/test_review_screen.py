@@ -896,3 +896,30 @@ async def test_a_sort_shows_its_first_rows_with_the_cursor_on_the_first() -> Non
             assert screen.table.cursor == 0 and round(screen.table.scroll_y) == 0, words
             top = table_lines(screen.table)[1]
             assert top.startswith("▶") and f" {first} " in top, (words, top)
+
+
+async def test_a_warning_is_a_notice_once_and_no_source_is_the_overviews() -> None:
+    """A newcomer: the no-source notice came back over four or five of the ten rows on every
+    load, m, t and pair. The overview says it while it holds; any other warning is a notice
+    once a screen."""
+    from app_helpers import SUPPORT
+
+    from rouge_tui.analysis.signals import NO_SOURCE
+    from rouge_tui.app.messages import AnalysisReady
+
+    app = app_for(SUPPORT)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert NO_SOURCE in review_screen(app).analysis.figures.warnings
+        await press(pilot, "m")
+        await settle(pilot)
+        assert not [n for n in app._notifications if "no example has a source" in n.message]
+        assert "no source: new sentences and figures are weighed" in screen_text(app)
+        screen = review_screen(app)
+        screen.warned.clear()
+        figures = screen.analysis.figures
+        figures.warnings.append("a warning of its own")
+        for _ in range(2):
+            screen.post_message(AnalysisReady(screen.analysis))
+            await settle(pilot)
+        assert len([n for n in app._notifications if n.message == "a warning of its own"]) == 1

@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input
 
+from rouge_tui.analysis import signals
 from rouge_tui.analysis.figures import RANKING
 from rouge_tui.app.messages import (
     AnalysisReady,
@@ -109,6 +110,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         self.path = path
         self.standalone = standalone
         self.session = Session.of(Request.of(path, options))
+        self.warned: set[str] = set()  # the figures' warnings said so far, each once
 
     # ------------------------------------------------------------------ layout
 
@@ -203,7 +205,10 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         if again and keep is not None and (row := self.row_of_id(keep)) is not None:
             self.table.cursor = row
         for warning in message.analysis.figures.warnings:
-            if not again or warning not in before.figures.warnings:
+            # Each once: a newcomer's notice came back over the table on every m, t and pair.
+            # (No source: the overview says so while it holds.)
+            if warning != signals.NO_SOURCE and warning not in self.warned:
+                self.warned.add(warning)
                 self.notify(one_line(warning, 300), severity="warning", markup=False, timeout=10)
         if message.reason:
             self.notify(message.reason, markup=False, timeout=4)

@@ -832,7 +832,7 @@ async def test_enter_while_another_build_pair_scores_opens_that_pairs_top_row() 
     """Enter typed while a pair picked in h is scored opened the example the cursor had
     been on, deep in the new pair's ranking (a newcomer's 'row 27/11490'); a new pair's
     diff opens where its table starts, its most-moved example. While the suite is still
-    loading, enter and w say so instead of nothing."""
+    loading, enter and w wait for the table, and say so."""
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -851,9 +851,42 @@ async def test_enter_while_another_build_pair_scores_opens_that_pairs_top_row() 
         screen.action_walk()
         await pilot.pause()
         said = [n.message for n in app._notifications]
-        assert "the suite is still loading: enter opens a diff once the table shows" in said
-        assert "the suite is still loading: w walks the ten once the table shows" in said
+        assert "reading the texts… the most-moved output's diff opens when they are in" in said
+        assert "reading the texts… the walk starts when they are in" in said
         assert not isinstance(app.screen, DiffScreen)
+
+
+async def test_enter_right_after_start_opens_the_most_moved_outputs_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC: enter right after start opens the diff of the most-moved output. A newcomer's
+    enter (and j j) typed while a 100k suite loaded was lost: the keys did nothing until the
+    table showed. Enter pressed before the figures are in (the open made slow here) waits
+    for them, once however often it is pressed."""
+    import time
+
+    from rouge_tui import review
+
+    real = review.open_review
+
+    def slow(*args, **options):
+        time.sleep(0.5)
+        return real(*args, **options)
+
+    monkeypatch.setattr(review, "open_review", slow)
+    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = review_screen(app)
+        assert screen.analysis is None
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        for _ in range(50):
+            if isinstance(app.screen, DiffScreen):
+                break
+            await pilot.pause(0.1)
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == screen.analysis.figures.ids[0]
+        await press(pilot, "escape")
+        assert not isinstance(app.screen, DiffScreen)  # one diff, not two
 
 
 async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Path) -> None:

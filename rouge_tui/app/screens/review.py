@@ -140,7 +140,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
             return not self.standalone or self.query_one(FilterBar).shown or bool(self.session.filter_text)
-        if action in ("help", "quit"):
+        if action in ("help", "quit", "open_diff", "walk"):  # (the last two wait for the table)
             return True
         if action == "filter" and getattr(self.focused, "id", None) == "filter":
             return False  # a `/` typed in the filter box is text

@@ -79,14 +79,26 @@ class DiffHandOff:
 
     def action_open_diff(self) -> None:
         analysis = self.session.analysis
-        if analysis is None:
-            self.notify("the suite is still loading: enter opens a diff once the table shows", markup=False, timeout=3)
+        if analysis is None:  # SPEC: enter right after start opens the most-moved output's diff
+            self.park_once(Waiting("first_diff", "the most-moved output's diff opens"))
             return
         if self.table.current is None:
             return
         example_id = analysis.figures.ids[self.table.current]
         args = (analysis, self.table.view, self.table.cursor, self.session.pair_shown(), example_id)
         self.when_ready(Waiting("diff", "the diff opens", args, after_asked=True))
+
+    def do_first_diff(self) -> None:
+        """The diff of the first row (the most-moved, unless a sort came first), asked for
+        before the table showed."""
+        if self.table.current is not None:
+            self.push_diff(self.table.view, 0, walk=False)
+
+    def park_once(self, action: Waiting) -> None:
+        """``action``, asked for before the table showed, run once the texts are in (a key
+        pressed twice meanwhile, once)."""
+        if all(waiting.name != action.name for waiting in self.session.waiting):
+            self.notify(self.session.park(action), markup=False, timeout=3)
 
     def do_diff(self, analysis: Analysis, view: np.ndarray, cursor: int, pair: tuple[str, str] | None,
                 example_id: str) -> None:
@@ -110,7 +122,7 @@ class DiffHandOff:
 
     def action_walk(self) -> None:
         if self.session.analysis is None:
-            self.notify("the suite is still loading: w walks the ten once the table shows", markup=False, timeout=3)
+            self.park_once(Waiting("walk", "the walk starts"))
             return
         self.when_ready(Waiting("walk", "the walk starts", after_asked=True))
 

@@ -120,17 +120,20 @@ class Opened:
 
     def history(self) -> list[dict[str, Any]]:
         """Every build's n, mean and band, in name order (``report --history``)."""
-        from rouge_tui.analysis.history import trend
+        from rouge_tui.analysis.history import kept_trend, trend
 
-        texts = self.texts()
+        rows = kept_trend(self.analysis.suite, self.analysis.settings, self.caches)
+        if rows is None:
+            texts = self.texts()
+            rows = trend(self.analysis.suite, texts.references, self.analysis.settings, self.caches,
+                         read=(texts.baseline, texts.candidate))
         return [
             {"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
              "mean": h.stats.mean if h.stats else None,
              "band": list(h.stats.band) if h.stats else None,
              "band_source": h.stats.band_source if h.stats else None,
              **({"error": h.problem} if h.problem else {})}
-            for h in trend(self.analysis.suite, texts.references, self.analysis.settings, self.caches,
-                           read=(texts.baseline, texts.candidate))
+            for h in rows
         ]
 
 

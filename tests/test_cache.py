@@ -485,6 +485,25 @@ def test_a_reopened_report_reads_no_file_of_the_suite(
     assert reads == []
 
 
+def test_a_reopened_report_with_its_history_reads_no_file_of_the_suite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A newcomer's reopened `report --history` on 100k took 0.9 s against 0.22 s without it:
+    every text was read, for rows then found kept. Their bytes known by the files' stamps,
+    the kept rows need none."""
+    suite = small_suite(tmp_path / "suite")
+    settle_files(monkeypatch)
+    expected = _report(suite, capsys, "--no-cache", "--history")
+    assert _report(suite, capsys, "--history") == expected
+    reads = files_read(monkeypatch, suite)
+    assert _report(suite, capsys, "--history") == expected
+    assert reads == []
+    build = suite / "builds" / "a.jsonl"  # a build rewritten: its row made again, from its bytes
+    build.write_text(build.read_text().replace("cat", "dog"))
+    fresh = _report(suite, capsys, "--no-cache", "--history")
+    assert fresh != expected and _report(suite, capsys, "--history") == fresh
+
+
 def test_a_first_open_hashes_each_file_of_the_suite_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -31,10 +31,17 @@ from rouge_tui.errors import SuiteError
 from rouge_tui.rouge.engine import TooLong
 from rouge_tui.store.cache import BlobCache, key, pack, unpack
 from rouge_tui.suite.records import References
-from rouge_tui.suite.suite import Build, BuildEntry, Suite, build_digests, read_build
+from rouge_tui.suite.suite import (
+    Build,
+    BuildEntry,
+    Suite,
+    build_digests,
+    read_build,
+    references_digest,
+)
 
 __all__ = ["MOVE", "BuildScores", "ByExample", "HistoryRow", "baseline_stats", "build_scores", "changed_since_read",
-           "earlier_entries", "entry_part", "history_band", "key_part", "paired_delta", "read_part", "trend",
+           "earlier_entries", "entry_part", "history_band", "kept_trend", "key_part", "paired_delta", "read_part", "trend",
            "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
@@ -194,6 +201,22 @@ def trend(suite: Suite, references: References, settings: Settings, caches,
     if len(kept) < len(rows) - 1:  # a row depends on the builds up to its own alone
         _keep_rows(store, settings, references.digest, fields, made_from[:-1], rows[:-1])
     return rows
+
+
+def kept_trend(suite: Suite, settings: Settings, caches) -> list[HistoryRow] | None:
+    """`trend` as kept for every build's bytes as they are now (known by their stamps), no
+    text read: a reopened `report --history` read every text for rows it then found kept.
+    None when a row is not kept (or there is no cache): `trend` makes it."""
+    if caches.scores is None:
+        return None
+    try:
+        references = references_digest(suite)
+    except SuiteError:
+        return None
+    parts = [entry_part(suite, entry) for entry in suite.builds]
+    suite.digest_memo.save()
+    rows = _kept_rows(caches.scores, settings, references, repr(suite.settings.fields), parts)
+    return rows if rows is not None and all(row is not None for row in rows) else None  # type: ignore[return-value]
 
 
 def _made_rows(suite: Suite, references: References, settings: Settings, scorer: Scorer, known: dict[str, Build],

@@ -201,3 +201,31 @@ async def test_help_entries_wrap_under_their_description_not_at_column_0() -> No
         assert at_zero == [], at_zero
         filter_line = next(i for i, line in enumerate(body) if line.startswith("  /        filter:"))
         assert body[filter_line + 1].startswith(" " * 11) and body[filter_line + 1][11] != " "
+
+
+async def test_help_opened_while_the_suite_loads_says_which_keys_work_once_it_has(monkeypatch) -> None:
+    """A newcomer's ? while a 100k suite loaded listed every key "(not now)", and it kept
+    saying so once the table showed. The help follows the keys of the screen below."""
+    import time
+
+    from rouge_tui import review
+
+    real = review.open_review
+
+    def slow(*args, **options):
+        time.sleep(0.5)
+        return real(*args, **options)
+
+    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        said = lambda: app.screen.query_one("#boxed-text").content.plain
+        assert "metric (not now)" in said()
+        for _ in range(50):
+            await pilot.pause(0.1)
+            if "metric (not now)" not in said():
+                break
+        assert "metric (not now)" not in said() and "metric" in said()

@@ -47,6 +47,11 @@ class HelpScreen(common.BoxedText, common.Answers, ModalScreen[None]):
         super().__init__()
         self.source = screen
 
+    def on_mount(self) -> None:
+        # Which keys are "not now" changes under the help (the suite still loading when it
+        # opened): laid out again when the screen below says its keys changed.
+        self.source.bindings_updated_signal.subscribe(self, lambda _screen: self.on_resize())
+
     def text(self, width: int | None = None) -> Text:
         """Every entry on a line of its own; with ``width``, an entry too long for it goes
         on under its description's first word (a hanging indent), never at column 0."""

@@ -82,9 +82,11 @@ def export_review(review: Review, now: datetime | None = None) -> list[Path]:
     figures = review.analysis.figures
     # The ten, the flagged (SPEC "Triage"), then every other example marked.
     made = report.make(figures, TEN, marks=review.marks_json(), review=review)
-    # Two suites of one name (copies in two folders) export under prefixes of their own.
+    # Two suites of one name (copies in two folders) export under prefixes of their own; the
+    # pair reviewed is in the name (a newcomer's two pairs' exports differed by the time alone).
     where = hashlib.sha256(os.fsencode(review.analysis.suite.path.resolve())).hexdigest()[:8]
-    folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{where}-{now:%Y%m%d-%H%M%S}"
+    pair = f"{safe_name(figures.baseline.name, 24)}-to-{safe_name(figures.candidate.name, 24)}"
+    folder, stem = data_dir() / "reviews", f"{safe_name(figures.suite, 30)}-{where}-{pair}-{now:%Y%m%d-%H%M%S}"
     text = review_markdown(made, now).encode("utf-8", "surrogatepass")
     page = report.FORMATS["html"].render(made, None)
     assert isinstance(page, str)

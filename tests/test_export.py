@@ -83,6 +83,15 @@ def test_each_export_is_a_file_of_its_own_whatever_the_suite_is_called(tmp_path:
     assert "the second export's note" in second[0].read_text(encoding="utf-8")
 
 
+def test_an_exports_name_says_the_pair_reviewed(tmp_path: Path) -> None:
+    """A newcomer's exports of a -> b and of b -> c were named alike but for the time."""
+    review = review_of(tmp_path / "s")
+    markdown, page = export_review(review, NOW)
+    for path in (markdown, page):
+        # the builds, named by their files 1.jsonl and 2.jsonl (each with safe_name's hash)
+        assert re.search(r"-1-[0-9a-f]{10}-to-2-[0-9a-f]{10}-20261201-031415\.(md|html)$", path.name), path.name
+
+
 def test_two_exports_at_the_same_moment_get_a_file_each(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Weak spot of issue 39: two exports in the same second, running at once (`e` twice),
     both found the name free and wrote the same files. Both reach their first write before

@@ -346,6 +346,7 @@ class Review:
             store = store_for(analysis, texts.references.fingerprint)
             store.pending, store.seen, store.note_only = self.store.pending, self.store.seen, self.store.note_only
             store.failed = self.store.failed
+            self.store.pending = {}  # handed over: the new store saves them, and only it
             self.store = store
             store.load()
 

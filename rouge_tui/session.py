@@ -242,8 +242,9 @@ class Session:
         return again
 
     def take_texts(self, analysis: Analysis, texts: Texts) -> Review | None:
-        """The texts of ``analysis`` are read: the review of the pair shown made (returned,
-        for the app to keep) or moved on to them. Call only for the comparison shown."""
+        """The texts of ``analysis`` are read: the review of the pair shown made or moved on to
+        them; returned when its mark store is new (made, or other references'), for the app
+        to keep. Call only for the comparison shown."""
         self.texts_failed = None
         self.texts = texts
         self.progress = ""
@@ -251,7 +252,10 @@ class Session:
         if self.review is None:
             self.review = made = Review(analysis, texts)
         elif self.review.analysis is not analysis:  # the pair shown, scored or read again
+            before = self.review.store
             self.review.follow(analysis, texts)
+            if self.review.store is not before:  # the marks under the references read now
+                made = self.review
         self.marks_seen = self.marks_time()
         return made
 

@@ -956,3 +956,47 @@ async def test_a_warning_is_a_notice_once_and_no_source_is_the_overviews() -> No
             screen.post_message(AnalysisReady(screen.analysis))
             await settle(pilot)
         assert len([n for n in app._notifications if n.message == "a warning of its own"]) == 1
+
+
+async def test_marks_made_after_the_references_changed_are_asked_about_before_quitting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app keeps the mark stores of the reviews it opened; a review read again under
+    other references moves its marks to another store, which the app was not given: a mark
+    made then that could not be saved was lost at q without a word (a reviewer of the code
+    found it)."""
+    from rouge_tui.app.screens.common import ConfirmScreen
+    from rouge_tui.store.marks import MarkStore
+
+    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+    suite = make_suite(
+        tmp_path / "s",
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "ab")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "ab"}),
+         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat"})},
+    )  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        first = screen.review.store
+        (suite / "references.jsonl").write_text(jsonl(*({"id": i, "reference": "the cat sat on a mat"} for i in "ab")))
+        (suite / "builds" / "2.jsonl").write_text(outputs({"a": "a bird flew", "b": "the cat sat on a mat"}))
+        await switch_and_notice_the_change(pilot, screen)
+        await press(pilot, "h")
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
+        now = screen.review.store
+        assert now is not first and now in app.stores and first not in app.stores
+
+        def failing(self, wait=0):
+            self.failed = "lock held"
+            raise OSError(11, "lock held")
+
+        monkeypatch.setattr(MarkStore, "save", failing)
+        await press(pilot, "home", "b")
+        await settle(pilot)
+        await press(pilot, "q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen) and app.is_running

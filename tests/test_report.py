@@ -517,11 +517,12 @@ def test_a_url_in_untrusted_text_is_no_link_in_markdown() -> None:
     gfm = MarkdownIt("gfm-like")
     assert "<a " in gfm.renderInline("see http://evil.example/login now")  # the renderer does link them
     for text in ("see http://evil.example/login now", "<https://evil.example/x?a=1&b=2>", "FTP://a.b/c",
-                 "visit www.evil.example today", "10:30 // a:b www"):
+                 "visit www.evil.example today", "a_www.evil.example", "(WWW.evil.example)", "10:30 // a:b www"):
         rendered = gfm.renderInline(md(text))
         assert "<a " not in rendered, (text, rendered)
         (line,) = gfm.parseInline(md(text))
         assert "".join(child.content for child in line.children) == text
+    assert md("a_www.evil.example and awww.x") == "a\\_www\\.evil.example and awww\\.x"  # GitHub links after a _
 
 
 def test_untrusted_text_is_escaped_in_the_text_report(tmp_path: Path) -> None:

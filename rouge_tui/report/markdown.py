@@ -27,7 +27,7 @@ from rouge_tui.safetext import one_line
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~#&])")
 # What GitHub's and GitLab's renderers make a link of in plain text: a colon before "//"
 # (http://, ftp://) and "www."; backslashed, each is text (checked with cmark-gfm).
-_AUTOLINK = re.compile(r"(:)(?=//)|(?<![\w.-])((?i:www))(\.)")
+_AUTOLINK = re.compile(r"(:)(?=//)|((?i:www))(\.)")  # (any www., "a_www.x" too: GitHub links after a _)
 
 
 def md(text: str, limit: int | None = None) -> str:

@@ -419,6 +419,25 @@ def test_the_text_reports_flagged_table_has_no_empty_rank_column() -> None:
     assert [line.split()[0] for line in lines[2 : 2 + len(flagged)]] == [row["id"] for row in flagged]
 
 
+def test_marked_ids_in_neither_list_are_cut_where_they_differ(tmp_path: Path) -> None:
+    """The marked examples in neither list were cut at 32 characters from their start: two
+    promptfoo ids of one article (a test's vars as JSON) read alike (a review of the diff)."""
+    ids = [f'{{"article": "the long shared part of one article", "question": {k}}}' for k in range(6)]
+    words = ["the cat sat", "the cat", "a dog ran", "the mat", "cat sat on", "on the mat"]
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in ids)),
+                       {"1.jsonl": jsonl(*({"id": i, "output": "the cat sat on the mat"} for i in ids)),
+                        "2.jsonl": jsonl(*({"id": i, "output": w} for i, w in zip(ids, words)))})
+    analysis = open_analysis(open_suite(suite), Settings(), caches=Caches.default())
+    review = Review(analysis, analysis.texts.result())
+    outside = [i for i in analysis.figures.ids if i not in {r["id"] for r in json_of(suite, 1)["top"]}][:3]
+    for example_id in outside:
+        review.set_mark(example_id, "unsure")
+    text = render(report_of(suite, 1), "text")
+    lines = text[text.index("marked, in neither list"):].splitlines()[1:4]
+    shown = [line.rsplit(" unsure", 1)[0].strip() for line in lines]
+    assert len(set(shown)) == 3 and all(len(cut) <= 32 for cut in shown), shown
+
+
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_every_format_quotes_the_flagged_outputs_new_figures(fmt: str) -> None:
     """The text report quoted the flagged rows' new figures (what raised the alarm); Markdown

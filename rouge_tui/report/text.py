@@ -90,7 +90,8 @@ def render_text(data: dict[str, Any]) -> Any:
     # The ids listed, each cut where it differs from the others (a promptfoo id is a test's
     # vars as JSON: cut at its end, rows of one article read alike); past MOST_COMPARED ids,
     # at the end (shorten_names compares every pair of them).
-    listed = [row["id"] for row in (*data["top"], *data["flagged"])]
+    others = other_marks(data)
+    listed = [row["id"] for row in (*data["top"], *data["flagged"])] + [example_id for example_id, _ in others]
 
     def ids(width: int) -> dict[str, str]:
         if len(listed) > MOST_COMPARED:
@@ -132,13 +133,13 @@ def render_text(data: dict[str, Any]) -> Any:
             written.add_row(str(rank), Text(narrow[row["id"]]), Text(one_line(_carried(entry) + note, 1100)))
     if written.row_count:
         parts += [Text("\nnotes:"), written]
-    if others := other_marks(data):
+    if others:
         marked = Table.grid(padding=(0, 1))
         marked.add_column(overflow="fold")
         marked.add_column()
         marked.add_column(overflow="fold")
         for example_id, entry in others:
-            marked.add_row(Text(one_line(example_id, 32)), Text(mark_word(data, example_id)),
+            marked.add_row(Text(wide[example_id]), Text(mark_word(data, example_id)),
                            Text(one_line(_carried(entry) + (entry.get("note") or ""), 1100)))
         parts += [Text(f"\nmarked, in neither list ({len(others)}):"), marked]
     if said.row_count:

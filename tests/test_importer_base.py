@@ -94,3 +94,15 @@ def test_check_field_paths_names_the_key_of_a_path_that_is_none() -> None:
     assert str(error_of(check_field_paths, {"id": "vars.id", "source": "vars..doc"}, Path("evals"))) == (
         "evals: [fields] source: empty part in the field path 'vars..doc'"
     )
+
+
+def test_a_blank_source_is_no_source_as_in_a_native_suite(tmp_path: Path) -> None:
+    """A harness that writes "" (or spaces) for an example without its document: no source,
+    as a native suite reads it, so the suite and its `rouge-tui import` read alike (a
+    review of the diff found them apart)."""
+    from rouge_tui.importers.base import make_references
+
+    rows = [((tmp_path, 1), "a", ["r"], "doc a"), ((tmp_path, 2), "b", ["r"], ""), ((tmp_path, 3), "c", ["r"], "  "),
+            ((tmp_path, 4), "d", ["r"], None)]
+    read = make_references(rows)
+    assert read.sources == {"a": "doc a"} and list(read.texts) == ["a", "b", "c", "d"]

@@ -191,6 +191,17 @@ def test_a_chunked_sample_and_its_metadata_give_the_source(tmp_path: Path) -> No
     assert open_one(tmp_path).read_references().sources == {}
 
 
+def test_a_null_or_blank_source_is_no_source(tmp_path: Path) -> None:
+    """A null source was "must be a string, not null", where a native suite reads it as no
+    source; a blank one was a source there and none after `rouge-tui import` (a review)."""
+    samples = [sample(1, "Disk full.", "Full.", metadata={"document": None}),
+               sample(2, "Rolled back.", "Back.", metadata={"document": "  "}),
+               sample(3, "Fan failed.", "Fan.", metadata={"document": "The fan stopped."})]
+    eval_log(tmp_path / "a.eval", samples)
+    settings = SuiteSettings(fields_given={"source": "metadata.document"})
+    assert open_one(tmp_path, settings).read_references().sources == {"3": "The fan stopped."}
+
+
 def test_a_log_before_completion_takes_the_first_choices_text_parts(tmp_path: Path) -> None:
     parts = [
         {"type": "reasoning", "reasoning": "Think about the disk."},

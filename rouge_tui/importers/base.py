@@ -211,7 +211,7 @@ def make_references(
         first[key] = where
         if all(not text or text.isspace() for text in references):
             empty.append(key)
-        if source is not None:
+        if source and not source.isspace():  # a blank source is no source, as in a native suite
             sources[key] = source
     if not texts:
         raise SuiteError("no examples found", *(empty_where or (None, None)))

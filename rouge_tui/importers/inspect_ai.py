@@ -111,6 +111,8 @@ def _source(record: dict, dotted: str, where: Where) -> str | None:
         value = get_field(record, dotted)
     except Missing:
         return None  # as in a references file: an example may have no source
+    if value is None:  # as in a references file: a null is a field not given
+        return None
     if type(value) is not str:
         raise fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
     return _unicode(value, dotted, where)

@@ -217,6 +217,11 @@ class DigestMemo(dict):
     def save(self) -> None:
         """Nothing is kept past this process."""
 
+    def hashed_here(self, stamp: Stamp) -> str | None:
+        """The digest of a file this process hashed under ``stamp`` (`LineBlocks` takes it
+        rather than hash the file again as it reads it); None for one it did not."""
+        return self.get(stamp)
+
 
 def file_digest(path: Path, memo: DigestMemo | None = None) -> str:
     """sha256 (hex) of a file's raw bytes (compressed, for ``.gz``), read through `_open`.
@@ -268,9 +273,10 @@ class LineBlocks:
 
     Yields ``(number of the block's first line, its lines)``, the lines without their
     newline (the file's last line may have had none). ``digest`` is then `file_digest`'s
-    value (``hashed``; else left empty, where nothing asks for it): known by the file's
-    `Stamp` in ``memo`` (`file_digest` hashed it just before, to look its figures up), or
-    computed on the way.
+    value (``hashed``; else left empty, where nothing asks for it): the one this process
+    gave it moments before under its `Stamp` in ``memo`` (`file_digest`, to look its figures
+    up), or computed on the way (a digest kept from an earlier process is checked so: the
+    texts read after cached figures are the bytes their key names).
     """
 
     def __init__(self, path: Path, hashed: bool = True, memo: DigestMemo | None = None) -> None:
@@ -284,7 +290,7 @@ class LineBlocks:
             stamp = known = None
             if self.memo:
                 stamp = Stamp.of(raw.path, os.fstat(raw.fd))
-                known = self.memo.get(stamp)
+                known = self.memo.hashed_here(stamp)
                 if known is not None:
                     raw.sha = None
             if self.path.name.endswith(".gz"):

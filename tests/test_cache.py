@@ -504,6 +504,31 @@ def test_a_reopened_report_with_its_history_reads_no_file_of_the_suite(
     assert fresh != expected and _report(suite, capsys, "--history") == fresh
 
 
+def test_a_digest_kept_by_an_earlier_process_is_checked_by_the_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a digest this process made moments before is taken without hashing: one kept
+    by an earlier process (a file system whose stamps do not move on a write: README) is
+    checked by the read, so the texts after cached figures are the bytes their key names
+    (a review of the diff)."""
+    from rouge_tui.files import LineBlocks
+
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'{"id": "1", "output": "a b c"}\n')
+    settle_files(monkeypatch)
+    store = _memo(tmp_path / "cache")
+    stamp = Stamp.of(path, os.stat(path))
+    earlier = cache.KeptDigestMemo(store, "/suite")
+    earlier[stamp] = "f" * 64  # what a stamp that did not move would lend
+    assert earlier.hashed_here(stamp) == "f" * 64
+    earlier.save()
+    now = cache.KeptDigestMemo(store, "/suite")
+    assert now[stamp] == "f" * 64 and now.hashed_here(stamp) is None
+    blocks = LineBlocks(path, memo=now)
+    list(blocks)
+    assert blocks.digest == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def test_a_first_open_hashes_each_file_of_the_suite_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

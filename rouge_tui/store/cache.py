@@ -229,6 +229,7 @@ class KeptDigestMemo(DigestMemo):
         self._store = store
         self._key = key("digests", where)
         self._added = False
+        self._here: set[Stamp] = set()  # the stamps this process hashed (`hashed_here`)
         self._lock = threading.Lock()
         found = store.get(self._key)
         try:
@@ -241,7 +242,11 @@ class KeptDigestMemo(DigestMemo):
     def __setitem__(self, stamp: Stamp, digest: str) -> None:
         with self._lock:
             super().__setitem__(stamp, digest)
+            self._here.add(stamp)
             self._added = True
+
+    def hashed_here(self, stamp: Stamp) -> str | None:
+        return self.get(stamp) if stamp in self._here else None
 
     def save(self) -> None:
         """Write the memo back when something was added (the last `LIMIT` paths added)."""

@@ -425,8 +425,11 @@ def cut_texts(named: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:
     text that was cut, saying where. The diff view, the export and the HTML report align at
     most this much of a text (aligning 200,000 distinct words held gigabytes); grounding
     and figures still read the whole texts."""
+    # Which numbers are of what: the LCS line under a side counts what is aligned (a
+    # newcomer read a recall of 0.00 there, of 1.00 in the title, under "figures for the whole").
     notes = [f"the {name} is {len(text):,} characters: too long to align in full; the first "
-             f"{SHOWN:,} are aligned and shown, its figures and tags are for the whole text"
+             f"{SHOWN:,} are aligned and shown, and its LCS line counts them alone; the scores of the example "
+             "and the tags are for the whole text"
              for name, text in named if len(text) > SHOWN]
     return [text[:SHOWN] for _, text in named], notes
 

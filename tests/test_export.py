@@ -324,7 +324,8 @@ def test_a_text_past_the_diff_limit_is_cut_and_the_export_says_where(tmp_path: P
     review = review_of(tmp_path / "s", {**CAND, "x11": long})
     markdown, page = (path.read_text(encoding="utf-8") for path in export_review(review, NOW))
     note = (f"the candidate is {len(long):,} characters: too long to align in full; the first "
-            f"{SHOWN:,} are aligned and shown, its figures and tags are for the whole text")
+            f"{SHOWN:,} are aligned and shown, and its LCS line counts them alone; the scores of the example "
+            "and the tags are for the whole text")
     assert f"_Cut: {note}._" in markdown
     assert f"Cut: {note}." in page
     assert markdown.count("_Cut: ") == 1 and page.count("Cut: the ") == 1

@@ -141,6 +141,18 @@ def test_a_short_shared_word_between_two_changes_joins_them() -> None:
     # A shared run longer than the changes around it stays shared.
     _, _, merged = word_diff("a rate rose in the western region today", "a rate fell in the western region now")
     assert _shown(merged) == "a rate [-rose-] {+fell+} in the western region [-today-] {+now+}"
+    # And one of more than a few words, however long the changes around it (a newcomer read
+    # an unchanged eight-word sentence between two rewritten ones as removed and added).
+    # (the sample's inc-0230)
+    import json
+    from pathlib import Path
+
+    builds = Path(__file__).resolve().parent.parent / "sample_suites" / "incident-summaries" / "builds"
+    base, cand = (next(json.loads(line)["output"] for line in (builds / f"{name}.jsonl").open()
+                       if json.loads(line)["id"] == "inc-0230") for name in ("2026-11-26_aa3f5f", "2026-11-27_9f03aa"))
+    _, _, merged = word_diff(base, cand)
+    unchanged = " ".join(piece.text for piece in merged if piece.kind == "same")
+    assert "Disk alerts now fire at 80% instead of 95%." in unchanged, _shown(merged)
 
 
 @settings(max_examples=300, deadline=None)

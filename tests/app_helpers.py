@@ -124,6 +124,16 @@ def diff_lines(view) -> list[str]:
 
 
 
+def two_suites(folder: Path) -> Path:
+    """``folder`` holding copies of the two samples, incident/ and support/: a folder of
+    suites, which the app lists."""
+    import shutil
+
+    shutil.copytree(INCIDENT, folder / "incident")
+    shutil.copytree(SUPPORT, folder / "support")
+    return folder
+
+
 def app_for(suite: Path = INCIDENT, **options: object) -> RougeApp:
     return RougeApp([suite], argparse.Namespace(**options))
 

@@ -23,6 +23,7 @@ from app_helpers import (
     review_screen,
     screen_text,
     settle,
+    two_suites,
 )
 from suite_helpers import jsonl, make_suite
 from textual.widgets import OptionList
@@ -78,7 +79,6 @@ async def test_the_history_title_goes_on_to_a_second_line_not_off_the_edge(tmp_p
 async def test_enter_is_in_the_footer_of_the_history_and_of_the_list_of_suites(tmp_path: Path) -> None:
     """The lists' own enter binding hid the screen's from the footer: the key that compares
     (or opens) was only in the help."""
-    import shutil
 
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -94,9 +94,7 @@ async def test_enter_is_in_the_footer_of_the_history_and_of_the_list_of_suites(t
         await settle(pilot)
         figures = review_screen(app).analysis.figures
         assert (figures.baseline.name, figures.candidate.name) == (names[-3], names[-2])
-    folder = tmp_path / "suites"
-    shutil.copytree(INCIDENT, folder / "incident")
-    shutil.copytree(SUPPORT, folder / "support")
+    folder = two_suites(tmp_path / "suites")
     app = RougeApp(sorted(folder.iterdir()), argparse.Namespace())
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

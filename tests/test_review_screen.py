@@ -44,6 +44,21 @@ from rouge_tui.app.widgets.movers import MoversTable
 pytestmark = pytest.mark.slow
 
 
+def outputs(texts: dict[str, str]) -> str:
+    """A build file's lines: each id's output."""
+    return jsonl(*({"id": i, "output": t} for i, t in texts.items()))
+
+
+def cat_mat_suite(root: Path) -> Path:
+    """Examples a and b against "the cat sat on the mat"; the second build moves a far, b a word."""
+    return make_suite(
+        root,
+        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "ab")),
+        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "ab"}),
+         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat"})},
+    )
+
+
 async def switch_and_notice_the_change(pilot, screen: ReviewScreen) -> None:
     """m: the texts as read scored again; the history that follows finds a compared file
     changed on disk since it was read (what lets h, enter read the pair again)."""
@@ -259,13 +274,7 @@ async def test_a_mark_after_the_pair_is_read_again_is_made_on_the_outputs_shown(
     from rouge_tui.store.marks import outputs_hash
     from rouge_tui.suite.suite import open_suite
 
-    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
-    suite = make_suite(
-        tmp_path / "s",
-        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "ab")),
-        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "ab"}),
-         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat"})},
-    )
+    suite = cat_mat_suite(tmp_path / "s")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -968,13 +977,7 @@ async def test_marks_made_after_the_references_changed_are_asked_about_before_qu
     from rouge_tui.app.screens.common import ConfirmScreen
     from rouge_tui.store.marks import MarkStore
 
-    outputs = lambda texts: jsonl(*({"id": i, "output": t} for i, t in texts.items()))
-    suite = make_suite(
-        tmp_path / "s",
-        jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in "ab")),
-        {"1.jsonl": outputs({i: "the cat sat on the mat" for i in "ab"}),
-         "2.jsonl": outputs({"a": "a dog", "b": "the cat sat on a mat"})},
-    )  # fmt: skip
+    suite = cat_mat_suite(tmp_path / "s")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -13,6 +13,7 @@ from app_helpers import (
     review_screen,
     screen_text,
     settle,
+    two_suites,
 )
 from suite_helpers import settle_files
 
@@ -71,13 +72,10 @@ async def test_the_list_of_suites_gives_the_verdict_the_opened_suite_shows_confi
     """config.toml and the flags settle the list's verdicts as they settle the opened
     suite's (the list used the built-in defaults: rougeL where config.toml said rouge1)."""
     import re
-    import shutil
 
     from rouge_tui.store.paths import config_dir
 
-    folder = tmp_path / "suites"
-    shutil.copytree(INCIDENT, folder / "incident")
-    shutil.copytree(SUPPORT, folder / "support")
+    folder = two_suites(tmp_path / "suites")
     toml = folder / "incident" / "suite.toml"  # no metric of its own: config.toml's applies
     toml.write_text("".join(line for line in toml.read_text().splitlines(True) if not line.startswith("metric")))
 
@@ -109,13 +107,10 @@ async def test_the_list_of_suites_keeps_to_no_cache(tmp_path: Path, monkeypatch:
     """--no-cache reads and writes no cache, in the list of suites too (it scored every suite
     through the cache whatever the flag said); without the flag, the list fills it, the
     digests of its files included."""
-    import shutil
 
     from rouge_tui.store.paths import cache_dir
 
-    folder = tmp_path / "suites"
-    shutil.copytree(INCIDENT, folder / "incident")
-    shutil.copytree(SUPPORT, folder / "support")
+    folder = two_suites(tmp_path / "suites")
     settle_files(monkeypatch)
 
     async def cached_after_listing(options: argparse.Namespace) -> list[Path]:
@@ -179,13 +174,10 @@ async def test_escape_back_to_the_list_is_in_the_footer_where_it_goes_back(tmp_p
     """A newcomer: escape went back to the list of suites but the footer did not say so, and
     help listed "esc back" for a suite opened alone, where it did nothing. The footer shows
     it where it does something: back to the list, or a filter cleared."""
-    import shutil
 
     from app_helpers import app_for, footer_text
 
-    folder = tmp_path / "suites"
-    shutil.copytree(INCIDENT, folder / "incident")
-    shutil.copytree(SUPPORT, folder / "support")
+    folder = two_suites(tmp_path / "suites")
     app = RougeApp(sorted(folder.iterdir()), argparse.Namespace())
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -16,6 +16,7 @@ from rouge_tui.report.words import (
     listing,
     mark_word,
     moved_words,
+    note_of,
     other_marks,
     said,
     signal_words,
@@ -97,7 +98,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         """An example's note in a table cell, which holds one line: a note of several shows
         its first, and then whole below the tables (a raw <br> would be HTML from untrusted
         text)."""
-        note = (data["marks"].get(example_id) or {}).get("note") or ""
+        note = note_of(data, example_id)
         note_lines = note.splitlines()
         if len(note_lines) > 1:
             long_notes.append((ranks.get(example_id, ""), example_id, note_lines))

@@ -18,6 +18,7 @@ from rouge_tui.report.words import (
     listing,
     mark_word,
     moved_words,
+    note_of,
     said,
     signal_words,
     test_words,
@@ -104,7 +105,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
         f"<td class=n>{row['candidate']:.4f}</td><td class=n>{row['delta']:+.4f}</td>"
         f"<td>{_h(signal_words(row, runs))}</td><td>{_h(mark_word(data, row['id']))}</td>"
-        f"<td class=prose>{_h_text(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
+        f"<td class=prose>{_h_text(note_of(data, row['id']))}</td></tr>"
         for rank, row in enumerate(data["top"], 1)
     )
     left_out = "".join(
@@ -151,7 +152,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             "".join(f"<tr><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td><td class=n>{row['candidate']:.4f}</td>"
                     f"<td class=n>{row['delta']:+.4f}</td><td>{_h(signal_words(row, runs))}</td>"
                     f"<td>{_h(mark_word(data, row['id']))}</td>"
-                    f"<td class=prose>{_h_text(data['marks'].get(row['id'], {}).get('note', ''))}</td></tr>"
+                    f"<td class=prose>{_h_text(note_of(data, row['id']))}</td></tr>"
                     for row in data["flagged"]),
             "</table></div>",
         ]

@@ -96,6 +96,11 @@ def listing(ids: list[str], limit: int = 20) -> str:
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
+def note_of(data: dict[str, Any], example_id: str) -> str:
+    """An example's note ("" without one): what every format's notes column shows."""
+    return (data["marks"].get(example_id) or {}).get("note") or ""
+
+
 def mark_word(data: dict[str, Any], example_id: str) -> str:
     """An example's mark as a table cell shows it (``fine (carried)``), or nothing."""
     entry = data["marks"].get(example_id)

@@ -45,7 +45,8 @@ def _layout_options(parser: argparse.ArgumentParser, *flags: str, name: bool = F
                              f"{', '.join([*NATIVE_FORMATS, *IMPORTERS])}")
     if name:
         parser.add_argument("--suite-name", metavar="NAME",
-                            help="the suite to use where PATH holds several (an lm-eval folder with several tasks)")
+                            help="the suite to use where PATH holds several (an lm-eval folder with several tasks, "
+                                 "a folder of suites)")
 
 
 def _scoring_options(parser: argparse.ArgumentParser) -> None:
@@ -243,7 +244,7 @@ def _folder_of_suites(path: Path) -> None:
     if suites:
         first = one_line(str(suites[0].path))
         raise CliError(f"{one_line(str(path))}: a folder of {len(suites)} {'suite' if len(suites) == 1 else 'suites'}, not a suite: report on one of them, "
-                       f"such as {first} (rouge-tui {one_line(str(path))} lists them)")
+                       f"such as {first}, or name one with --suite-name (rouge-tui {one_line(str(path))} lists them)")
 
 
 def _suites(target: Path, layout: str | None) -> list:

@@ -77,7 +77,13 @@ def test_a_report_on_a_folder_of_suites_says_it_is_one_and_names_a_suite(
     assert main(["report", str(folder)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == (f"rouge-tui: error: {folder}: a folder of 2 suites, not a suite: report on one of "
-                                 f"them, such as {folder / 'a-support'} (rouge-tui {folder} lists them)\n")
+                                 f"them, such as {folder / 'a-support'}, or name one with --suite-name "
+                                 f"(rouge-tui {folder} lists them)\n")
+    # Named, as the app lists it: its suite.toml's name.
+    assert main(["report", str(folder), "--suite-name", "Support answers", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["suite"] == "Support answers"
+    assert main(["report", str(folder), "--suite-name", "Nothing so named"]) == 2
+    assert "a folder of 2 suites" in capsys.readouterr().err
     (folder / "a-support" / "references.jsonl").unlink()  # one that cannot open is no suite: the other
     assert main(["report", str(folder)]) == 2
     assert f"a folder of 1 suite, not a suite: report on one of them, such as {folder / 'b-incidents'}" in (

@@ -243,8 +243,29 @@ def open_suite(path: Path | str | SuiteRef, format: str | None = None, name: str
     if format is None:
         format = _only_format(target)
         if format is None:  # nothing recognises it: what a native suite lacks, as ever
+            if name is not None and (child := _child_named(target, name)) is not None:
+                return child  # a folder of suites, one named (as the app lists them)
             return _named(_open_native(target, settings), name)
     return _open_imported(target, settings, format, name)
+
+
+def _child_named(folder: Path, name: str) -> Suite | None:
+    """The native suite in a subfolder of ``folder`` whose name is ``name`` (the folder's
+    name when its suite.toml gives none), if exactly one is: `--suite-name` in a folder of
+    suites. None otherwise, and where ``folder`` cannot be listed."""
+    try:
+        subfolders = [folder / sub for sub in _listing(folder)]
+    except SuiteError:
+        return None
+    named = []
+    for path in subfolders:
+        try:
+            suite = open_suite(path) if is_suite(path) else None
+        except SuiteError:  # a broken one is no other's business
+            continue
+        if suite is not None and suite.name == name:
+            named.append(suite)
+    return named[0] if len(named) == 1 else None
 
 
 def _named(suite: Suite, name: str | None) -> Suite:

@@ -16,6 +16,7 @@ from rouge_tui.report.words import (
     listing,
     mark_word,
     moved_words,
+    note_of,
     other_marks,
     signal_words,
     test_words,
@@ -140,7 +141,7 @@ def render_text(data: dict[str, Any]) -> Any:
         marked.add_column(overflow="fold")
         for example_id, entry in others:
             marked.add_row(Text(wide[example_id]), Text(mark_word(data, example_id)),
-                           Text(one_line(_carried(entry) + (entry.get("note") or ""), 1100)))
+                           Text(one_line(_carried(entry) + note_of(data, example_id), 1100)))
         parts += [Text(f"\nmarked, in neither list ({len(others)}):"), marked]
     if said.row_count:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]

@@ -201,7 +201,7 @@ class AlarmPanel(Panel):
         elif f.rates:
             line.append(f"signals within their bands (from {len(f.rates[0].history)} earlier build pairs)",
                         style=overview._style("label"))
-        return flow([line, *self._no_source(overview, f)], width) if line else flow(self._no_source(overview, f), width) or [line]
+        return flow([part for part in (line, *self._no_source(overview, f)) if part], width) or [line]
 
     @staticmethod
     def _no_source(overview: Overview, f: Figures) -> list[Text]:

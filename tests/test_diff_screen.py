@@ -149,6 +149,44 @@ async def test_the_diff_title_says_which_change_of_how_many_the_brackets_went_to
         assert none_said()
 
 
+async def test_the_change_counter_goes_when_its_change_leaves_the_screen(tmp_path: Path) -> None:
+    """After `]` the title said "change k of n"; G (or a resize) took that change off the
+    screen and the title still said it, and the next `]` went on from the change no longer
+    seen. Once the pointed change is out of view it is no longer pointed at: the counter
+    goes, and `]` goes on from the top of the screen, as less searches on from there."""
+    sentences = [f"Step {k} of the runbook was followed by the on-call engineer." for k in range(40)]
+    edited = [s.replace("followed", "skipped") for s in sentences]  # a change on every line
+    suite = make_suite(
+        tmp_path / "s",
+        references=jsonl({"id": "a", "reference": " ".join(sentences)}),
+        builds={"1-old.jsonl": jsonl({"id": "a", "output": "\n".join(sentences)}),
+                "2-new.jsonl": jsonl({"id": "a", "output": "\n".join(edited)})},
+    )
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
+        await press(pilot, "d", "right_square_bracket")  # baseline against candidate
+        view = app.screen.query_one(DiffView)
+
+        def counted() -> tuple[int, int] | None:  # the title's "change k of n" (or "chg k/n")
+            found = re.search(r"change (\d+) of (\d+)|chg (\d+)/(\d+)", screen_text(app).splitlines()[1])
+            return tuple(int(g) for g in found.groups() if g is not None) if found else None
+
+        assert counted() == (1, len(view.changes))
+        assert len(view.rows) > view.scrollable_content_region.height  # G scrolls the change away
+        await press(pilot, "G")
+        assert counted() is None
+        top = round(view.scroll_y)
+        await press(pilot, "right_square_bracket")
+        assert view.current is not None and view.current >= top  # on from the screen's top
+        assert counted() == (view.changes.index(view.current) + 1, len(view.changes))
+        await pilot.resize_terminal(100, 24)  # the rows are laid out again: nothing pointed at
+        await settle(pilot)
+        assert counted() is None
+
+
 async def test_fold_says_when_there_is_nothing_to_fold() -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:

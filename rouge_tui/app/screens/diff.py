@@ -289,6 +289,9 @@ class DiffScreen(common.Answers, Screen[str]):
     def on_resize(self) -> None:
         self.update_headers()
 
+    def on_diff_view_unpointed(self) -> None:
+        self.update_headers()  # the title's "change k of n" goes
+
     # ------------------------------------------------------------------ the example
 
     def show_current(self) -> None:

@@ -32,6 +32,7 @@ from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -360,6 +361,10 @@ class DiffView(ScrollView, can_focus=True):
 
     DRAWN = 1000  # rows kept drawn: many screens of them, not every row of a huge diff
 
+    class Unpointed(Message):
+        """The row `]` / `[` or `tab` pointed at is pointed at no more: scrolled out of view
+        or laid out again. The title's "change k of n" goes with it."""
+
     mode: reactive[str] = reactive("reference", init=False)
     folded: reactive[bool] = reactive(True, init=False)
 
@@ -406,7 +411,7 @@ class DiffView(ScrollView, can_focus=True):
         # (on_resize corrects any other width).
         self._width = self.size.width or self.app.size.width
         width = self.layout_width
-        self.current = None
+        self._unpoint()
         self.pane = 0
         self._drawn.clear()
         if self.model is None or width <= 4:
@@ -458,6 +463,19 @@ class DiffView(ScrollView, can_focus=True):
         return strip.crop(0, width)
 
     # ------------------------------------------------------------------ moving
+
+    def _unpoint(self) -> None:
+        if self.current is not None:
+            self.current = None
+            self.post_message(self.Unpointed())
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # Out of view, a pointed row would be where `]` goes on from and what the title
+        # counts, unseen (G, a page down): `]` goes on from the screen's top instead.
+        top = round(new_value)
+        if self.current is not None and not top <= self.current < top + self.scrollable_content_region.height:
+            self._unpoint()
 
     def _go(self, targets: list[int], step: int, point: bool) -> bool:
         """Go to the next (``step`` 1) or previous (-1) target after the current one (or

@@ -221,10 +221,15 @@ def test_a_target_written_as_a_python_list_is_several_references(tmp_path: Path)
     # save_results_samples writes str(target): a list of references becomes its repr
     lines = [
         sample(0, str(["The cat sat.", "A cat was sitting."]), "x"),
-        sample(1, "('It\\'s raining', \"it rains\")", "x"),
+        sample(1, "(\"It's raining\", 'it rains')", "x"),  # str() of a tuple, a quote in an item
         sample(2, "[Music] The song starts.", "x"),  # brackets, but no list of strings
         sample(3, "[1, 2]", "x"),
         sample(4, "plain text, one reference", "x"),
+        # A task whose answers are JSON text: str() of a list never writes these, so each is
+        # the one text it is (read as a list, an output equal to it scored 0)
+        sample(5, '["Paris", "Lyon"]', "x"),
+        sample(6, "['Paris','Lyon']", "x"),
+        sample(7, "['one', 'two'", "x"),  # cut short: text, not an error
     ]
     write_run(tmp_path / "m", FRIDAY, {"xsum": lines})
     references = open_one(tmp_path / "m").read_references()
@@ -234,6 +239,9 @@ def test_a_target_written_as_a_python_list_is_several_references(tmp_path: Path)
         "2": ("[Music] The song starts.",),
         "3": ("[1, 2]",),
         "4": ("plain text, one reference",),
+        "5": ('["Paris", "Lyon"]',),
+        "6": ("['Paris','Lyon']",),
+        "7": ("['one', 'two'",),
     }
     assert references.sources == {}
 
@@ -369,10 +377,12 @@ def test_a_malformed_line_is_one_error_naming_file_line_and_field_only_when_read
     assert good["xsum"] != bad["xsum"]
 
 
-def test_a_broken_list_target_is_one_error_naming_the_line_and_target(tmp_path: Path) -> None:
+def test_a_target_that_is_no_text_is_one_error_and_the_references_come_from_a_run_that_reads(
+    tmp_path: Path,
+) -> None:
     write_run(tmp_path / "m", MONDAY, {"xsum": [sample(0, "a", "x"), sample(1, "b", "y")]})
-    bad = write_run(tmp_path / "m", FRIDAY, {"xsum": [sample(0, "a", "x"), sample(1, "['one', 'two'", "y")]})
-    message = f"{bad['xsum']}:2: 'target' starts as a Python list of strings but is not one: '['one', 'two''"
+    bad = write_run(tmp_path / "m", FRIDAY, {"xsum": [sample(0, "a", "x"), sample(1, ["one", "two"], "y")]})
+    message = f"{bad['xsum']}:2: 'target' must be a string, not array"
     layout = open_one(tmp_path / "m")
     with pytest.raises(SuiteError) as caught:
         layout.read_build(layout.builds[1])

@@ -59,7 +59,7 @@ _OUTPUT = "filtered_resps.0"
 _TARGET = "target"
 _STORED = "rougeL"  # lm-eval's own per-example figure, where a task's metric wrote one
 # str() of a list or tuple of strings starts so; any other target is the text itself.
-_LISTED = re.compile(r"\s*[\[(]\s*['\"]")
+_LISTED = re.compile(r"[\[(]['\"]")
 
 
 # --------------------------------------------------------------------------- listing
@@ -196,25 +196,26 @@ def _output(record: dict, dotted: str, where: Where) -> str:
     return value
 
 
-def _target(text: str, where: Where) -> tuple[str, ...]:
-    """References from lm-eval's ``str(target)``: a list or tuple of strings written as Python
-    text is several; any other text is one. Read with `ast.literal_eval`, data only."""
+def _target(text: str) -> tuple[str, ...]:
+    """References from lm-eval's ``str(target)``: a list or tuple of strings is several where
+    ``str()`` of it gives the text back, byte for byte; any other text is one, however it
+    looks (a task whose answers are JSON arrays writes ``["Paris", "Lyon"]``, which str()
+    of a list never writes). Read with `ast.literal_eval`, data only."""
     if not _LISTED.match(text):
         return (text,)
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        value = None
-    if isinstance(value, (list, tuple)) and all(type(item) is str for item in value):
+        return (text,)
+    if isinstance(value, (list, tuple)) and all(type(item) is str for item in value) and str(value) == text:
         return tuple(value)
-    message = f"{quoted(_TARGET)} starts as a Python list of strings but is not one: {quoted(text)}"
-    raise SuiteError(message, *where)
+    return (text,)
 
 
 def _references(record: dict, dotted: str | None, where: Where) -> tuple[str, ...]:
     """The target (`_target`), or the field suite.toml's [fields] names: text, or a list."""
     if dotted is None:
-        return _target(field_text(record, _TARGET, where), where)
+        return _target(field_text(record, _TARGET, where))
     value = _value(record, dotted, where)
     if type(value) is str:
         return (value,)

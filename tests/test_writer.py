@@ -83,6 +83,20 @@ def test_references_that_disagree_across_paths_are_refused(tmp_path: Path, monke
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"]  # no temporary folder left
 
 
+def test_paths_of_different_suites_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two paths whose tasks differ (xsum in one, gsm8k in the other) were written as one
+    suite, named after the last, without a word (a newcomer's pass): a suite is one task,
+    its identity its name (SPEC), so the second path is refused, naming both names."""
+    install(monkeypatch)
+    first = write_toy(tmp_path / "a", task="xsum")
+    second = write_toy(tmp_path / "b", task="gsm8k")
+    error = error_of(import_suites, [first, second], "toy", tmp_path / "out")
+    assert str(error) == (f"{second}: holds the suite 'gsm8k', not 'xsum' as {first} does: "
+                          "import one suite at a time")
+    assert not (tmp_path / "out").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b"]
+
+
 def test_an_out_inside_an_input_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     install(monkeypatch)
     folder = write_toy(tmp_path / "in")

@@ -106,6 +106,10 @@ def import_suites(paths: Sequence[Path], format: str, out: Path, name: str | Non
         if Path(path).is_dir() and out.resolve().is_relative_to(Path(path).resolve()):
             raise SuiteError(f"inside {path}, which is only read: name a folder outside the inputs", out)
     suites = [open_suite(Path(path), format, name) for path in paths]
+    for suite in suites[1:]:  # a suite is one task, its name its identity (marks, the log)
+        if suite.name != suites[0].name:
+            raise SuiteError(f"holds the suite {quoted(suite.name)}, not {quoted(suites[0].name)} as "
+                             f"{suites[0].path} does: import one suite at a time", suite.path)
     references: dict[str, dict] = {}
     for suite in suites:
         _merge(references, read_references(suite), suite.path)

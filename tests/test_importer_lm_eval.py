@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from suite_helpers import within
+from suite_helpers import error_of, within
 
 from rouge_tui import importers
 from rouge_tui.errors import SuiteError
@@ -284,6 +284,23 @@ def test_suite_toml_fields_name_the_source_output_and_references(tmp_path: Path)
     plain = open_one(tmp_path / "m")
     assert plain.read_references().digest != references.digest
     assert plain.read_build(plain.builds[0])[0].digest != layout.read_build(layout.builds[0])[0].digest
+
+
+def test_a_null_blank_or_missing_source_is_no_source(tmp_path: Path) -> None:
+    """README: a harness's null or blank source is none, as in a native references file; a
+    null one was an error ("'doc.article' must be a string, not null"), a missing one too."""
+    lines = [sample(0, "a", "x"), sample(1, "b", "y"), sample(2, "c", "z"), sample(3, "d", "w")]
+    lines[1]["doc"]["article"] = None
+    lines[2]["doc"].pop("article")
+    lines[3]["doc"]["article"] = " \n"
+    write_run(tmp_path / "m", FRIDAY, {"xsum": lines})
+    layout = open_one(tmp_path / "m", source="doc.article")
+    assert layout.read_references().sources == {"0": "The article of doc 0."}
+    assert outputs(layout, layout.builds[0]) == {"0": "x", "1": "y", "2": "z", "3": "w"}
+    lines[1]["doc"]["article"] = 7  # a value that is no text is still refused, naming it
+    path = write_run(tmp_path / "n", FRIDAY, {"xsum": lines})["xsum"]
+    assert str(error_of(open_one(tmp_path / "n", source="doc.article").read_references)) == (
+        f"{path}:2: 'doc.article' must be a string, not number")
 
 
 def test_a_field_path_with_an_empty_part_is_one_error_when_opened(tmp_path: Path) -> None:

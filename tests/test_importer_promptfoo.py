@@ -229,6 +229,22 @@ def test_vars_named_in_suite_toml_give_id_reference_and_source(tmp_path: Path) -
     assert outputs(layout, "openai:gpt-4o · s") == {"inc-1": "db is down", "7": "disk"}
 
 
+def test_a_null_or_missing_source_var_is_no_source(tmp_path: Path) -> None:
+    """README: a harness's null or blank source is none; a null var was an error."""
+    records = [
+        result(0, 0, "openai:gpt-4o", "s", {"id": "a", "expected": "db down", "doc": "The db went down."}, "x"),
+        result(0, 1, "openai:gpt-4o", "s", {"id": "b", "expected": "disk full", "doc": None}, "y"),
+        result(0, 2, "openai:gpt-4o", "s", {"id": "c", "expected": "dns"}, "z"),
+    ]
+    settings = SuiteSettings(fields_given={"id": "vars.id", "reference": "vars.expected", "source": "vars.doc"})
+    layout = open_one(write_export(tmp_path / "results.json", records), settings)
+    assert layout.read_references().sources == {"a": "The db went down."}
+    records[1]["testCase"]["vars"]["doc"] = ["not", "text"]
+    path = write_export(tmp_path / "other.json", records)
+    assert str(error_of(open_one(path, settings).read_references)) == (
+        f"{path}:results.results[1]: 'testCase.vars.doc' must be a string, not array")
+
+
 def test_an_assertion_value_naming_one_var_is_that_var(tmp_path: Path) -> None:
     records = [result(0, 0, "openai:gpt-4o", "s", {"text": "t", "expected": "the pool timed out"}, "out",
                       [{"type": "similar", "value": "{{ expected }}", "threshold": 0.8},

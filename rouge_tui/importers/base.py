@@ -27,7 +27,7 @@ from rouge_tui.suite.toml import SuiteSettings
 __all__ = [
     "ImportedBuild", "ImportedSuite", "Importer", "Missing", "Unread", "Where", "check_field_paths", "fail",
     "field_text", "field_value", "get_field", "id_text", "make_references", "make_run", "model_name",
-    "parse_json", "parse_path", "read_json", "reference_texts", "selector_digest",
+    "parse_json", "parse_path", "read_json", "reference_texts", "selector_digest", "source_text",
 ]
 
 # Where a record was found: (file, line number or archive member). Errors are written
@@ -109,6 +109,21 @@ def field_text(record: object, dotted: str, where: Where, *, default: str | None
         if default is not None:
             return default
         raise fail(where, f"missing field {quoted(exc.at)}") from None
+    if type(value) is not str:
+        raise fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
+    return value
+
+
+def source_text(record: object, dotted: str, where: Where) -> str | None:
+    """The source at ``dotted``: a missing field or a null is no source, as in a references
+    file (a blank one `make_references` drops); any other value that is no string a
+    `SuiteError` naming the field path. Every importer's source is read here."""
+    try:
+        value = get_field(record, dotted)
+    except Missing:
+        return None
+    if value is None:
+        return None
     if type(value) is not str:
         raise fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
     return value

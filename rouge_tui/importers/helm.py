@@ -46,6 +46,7 @@ from rouge_tui.importers.base import (
     read_json,
     reference_texts,
     selector_digest,
+    source_text,
 )
 from rouge_tui.safetext import one_line
 from rouge_tui.suite.records import References, Run
@@ -303,7 +304,7 @@ def _suite(path: Path, scenario: str, models: dict[Path, str | None], settings: 
             else:
                 name = f"instance.{reference_path}"
                 texts = reference_texts(field_value(state, name, where), name, where)
-            source = field_text(state, f"instance.{source_path}", where)
+            source = source_text(state, f"instance.{source_path}", where)
             rows.append((where, raw, texts, source))
         return rows, ids
 

@@ -31,6 +31,7 @@ from rouge_tui.importers.base import (
     model_name,
     reference_texts,
     selector_digest,
+    source_text,
 )
 from rouge_tui.importers.inspect_log import Head, is_json_log, is_log, log_head, samples
 from rouge_tui.suite.records import References, Run
@@ -107,15 +108,8 @@ def _output(record: dict, dotted: str, where: Where) -> str:
 def _source(record: dict, dotted: str, where: Where) -> str | None:
     if not dotted:
         return None
-    try:
-        value = get_field(record, dotted)
-    except Missing:
-        return None  # as in a references file: an example may have no source
-    if value is None:  # as in a references file: a null is a field not given
-        return None
-    if type(value) is not str:
-        raise fail(where, f"{quoted(dotted)} must be a string, not {type_name(value)}")
-    return _unicode(value, dotted, where)
+    text = source_text(record, dotted, where)
+    return None if text is None else _unicode(text, dotted, where)
 
 
 def _loose_key(raw: object) -> str:

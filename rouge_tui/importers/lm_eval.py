@@ -40,6 +40,7 @@ from rouge_tui.importers.base import (
     model_name,
     parse_path,
     selector_digest,
+    source_text,
 )
 from rouge_tui.suite.records import References, Run, json_lines
 from rouge_tui.suite.toml import SuiteSettings
@@ -261,7 +262,7 @@ def _suite(path: Path, name: str, builds: list[ImportedBuild], given: dict[str, 
     def example(record: dict, where: Where) -> tuple[str, tuple[str, ...], str | None]:
         """A line's output, references and source: a run reads only when all of them do, so
         the run the references come from is always one that reads."""
-        text = None if source is None else field_text(record, source, where)
+        text = None if source is None else source_text(record, source, where)
         return _output(record, output, where), _references(record, reference, where), text
 
     def read_references() -> References:

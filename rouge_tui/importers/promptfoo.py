@@ -39,6 +39,7 @@ from rouge_tui.importers.base import (
     parse_path,
     reference_texts,
     selector_digest,
+    source_text,
 )
 from rouge_tui.importers.promptfoo_export import (
     canonical,
@@ -254,11 +255,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
                     texts = reference_texts(_in_test(record, reference_path, where), f"testCase.{reference_path}", where)
                 else:
                     texts = _asserted(record, where, test_where)
-                source = None
-                if source_path is not None:
-                    source = _in_test(record, source_path, where)
-                    if type(source) is not str:
-                        raise fail(where, f"'testCase.{source_path}' must be a string, not {type_name(source)}")
+                source = None if source_path is None else source_text(record, f"testCase.{source_path}", where)
                 if key is not None and repeated.setdefault(key, (texts, source)) == (texts, source) and key in ids:
                     continue  # a --repeat of a test already listed: the same vars, references, source
                 rows.append((where, raw, texts, source))

@@ -1003,3 +1003,36 @@ async def test_marks_made_after_the_references_changed_are_asked_about_before_qu
         await press(pilot, "q")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen) and app.is_running
+
+
+async def test_e_right_after_m_exports_the_metric_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer pressed m then e: the export was written from the comparison being
+    replaced (its signature rougeLsum's) while the screen went on to show rouge1's, and the
+    file's name does not say the metric. e now waits for the comparison asked for, as h, a
+    diff and the walk do. (The switch made slow: 1 s.)"""
+    import time
+
+    from rouge_tui import session
+
+    real = session.analyse
+
+    def slow(suite, settings, *args, **options):
+        if settings.metric == "rougeLsum":
+            time.sleep(1.0)
+        return real(suite, settings, *args, **options)
+
+    monkeypatch.setattr(session, "analyse", slow)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert review_screen(app).analysis.settings.metric == "rougeL"
+        await pilot.press("m", "e")  # e while the switch is under way (press would wait for it)
+        for _ in range(60):
+            await pilot.pause(0.1)
+            if app.exported:
+                break
+        await settle(pilot)
+        assert review_screen(app).analysis.settings.metric == "rougeLsum"
+        text = app.exported[0].read_text(encoding="utf-8")
+    signature = re.search(r"Signature: `([^`]*)`", text)
+    assert signature and signature.group(1).startswith("rougeLsum|"), signature

@@ -342,7 +342,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         common.clear(self, self.session.review, example_id, self.marks_changed)
 
     def action_export(self) -> None:
-        self.when_ready(Waiting("export", "the export is written"))
+        self.when_ready(Waiting("export", "the export is written", after_asked=True))
 
     def do_export(self) -> None:
         self.app.export(self, self.session.review)

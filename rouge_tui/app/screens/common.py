@@ -74,7 +74,7 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
             return
         keep(note)
         after()
-        screen.app.save_marks(review, screen, after, "could not save the note (kept in this session; c and enter to retry)",
+        screen.app.save_marks(review, screen, after, "could not save the note (kept in this session; c, then ctrl+s, to retry)",
                               done=f"note saved for {one_line(example_id, 40)}")
 
     # A note whose save failed is still the session's: it comes back here.

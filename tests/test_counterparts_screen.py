@@ -68,6 +68,29 @@ async def test_o_holds_supports_to_the_suites_min_support(tmp_path: Path) -> Non
         assert f"  1. [?] {candidate}" in text
 
 
+async def test_o_names_each_new_figure_once_and_no_source_where_there_is_none(tmp_path: Path) -> None:
+    """A newcomer read "figures found nowhere else: 2008, 2008" (the output wrote it twice),
+    and "best in the references and source" on a suite with no source."""
+    reference = "The merger closed in 2010 after a long review."
+    candidate = "The merger closed in 2008. Regulators approved it in 2008 and 1999."
+    suite = make_suite(
+        tmp_path / "s", jsonl({"id": "a", "reference": reference}),
+        {"1-old.jsonl": jsonl({"id": "a", "output": reference}),
+         "2-new.jsonl": jsonl({"id": "a", "output": candidate})},
+    )  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
+        await press(pilot, "o")
+        assert isinstance(app.screen, CounterpartsScreen)
+        text = app.screen.text().plain
+    candidate_part = text[: text.index("\nbaseline · ")]
+    assert "figures found nowhere else: 2008, 1999\n" in candidate_part
+    assert "best in the references:" in text and "references and source" not in text
+
+
 async def test_a_sentence_too_long_for_the_line_goes_on_under_itself() -> None:
     """A newcomer found o's list hard to scan at 80 columns: a long sentence, and a long
     counterpart, went on at the left edge, among the numbers. Each now goes on under its own

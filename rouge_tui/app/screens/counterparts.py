@@ -33,10 +33,12 @@ def grounded_text(grounded, title: str, other: str, min_support: float,
         text.append_text(hang(whole, indent))
         text.append("\n")
 
+    # Without a source (no coverage of it) the counterparts are the references' alone.
+    grounds = "the references and source" if grounded.coverage is not None else "the references"
     for number, sentence in enumerate(grounded.sentences, 1):
         flag = [("[?] ", "bold reverse yellow")] if sentence.unsupported else []
         line((f"{number:>3}. ", "bold"), *flag, (one_line(sentence.span.text, 300), ""), indent=5)
-        for label, found in (("best in the references and source", sentence.counterpart), (f"in the {other}", sentence.in_other)):
+        for label, found in ((f"best in {grounds}", sentence.counterpart), (f"in the {other}", sentence.in_other)):
             said = (f"       {label}: ", "italic")
             if found is None:
                 line(said, ("no word in common", "italic"), indent=7)
@@ -48,7 +50,9 @@ def grounded_text(grounded, title: str, other: str, min_support: float,
             word = "new: in none of them, nor in the " + other if sentence.new else "no counterpart in the reference or source"
             line((f"       {word} — read it", "bold yellow"), indent=7)
     if grounded.new_figures:
-        line(("     figures found nowhere else: ", "italic"), (one_line(", ".join(grounded.new_figures), 200), "bold red"),
+        # Each once: an output that writes 2008 twice read "2008, 2008".
+        figures = ", ".join(dict.fromkeys(grounded.new_figures))
+        line(("     figures found nowhere else: ", "italic"), (one_line(figures, 200), "bold red"),
              indent=5)
     if grounded.coverage is not None:
         line((f"     copied from the source: coverage {grounded.coverage:.2f}, density {grounded.density:.2f}", "italic"),

@@ -192,3 +192,22 @@ def test_the_layout_in_use_is_kept_while_a_resize_tries_other_widths() -> None:
     assert model.layout("reference", True, 70) is not others[70]
     assert shown.rows  # a real layout
 
+
+
+@pytest.mark.parametrize("removed", ["It recovered in 30 minutes.", "It recovered in 30 minutes — café."])
+@pytest.mark.parametrize("width", range(20, 60))
+def test_a_sentences_flag_is_never_left_at_the_end_of_a_line(removed: str, width: int) -> None:
+    """A newcomer read the candidate's [?] as the removed baseline sentence's: the line broke
+    between the flag and the sentence it opens, leaving `- [-...-] [?]` on one line and the
+    sentence on the next. The flag now wraps with the first word of its sentence, ASCII or
+    not (each width from 20 to 59 cells puts the break elsewhere)."""
+    from rouge_tui.app.widgets.diffview import lay_out
+    from rouge_tui.diff import UNSUPPORTED_TAG
+
+    found = [("Same words here. ", "same"), (removed, "removed"), (" ", "same"), (UNSUPPORTED_TAG, "flag"),
+             ("The root cause was a cosmic ray.", "added")]
+    lines = ["".join(text for text, _ in line) for line in lay_out(found, width)]
+    assert "".join(lines).replace(" ", "") == "".join(text for text, _ in found).replace(" ", "")  # nothing lost
+    for line in lines:
+        assert not line.rstrip().endswith("[?]"), lines
+        assert len(line) <= width, lines

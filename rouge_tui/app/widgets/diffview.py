@@ -41,6 +41,7 @@ from rouge_tui.diff import (
     BRACKETS,
     LEGEND,
     OTHER_TEXT,
+    UNSUPPORTED_TAG,
     ExampleDiff,
     Piece,
     annotate,
@@ -265,26 +266,38 @@ def _matched(found: list[Styled], needle: str) -> list[Styled]:
     return out
 
 
+_FLAG = UNSUPPORTED_TAG.rstrip()  # the tag opening an unsupported sentence, as it is drawn
+
+
 def breaks(paragraph: str, width: int) -> list[int]:
     """Offsets where a paragraph breaks into lines of at most ``width`` cells: after the
-    last space that fits, or inside a word longer than the line."""
+    last space that fits, or inside a word longer than the line. Never after a sentence's
+    `[?]`: left at a line's end, a newcomer read it as the flag of the removed words before."""
     cuts, at = [], 0
     if paragraph.isascii():
         while len(paragraph) - at > width:
             space = paragraph.rfind(" ", at, at + width + 1)
+            if space > at and paragraph.endswith(_FLAG, 0, space):  # the space before it, if any
+                earlier = paragraph.rfind(" ", at, space - len(_FLAG))
+                space = earlier if earlier > at else space
             at = space + 1 if space > at else at + width
             cuts.append(at)
         return cuts
-    used, space = 0, -1
+    used, space, after_flag = 0, -1, -1
     for i, char in enumerate(paragraph):
         size = cell_len(char)
         if used + size > width and i > at:
+            if space < at:  # no space but the flag's: break there, not inside a word
+                space = after_flag
             at = space + 1 if space >= at else i
             cuts.append(at)
             used = cell_len(paragraph[at:i])
-            space = -1
+            space = after_flag = -1
         if char == " ":
-            space = i
+            if paragraph.endswith(_FLAG, 0, i):
+                after_flag = i
+            else:
+                space = i
         used += size
     return cuts
 

@@ -262,3 +262,4 @@ async def test_an_output_over_the_limit_opens_cut_short_with_a_note_and_q_quits_
         await pilot.press("Q")  # (q closes the diff; Q quits from it)
         await pilot.pause()
     assert time.monotonic() - started < 3
+

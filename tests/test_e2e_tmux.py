@@ -220,6 +220,30 @@ def test_a_note_being_typed_is_saved_when_the_terminal_goes_away(tmp_path: Path,
     assert marks_of(data)[top]["note"] == "typed, not saved: the line dropped"
 
 
+def test_a_byte_that_is_not_utf_8_neither_ends_the_app_nor_loses_the_note(tmp_path: Path) -> None:
+    """A red-team pass pasted byte 0xE9 (a Latin-1 terminal's é) into a note: Textual's input
+    thread died on it (textual#6456), the app ended with status 0 and the note typed was
+    nowhere. Such a byte is now U+FFFD, and the typing goes on."""
+    session, status, data = app_in_tmux(tmp_path, width=80, height=24)
+    top = ranked_ids()[0]
+    try:
+        session.settled(lambda screen: "drift-down" in screen, "the overview")
+        session.keys("c")
+        session.settled(lambda screen: "ctrl+s save" in screen, "the note editor")
+        session.keys("-l", "caf")
+        session.run("set-buffer", "\udce9")  # the one byte 0xE9, as os.fsencode writes it
+        session.run("paste-buffer", "-t", "t:0")
+        session.keys("-l", " ok")
+        session.settled(lambda screen: " ok" in screen, "typing after the byte")
+        session.keys("C-s")
+        wait_for(lambda: marks_of(data).get(top, {}).get("note") == "caf\ufffd ok", "the note on disk")
+        session.keys("q")
+        wait_for(status.exists, "the app to exit")
+        assert status.read_text().strip() == "0"
+    finally:
+        session.close()
+
+
 def test_q_while_a_43_mb_output_is_still_analysed_exits_at_once(tmp_path: Path) -> None:
     """Issue 12: q is immediate even while the first analysis is still running (it took
     19 s: asyncio's close joined the worker thread finding the change signals)."""

@@ -4,9 +4,11 @@ hang-up without waiting for a terminal that is gone."""
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +62,21 @@ def path_lines(path: str, width: int = 60) -> str:
     return "\n".join(lines).rstrip("/")
 
 
+def _replacing_decoder(encoding: str) -> Callable[[], codecs.IncrementalDecoder]:
+    """An incremental decoder of ``encoding`` that writes U+FFFD for a byte it cannot read."""
+    return partial(codecs.getincrementaldecoder(encoding), errors="replace")
+
+
+def _read_any_input(driver: type) -> None:
+    """Textual's drivers decode the terminal's input as strict UTF-8: one byte that is not
+    (a Latin-1 terminal's é, a paste from one) ends their input thread and the app with it,
+    a note being typed lost (textual#6456, open). ``driver``'s module makes its decoder
+    replace such a byte instead; a module that no longer makes one so is left as it is."""
+    module = sys.modules.get(driver.__module__)
+    if getattr(module, "getincrementaldecoder", None) is codecs.getincrementaldecoder:
+        module.getincrementaldecoder = _replacing_decoder  # type: ignore[union-attr]
+
+
 class RougeApp(App[None]):
     """rouge-tui: one suite's review, or a list of suites to pick from."""
 
@@ -73,6 +90,7 @@ class RougeApp(App[None]):
 
     def __init__(self, suites: Sequence[Path | SuiteRef], options: argparse.Namespace | None = None) -> None:
         super().__init__()
+        _read_any_input(self.driver_class)
         self.suites = [p if isinstance(p, SuiteRef) else SuiteRef(Path(p)) for p in suites]
         self.options = options or argparse.Namespace()
         # The mark store of every review opened, for the unsaved-marks check: the stores, not

@@ -208,6 +208,16 @@ class RougeApp(App[None]):
         self.ending = True
         super().exit(result, return_code, message)
 
+    def panic(self, *renderables: RenderableType) -> None:
+        """Textual ends the app so on an error it did not expect (its input thread's): what
+        is typed and not saved is kept first, as on a hang-up, and the status says it failed
+        (it was 0, a typed note lost)."""
+        self.ending = True
+        with contextlib.suppress(Exception):
+            self._save_unsaved()
+        self._return_code = 1  # (Textual's own; its exit() would not show the error)
+        super().panic(*renderables)
+
     async def run_action(
         self, action: str | ActionParseResult, default_namespace: DOMNode | None = None,
         namespaces: Mapping[str, DOMNode] | None = None,

@@ -281,3 +281,30 @@ async def test_an_unexpected_error_ending_the_app_saves_the_note_being_typed(tmp
     assert app.return_code == 1
     saved = json.loads(store.path.read_text(encoding="utf-8"))["marks"]
     assert [(m["id"], m["note"]) for m in saved] == [(example, "typed before the crash")]
+
+
+async def test_a_note_saved_elsewhere_while_one_is_typed_here_is_kept(tmp_path: Path) -> None:
+    """A red-team pass: two sessions typed a note on one example; the second to save erased
+    the first's note, its screen saying only "note saved" (the first's note had been shown
+    while the editor was open, so the save took it as seen). Both texts are kept, and said."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        example = screen.current_id()
+        await press(pilot, "c")
+        await type_text(pilot, "ALICE: the header is duplicated")
+        other = Review(screen.review.analysis, screen.review.texts)
+        other.set_mark(example, "fine", "BOB: fine by me")
+        for _ in range(60):  # the other session's note is shown here while the editor is open
+            await pilot.pause(0.1)
+            shown = screen.review.get(example)
+            if shown is not None and shown.note:
+                break
+        assert screen.review.get(example).note == "BOB: fine by me"
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+    entries = json.loads(screen.review.store.path.read_text())["marks"]
+    assert [(e["id"], e["mark"], e["note"]) for e in entries] == [
+        (example, "fine", "ALICE: the header is duplicated\n\n(kept from another session) BOB: fine by me")]
+    assert any("another session changed this note while you typed" in w for w in said(app))

@@ -174,17 +174,42 @@ def test_a_build_name_that_is_not_utf8_round_trips_in_the_marks_file() -> None:
 def test_two_sessions_lose_no_mark_and_the_second_is_told() -> None:
     one, two = store(), store()
     assert one.set_mark(*PAIR, "e1", "fine", "one thinks fine", "h") is None
-    # two marks the same example without having seen one's mark: told, and the last wins
+    # two marks the same example without having seen one's mark: told, and the last word
+    # wins; one's note, which two never saw, is kept after two's (nothing written is lost)
     told = two.set_mark(*PAIR, "e1", "regression", "two disagrees", "h")
-    assert told == "another session had marked this example fine; replaced with regression"
+    assert told == "another session had marked this example fine; replaced with regression, and their note"
     assert two.set_mark(*PAIR, "e2", "regression", "", "h") is None  # another example: no notice
     assert one.set_mark(*PAIR, "e3", "unsure", "", "h") is None  # one's next save keeps all three
+    both = "two disagrees\n\n(kept from another session) one thinks fine"
     assert words(store()) == {
-        "e1": ("regression", "two disagrees"),
+        "e1": ("regression", both),
         "e2": ("regression", ""),
         "e3": ("unsure", ""),
     }
-    assert words(one)["e1"] == ("regression", "two disagrees")  # one's save showed it two's
+    assert words(one)["e1"] == ("regression", both)  # one's save showed it two's
+
+
+def test_a_note_another_session_saved_while_this_one_typed_is_kept() -> None:
+    """A red-team pass: two sessions typed a note on one example; the second save erased the
+    first's note (or, on the same word, without a word said). Both texts are kept, this
+    session's first; a note this session had seen is replaced as before."""
+    one, two = store(), store()
+    one.set_mark(*PAIR, "e", "fine", "", "h")
+    two.load()  # two has seen "fine" with no note
+    assert one.set_mark(*PAIR, "e", None, "ALICE: the header is duplicated", "h") is None
+    told = two.set_mark(*PAIR, "e", None, "BOB: fine by me", "h")
+    assert told == "another session had marked this example fine since; kept that mark, with your note, and their note"
+    assert on_disk(two) == {"e": ("fine", "BOB: fine by me\n\n(kept from another session) ALICE: the header is duplicated")}
+    # a note this session had seen (its own save showed it) is its to replace, silently
+    assert two.set_mark(*PAIR, "e", None, "BOB: rewritten", "h") is None
+    assert on_disk(store()) == {"e": ("fine", "BOB: rewritten")}
+    # a word changed elsewhere, the note left as this session saw it: only the word moves
+    three = store()
+    one.load()
+    one.set_mark(*PAIR, "e", "regression", None, "h")
+    assert three.set_mark(*PAIR, "e", None, "three's note", "h") == (
+        "another session had marked this example regression since; kept that mark, with your note")
+    assert on_disk(store()) == {"e": ("regression", "three's note")}
 
 
 def test_a_mark_the_session_has_seen_is_replaced_without_a_notice() -> None:
@@ -207,9 +232,11 @@ def test_clearing_a_mark_another_session_has_since_replaced_keeps_theirs() -> No
     slot = ("fp", *PAIR, "e1")
     one.record(slot, None)  # what Review.clear does
     told = one.save()
-    assert words(store()) == {"e1": ("regression", "two's note, hours of work")}
+    # (two never saw one's note: it is kept after two's)
+    kept = "two's note, hours of work\n\n(kept from another session) one's note"
+    assert words(store()) == {"e1": ("regression", kept)}
     assert told == "another session had marked this example regression since; kept that mark"
-    assert words(one) == {"e1": ("regression", "two's note, hours of work")}  # shown to one
+    assert words(one) == {"e1": ("regression", kept)}  # shown to one
     one.record(slot, None)
     assert one.save() is None  # now seen: a second clear is a decision, and clears
     assert words(store()) == {}

@@ -100,6 +100,19 @@ class Mark:
 _FILE_NAMES = {"word": "mark"}
 
 
+KEPT = "\n\n(kept from another session) "  # between a note typed here and another's
+
+
+def both_notes(mine: str, theirs: str) -> str:
+    """A note saved here over ``theirs``, which another session wrote and this one had not
+    seen: both texts, this session's first, for nothing a user wrote is lost."""
+    if not theirs.strip() or theirs in mine:
+        return mine
+    if not mine.strip():
+        return theirs
+    return f"{mine}{KEPT}{theirs}"
+
+
 def _marks_from(data: Any) -> list[Mark]:
     """The file's marks; a ValueError when it is not a marks file this version reads (the
     caller sets it aside)."""
@@ -315,7 +328,8 @@ class MarkStore:
     def _merged(on_disk: dict, pending: dict, seen: dict, note_only: frozenset, notices: list[str]) -> dict:
         """The file's marks with this session's changes laid over them. The last writer of a
         mark wins, and is told when it replaces a mark it had not seen; clearing never deletes
-        a mark it did not see; a note alone never changes a word another session chose."""
+        a mark it did not see; a note alone never changes a word another session chose; a
+        note another session wrote, unseen here, is kept beside this one's (`both_notes`)."""
         result = dict(on_disk)
         for slot, mark in pending.items():
             theirs = result.get(slot)
@@ -324,15 +338,20 @@ class MarkStore:
                     result.pop(slot, None)
                 else:
                     result[slot] = mark
-            elif mark is None:
+                continue
+            if mark is None:
                 notices.append(f"another session had marked this example {theirs.word} since; kept that mark")
-            elif slot in note_only:
-                result[slot] = replace(mark, word=theirs.word)
+                continue
+            was = seen.get(slot)
+            note = mark.note if theirs.note == (was.note if was else "") else both_notes(mark.note, theirs.note)
+            kept = ", and their note" if note != mark.note else ""
+            if slot in note_only:
+                result[slot] = replace(mark, word=theirs.word, note=note)
                 notices.append(f"another session had marked this example {theirs.word} since; "
-                               "kept that mark, with your note")
+                               f"kept that mark, with your note{kept}")
             else:
-                result[slot] = mark
-                notices.append(f"another session had marked this example {theirs.word}; replaced with {mark.word}")
+                result[slot] = replace(mark, note=note)
+                notices.append(f"another session had marked this example {theirs.word}; replaced with {mark.word}{kept}")
         return result
 
     def keep_unsaved(self) -> Path | None:

@@ -16,7 +16,7 @@ from textual.widgets import Static, TextArea
 from rouge_tui.review import Review
 from rouge_tui.safetext import editable, one_line
 from rouge_tui.session import pair_text  # the screens say a build pair as the session does
-from rouge_tui.store.marks import MARKS
+from rouge_tui.store.marks import MARKS, both_notes
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it. As in
 # less and tig, `q` in a view over the table (a diff, the walk, the history) closes it, and
@@ -65,6 +65,7 @@ def mark(screen: Screen, review: Review, example_id: str, word: str, after: Call
 
 def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[], None]) -> None:
     shown = review.get(example_id)
+    opened = shown.note if shown else ""
 
     def keep(note: str) -> None:
         review.set_mark(example_id, None, note, save=False)
@@ -72,6 +73,14 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
     def save(note: str | None) -> None:
         if note is None:
             return
+        # Another session's note shown here while this one was typed is not this one's to
+        # replace: the store would take it as seen. Both texts are kept.
+        now = review.get(example_id)
+        theirs = now.note if now is not None and now.carried_from is None else opened
+        if theirs != opened and both_notes(note, theirs) != note:
+            note = both_notes(note, theirs)
+            screen.notify("another session changed this note while you typed: both texts are kept in it",
+                          severity="warning", markup=False, timeout=10)
         keep(note)
         after()
         screen.app.save_marks(review, screen, after, "could not save the note (kept in this session; c, then ctrl+s, to retry)",

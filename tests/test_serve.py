@@ -27,7 +27,8 @@ from app_helpers import INCIDENT, ranked_ids
 
 from rouge_tui import cli
 from rouge_tui.app import serve as serve_module
-from rouge_tui.app.serve import TEMPLATES, is_loopback, open_command
+from rouge_tui.app.serve import TEMPLATES, is_loopback, open_command, server_class
+from rouge_tui.safetext import one_line
 
 pytestmark = pytest.mark.slow
 
@@ -298,3 +299,22 @@ def test_serve_looks_at_an_address_as_its_server_binds_it() -> None:
             else:
                 assert listen_problem("::", port) is None
     assert listen_problem("localhost", port) is None  # free again
+
+
+def test_the_servers_banner_says_the_suites_path_as_it_is(tmp_path: Path) -> None:
+    """A red-team pass: `serve "/tmp/q[/b]s"` ended at its start (textual-serve printed the
+    command as Rich markup: "closing tag '[/b]' ... doesn't match any open tag"), and with
+    "[red]" in the path the banner named another folder than the one served."""
+    import io
+
+    from rich.console import Console
+
+    for name in ("q[/b]s", "L[link=evil.example]CLICK[reverse]", "s[red]x\x1b[2J"):
+        command = open_command(tmp_path / name)
+        server = server_class()(command, host="127.0.0.1", port=8000, public_url="http://127.0.0.1:8000")
+        out = io.StringIO()
+        server.console = Console(file=out, width=500, color_system=None)
+        asyncio.run(server.on_startup(None))
+        said = out.getvalue()
+        assert f"Serving {one_line(command)} on http://127.0.0.1:8000" in said, said
+        assert "\x1b" not in said

@@ -17,7 +17,7 @@ import socket
 import sys
 from pathlib import Path
 
-__all__ = ["TEMPLATES", "is_loopback", "listen_problem", "open_command", "serve"]
+__all__ = ["TEMPLATES", "is_loopback", "listen_problem", "open_command", "serve", "server_class"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -72,10 +72,26 @@ def open_command(suite: Path | None, format: str | None = None) -> str:
     return shlex.join(argv)
 
 
+def server_class() -> type:
+    """textual-serve's Server, but for its banner: it printed the command as Rich markup, so
+    a suite path with ``[/b]`` in it ended the server at its start and ``[red]`` went from
+    the banner, which then named another folder than the one served. Said as plain text."""
+    from textual_serve.server import Server
+
+    from rouge_tui.safetext import one_line
+
+    class PlainBanner(Server):
+        async def on_startup(self, app: object) -> None:
+            self.console.print(f"Serving {one_line(self.command)} on {one_line(self.public_url)}",
+                               markup=False, highlight=False)
+            self.console.print("Press Ctrl+C to quit", markup=False, highlight=False)
+
+    return PlainBanner
+
+
 def serve(suite: Path | None, host: str, port: int, format: str | None = None) -> None:
     """Serve the app until interrupted; a ValueError, said before anything else, when it
     cannot listen on ``host:port``."""
-    from textual_serve.server import Server
 
     host = host.removeprefix("[").removesuffix("]") if host.startswith("[") else host  # as a URL writes it
     # An IPv6 address in brackets, as a URL needs it: unbracketed, the page's own script threw
@@ -94,8 +110,8 @@ def serve(suite: Path | None, host: str, port: int, format: str | None = None) -
     from rouge_tui.safetext import one_line
 
     title = f"rouge-tui · {one_line(suite.name, 60)}" if suite is not None else "rouge-tui"
-    server = Server(open_command(suite, format), host=host, port=port, title=title, public_url=f"http://{where}",
-                    templates_path=TEMPLATES)
+    server = server_class()(open_command(suite, format), host=host, port=port, title=title, public_url=f"http://{where}",
+                              templates_path=TEMPLATES)
     try:
         server.serve()
     except OSError as exc:  # the port taken between the look above and the server's bind

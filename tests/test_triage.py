@@ -212,6 +212,22 @@ def test_too_little_history_shows_the_count_and_why_there_is_no_band(tmp_path: P
     assert rate["band"] is None and "fewer than 2 earlier build pairs" in rate["no_band"]
 
 
+def test_with_bands_and_no_drift_the_report_says_none_is_above_its_band(tmp_path: Path, capsys):
+    """A newcomer read "signals within their bands" (the app) for a rate far under its band,
+    earlier pairs having changed every output, and the text report said nothing of the
+    bands at all. The alarm looks above a band only (SPEC), so each says that, in words."""
+    suite = chapter_suite(tmp_path / "s", builds=6)
+    (suite / "builds" / "2026-11-06.jsonl").write_text(build(5))  # the last night: no invention
+    code, data = report_json(suite, capsys)
+    assert code == 0 and data["signal_drift"] == [] and all(r["band"] for r in data["signal_rates"])
+    for fmt in ("text", "markdown"):
+        capsys.readouterr()
+        main(["report", str(suite), "--format", fmt])
+        out = capsys.readouterr().out
+        assert "no signal above its band (from 4 earlier build pairs)" in out, out
+        assert "within their bands" not in out
+
+
 def test_an_earlier_build_that_cannot_be_read_is_named_where_it_narrows_the_bands(tmp_path: Path, capsys):
     """A newcomer's unreadable build, two before the pair compared, turned the alarm off (a
     report exit 1 became 0, "fewer than 2 earlier build pairs with figures") and nothing said

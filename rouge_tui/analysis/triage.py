@@ -120,6 +120,12 @@ def drift_words(drift: dict) -> str:
     return f"▲ {said}: {drift['count']} {'output' if drift['count'] == 1 else 'outputs'} (earlier pairs {seen})"
 
 
+def quiet_words(pairs: int) -> str:
+    """No signal drift, in words: the alarm looks above a band only (SPEC "Triage"), so a
+    rate far under its band (earlier pairs that changed every output) is not "within" it."""
+    return f"no signal above its band (from {pairs} earlier build {'pair' if pairs == 1 else 'pairs'})"
+
+
 def band(history: Sequence[PairCounts], signal: str, paired: int) -> tuple[tuple[float, float] | None, str]:
     """The band of ``signal``'s rate on a pair of ``paired`` examples, from its counts on the
     earlier pairs ``history`` (those with figures): from the lowest earlier rate to the

@@ -24,7 +24,7 @@ from textual.widget import Widget
 from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import VERDICTS, BuildStats
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
-from rouge_tui.analysis.triage import drift_words
+from rouge_tui.analysis.triage import drift_words, quiet_words
 from rouge_tui.app.fit import first_fit, flow
 from rouge_tui.report.words import p_words
 from rouge_tui.safetext import one_line
@@ -178,7 +178,7 @@ class AlarmPanel(Panel):
     def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
         """What drifted besides ROUGE, in words (SPEC "Triage"): each signal drift as
         ``▲ new figures: 87 outputs (earlier pairs 27-34)``, shorter forms where room is short;
-        else whether the signals are within their bands, or why they have none yet."""
+        else that none is above its band, or why they have none yet."""
         line = Text(no_wrap=True, overflow="ellipsis")
         if f.pending:
             line.append("signals: finding new sentences and figures…", style=overview._style("dim"))
@@ -199,8 +199,7 @@ class AlarmPanel(Panel):
         if reasons:
             line.append(f"signal bands: none ({min(reasons).removeprefix('no band: ')})", style=overview._style("label"))
         elif f.rates:
-            line.append(f"signals within their bands (from {len(f.rates[0].history)} earlier build pairs)",
-                        style=overview._style("label"))
+            line.append(quiet_words(len(f.rates[0].history)), style=overview._style("label"))
         return flow([part for part in (line, *self._no_source(overview, f)) if part], width) or [line]
 
     @staticmethod

@@ -223,6 +223,24 @@ def test_coverage_and_density_with_sources_at_build_level_and_in_each_row(tmp_pa
         assert rows[example_id]["density"] == pytest.approx(density, abs=1e-12), example_id
 
 
+def test_a_builds_coverage_and_density_are_the_means_over_all_its_runs(tmp_path: Path) -> None:
+    """SPEC: with a source, each build has the mean coverage and density. With replicate
+    runs the candidate's were its first run's alone (a newcomer's run 2 invented sentences,
+    its build's figures unmoved). Run 2 here repeats the baseline's outputs, so the build's
+    means are the two worked-out means' mean."""
+    suite = copy_suite(tmp_path / "s")
+    runs = suite / "builds" / "2"
+    runs.mkdir()
+    (suite / "builds" / "2.jsonl").rename(runs / "run-1.jsonl")
+    (runs / "run-2.jsonl").write_text((suite / "builds" / "1.jsonl").read_text())
+    data = json_of(suite, no_cache=True)
+    assert data["candidate"]["runs"] == 2
+    (base_cov, base_dens), (cand_cov, cand_dens) = COPY_MEANS["baseline"], COPY_MEANS["candidate"]
+    assert data["baseline"]["coverage"] == pytest.approx(base_cov, abs=1e-12)
+    assert data["candidate"]["coverage"] == pytest.approx((cand_cov + base_cov) / 2, abs=1e-12)
+    assert data["candidate"]["density"] == pytest.approx((cand_dens + base_dens) / 2, abs=1e-12)
+
+
 def test_no_coverage_or_density_without_sources(tmp_path: Path) -> None:
     data = json_of(copy_suite(tmp_path / "s", sources=False), no_cache=True)
     for place in (data["baseline"], data["candidate"], *data["top"]):

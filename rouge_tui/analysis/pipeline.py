@@ -143,11 +143,16 @@ def _earlier_read(before: Sequence[history.BuildScores]) -> list:
     return [history.key_part(b.name, b.runs, b.digests, b.problem) for b in before]
 
 
+# How the figures are worked out, beyond the signals' own versions: change it, bump it.
+# 2: a build's coverage and density are over all its runs (were its first run's).
+FIGURES = 2
+
+
 def _figures_key(suite: Suite, settings: Settings, compared: list, earlier: list) -> str:
     """The figures' cache key: the settings, the engine, the signals' versions, the compared
     files' bytes (``compared``: `Texts.key_part`) and the earlier builds' (`_earlier_part`)."""
-    return key("figures", repr(settings), engine.ENGINE, signals.versions(), suite.name, repr(suite.settings.fields),
-               compared, earlier)
+    return key("figures", FIGURES, repr(settings), engine.ENGINE, signals.versions(), suite.name,
+               repr(suite.settings.fields), compared, earlier)
 
 
 class Analysis:

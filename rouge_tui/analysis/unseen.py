@@ -24,21 +24,29 @@ def grounding_of(texts: Texts, runs: list[signals.Pairs]) -> Future:
     """`_ground` of ``runs`` (`pairs.run_pairs` of ``texts``), begun beside the caller once for these texts."""
     with _FOUND:
         if runs[0].min_support not in texts.found:
-            texts.found[runs[0].min_support] = beside(lambda: _ground(runs))
+            made = (len(texts.baseline.runs), len(texts.candidate.runs))
+            texts.found[runs[0].min_support] = beside(lambda: _ground(runs, made))
         return texts.found[runs[0].min_support]
 
 
-def _ground(runs: list[signals.Pairs]) -> tuple[list[tuple[np.ndarray, ...]], dict[str, list[float]]]:
+def _ground(runs: list[signals.Pairs], made: tuple[int, int]) -> tuple[list[tuple[np.ndarray, ...]], dict[str, list[float]]]:
     """Each run's candidates' new sentences, new figures and least support, and each build's
-    mean coverage and density (its first run) when the suite has sources."""
+    mean coverage and density over all its runs (``made``: how many each build has; `runs`
+    repeats a build's last where it has fewer) when the suite has sources."""
     from rouge_tui.analysis import grounding  # not for cached figures (`Pairs.count_new`)
 
     counts = [run.count_new() for run in runs]
-    pairs = runs[0]
-    if all(source is None for source in pairs.sources):
+    sources = runs[0].sources
+    if all(source is None for source in sources):
         return counts, {}
-    means = grounding.copy_means([pairs.baseline, pairs.candidate], pairs.sources)
-    return counts, {role: list(found or ()) for role, found in zip(("baseline", "candidate"), means)}
+    base, cand = made
+    # Every run has the same examples with a source, so a build's mean is its runs' means' mean.
+    means = grounding.copy_means([*(r.baseline for r in runs[:base]), *(r.candidate for r in runs[:cand])], sources)
+    found = {}
+    for role, own in (("baseline", means[:base]), ("candidate", means[base:])):
+        kept = [m for m in own if m is not None]
+        found[role] = [sum(m[k] for m in kept) / len(kept) for k in (0, 1)] if kept else []
+    return counts, found
 
 
 def beside(work: Callable[[], object]) -> Future:

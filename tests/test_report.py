@@ -823,3 +823,13 @@ def test_json_of_a_build_whose_file_name_is_not_utf8_is_strict_json(tmp_path: Pa
     assert data["candidate"]["name"] == "2-new\\udcff"
     assert [h["name"] for h in data["history"]] == ["1-old", "2-new\\udcff"]
     assert "2-new\\udcff" in rendered(suite, "text", capsys)  # the same escape everywhere
+
+
+def test_the_text_report_names_the_method_of_each_figure_of_the_paired_test(tmp_path: Path) -> None:
+    """A newcomer read `paired  bootstrap 95% [...]  p 0.3748` as the bootstrap's p; the p is
+    the sign-flip test's (delta_test.method names both, which the text report does not show)."""
+    made = report_of(copy_suite(tmp_path / "s"))
+    test = json.loads(render(made, "json"))["delta_test"]
+    assert "bootstrap" in test["method"] and "sign-flip" in test["method"]
+    line = next(line for line in render(made, "text").splitlines() if line.startswith("paired "))
+    assert re.search(r"bootstrap 95% \[[^]]+\]  sign-flip p [<\d]", line), line

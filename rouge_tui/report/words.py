@@ -51,11 +51,12 @@ def signal_words(row: dict[str, Any], runs: int) -> str:
 
 
 def test_words(test: dict[str, Any]) -> str:
-    """The paired test in a line (its seed is in the signature): ``bootstrap 95% [-0.0531,
-    -0.0177]  p 0.0001  detectable ±0.0251``."""
+    """The paired test in a line (its seed is in the signature), each figure by the method
+    it comes from (a newcomer read the p as the bootstrap's): ``bootstrap 95% [-0.0531,
+    -0.0177]  sign-flip p 0.0001  detectable ±0.0251``."""
     low, high = test["interval"]
     p = test["p_value"]
-    return (f"bootstrap 95% [{low:+.4f}, {high:+.4f}]  p {p_words(p)}"
+    return (f"bootstrap 95% [{low:+.4f}, {high:+.4f}]  sign-flip p {p_words(p)}"
             f"  detectable ±{test['min_detectable']:.4f}")
 
 

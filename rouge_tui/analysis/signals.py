@@ -24,7 +24,7 @@ import numpy as np
 
 from rouge_tui.analysis import history
 
-__all__ = ["ALARM", "NO_SOURCE", "SIGNALS", "Pairs", "Signal", "counts", "find", "fired", "labels", "names", "shown_order",
+__all__ = ["ALARM", "NO_SOURCE", "NO_SOURCE_SHORT", "SIGNALS", "Pairs", "Signal", "counts", "find", "fired", "labels", "names", "shown_order",
            "versions"]
 
 # A length shift: the stripped output grows or shrinks by this share and this many characters.
@@ -222,6 +222,7 @@ ALARM = tuple(s.name for s in SIGNALS if s.alarm)
 # Said once, in the figures' warnings, when no example has a source (SPEC "Triage").
 NO_SOURCE = ("no example has a source: \"no counterpart\" is measured against the references alone, which "
              "an abstractive output rarely echoes; the signal bands, not the raw counts, decide")
+NO_SOURCE_SHORT = "no source: new sentences and figures are weighed against the references alone"  # the overview's
 
 
 def find(pairs: Pairs, grounded: bool | None = None) -> np.ndarray:

@@ -207,7 +207,7 @@ class AlarmPanel(Panel):
         """SPEC: without a source the overview says so once (not only in a notice that goes)."""
         if signals.NO_SOURCE not in f.warnings:
             return []
-        return [Text("no source: new sentences and figures are weighed against the references alone", style=overview._style("warn"))]
+        return [Text(signals.NO_SOURCE_SHORT, style=overview._style("warn"))]
 
 
 class BuildPanel(Panel):

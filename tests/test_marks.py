@@ -177,7 +177,7 @@ def test_two_sessions_lose_no_mark_and_the_second_is_told() -> None:
     # two marks the same example without having seen one's mark: told, and the last word
     # wins; one's note, which two never saw, is kept after two's (nothing written is lost)
     told = two.set_mark(*PAIR, "e1", "regression", "two disagrees", "h")
-    assert told == "another session had marked this example fine; replaced with regression, and their note"
+    assert told == "another session had marked this example fine; replaced with regression, keeping their note"
     assert two.set_mark(*PAIR, "e2", "regression", "", "h") is None  # another example: no notice
     assert one.set_mark(*PAIR, "e3", "unsure", "", "h") is None  # one's next save keeps all three
     both = "two disagrees\n\n(kept from another session) one thinks fine"
@@ -198,7 +198,7 @@ def test_a_note_another_session_saved_while_this_one_typed_is_kept() -> None:
     two.load()  # two has seen "fine" with no note
     assert one.set_mark(*PAIR, "e", None, "ALICE: the header is duplicated", "h") is None
     told = two.set_mark(*PAIR, "e", None, "BOB: fine by me", "h")
-    assert told == "another session had marked this example fine since; kept that mark, with your note, and their note"
+    assert told == "another session had marked this example fine since; kept that mark, with your note and theirs"
     assert on_disk(two) == {"e": ("fine", "BOB: fine by me\n\n(kept from another session) ALICE: the header is duplicated")}
     # a note this session had seen (its own save showed it) is its to replace, silently
     assert two.set_mark(*PAIR, "e", None, "BOB: rewritten", "h") is None
@@ -210,6 +210,24 @@ def test_a_note_another_session_saved_while_this_one_typed_is_kept() -> None:
     assert three.set_mark(*PAIR, "e", None, "three's note", "h") == (
         "another session had marked this example regression since; kept that mark, with your note")
     assert on_disk(store()) == {"e": ("regression", "three's note")}
+
+
+def test_a_word_changed_here_keeps_a_note_changed_elsewhere_once() -> None:
+    """A review of the change above: a session that changed the word alone, its view of the
+    note stale, saved the other session's newer note after its old one, the old text twice.
+    A note this session did not change is the other's, as it stands; and a note of theirs
+    that is part of ours ("good" in "not good") is still kept."""
+    one, two = store(), store()
+    one.set_mark(*PAIR, "e", "fine", "A", "h")
+    two.load()
+    one.set_mark(*PAIR, "e", None, "A, and the header is duplicated", "h")
+    assert two.set_mark(*PAIR, "e", "regression", None, "h") == (
+        "another session had marked this example fine; replaced with regression, keeping their note")
+    assert on_disk(store()) == {"e": ("regression", "A, and the header is duplicated")}
+    three, four = store(), store()
+    three.set_mark(*PAIR, "f", None, "good", "h")
+    four.set_mark(*PAIR, "f", None, "not good", "h")
+    assert on_disk(store())["f"] == ("unsure", "not good\n\n(kept from another session) good")
 
 
 def test_a_mark_the_session_has_seen_is_replaced_without_a_notice() -> None:

@@ -106,7 +106,7 @@ KEPT = "\n\n(kept from another session) "  # between a note typed here and anoth
 def both_notes(mine: str, theirs: str) -> str:
     """A note saved here over ``theirs``, which another session wrote and this one had not
     seen: both texts, this session's first, for nothing a user wrote is lost."""
-    if not theirs.strip() or theirs in mine:
+    if not theirs.strip() or mine == theirs or mine.endswith(KEPT + theirs):
         return mine
     if not mine.strip():
         return theirs
@@ -342,15 +342,23 @@ class MarkStore:
             if mark is None:
                 notices.append(f"another session had marked this example {theirs.word} since; kept that mark")
                 continue
+            # The note, three ways: what this session saw, changed, and what is on disk now.
             was = seen.get(slot)
-            note = mark.note if theirs.note == (was.note if was else "") else both_notes(mark.note, theirs.note)
-            kept = ", and their note" if note != mark.note else ""
+            seen_note = was.note if was else ""
+            if mark.note == seen_note:  # not changed here (a word alone): theirs stands
+                note = theirs.note
+            elif theirs.note == seen_note:  # changed here alone
+                note = mark.note
+            else:  # changed on both sides: both kept
+                note = both_notes(mark.note, theirs.note)
             if slot in note_only:
                 result[slot] = replace(mark, word=theirs.word, note=note)
+                both = " and theirs" if note not in (mark.note, theirs.note) else ""
                 notices.append(f"another session had marked this example {theirs.word} since; "
-                               f"kept that mark, with your note{kept}")
+                               f"kept that mark, with your note{both}")
             else:
                 result[slot] = replace(mark, note=note)
+                kept = ", keeping their note" if note != mark.note else ""
                 notices.append(f"another session had marked this example {theirs.word}; replaced with {mark.word}{kept}")
         return result
 

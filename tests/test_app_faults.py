@@ -307,4 +307,5 @@ async def test_a_note_saved_elsewhere_while_one_is_typed_here_is_kept(tmp_path: 
     entries = json.loads(screen.review.store.path.read_text())["marks"]
     assert [(e["id"], e["mark"], e["note"]) for e in entries] == [
         (example, "fine", "ALICE: the header is duplicated\n\n(kept from another session) BOB: fine by me")]
-    assert any("another session changed this note while you typed" in w for w in said(app))
+    assert any("another session changed this note while it was open: both texts are kept in it" in w
+               for w in said(app))

@@ -748,3 +748,17 @@ def test_the_mark_words_are_specs_each_with_its_key_and_four_letters() -> None:
     assert [(m.word, m.key, m.short) for m in MARKS.values()] == [
         ("fine", "a", "fine"), ("regression", "b", "regr"), ("unsure", "u", "unsu")]
     assert all(m.word.encode("ascii") == m.word.encode("utf-8") for m in MARKS.values())
+
+
+def test_a_note_is_merged_three_ways_against_what_was_seen() -> None:
+    """The rule of every save and of the note editor: a side that left the note as both saw
+    it gives way (the editor saved with nothing typed keeps the other session's note), a
+    side that changed it alone wins, and changed on both sides both are kept, ours first."""
+    from rouge_tui.store.marks import merged_note
+
+    assert merged_note("seen", "seen", "theirs") == "theirs"
+    assert merged_note("seen", "mine", "seen") == "mine"
+    assert merged_note("seen", "mine", "theirs") == "mine\n\n(kept from another session) theirs"
+    assert merged_note("", "mine", "   ") == "mine"  # a blank note of theirs is no text to keep
+    joined = merged_note("seen", "mine", "theirs")
+    assert merged_note("theirs", joined, "theirs") == joined  # the join saved again: once

@@ -113,6 +113,16 @@ def both_notes(mine: str, theirs: str) -> str:
     return f"{mine}{KEPT}{theirs}"
 
 
+def merged_note(seen: str, mine: str, theirs: str) -> str:
+    """A note as saved here (``mine``) over ``theirs`` on disk, both sides having started from
+    ``seen``: a side that did not change it gives way to the other; changed on both, both."""
+    if mine == seen:
+        return theirs
+    if theirs == seen:
+        return mine
+    return both_notes(mine, theirs)
+
+
 def _marks_from(data: Any) -> list[Mark]:
     """The file's marks; a ValueError when it is not a marks file this version reads (the
     caller sets it aside)."""
@@ -342,15 +352,8 @@ class MarkStore:
             if mark is None:
                 notices.append(f"another session had marked this example {theirs.word} since; kept that mark")
                 continue
-            # The note, three ways: what this session saw, changed, and what is on disk now.
             was = seen.get(slot)
-            seen_note = was.note if was else ""
-            if mark.note == seen_note:  # not changed here (a word alone): theirs stands
-                note = theirs.note
-            elif theirs.note == seen_note:  # changed here alone
-                note = mark.note
-            else:  # changed on both sides: both kept
-                note = both_notes(mark.note, theirs.note)
+            note = merged_note(was.note if was else "", mark.note, theirs.note)
             if slot in note_only:
                 result[slot] = replace(mark, word=theirs.word, note=note)
                 both = " and theirs" if note not in (mark.note, theirs.note) else ""

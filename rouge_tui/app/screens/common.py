@@ -16,7 +16,7 @@ from textual.widgets import Static, TextArea
 from rouge_tui.review import Review
 from rouge_tui.safetext import editable, one_line
 from rouge_tui.session import pair_text  # the screens say a build pair as the session does
-from rouge_tui.store.marks import MARKS, both_notes
+from rouge_tui.store.marks import MARKS, merged_note
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it. As in
 # less and tig, `q` in a view over the table (a diff, the walk, the history) closes it, and
@@ -77,9 +77,11 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
         # replace: the store would take it as seen. Both texts are kept.
         now = review.get(example_id)
         theirs = now.note if now is not None and now.carried_from is None else opened
-        if theirs != opened and both_notes(note, theirs) != note:
-            note = both_notes(note, theirs)
-            screen.notify("another session changed this note while you typed: both texts are kept in it",
+        merged = merged_note(opened, note, theirs)
+        if merged != note:
+            note = merged
+            said = "both texts are kept in it" if merged != theirs else "theirs is kept (you changed nothing)"
+            screen.notify(f"another session changed this note while it was open: {said}",
                           severity="warning", markup=False, timeout=10)
         keep(note)
         after()

@@ -226,6 +226,15 @@ def test_with_bands_and_no_drift_the_report_says_none_is_above_its_band(tmp_path
         out = capsys.readouterr().out
         assert "no signal above its band (from 4 earlier build pairs)" in out, out
         assert "within their bands" not in out
+    # a signal above its band that may not raise the alarm is above it all the same
+    loud = chapter_suite(tmp_path / "loud", toml='[band]\nk = 50\n[alarm]\nsignals = ["empty"]\n')
+    code, data = report_json(loud, capsys)
+    assert code == 0 and data["signal_drift"] == []
+    assert any(r["rate"] > r["band"][1] for r in data["signal_rates"] if r["signal"] == "new-figure")
+    for fmt in ("text", "markdown"):
+        capsys.readouterr()
+        main(["report", str(loud), "--format", fmt])
+        assert "no signal above its band" not in capsys.readouterr().out
 
 
 def test_an_earlier_build_that_cannot_be_read_is_named_where_it_narrows_the_bands(tmp_path: Path, capsys):

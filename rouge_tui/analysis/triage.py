@@ -120,9 +120,14 @@ def drift_words(drift: dict) -> str:
     return f"▲ {said}: {drift['count']} {'output' if drift['count'] == 1 else 'outputs'} (earlier pairs {seen})"
 
 
-def quiet_words(pairs: int) -> str:
-    """No signal drift, in words: the alarm looks above a band only (SPEC "Triage"), so a
-    rate far under its band (earlier pairs that changed every output) is not "within" it."""
+def quiet_words(rates: Sequence[dict]) -> str:
+    """Where no signal, of the alarm's or not, is above its band (`Rate.to_json` entries),
+    that in words; else "" (the alarm lines say a drift). The alarm looks above a band only
+    (SPEC "Triage"), so a rate far under its band (earlier pairs that changed every output)
+    is not "within" it."""
+    if not rates or any(r["band"] is not None and r["rate"] > r["band"][1] for r in rates):
+        return ""
+    pairs = len(rates[0]["history"])
     return f"no signal above its band (from {pairs} earlier build {'pair' if pairs == 1 else 'pairs'})"
 
 

@@ -80,17 +80,15 @@ def alarm_lines(data: dict[str, Any]) -> list[str]:
 
 
 def band_note(data: dict[str, Any]) -> str:
-    """Why the signals have no band, once (too little history); with bands and no drift,
-    that none is above its band (`quiet_words`); else nothing (the alarm lines say it)."""
+    """Why the signals have no band, once (too little history); with bands, that none is
+    above its band (`quiet_words`) where none is; else nothing (the alarm lines say a drift)."""
     from rouge_tui.analysis.triage import quiet_words
 
     rates = data.get("signal_rates", [])
     reasons = {r["no_band"] for r in rates if r.get("no_band")}
     if reasons:
         return f"no signal band: {min(reasons).removeprefix('no band: ')}"
-    if rates and not data.get("signal_drift"):
-        return quiet_words(len(rates[0]["history"]))
-    return ""
+    return quiet_words(rates)
 
 
 def moved_words(data: dict[str, Any]) -> str:

@@ -198,8 +198,8 @@ class AlarmPanel(Panel):
         reasons = {rate.reason for rate in f.rates if rate.reason}
         if reasons:
             line.append(f"signal bands: none ({min(reasons).removeprefix('no band: ')})", style=overview._style("label"))
-        elif f.rates:
-            line.append(quiet_words(len(f.rates[0].history)), style=overview._style("label"))
+        else:
+            line.append(quiet_words([rate.to_json() for rate in f.rates]), style=overview._style("label"))
         return flow([part for part in (line, *self._no_source(overview, f)) if part], width) or [line]
 
     @staticmethod

@@ -6,6 +6,7 @@ it opens anyway, says what happened in words that are true, keeps what was typed
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -264,20 +265,31 @@ async def test_an_output_over_the_limit_opens_cut_short_with_a_note_and_q_quits_
     assert time.monotonic() - started < 3
 
 
-async def test_an_unexpected_error_ending_the_app_saves_the_note_being_typed(tmp_path: Path) -> None:
-    """Textual ends the app on an error it did not expect (its input thread's, a widget's):
-    the red-team pass lost a typed note so, the app ending with status 0. What is typed is
-    now kept first, as on a hang-up, and the status says the app failed."""
+@pytest.mark.parametrize("how", ["panic", "a widget's error"])
+async def test_an_unexpected_error_ending_the_app_saves_the_note_being_typed(tmp_path: Path, how: str) -> None:
+    """Textual ends the app on an error it did not expect: its input thread's through panic(),
+    a handler's through its own exception path. The red-team pass lost a typed note so, the
+    app ending with status 0. What is typed is now kept first, as on a hang-up, and the
+    status says the app failed."""
     app = app_for(small_suite(tmp_path / "suite"))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = review_screen(app)
-        example = screen.current_id()
-        store = screen.review.store
-        await press(pilot, "c")
-        assert isinstance(app.screen, NoteScreen)
-        await type_text(pilot, "typed before the crash")
-        app.panic("an error nobody expected")
+
+    def fail() -> None:
+        raise RuntimeError("an error nobody expected")
+
+    with pytest.raises(RuntimeError) if how != "panic" else contextlib.nullcontext():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            screen = review_screen(app)
+            example = screen.current_id()
+            store = screen.review.store
+            await press(pilot, "c")
+            assert isinstance(app.screen, NoteScreen)
+            await type_text(pilot, "typed before the crash")
+            if how == "panic":
+                app.panic("an error nobody expected")
+            else:
+                app.call_later(fail)
+                await pilot.pause(0.2)
     assert app.return_code == 1
     saved = json.loads(store.path.read_text(encoding="utf-8"))["marks"]
     assert [(m["id"], m["note"]) for m in saved] == [(example, "typed before the crash")]

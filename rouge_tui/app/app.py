@@ -218,6 +218,14 @@ class RougeApp(App[None]):
         self._return_code = 1  # (Textual's own; its exit() would not show the error)
         super().panic(*renderables)
 
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's way out for an error a handler or widget raised (Textual's own hook,
+        private, with textual pinned): what is typed is kept first, as in `panic`."""
+        self.ending = True
+        with contextlib.suppress(Exception):
+            self._save_unsaved()
+        super()._handle_exception(error)
+
     async def run_action(
         self, action: str | ActionParseResult, default_namespace: DOMNode | None = None,
         namespaces: Mapping[str, DOMNode] | None = None,

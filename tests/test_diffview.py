@@ -211,3 +211,16 @@ def test_a_sentences_flag_is_never_left_at_the_end_of_a_line(removed: str, width
     for line in lines:
         assert not line.rstrip().endswith("[?]"), lines
         assert len(line) <= width, lines
+
+
+@pytest.mark.parametrize("text", ["ab [?] abcdefghe", "ab [?] abcdefghé", "漢 [?] abcdefghé"])
+def test_a_word_after_a_flag_is_not_cut_when_it_needs_a_line_of_its_own(text: str) -> None:
+    """A review: where the flag and the first word of its sentence do not fit on one line,
+    the line breaks after the flag rather than inside the word; the path for text that is
+    not ASCII cut the word ("[?] abcdef" / "ghé") where the ASCII one kept it whole."""
+    from rouge_tui.app.widgets.diffview import breaks
+
+    word = text.rsplit(" ", 1)[1]
+    cuts = breaks(text, 10)
+    lines = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert any(line.strip() == word for line in lines), lines

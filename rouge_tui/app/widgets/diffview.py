@@ -292,7 +292,8 @@ def breaks(paragraph: str, width: int) -> list[int]:
             at = space + 1 if space >= at else i
             cuts.append(at)
             used = cell_len(paragraph[at:i])
-            space = after_flag = -1
+            space = -1
+            after_flag = after_flag if after_flag >= at else -1  # the flag's, on the new line
         if char == " ":
             if paragraph.endswith(_FLAG, 0, i):
                 after_flag = i

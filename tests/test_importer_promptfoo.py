@@ -456,3 +456,21 @@ def test_batches_glued_on_one_line_are_named(tmp_path: Path) -> None:
     message = str(error_of(layout.read_build, build))
     assert message.startswith(f"{path}:2: invalid JSON: Extra data (column {len(lines[1]) + 1})")
     assert message.endswith("two results on one line, as older promptfoo versions wrote .jsonl exports: export the eval again")
+
+
+def test_two_exports_import_as_one_suite_unless_their_descriptions_differ(tmp_path: Path) -> None:
+    """A review: `import promptfoo week1.json week2.json` was refused ("holds the suite
+    'week2', not 'week1'") since an export with no description is named after its file,
+    though the same two files in one folder import as one suite. A name made from a path
+    tells no task apart; two descriptions that differ do."""
+    from rouge_tui.suite.writer import import_suites
+
+    rows = [result(0, 0, "openai:gpt-4o", "s", {"text": "t"}, "out", [{"type": "equals", "value": "ref"}])]
+    first = write_export(tmp_path / "week1.json", rows, description=None, eval_id="eval-1", stamp="2024-05-01T00:00:00Z")
+    second = write_export(tmp_path / "week2.json", rows, description=None, eval_id="eval-2", stamp="2024-06-01T00:00:00Z")
+    suite = import_suites([first, second], "promptfoo", tmp_path / "out")
+    assert len(suite.builds) == 2
+    other = write_export(tmp_path / "other.json", rows, description="Another task", eval_id="eval-3")
+    ops = write_export(tmp_path / "ops.json", rows, description="Ops answers", eval_id="eval-4")
+    assert str(error_of(import_suites, [other, ops], "promptfoo", tmp_path / "out2")) == (
+        f"{ops}: holds the suite 'Ops answers', not 'Another task' as {other} does: import one suite at a time")

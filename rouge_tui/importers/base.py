@@ -334,6 +334,9 @@ class ImportedSuite:
     read_references: Callable[[], References] = field(repr=False)
     read_build: Callable[[ImportedBuild], list[Run]] = field(repr=False)
     stored: Callable[[ImportedBuild], dict[str, float]] | None = field(default=None, repr=False)
+    # The name is the path's (a promptfoo export with no description): it says nothing of
+    # which task the outputs are of, so `import` does not tell suites apart by it.
+    named_by_path: bool = False
 
 
 @dataclass(frozen=True)

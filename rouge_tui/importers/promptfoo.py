@@ -267,7 +267,8 @@ def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
     default_name = path.stem if path.is_file() else path.name
     only = descriptions.pop() if len(descriptions) == 1 else None
     name = settings.name or only or default_name
-    return [ImportedSuite("promptfoo", path, name, listed, read_references, read_build)]
+    return [ImportedSuite("promptfoo", path, name, listed, read_references, read_build,
+                          named_by_path=settings.name is None and only is None)]
 
 
 IMPORTER = Importer(

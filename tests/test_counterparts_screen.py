@@ -72,10 +72,11 @@ async def test_o_names_each_new_figure_once_and_no_source_where_there_is_none(tm
     """A newcomer read "figures found nowhere else: 2008, 2008" (the output wrote it twice),
     and "best in the references and source" on a suite with no source."""
     reference = "The merger closed in 2010 after a long review."
-    candidate = "The merger closed in 2008. Regulators approved it in 2008 and 1999."
+    kept = "The board resigned over lunch."  # in the baseline too: unsupported, not new
+    candidate = f"The merger closed in 2008. Regulators approved it in 2008 and 1999. {kept}"
     suite = make_suite(
         tmp_path / "s", jsonl({"id": "a", "reference": reference}),
-        {"1-old.jsonl": jsonl({"id": "a", "output": reference}),
+        {"1-old.jsonl": jsonl({"id": "a", "output": f"{reference} {kept}"}),
          "2-new.jsonl": jsonl({"id": "a", "output": candidate})},
     )  # fmt: skip
     app = app_for(suite)
@@ -89,6 +90,7 @@ async def test_o_names_each_new_figure_once_and_no_source_where_there_is_none(tm
     candidate_part = text[: text.index("\nbaseline · ")]
     assert "figures found nowhere else: 2008, 1999\n" in candidate_part
     assert "best in the references:" in text and "references and source" not in text
+    assert "reference or source" not in text and "no counterpart in the references — read it" in text
 
 
 async def test_a_sentence_too_long_for_the_line_goes_on_under_itself() -> None:

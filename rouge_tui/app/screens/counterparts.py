@@ -34,7 +34,8 @@ def grounded_text(grounded, title: str, other: str, min_support: float,
         text.append("\n")
 
     # Without a source (no coverage of it) the counterparts are the references' alone.
-    grounds = "the references and source" if grounded.coverage is not None else "the references"
+    sourced = grounded.coverage is not None
+    grounds = "the references and source" if sourced else "the references"
     for number, sentence in enumerate(grounded.sentences, 1):
         flag = [("[?] ", "bold reverse yellow")] if sentence.unsupported else []
         line((f"{number:>3}. ", "bold"), *flag, (one_line(sentence.span.text, 300), ""), indent=5)
@@ -47,7 +48,8 @@ def grounded_text(grounded, title: str, other: str, min_support: float,
             line(said, (f"{where}support {found.support:.2f}", "bold" if found.support >= min_support else ""),
                  (f"  “{one_line(found.sentence.text, 200)}”", ""), indent=7)
         if sentence.unsupported:
-            word = "new: in none of them, nor in the " + other if sentence.new else "no counterpart in the reference or source"
+            nowhere = "no counterpart in the reference or source" if sourced else "no counterpart in the references"
+            word = "new: in none of them, nor in the " + other if sentence.new else nowhere
             line((f"       {word} — read it", "bold yellow"), indent=7)
     if grounded.new_figures:
         # Each once: an output that writes 2008 twice read "2008, 2008".

@@ -202,7 +202,7 @@ async def test_escape_back_to_the_list_is_in_the_footer_where_it_goes_back(tmp_p
 async def test_a_suite_whose_alarm_a_signal_raised_says_so_in_the_list(tmp_path: Path) -> None:
     """A newcomer's folder of suites listed CNN/DM as "● within band" while its report exited
     1 on two signal drifts (SPEC "Triage": the alarm listens to the signals too). With ROUGE
-    within its band and a signal drifting, the line says the signal drift."""
+    within its band and a signal drifting, the line says so after ROUGE's verdict."""
     import shutil
 
     from test_triage import chapter_suite
@@ -215,6 +215,6 @@ async def test_a_suite_whose_alarm_a_signal_raised_says_so_in_the_list(tmp_path:
         await settle(pilot)
         lines = screen_text(app).splitlines()
     invented = next(line for line in lines if "invented" in line)
-    assert "6 builds · ▲ signal drift Δ " in invented and "within band" not in invented, invented
+    assert "6 builds · ● within band, signal alarm Δ " in invented, invented
     support = next(line for line in lines if "Support answers" in line)
-    assert "▲" not in support and "● within band Δ " in support
+    assert "alarm" not in support and "● within band Δ " in support

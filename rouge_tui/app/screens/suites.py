@@ -96,10 +96,10 @@ class SuitesScreen(Screen[None]):
                 if opened.unreadable is not None:  # as the review opens it: the newest pair that reads
                     summary += f" · ! newest {one_line(opened.unreadable.build, 40)} unreadable"
                 # ROUGE within its band, the alarm raised by a signal (SPEC "Triage"): "within
-                # band" here read as all quiet. (A ROUGE drift says the alarm already.)
+                # band" alone read as all quiet. (A ROUGE drift says the alarm already.)
                 quiet = figures.verdict == "within-band"
-                said = "▲ signal drift" if quiet and figures.drifting else VERDICTS[figures.verdict].said
-                summary += f" · {said} Δ {figures.delta_mean:+.4f}"
+                alarm = ", signal alarm" if quiet and figures.drifting else ""
+                summary += f" · {VERDICTS[figures.verdict].said}{alarm} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"
             self.summaries[number] = summary

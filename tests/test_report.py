@@ -266,9 +266,15 @@ def test_marks_in_the_json_with_stale_and_carried_from(tmp_path: Path) -> None:
         "x05": {"mark": "regression", "note": "", "stale": False},
     }  # fmt: skip
     assert all(type(entry["stale"]) is bool for entry in data["marks"].values())
-    # The text report's notes say where a carried one was written.
+    # The text report's notes say where a carried one was written, and (a newcomer's pass)
+    # the Markdown and HTML ones too: they said "fine (carried)" and no pair.
     notes = as_format(suite, "text", 12, baseline="3", candidate="4").split("notes:")[1]
     assert "x03 (carried from 1 → 2) as intended" in " ".join(notes.split())
+    markdown = as_format(suite, "markdown", 12, baseline="3", candidate="4")
+    row = next(line for line in markdown.splitlines() if line.startswith("| ") and " x03 " in line)
+    assert "| fine (carried) | (carried from 1 → 2) as intended |" in row, row
+    page = as_format(suite, "html", 12, baseline="3", candidate="4")
+    assert "(carried from 1 → 2) as intended" in page
 
 
 def parquet_rows(suite: Path, out: Path, *flags: str) -> list[dict]:

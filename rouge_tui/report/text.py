@@ -129,9 +129,8 @@ def render_text(data: dict[str, Any]) -> Any:
     written.add_column()
     written.add_column(overflow="fold")
     for rank, row in [*enumerate(data["top"], 1), *(("", row) for row in data["flagged"])]:
-        entry = data["marks"].get(row["id"], {})
-        if note := entry.get("note"):
-            written.add_row(str(rank), Text(narrow[row["id"]]), Text(one_line(_carried(entry) + note, 1100)))
+        if note := note_of(data, row["id"]):  # (a carried mark's: where it was written)
+            written.add_row(str(rank), Text(narrow[row["id"]]), Text(one_line(note, 1100)))
     if written.row_count:
         parts += [Text("\nnotes:"), written]
     if others:
@@ -141,7 +140,7 @@ def render_text(data: dict[str, Any]) -> Any:
         marked.add_column(overflow="fold")
         for example_id, entry in others:
             marked.add_row(Text(wide[example_id]), Text(mark_word(data, example_id)),
-                           Text(one_line(_carried(entry) + note_of(data, example_id), 1100)))
+                           Text(one_line(note_of(data, example_id), 1100)))
         parts += [Text(f"\nmarked, in neither list ({len(others)}):"), marked]
     if said.row_count:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
@@ -160,12 +159,6 @@ def render_text(data: dict[str, Any]) -> Any:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]))
         parts += [Text(""), trend, *unread]
     return Group(*parts)
-
-
-def _carried(entry: dict[str, Any]) -> str:
-    """Where a mark carried from another pair was written, before its note."""
-    carried = entry.get("carried_from")
-    return f"(carried from {carried['baseline']} → {carried['candidate']}) " if carried else ""
 
 
 def text_for(data: dict[str, Any], width: int | None) -> str:

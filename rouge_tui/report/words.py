@@ -104,8 +104,12 @@ def listing(ids: list[str], limit: int = 20) -> str:
 
 
 def note_of(data: dict[str, Any], example_id: str) -> str:
-    """An example's note ("" without one): what every format's notes column shows."""
-    return (data["marks"].get(example_id) or {}).get("note") or ""
+    """An example's note ("" without one), after where a mark carried from another pair was
+    written (SPEC: "the pair it came from"): what every format's notes column shows."""
+    entry = data["marks"].get(example_id) or {}
+    carried = entry.get("carried_from")
+    origin = f"(carried from {carried['baseline']} → {carried['candidate']}) " if carried else ""
+    return (origin + (entry.get("note") or "")).rstrip(" ") if origin else entry.get("note") or ""
 
 
 def mark_word(data: dict[str, Any], example_id: str) -> str:

@@ -839,3 +839,21 @@ def test_the_text_report_names_the_method_of_each_figure_of_the_paired_test(tmp_
     assert "bootstrap" in test["method"] and "sign-flip" in test["method"]
     line = next(line for line in render(made, "text").splitlines() if line.startswith("paired "))
     assert re.search(r"bootstrap 95% \[[^]]+\]  sign-flip p [<\d]", line), line
+
+
+def test_a_baseline_later_than_its_candidate_is_warned_of(tmp_path: Path) -> None:
+    """A newcomer's `--baseline 27 --candidate 26` gave a drift-up and "no signal above its
+    band (from 5 earlier build pairs)", pairs that end at 27, after the candidate, with no
+    word. The pair is still compared as asked, and said to run backwards."""
+    suite = make_suite(
+        tmp_path / "s", jsonl(*({"id": k, "reference": v} for k, v in REFS.items())),
+        {"1.jsonl": jsonl(*({"id": k, "output": v} for k, v in BASE.items())),
+         "2.jsonl": jsonl(*({"id": k, "output": v} for k, v in CAND.items()))},
+    )  # fmt: skip
+    backwards = json_of(suite, baseline="2", candidate="1", no_cache=True)
+    assert (backwards["baseline"]["name"], backwards["candidate"]["name"]) == ("2", "1")
+    said = [w for w in backwards["warnings"] if "comes after" in w]
+    assert said == [("the baseline '2' comes after the candidate '1' in the suite's order: the delta runs "
+                     "backwards in time, and the bands come from builds later than the candidate")]
+    forwards = json_of(suite, baseline="1", candidate="2", no_cache=True)
+    assert not any("comes after" in w for w in forwards["warnings"])

@@ -375,11 +375,17 @@ def _with_history(settings: Settings, ids: list[str], before: list[history.Build
     return base_stats, [*before, shown_baseline], too_few
 
 
-def _warnings(settings: Settings, texts: Texts, ids: list[str], base_stats: compare.BuildStats,
-                        partial: dict[str, list[str]]) -> list[str]:
-    """What the figures warn of beyond the history band: the zero-token guard, a band of zero
-    width, ids missing from some runs, and no source at all."""
+def _warnings(suite: Suite, settings: Settings, texts: Texts, ids: list[str], base_stats: compare.BuildStats,
+              partial: dict[str, list[str]]) -> list[str]:
+    """What the figures warn of beyond the history band: a baseline later than its candidate,
+    the zero-token guard, a band of zero width, ids missing from some runs, and no source."""
     warnings = []
+    order = [entry.name for entry in suite.builds]
+    base, cand = texts.baseline.name, texts.candidate.name
+    if base in order and cand in order and order.index(base) > order.index(cand):
+        # (a pair swapped by hand: its band and earlier pairs end at the baseline, later)
+        warnings.append(f"the baseline {base!r} comes after the candidate {cand!r} in the suite's order: the "
+                        "delta runs backwards in time, and the bands come from builds later than the candidate")
     guard = zero_token_warning(settings, map(texts.references.texts.__getitem__, ids))
     if guard:
         warnings.append(guard)
@@ -416,7 +422,7 @@ def _compared(suite: Suite, settings: Settings, texts: Texts, caches: Caches, pa
     total = compare.fsum(moved)
     top_share = math.fsum(moved[order[: compare.TEN]].tolist()) / total if total else 0.0
     partial = {b.name: b.partial for b in (texts.baseline, texts.candidate) if b.partial}
-    warnings = [*([too_few] if too_few else []), *_warnings(settings, texts, ids, base_stats, partial)]
+    warnings = [*([too_few] if too_few else []), *_warnings(suite, settings, texts, ids, base_stats, partial)]
     replicated = len(runs) > 1
     figures = Figures(
         suite=suite.name,

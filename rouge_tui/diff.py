@@ -39,6 +39,7 @@ __all__ = [
     "ReferenceView",
     "Side",
     "alignment",
+    "by_line",
     "cut_texts",
     "example_diff",
     "fold",
@@ -55,6 +56,7 @@ BRACKETS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
 
+
 # Unchanged stretches longer than this many words fold to "… N unchanged words …" (`f`),
 # keeping FOLD_CONTEXT words at each end.
 FOLD_WORDS = 12
@@ -68,6 +70,23 @@ class Piece:
 
     kind: str
     text: str
+
+
+def by_line(pieces: Sequence[Piece]) -> list[Piece]:
+    """``pieces`` with each bracketed run cut at its line breaks, the breaks plain: its markers
+    close before a break and open again after it (a closing ``+}`` began the next line of an
+    export, where it read as the text's own)."""
+    out: list[Piece] = []
+    for piece in pieces:
+        if piece.kind not in BRACKETS or "\n" not in piece.text:
+            out.append(piece)
+            continue
+        for number, part in enumerate(piece.text.split("\n")):
+            if number:
+                out.append(Piece("same", "\n"))
+            if part:
+                out.append(Piece(piece.kind, part))
+    return out
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rouge_tui import report
 from rouge_tui.analysis.compare import TEN
-from rouge_tui.diff import BRACKETS, Piece, empty_output
+from rouge_tui.diff import BRACKETS, Piece, by_line, empty_output
 from rouge_tui.report.examples import run_note
 from rouge_tui.report.markdown import md
 from rouge_tui.review import Review
@@ -28,9 +28,11 @@ BRACKETED = {**BRACKETS, "counted": ("[", "]"),
 
 
 def plain(pieces: list[Piece]) -> str:
-    """Pieces as plain text, each kind of its own between its brackets."""
+    """Pieces as plain text, each kind of its own between its brackets (a changed run's on
+    each of its lines: `by_line`)."""
     return "".join(
-        f"{BRACKETED.get(p.kind, ('', ''))[0]}{visible(p.text)}{BRACKETED.get(p.kind, ('', ''))[1]}" for p in pieces
+        f"{BRACKETED.get(p.kind, ('', ''))[0]}{visible(p.text)}{BRACKETED.get(p.kind, ('', ''))[1]}"
+        for p in by_line(pieces)
     )
 
 

@@ -162,7 +162,21 @@ def test_no_backtick_run_in_the_text_can_close_the_diff_block(tmp_path: Path) ->
     # the whole diff is inside, down to its last line: the word diff, with the candidate's
     # runs of 3 to 6 backticks and its line that starts with a fence
     assert "baseline → candidate" in block
-    assert "{+w0 ``` w1 ```` w2\n````\n```text w3 `````` w4+}" in block
+    assert "{+w0 ``` w1 ```` w2+}\n{+````+}\n{+```text w3 `````` w4+}" in block  # (each line its markers)
+
+
+def test_a_changed_run_of_several_lines_is_marked_on_each_line(tmp_path: Path) -> None:
+    """A newcomer's export read "[?] {+Summary:" and then "+}[?] {+Summary:+}" on the next
+    line: a run's closing marker began the line after it, where it read as the text's own.
+    Each line of a changed run has its own markers, in the Markdown, the page and the app."""
+    review = review_of(tmp_path / "s", {**CAND, "x11": "w0 w1\nSummary:\nSummary: w2"})
+    markdown, page = (path.read_text(encoding="utf-8") for path in export_review(review, NOW))
+    (block,) = [f for f in _fences(markdown) if "Summary:" in f]
+    lines = block.split("baseline → candidate", 1)[1].splitlines()[1:]
+    assert lines and not any(line.startswith(("+}", "-]")) for line in lines), lines
+    assert all(line.count("{+") == line.count("+}") and line.count("[-") == line.count("-]") for line in lines), lines
+    spans = re.findall(r'<span class="(?:added|removed)">(.*?)</span>', page, flags=re.DOTALL)
+    assert spans and not any("\n" in span for span in spans), spans
 
 
 def test_an_empty_output_says_so_in_the_markdown_as_on_the_page(tmp_path: Path) -> None:

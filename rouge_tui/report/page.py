@@ -75,10 +75,10 @@ def _h_text(text: str) -> str:
 def html_pieces(pieces: list) -> str:
     """A text's pieces (rouge_tui.diff.Piece) as spans; removed and added runs keep their
     markers so the page reads without colour too."""
-    from rouge_tui.diff import BRACKETS, PLAIN_TEXT
+    from rouge_tui.diff import BRACKETS, PLAIN_TEXT, by_line
 
     out = []
-    for piece in pieces:
+    for piece in by_line(pieces):
         opening, closing = BRACKETS.get(piece.kind, ("", ""))
         body = _h_text(piece.text)
         out.append(f'<span class="{piece.kind}">{opening}{body}{closing}</span>' if piece.kind not in PLAIN_TEXT else body)

@@ -45,6 +45,7 @@ from rouge_tui.diff import (
     ExampleDiff,
     Piece,
     annotate,
+    by_line,
     empty_output,
     fold,
     grounding_tags,
@@ -234,7 +235,7 @@ def styled(pieces: Sequence[Piece], query: str = "") -> list[Styled]:
     """The pieces as styled stretches: suite text made visible, changed words between markers, the
     filter's text reversed where it matches."""
     out: list[Styled] = []
-    for piece in pieces:
+    for piece in by_line(pieces):
         shown = visible(piece.text).replace("\t", "    ")
         style = STYLES.get(piece.kind, STYLES["same"])
         if piece.kind in BRACKETS:

@@ -857,3 +857,20 @@ def test_a_baseline_later_than_its_candidate_is_warned_of(tmp_path: Path) -> Non
                      "backwards in time, and the bands come from builds later than the candidate")]
     forwards = json_of(suite, baseline="1", candidate="2", no_cache=True)
     assert not any("comes after" in w for w in forwards["warnings"])
+
+
+def test_a_long_line_of_the_text_reports_head_goes_on_under_its_figures(tmp_path: Path) -> None:
+    """A newcomer's pass at 80 columns: "±0.0252" of the paired line, and the rest of each long
+    warning, began a line of their own at the left edge, where they read as new figures.
+    Every line of the head is a label's, or goes on under the figures (11 columns in)."""
+    from rouge_tui.report.text import text_for
+
+    suite = copy_suite(tmp_path / "s", sources=False)  # no source: a warning longer than a line
+    data = json.loads(render(report_of(suite), "json"))
+    assert any(len(w) > 80 for w in data["warnings"])
+    head = text_for(data, None).split("\n\n")[0].splitlines()[1:]  # (the suite's name first)
+    labels = ("signature ", "verdict ", "delta ", "paired ", "examples ", "moved ", "alarm ", "signals ", "warning ")
+    assert len(head) > 8
+    for line in head:
+        assert line.startswith(labels) or line.startswith(" " * 11) and line[11] != " ", head
+    assert all(len(line) <= 80 for line in head)

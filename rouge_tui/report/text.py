@@ -38,30 +38,31 @@ def render_text(data: dict[str, Any]) -> Any:
     b, c = data["baseline"], data["candidate"]
     low, high = data["delta_interval"]
     style = VERDICTS[data["verdict"]].style
-    head = Text()
-    head.append(one_line(data["suite"]), style="bold")
-    head.append(f"\nsignature  {data['signature']}  refs {data['reference_fingerprint'][:12]}")
-    head.append("\nverdict    ")
-    head.append(VERDICTS[data["verdict"]].said, style=style)
-    head.append(f"\n           {data['verdict_reason']}")
-    head.append(
-        f"\ndelta      {data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
-        f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}"
-    )
-    test = data["delta_test"]
-    head.append(f"\npaired     {test_words(test)}")
-    head.append(f"\nexamples   {moved_words(data)}")
-    head.append(
-        f"\nmoved      precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
-        f"  the ten hold {percent(data['top_share'])} of |delta|"
-    )
+    # Each figure under its label: a line longer than the width goes on under the figures,
+    # not back at the label's column (a newcomer read "±0.0252" alone on a line as a figure).
+    head = Table.grid(padding=(0, 1))
+    head.add_column(min_width=10, no_wrap=True)
+    head.add_column(overflow="fold")
+
+    def say(label: str, value: str, style: str = "") -> None:
+        head.add_row(label, Text(value, style=style))
+
+    say("signature", f"{data['signature']}  refs {data['reference_fingerprint'][:12]}")
+    say("verdict", VERDICTS[data["verdict"]].said, style)
+    say("", data["verdict_reason"])
+    say("delta", f"{data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
+                 f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}")
+    say("paired", test_words(data["delta_test"]))
+    say("examples", moved_words(data))
+    say("moved", f"precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
+                 f"  the ten hold {percent(data['top_share'])} of |delta|")
     for line in alarm_lines(data):
-        head.append("\nalarm      " + line, style="bold red")
-    bands = band_note(data)
-    if bands:
-        head.append("\nsignals    " + bands)
+        say("alarm", line, "bold red")
+    if bands := band_note(data):
+        say("signals", bands)
     for warning in data["warnings"]:
-        head.append("\nwarning    " + one_line(warning), style="bold yellow")
+        say("warning", one_line(warning), "bold yellow")
+    name = Text(one_line(data["suite"]), style="bold")
 
     builds = Table(box=None, pad_edge=False, show_edge=False)
     for column, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),
@@ -118,7 +119,7 @@ def render_text(data: dict[str, Any]) -> Any:
 
     for rank, row in enumerate(data["top"], 1):
         add(top, str(rank), row)
-    parts = [head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
+    parts = [name, head, Text(""), builds, Text(""), notes, *([Text(""), top] if data["top"] else [])]
     if data["flagged"]:
         flagged = rows(f"the {len(data['flagged'])} flagged: a drifting signal fired, most telling first", ranked=False)
         for row in data["flagged"]:

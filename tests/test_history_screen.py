@@ -663,6 +663,24 @@ async def test_the_history_says_its_metric_and_that_its_figures_are_over_all_out
         assert f"{metric} (whitespace)" in next(line for line in screen_text(app).splitlines() if "build's own" in line)
 
 
+async def test_the_historys_line_of_what_its_figures_are_is_whole_at_80_columns() -> None:
+    """A newcomer's pass at 80 columns, rougeLsum with rouge-score's tokenizer and stemming:
+    the line saying what the figures are was cut at "Δ:" (README: never cut), and the marks
+    column counted marks of any pair with that candidate without a word. The line goes on
+    to a second one, and says what the marks are."""
+    app = app_for(INCIDENT, metric="rougeLsum", tokenizer="rouge-score", stem=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        about = app.screen.query_one("#history-about")
+        assert about.size.height == 2
+        lines = screen_text(app).splitlines()
+    at = next(k for k, line in enumerate(lines) if "rougeLsum (rouge-score, stem)" in line)
+    said = " ".join(line.strip() for line in lines[at:at + 2])
+    assert said.endswith("Δ: paired ids · marks: on pairs to it"), said
+
+
 async def test_pairs_switched_to_and_from_leave_no_comparisons_texts_behind() -> None:
     """A newcomer's 100k suite grew 100-125 MB with each pair switched to in h, past 1.4 GB:
     the app kept every review opened (for its unsaved marks), each with its texts. It keeps

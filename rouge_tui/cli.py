@@ -161,7 +161,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         opened = open_review(request)
     except SuiteError:
-        _folder_of_suites(request.path)
+        _folder_of_suites(request.path, args.suite_name)
         raise
     # What reads the texts first: figures cached from files changed since are computed again.
     review = opened.review() if form.texts else None
@@ -230,9 +230,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _folder_of_suites(path: Path) -> None:
+def _folder_of_suites(path: Path, name: str | None = None) -> None:
     """A CliError where ``path``, which does not open as a suite, is a folder of them (the
-    app lists them; a report is of one)."""
+    app lists them; a report is of one), naming them where ``name`` (--suite-name) is none."""
     from rouge_tui.errors import SuiteError
     from rouge_tui.safetext import one_line
     from rouge_tui.suite.suite import list_suites
@@ -241,6 +241,10 @@ def _folder_of_suites(path: Path) -> None:
         suites = [ref for ref in list_suites(path) if ref.path != path]
     except SuiteError:
         return
+    if suites and name is not None:
+        listed = ", ".join(f"{one_line(ref.path.name, 40)}" for ref in suites[:8]) + (" …" if len(suites) > 8 else "")
+        raise CliError(f"{one_line(str(path))}: no suite named {one_line(name, 60)!r} in this folder of suites "
+                       f"(by its suite.toml name or its folder: {listed})")
     if suites:
         first = one_line(str(suites[0].path))
         raise CliError(f"{one_line(str(path))}: a folder of {len(suites)} {'suite' if len(suites) == 1 else 'suites'}, not a suite: report on one of them, "

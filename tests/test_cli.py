@@ -82,8 +82,14 @@ def test_a_report_on_a_folder_of_suites_says_it_is_one_and_names_a_suite(
     # Named, as the app lists it: its suite.toml's name.
     assert main(["report", str(folder), "--suite-name", "Support answers", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["suite"] == "Support answers"
+    # or by its folder, which the app lists beside it (a newcomer's pass: the folder's name was
+    # refused with the message of no name at all)
+    assert main(["report", str(folder), "--suite-name", "b-incidents", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["suite"] == "Incident summaries"
     assert main(["report", str(folder), "--suite-name", "Nothing so named"]) == 2
-    assert "a folder of 2 suites" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"rouge-tui: error: {folder}: no suite named 'Nothing so named' in this folder of suites (by its "
+        "suite.toml name or its folder: a-support, b-incidents)\n")
     (folder / "a-support" / "references.jsonl").unlink()  # one that cannot open is no suite: the other
     assert main(["report", str(folder)]) == 2
     assert f"a folder of 1 suite, not a suite: report on one of them, such as {folder / 'b-incidents'}" in (

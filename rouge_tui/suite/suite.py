@@ -251,13 +251,15 @@ def open_suite(path: Path | str | SuiteRef, format: str | None = None, name: str
 
 def _child_named(folder: Path, name: str) -> Suite | None:
     """The native suite in a subfolder of ``folder`` whose name is ``name`` (the folder's
-    name when its suite.toml gives none), if exactly one is: `--suite-name` in a folder of
-    suites. None otherwise, and where ``folder`` cannot be listed."""
+    name when its suite.toml gives none), if exactly one is, else the one in the subfolder
+    called ``name`` (the app lists a suite by both: "Incident summaries in incident-…"):
+    `--suite-name` in a folder of suites. None otherwise, and where ``folder`` cannot be
+    listed."""
     try:
         subfolders = [folder / sub for sub in _listing(folder)]
     except SuiteError:
         return None
-    named = []
+    named, in_folder = [], []
     for path in subfolders:
         try:
             suite = open_suite(path) if is_suite(path) else None
@@ -265,7 +267,10 @@ def _child_named(folder: Path, name: str) -> Suite | None:
             continue
         if suite is not None and suite.name == name:
             named.append(suite)
-    return named[0] if len(named) == 1 else None
+        elif suite is not None and path.name == name:
+            in_folder.append(suite)
+    found = named or in_folder
+    return found[0] if len(found) == 1 else None
 
 
 def _named(suite: Suite, name: str | None) -> Suite:

@@ -78,7 +78,7 @@ async def test_the_footer_says_the_keys_of_a_dialog_while_it_is_up() -> None:
         assert "n next" in footer() or "] [ change" in footer()
         await press(pilot, "o")
         await settle(pilot)
-        assert footer().strip() == "esc close", footer()
+        assert footer().strip() == "? help  esc close", footer()  # (? as in every view)
         await press(pilot, "escape")
         await settle(pilot)
         assert "o counterparts" in footer()

@@ -10,6 +10,7 @@ from app_helpers import (
     app_for,
     open_chapter_pair,
     press,
+    screen_text,
     settle,
 )
 from suite_helpers import jsonl, make_suite
@@ -137,3 +138,19 @@ async def test_j_k_g_and_G_move_in_the_list_as_in_help_and_the_diff() -> None:
         assert box.scroll_y == box.max_scroll_y
         await press(pilot, "g")
         assert box.scroll_y == 0 and isinstance(app.screen, CounterpartsScreen)
+
+
+async def test_question_mark_in_the_counterparts_lists_their_keys() -> None:
+    """README: footers show `?` always; in the `o` list it was missing, and did nothing."""
+    from rouge_tui.app.screens.help import HelpScreen
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_chapter_pair(pilot)
+        await press(pilot, "o")
+        assert isinstance(app.screen, CounterpartsScreen)
+        assert "? help" in screen_text(app).splitlines()[-1]
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await press(pilot, "escape")
+        assert isinstance(app.screen, CounterpartsScreen)

@@ -63,8 +63,8 @@ def grounded_text(grounded, title: str, other: str, min_support: float,
 
 
 class CounterpartsScreen(common.BoxedText, common.Answers, ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,o,q", "close", "close", id="close"), common.QUIT_ANYWHERE,
-                                             *common.BOX_KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = [common.HELP, Binding("escape,o,q", "close", "close", id="close"),
+                                             common.QUIT_ANYWHERE, *common.BOX_KEYS]
 
     def __init__(self, example_id: str, grounding, names: tuple[str, str], min_support: float) -> None:
         super().__init__()

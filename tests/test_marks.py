@@ -177,7 +177,8 @@ def test_two_sessions_lose_no_mark_and_the_second_is_told() -> None:
     # two marks the same example without having seen one's mark: told, and the last word
     # wins; one's note, which two never saw, is kept after two's (nothing written is lost)
     told = two.set_mark(*PAIR, "e1", "regression", "two disagrees", "h")
-    assert told == "another session had marked this example fine; replaced with regression, keeping their note"
+    assert told == ("another session had marked this example fine; replaced with regression; another session "
+                    "changed this note too: both texts are kept in it")
     assert two.set_mark(*PAIR, "e2", "regression", "", "h") is None  # another example: no notice
     assert one.set_mark(*PAIR, "e3", "unsure", "", "h") is None  # one's next save keeps all three
     both = "two disagrees\n\n(kept from another session) one thinks fine"
@@ -198,7 +199,7 @@ def test_a_note_another_session_saved_while_this_one_typed_is_kept() -> None:
     two.load()  # two has seen "fine" with no note
     assert one.set_mark(*PAIR, "e", None, "ALICE: the header is duplicated", "h") is None
     told = two.set_mark(*PAIR, "e", None, "BOB: fine by me", "h")
-    assert told == "another session had marked this example fine since; kept that mark, with your note and theirs"
+    assert told == "another session changed this note too: both texts are kept in it"  # (the word was fine already)
     assert on_disk(two) == {"e": ("fine", "BOB: fine by me\n\n(kept from another session) ALICE: the header is duplicated")}
     # a note this session had seen (its own save showed it) is its to replace, silently
     assert two.set_mark(*PAIR, "e", None, "BOB: rewritten", "h") is None
@@ -222,7 +223,7 @@ def test_a_word_changed_here_keeps_a_note_changed_elsewhere_once() -> None:
     two.load()
     one.set_mark(*PAIR, "e", None, "A, and the header is duplicated", "h")
     assert two.set_mark(*PAIR, "e", "regression", None, "h") == (
-        "another session had marked this example fine; replaced with regression, keeping their note")
+        "another session changed this note since: theirs is kept (yours was not changed)")  # (the word: ours)
     assert on_disk(store()) == {"e": ("regression", "A, and the header is duplicated")}
     three, four = store(), store()
     three.set_mark(*PAIR, "f", None, "good", "h")
@@ -759,6 +760,17 @@ def test_a_note_is_merged_three_ways_against_what_was_seen() -> None:
     assert merged_note("seen", "seen", "theirs") == "theirs"
     assert merged_note("seen", "mine", "seen") == "mine"
     assert merged_note("seen", "mine", "theirs") == "mine\n\n(kept from another session) theirs"
+    assert merged_note("", "mine", "theirs") == "mine\n\n(kept from another session) theirs"  # two notes
     assert merged_note("", "mine", "   ") == "mine"  # a blank note of theirs is no text to keep
     joined = merged_note("seen", "mine", "theirs")
     assert merged_note("theirs", joined, "theirs") == joined  # the join saved again: once
+    # Two edits of one note at different places are both made; two additions at one place go
+    # in side by side, theirs (saved first) first: what both started from is there once.
+    assert merged_note("the cat sat", "the cat sat. Mine.", "The cat sat") == "The cat sat. Mine."
+    assert merged_note("alpha", "alpha A2", "alpha B2") == "alpha B2 A2"
+    assert merged_note("alpha", "alpha\nA2", "alpha\nB2") == "alpha\nB2\nA2"
+    # (a red-team pass: both adding a word at the end, round after round, doubled the note)
+    note = "shared"
+    for k in range(6):
+        note = merged_note(note, f"{note} a{k}", f"{note} b{k}")
+    assert note == "shared b0 a0 b1 a1 b2 a2 b3 a3 b4 a4 b5 a5"

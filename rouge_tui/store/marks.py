@@ -103,6 +103,16 @@ _FILE_NAMES = {"word": "mark"}
 KEPT = "\n\n(kept from another session) "  # between a note typed here and another's
 
 
+def note_said(mine: str, theirs: str, note: str) -> str:
+    """What became of a note saved here (``mine``) where another session's is ``theirs``: it
+    is ``note`` now (`merged_note`), in words for the one who saved it."""
+    if note == theirs:
+        return "another session changed this note since: theirs is kept (yours was not changed)"
+    if note == both_notes(mine, theirs):
+        return "another session changed this note too: both texts are kept in it"
+    return "another session changed this note too: both changes are in it"
+
+
 def both_notes(mine: str, theirs: str) -> str:
     """A note saved here over ``theirs``, which another session wrote and this one had not
     seen: both texts, this session's first, for nothing a user wrote is lost."""
@@ -115,12 +125,43 @@ def both_notes(mine: str, theirs: str) -> str:
 
 def merged_note(seen: str, mine: str, theirs: str) -> str:
     """A note as saved here (``mine``) over ``theirs`` on disk, both sides having started from
-    ``seen``: a side that did not change it gives way to the other; changed on both, both."""
-    if mine == seen:
+    ``seen``: a side that did not change it gives way to the other; changed on both, both
+    changes, where they touch different places of it (`_both_edits`), else both texts."""
+    if mine == seen or theirs == mine:
         return theirs
     if theirs == seen:
         return mine
-    return both_notes(mine, theirs)
+    if not seen.strip():  # two notes, not two edits of one
+        return both_notes(mine, theirs)
+    merged = _both_edits(seen, mine, theirs)
+    return merged if merged is not None else both_notes(mine, theirs)
+
+
+def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
+    """``seen`` with the edits of both ``theirs`` (saved first) and ``mine``, where no two
+    touch the same stretch of it; two insertions at one place go in side by side, theirs
+    first, on lines of their own unless a space parts them. None where edits overlap: a
+    join of the two whole texts would repeat what they share each time (two sessions adding
+    a line at the end of one note, round after round, doubled it every round)."""
+    from difflib import SequenceMatcher
+
+    edits = sorted(
+        (start, end, side, text[low:high])
+        for side, text in enumerate((theirs, mine))
+        for tag, start, end, low, high in SequenceMatcher(None, seen, text, autojunk=False).get_opcodes()
+        if tag != "equal"
+    )
+    out, at, last = [], 0, None
+    for start, end, _, text in edits:
+        if start < at:  # within a stretch the other side changed
+            return None
+        out.append(seen[at:start])
+        if last == (start, start) and start == end and not (out[-2][-1:].isspace() or text[:1].isspace()):
+            out.append("\n")  # two insertions at one place, no space between them
+        out.append(text)
+        at, last = end, (start, end)
+    out.append(seen[at:])
+    return "".join(out)
 
 
 def _marks_from(data: Any) -> list[Mark]:
@@ -354,15 +395,17 @@ class MarkStore:
                 continue
             was = seen.get(slot)
             note = merged_note(was.note if was else "", mark.note, theirs.note)
+            moved = theirs.word != (was.word if was else None)  # their word, not ours, changed
             if slot in note_only:
                 result[slot] = replace(mark, word=theirs.word, note=note)
-                both = " and theirs" if note not in (mark.note, theirs.note) else ""
-                notices.append(f"another session had marked this example {theirs.word} since; "
-                               f"kept that mark, with your note{both}")
+                said = [f"another session had marked this example {theirs.word} since; kept that mark"
+                        + (", with your note" if note == mark.note else "")] if moved else []
             else:
                 result[slot] = replace(mark, note=note)
-                kept = ", keeping their note" if note != mark.note else ""
-                notices.append(f"another session had marked this example {theirs.word}; replaced with {mark.word}{kept}")
+                said = [f"another session had marked this example {theirs.word}; replaced with {mark.word}"] if moved else []
+            if note != mark.note:
+                said.append(note_said(mark.note, theirs.note, note))
+            notices.append("; ".join(said))
         return result
 
     def keep_unsaved(self) -> Path | None:

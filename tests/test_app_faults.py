@@ -319,5 +319,28 @@ async def test_a_note_saved_elsewhere_while_one_is_typed_here_is_kept(tmp_path: 
     entries = json.loads(screen.review.store.path.read_text())["marks"]
     assert [(e["id"], e["mark"], e["note"]) for e in entries] == [
         (example, "fine", "ALICE: the header is duplicated\n\n(kept from another session) BOB: fine by me")]
-    assert any("another session changed this note while it was open: both texts are kept in it" in w
-               for w in said(app))
+    assert any("another session changed this note too: both texts are kept in it" in w for w in said(app))
+
+
+async def test_a_hang_up_while_a_note_is_typed_keeps_a_note_saved_elsewhere_meanwhile(tmp_path: Path) -> None:
+    """A red-team pass: A typed a note, B saved one on the same example (shown in A), A's
+    terminal went away: A's typed text replaced B's note, which was then in no file. What a
+    hang-up keeps goes through the editor's merge, as ctrl+s does."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        example = screen.current_id()
+        await press(pilot, "c")
+        await type_text(pilot, "A typed this")
+        other = Review(screen.review.analysis, screen.review.texts)
+        other.set_mark(example, "unsure", "B saved this")
+        for _ in range(60):
+            await pilot.pause(0.1)
+            shown = screen.review.get(example)
+            if shown is not None and shown.note:
+                break
+        app._save_unsaved()  # what the hang-up does, before the process ends
+        entries = json.loads(screen.review.store.path.read_text())["marks"]
+    assert [(e["id"], e["note"]) for e in entries] == [(example, "A typed this\n\n(kept from another session) B saved this")]
+

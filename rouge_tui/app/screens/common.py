@@ -16,7 +16,7 @@ from textual.widgets import Static, TextArea
 from rouge_tui.review import Review
 from rouge_tui.safetext import editable, one_line
 from rouge_tui.session import pair_text  # the screens say a build pair as the session does
-from rouge_tui.store.marks import MARKS, merged_note
+from rouge_tui.store.marks import MARKS, merged_note, note_said
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it. As in
 # less and tig, `q` in a view over the table (a diff, the walk, the history) closes it, and
@@ -67,23 +67,22 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
     shown = review.get(example_id)
     opened = shown.note if shown else ""
 
-    def keep(note: str) -> None:
-        review.set_mark(example_id, None, note, save=False)
+    def keep(note: str) -> str:
+        """The note typed, the example's in this session; what became of it, in words, where
+        another session's note came in since the editor opened on ``opened`` (shown here, the
+        store would take it as seen, and the save replace it: `merged_note` against what the
+        editor opened on). Also what a hang-up keeps."""
+        now = review.get(example_id)
+        theirs = now.note if now is not None and now.carried_from is None else opened
+        merged = merged_note(opened, note, theirs)
+        review.set_mark(example_id, None, merged, save=False)
+        return note_said(note, theirs, merged) if merged != note else ""
 
     def save(note: str | None) -> None:
         if note is None:
             return
-        # Another session's note shown here while this one was typed is not this one's to
-        # replace: the store would take it as seen. Both texts are kept.
-        now = review.get(example_id)
-        theirs = now.note if now is not None and now.carried_from is None else opened
-        merged = merged_note(opened, note, theirs)
-        if merged != note:
-            note = merged
-            said = "both texts are kept in it" if merged != theirs else "theirs is kept (you changed nothing)"
-            screen.notify(f"another session changed this note while it was open: {said}",
-                          severity="warning", markup=False, timeout=10)
-        keep(note)
+        if said := keep(note):
+            screen.notify(said, severity="warning", markup=False, timeout=10)
         after()
         screen.app.save_marks(review, screen, after, "could not save the note (kept in this session; c, then ctrl+s, to retry)",
                               done=f"note saved for {one_line(example_id, 40)}")

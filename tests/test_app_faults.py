@@ -322,6 +322,32 @@ async def test_a_note_saved_elsewhere_while_one_is_typed_here_is_kept(tmp_path: 
     assert any("another session changed this note too: both texts are kept in it" in w for w in said(app))
 
 
+async def test_yes_to_clear_a_mark_another_session_changed_meanwhile_keeps_theirs(tmp_path: Path) -> None:
+    """A red-team pass: x asked "Clear the unsure mark ...?"; meanwhile another session marked
+    the example regression, shown behind the question; y deleted that mark, and the screen
+    said the unsure mark was cleared. What the question named is gone: theirs is kept, said."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        example = screen.current_id()
+        await press(pilot, "u")
+        await settle(pilot)
+        await press(pilot, "x")
+        other = Review(screen.review.analysis, screen.review.texts)
+        other.set_mark(example, "regression", "theirs")
+        for _ in range(60):  # the other session's mark is shown here behind the question
+            await pilot.pause(0.1)
+            if screen.review.get(example).word == "regression":
+                break
+        await press(pilot, "y")
+        await settle(pilot)
+    entries = json.loads(screen.review.store.path.read_text())["marks"]
+    assert [(e["id"], e["mark"], e["note"]) for e in entries] == [(example, "regression", "theirs")]
+    assert any("another session changed this mark while you were asked (now regression with a note): kept" in w
+               for w in said(app))
+
+
 async def test_a_hang_up_while_a_note_is_typed_keeps_a_note_saved_elsewhere_meanwhile(tmp_path: Path) -> None:
     """A red-team pass: A typed a note, B saved one on the same example (shown in A), A's
     terminal went away: A's typed text replaced B's note, which was then in no file. What a

@@ -104,6 +104,12 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
         if not yes:
             screen.notify("kept", markup=False, timeout=2)
             return
+        now = review.get(example_id)
+        if now != shown:  # another session's, shown while the question was up: not what was asked
+            word = "gone" if now is None else f"{now.word}" + (" with a note" if now.note else "")
+            screen.notify(f"{one_line(example_id, 40)}: another session changed this mark while you were asked "
+                          f"(now {word}): kept; x again clears it", severity="warning", markup=False, timeout=8)
+            return
         review.clear(example_id, save=False)
         after()
         now = review.get(example_id)

@@ -370,3 +370,26 @@ async def test_a_hang_up_while_a_note_is_typed_keeps_a_note_saved_elsewhere_mean
         entries = json.loads(screen.review.store.path.read_text())["marks"]
     assert [(e["id"], e["note"]) for e in entries] == [(example, "A typed this\n\n(kept from another session) B saved this")]
 
+
+async def test_a_diff_open_shows_a_mark_another_session_saves_meanwhile(tmp_path: Path) -> None:
+    """A red-team pass: with a diff open, another session marked its example regression; the
+    toast said "marks changed by another session: shown", the diff's title showed no mark,
+    and `a` then replaced the regression mark unseen. The title shows it."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DiffScreen)
+        example = app.screen.example_id
+        assert "marked" not in app.screen.title_text(98).plain
+        other = Review(screen.review.analysis, screen.review.texts)
+        other.set_mark(example, "regression", "")
+        for _ in range(60):
+            await pilot.pause(0.1)
+            if any("marks changed by another session" in n.message for n in app._notifications):
+                break
+        await settle(pilot)
+        title = app.screen.query_one("#diff-title").content.plain
+    assert "regr" in title, title

@@ -456,4 +456,11 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         if changed:
             self.table.refresh()
             self.update_status()
+            # And a diff open over the table: its title said "shown" and still showed none of
+            # them, and a key then replaced the mark it did not show (a red-team pass).
+            from rouge_tui.app.screens.diff import DiffScreen
+
+            for screen in self.app.screen_stack:
+                if isinstance(screen, DiffScreen):
+                    screen.marks_changed()
             self.notify("marks changed by another session: shown", markup=False, timeout=4)

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -769,8 +770,34 @@ def test_a_note_is_merged_three_ways_against_what_was_seen() -> None:
     assert merged_note("the cat sat", "the cat sat. Mine.", "The cat sat") == "The cat sat. Mine."
     assert merged_note("alpha", "alpha A2", "alpha B2") == "alpha B2 A2"
     assert merged_note("alpha", "alpha\nA2", "alpha\nB2") == "alpha\nB2\nA2"
+    # Edits that meet are no two places: made letter by letter they wrote what nobody did
+    # ("counts 121", a review): both texts are kept.
+    assert merged_note("counts 10", "counts 12", "counts 101") == "counts 12\n\n(kept from another session) counts 101"
     # (a red-team pass: both adding a word at the end, round after round, doubled the note)
     note = "shared"
     for k in range(6):
         note = merged_note(note, f"{note} a{k}", f"{note} b{k}")
     assert note == "shared b0 a0 b1 a1 b2 a2 b3 a3 b4 a4 b5 a5"
+
+
+def test_what_became_of_a_note_is_said_as_it_is() -> None:
+    """A review: a note emptied here while the other session edited it kept theirs, and the
+    notice said "yours was not changed"; a save of two changes, one with nothing to say, began
+    its notice with "; "."""
+    from rouge_tui.store.marks import merged_note, note_said
+
+    kept = merged_note("drops the date", "", "drops the year")
+    assert kept == "drops the year"
+    assert note_said("drops the date", "", "drops the year", kept) == (
+        "another session changed this note too: theirs is kept, your change of it is not made")
+    assert note_said("drops the date", "drops the date", "drops the year", kept) == (
+        "another session changed this note since: theirs is kept (yours was not changed)")
+    one, two = store(), store()
+    one.set_mark(*PAIR, "e", "fine", "", "h")
+    one.set_mark(*PAIR, "f", "fine", "", "h")
+    two.load()
+    one.set_mark(*PAIR, "e", "fine", "", "h")  # the same word again: nothing to tell two of
+    one.set_mark(*PAIR, "f", "unsure", "", "h")
+    two.record(("fp", *PAIR, "e"), replace(two.all[("fp", *PAIR, "e")], word="regression"))
+    two.record(("fp", *PAIR, "f"), replace(two.all[("fp", *PAIR, "f")], word="regression"))
+    assert two.save() == "another session had marked this example unsure; replaced with regression"

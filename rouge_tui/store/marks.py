@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -103,11 +104,14 @@ _FILE_NAMES = {"word": "mark"}
 KEPT = "\n\n(kept from another session) "  # between a note typed here and another's
 
 
-def note_said(mine: str, theirs: str, note: str) -> str:
-    """What became of a note saved here (``mine``) where another session's is ``theirs``: it
-    is ``note`` now (`merged_note`), in words for the one who saved it."""
-    if note == theirs:
+def note_said(seen: str, mine: str, theirs: str, note: str) -> str:
+    """What became of a note saved here (``mine``) where another session's is ``theirs``, both
+    having started from ``seen``: it is ``note`` now (`merged_note`), in words for the one
+    who saved it."""
+    if note == theirs and mine == seen:
         return "another session changed this note since: theirs is kept (yours was not changed)"
+    if note == theirs:  # (yours emptied it: the other's text is not thrown away for that)
+        return "another session changed this note too: theirs is kept, your change of it is not made"
     if note == both_notes(mine, theirs):
         return "another session changed this note too: both texts are kept in it"
     return "another session changed this note too: both changes are in it"
@@ -137,30 +141,36 @@ def merged_note(seen: str, mine: str, theirs: str) -> str:
     return merged if merged is not None else both_notes(mine, theirs)
 
 
+_WORDS = re.compile(r"\s+|\S+")  # a note's words and the spaces between: what edits are made of
+
+
 def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
-    """``seen`` with the edits of both ``theirs`` (saved first) and ``mine``, where no two
-    touch the same stretch of it; two insertions at one place go in side by side, theirs
-    first, on lines of their own unless a space parts them. None where edits overlap: a
-    join of the two whole texts would repeat what they share each time (two sessions adding
-    a line at the end of one note, round after round, doubled it every round)."""
+    """``seen`` with the edits of both ``theirs`` (saved first) and ``mine``, word by word,
+    where no two touch: two insertions at one place alone go in side by side, theirs first,
+    on lines of their own unless a space parts them. None where edits overlap or meet (made
+    letter by letter, "counts 10" edited to "counts 12" and to "counts 101" became "counts
+    121"): a join of the two whole texts would repeat what they share each time (two
+    sessions adding a line at the end of one note, round after round, doubled it)."""
     from difflib import SequenceMatcher
 
+    words = _WORDS.findall(seen)
     edits = sorted(
-        (start, end, side, text[low:high])
-        for side, text in enumerate((theirs, mine))
-        for tag, start, end, low, high in SequenceMatcher(None, seen, text, autojunk=False).get_opcodes()
+        (start, end, side, "".join(other[low:high]))
+        for side, other in enumerate((_WORDS.findall(theirs), _WORDS.findall(mine)))
+        for tag, start, end, low, high in SequenceMatcher(None, words, other, autojunk=False).get_opcodes()
         if tag != "equal"
     )
     out, at, last = [], 0, None
     for start, end, _, text in edits:
-        if start < at:  # within a stretch the other side changed
-            return None
-        out.append(seen[at:start])
-        if last == (start, start) and start == end and not (out[-2][-1:].isspace() or text[:1].isspace()):
-            out.append("\n")  # two insertions at one place, no space between them
+        inserts_beside = last == (start, start) and start == end  # two insertions at one place
+        if start < at or (last is not None and start == at and not inserts_beside):
+            return None  # within, or against, a stretch the other side changed
+        out.append("".join(words[at:start]))
+        if inserts_beside and not (out[-2][-1:].isspace() or text[:1].isspace()):
+            out.append("\n")  # no space between them
         out.append(text)
         at, last = end, (start, end)
-    out.append(seen[at:])
+    out.append("".join(words[at:]))
     return "".join(out)
 
 
@@ -404,8 +414,9 @@ class MarkStore:
                 result[slot] = replace(mark, note=note)
                 said = [f"another session had marked this example {theirs.word}; replaced with {mark.word}"] if moved else []
             if note != mark.note:
-                said.append(note_said(mark.note, theirs.note, note))
-            notices.append("; ".join(said))
+                said.append(note_said(was.note if was else "", mark.note, theirs.note, note))
+            if said:
+                notices.append("; ".join(said))
         return result
 
     def keep_unsaved(self) -> Path | None:

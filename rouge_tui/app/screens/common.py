@@ -76,7 +76,7 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
         theirs = now.note if now is not None and now.carried_from is None else opened
         merged = merged_note(opened, note, theirs)
         review.set_mark(example_id, None, merged, save=False)
-        return note_said(note, theirs, merged) if merged != note else ""
+        return note_said(opened, note, theirs, merged) if merged != note else ""
 
     def save(note: str | None) -> None:
         if note is None:

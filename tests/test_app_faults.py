@@ -367,6 +367,7 @@ async def test_a_hang_up_while_a_note_is_typed_keeps_a_note_saved_elsewhere_mean
             if shown is not None and shown.note:
                 break
         app._save_unsaved()  # what the hang-up does, before the process ends
+        app._save_unsaved()  # and again (SIGTERM, then SIGHUP): kept once (a review)
         entries = json.loads(screen.review.store.path.read_text())["marks"]
     assert [(e["id"], e["note"]) for e in entries] == [(example, "A typed this\n\n(kept from another session) B saved this")]
 
@@ -393,3 +394,25 @@ async def test_a_diff_open_shows_a_mark_another_session_saves_meanwhile(tmp_path
         await settle(pilot)
         title = app.screen.query_one("#diff-title").content.plain
     assert "regr" in title, title
+
+
+async def test_yes_to_clear_a_mark_another_session_cleared_meanwhile_says_so(tmp_path: Path) -> None:
+    """A review: after another session cleared the mark the question named, y said "(now
+    gone): kept; x again clears it", of a mark that was gone."""
+    app = app_for(small_suite(tmp_path / "suite"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        example = screen.current_id()
+        await press(pilot, "u")
+        await settle(pilot)
+        await press(pilot, "x")
+        Review(screen.review.analysis, screen.review.texts).clear(example)
+        for _ in range(60):
+            await pilot.pause(0.1)
+            if screen.review.get(example) is None:
+                break
+        await press(pilot, "y")
+        await settle(pilot)
+    assert any("another session cleared it while you were asked: nothing left here to clear" in w for w in said(app))
+    assert not any("x again clears it" in w for w in said(app))

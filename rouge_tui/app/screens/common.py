@@ -67,15 +67,20 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
     shown = review.get(example_id)
     opened = shown.note if shown else ""
 
+    kept: list[str] = []  # the note last kept: kept again (a hang-up, then ctrl+s) it is so already
+
     def keep(note: str) -> str:
         """The note typed, the example's in this session; what became of it, in words, where
         another session's note came in since the editor opened on ``opened`` (shown here, the
         store would take it as seen, and the save replace it: `merged_note` against what the
         editor opened on). Also what a hang-up keeps."""
+        if kept == [note]:  # merged against its own result, the typed text went in twice
+            return ""
         now = review.get(example_id)
         theirs = now.note if now is not None and now.carried_from is None else opened
         merged = merged_note(opened, note, theirs)
         review.set_mark(example_id, None, merged, save=False)
+        kept[:] = [note]
         return note_said(opened, note, theirs, merged) if merged != note else ""
 
     def save(note: str | None) -> None:
@@ -106,9 +111,13 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
             return
         now = review.get(example_id)
         if now != shown:  # another session's, shown while the question was up: not what was asked
-            word = "gone" if now is None else f"{now.word}" + (" with a note" if now.note else "")
-            screen.notify(f"{one_line(example_id, 40)}: another session changed this mark while you were asked "
-                          f"(now {word}): kept; x again clears it", severity="warning", markup=False, timeout=8)
+            if now is None or now.carried_from is not None:
+                said = "cleared it while you were asked: nothing left here to clear"
+            else:
+                said = (f"changed this mark while you were asked (now {now.word}{' with a note' if now.note else ''}): "
+                        "kept; x again clears it")
+            screen.notify(f"{one_line(example_id, 40)}: another session {said}", severity="warning", markup=False,
+                          timeout=8)
             return
         review.clear(example_id, save=False)
         after()

@@ -224,3 +224,24 @@ def test_a_word_after_a_flag_is_not_cut_when_it_needs_a_line_of_its_own(text: st
     cuts = breaks(text, 10)
     lines = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
     assert any(line.strip() == word for line in lines), lines
+
+
+async def test_a_changed_run_of_several_lines_is_one_change_for_the_brackets(tmp_path: Path) -> None:
+    """A review: with markers on each line of a changed run, `]` stopped on each of its lines
+    and "change k of n" counted lines. Only the run's first line is where a change begins."""
+    grown = "the pool timed out at noon\nretries piled up\nthe queue grew\nnobody was paged"  # (each line
+    suite = make_suite(  # in the reference: no [?], whose flags are changes of their own)
+        tmp_path / "s", jsonl({"id": "a", "reference": grown}),
+        {"1-old.jsonl": jsonl({"id": "a", "output": "the pool timed out at noon"}),
+         "2-new.jsonl": jsonl({"id": "a", "output": grown})},
+    )  # fmt: skip
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
+        await press(pilot, "d")
+        view = app.screen.query_one(DiffView)
+        lines = diff_lines(view)
+        assert sum(line.lstrip("+± ").startswith("{+") for line in lines) == 3, lines  # a marker on each line
+        assert len(view.changes) == 1, (view.changes, lines)

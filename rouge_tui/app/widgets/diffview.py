@@ -235,14 +235,23 @@ def styled(pieces: Sequence[Piece], query: str = "") -> list[Styled]:
     """The pieces as styled stretches: suite text made visible, changed words between markers, the
     filter's text reversed where it matches."""
     out: list[Styled] = []
-    for piece in by_line(pieces):
+    for piece in pieces:
         shown = visible(piece.text).replace("\t", "    ")
         style = STYLES.get(piece.kind, STYLES["same"])
-        if piece.kind in BRACKETS:
-            opening, closing = BRACKETS[piece.kind]
-            out += [(opening, OPENING[piece.kind]), (shown, style), (closing, style + Style(bold=True))]
-        elif shown:
-            out.append((shown, style))
+        if piece.kind not in BRACKETS:
+            if shown:
+                out.append((shown, style))
+            continue
+        # Markers on each line of the run (`by_line`), but only its first opening one is where
+        # `]` stops: a run of three lines is one change, not three.
+        opening, closing = BRACKETS[piece.kind]
+        begins = OPENING[piece.kind]
+        for part in by_line([Piece(piece.kind, shown)]):
+            if part.kind not in BRACKETS:
+                out.append((part.text, STYLES["same"]))
+                continue
+            out += [(opening, begins), (part.text, style), (closing, style + Style(bold=True))]
+            begins = style + Style(bold=True)
     return _matched(out, visible(query).casefold()) if query else out
 
 

@@ -292,14 +292,15 @@ def _slide(runs: list[list], old: Sequence[str], new: Sequence[str]) -> None:
             after[3] += best
 
 
-# Words of a shared run at most, to be folded into the changes around it: README's "a short
-# word shared between two changes"; longer, a newcomer read an unchanged eight-word sentence
-# as removed and added again.
-FOLD_WORDS = 3
+# Words of a shared run at most, to be absorbed into the changes around it: README's "a
+# short word shared between two changes"; longer, a newcomer read an unchanged eight-word
+# sentence as removed and added again. (Not `FOLD_WORDS`, the display's fold: named so, it
+# took that one's place, and a shared run of four words folded to "… -2 unchanged words …".)
+ABSORB_WORDS = 3
 
 
 def _fold_short_runs(runs: list[list], old: Sequence[str], new: Sequence[str]) -> list[list]:
-    """Shared runs of at most `FOLD_WORDS` words between two changes, each change at least as
+    """Shared runs of at most `ABSORB_WORDS` words between two changes, each change at least as
     long (in characters, the larger of its two sides), folded into one change with them;
     until none is left."""
 
@@ -315,7 +316,7 @@ def _fold_short_runs(runs: list[list], old: Sequence[str], new: Sequence[str]) -
         out: list[list] = []
         for k, run in enumerate(runs):
             fold_in = (
-                run[0] and 0 < k < len(runs) - 1 and run[2] - run[1] <= FOLD_WORDS
+                run[0] and 0 < k < len(runs) - 1 and run[2] - run[1] <= ABSORB_WORDS
                 and chars(old, run[1], run[2]) <= min(size(runs[k - 1]), size(runs[k + 1]))
             )
             if out and not out[-1][0] and (fold_in or not run[0]):

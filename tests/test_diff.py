@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE, tricky_texts
@@ -11,6 +12,7 @@ from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE, tricky_texts
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.diff import (
     OTHER_TEXT,
+    Piece,
     alignment,
     annotate,
     example_diff,
@@ -177,3 +179,20 @@ def test_a_shared_clause_stays_shared_between_two_rewritten_sentences() -> None:
     # A leading word and a closing full stop are all two other texts share: replaced whole.
     _, _, merged = word_diff("The cut was shown for a week .", "The morning show was corrected for good .")
     assert [p.kind for p in merged] == ["removed", "gap", "added"]
+
+
+@pytest.mark.parametrize("words", range(1, 30))
+def test_the_display_folds_only_a_shared_stretch_of_more_than_twelve_words(words: int) -> None:
+    """A review: the word diff's own threshold (a shared run of three words at most goes into
+    the change around it) was named as the display's fold and replaced it, so a shared run of
+    four words folded to "… -2 unchanged words …", six to "… 0 unchanged words …". README:
+    `f` folds unchanged stretches of more than twelve words, three kept at each end."""
+    text = " ".join(f"w{k}" for k in range(words)) + " "
+    folded = fold([Piece("same", text), Piece("added", "new")])
+    if words <= 12:
+        assert folded == [Piece("same", text), Piece("added", "new")]
+    else:
+        said = [p.text for p in folded if p.kind == "fold"]
+        assert said == [f"… {words - 6} unchanged words …"]
+        shown = "".join(p.text for p in folded if p.kind == "same").split()
+        assert shown == [f"w{k}" for k in (0, 1, 2, words - 3, words - 2, words - 1)]

@@ -242,6 +242,18 @@ def _folder_of_suites(path: Path, name: str | None = None) -> None:
     except SuiteError:
         return
     if suites and name is not None:
+        from rouge_tui.suite.suite import open_suite
+
+        alike = []
+        for ref in suites:
+            try:
+                if open_suite(ref).name == name:
+                    alike.append(one_line(ref.path.name, 40))
+            except SuiteError:
+                continue
+        if len(alike) > 1:  # (a copy of a suite keeps its suite.toml name)
+            raise CliError(f"{one_line(str(path))}: {len(alike)} suites here are named {one_line(name, 60)!r}, in "
+                           f"{', '.join(alike)}: name one by its folder")
         listed = ", ".join(f"{one_line(ref.path.name, 40)}" for ref in suites[:8]) + (" …" if len(suites) > 8 else "")
         raise CliError(f"{one_line(str(path))}: no suite named {one_line(name, 60)!r} in this folder of suites "
                        f"(by its suite.toml name or its folder: {listed})")

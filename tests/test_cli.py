@@ -90,6 +90,13 @@ def test_a_report_on_a_folder_of_suites_says_it_is_one_and_names_a_suite(
     assert capsys.readouterr().err == (
         f"rouge-tui: error: {folder}: no suite named 'Nothing so named' in this folder of suites (by its "
         "suite.toml name or its folder: a-support, b-incidents)\n")
+    shutil.copytree(INCIDENTS, folder / "c-copy")  # a copy keeps its suite.toml's name: say so
+    assert main(["report", str(folder), "--suite-name", "Incident summaries"]) == 2
+    assert capsys.readouterr().err == (f"rouge-tui: error: {folder}: 2 suites here are named 'Incident summaries', "
+                                       "in b-incidents, c-copy: name one by its folder\n")
+    assert main(["report", str(folder), "--suite-name", "c-copy", "--format", "json"]) == 1
+    capsys.readouterr()
+    shutil.rmtree(folder / "c-copy")
     (folder / "a-support" / "references.jsonl").unlink()  # one that cannot open is no suite: the other
     assert main(["report", str(folder)]) == 2
     assert f"a folder of 1 suite, not a suite: report on one of them, such as {folder / 'b-incidents'}" in (

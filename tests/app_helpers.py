@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -170,6 +171,47 @@ def footer_text(app) -> str:
 # paraphrase of the reference (no counterpart by overlap); Summary B, the reference's first
 # two sentences and most of its third, copied, then a closing sentence nobody wrote.
 CLOSING = "The incident was caused by insufficient test coverage in the deployment pipeline."
+
+
+def slow_switch(monkeypatch, metric: str = "rougeLsum", seconds: float = 1.0) -> None:
+    """A switch to ``metric`` takes ``seconds`` more (as on a big suite): keys pressed right
+    after `m` meet it under way."""
+    import time
+
+    from rouge_tui import session
+
+    real = session.analyse
+
+    def slow(suite, settings, *args, **options):
+        if settings.metric == metric:
+            time.sleep(seconds)
+        return real(suite, settings, *args, **options)
+
+    monkeypatch.setattr(session, "analyse", slow)
+
+
+async def right_after_m(pilot, key: str, done: Callable[[], object]) -> None:
+    """``m``, then ``key`` while the switch (made slow: `slow_switch`) is under way; back once
+    ``done`` holds (press would wait for the switch) and the app has settled."""
+    await settle(pilot)
+    assert review_screen(pilot.app).analysis.settings.metric == "rougeL"
+    await pilot.press("m", key)
+    for _ in range(60):
+        await pilot.pause(0.1)
+        if done():
+            break
+    await settle(pilot)
+
+
+async def open_first_diff(pilot, *keys: str) -> DiffView:
+    """The diff of the table's first row, once the suite is open (then ``keys`` pressed)."""
+    await settle(pilot)
+    await press(pilot, "enter")
+    await settle(pilot)
+    view = pilot.app.screen.query_one(DiffView)
+    if keys:
+        await press(pilot, *keys)
+    return view
 
 
 async def open_chapter_pair(pilot) -> DiffView:

@@ -148,6 +148,13 @@ def in_child(code: str, timeout: float = 60, memory: int = 2 << 30) -> tuple[str
     return rest, int(peak) / 1024
 
 
+def one_example(root: Path, reference: str, baseline: str, candidate: str, toml: str | None = None) -> Path:
+    """A suite of one example, ``a``: its reference, and its output in two builds (1-old, 2-new)."""
+    return make_suite(root, jsonl({"id": "a", "reference": reference}),
+                      {"1-old.jsonl": jsonl({"id": "a", "output": baseline}),
+                       "2-new.jsonl": jsonl({"id": "a", "output": candidate})}, toml)
+
+
 # A two-example suite with sources, its copied spans worked out by hand (SPEC "What overlap
 # cannot see": Grusky et al.'s greedy fragments; coverage = sum |f| / |output words|, density =
 # sum |f|^2 / |output words|; words are casefolded runs of letters and digits).

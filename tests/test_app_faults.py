@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,42 @@ def small_suite(root: Path, name: str | None = None, big: str | None = None) -> 
 
 def said(app: RougeApp, severity: str | None = None) -> list[str]:
     return [n.message for n in app._notifications if severity is None or n.severity == severity]
+
+
+async def another_session(pilot, screen, change: Callable[[Review], object], shown: Callable[[], object]) -> None:
+    """``change`` made by another session (a Review of its own on the same suite), then the
+    wait until this one shows it (``shown``), as the app polls the marks file."""
+    change(Review(screen.review.analysis, screen.review.texts))
+    for _ in range(60):
+        await pilot.pause(0.1)
+        if shown():
+            return
+    raise AssertionError("the other session's change was never shown here")
+
+
+async def typed_while_another_saves(pilot, typed: str, word: str, note: str):
+    """A note typed in the editor here while another session saves ``word`` and ``note`` on
+    the same example, shown here before anything is saved: this session's screen and example."""
+    await settle(pilot)
+    screen = review_screen(pilot.app)
+    example = screen.current_id()
+    await press(pilot, "c")
+    await type_text(pilot, typed)
+    await another_session(pilot, screen, lambda other: other.set_mark(example, word, note),
+                          lambda: getattr(screen.review.get(example), "note", ""))
+    return screen, example
+
+
+async def asked_to_clear(pilot):
+    """The first row marked unsure here, and x pressed: the question up, this session's
+    screen and example."""
+    await settle(pilot)
+    screen = review_screen(pilot.app)
+    example = screen.current_id()
+    await press(pilot, "u")
+    await settle(pilot)
+    await press(pilot, "x")
+    return screen, example
 
 
 async def test_a_failed_save_says_so_keeps_the_mark_and_note_and_a_retry_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -301,18 +338,8 @@ async def test_a_note_saved_elsewhere_while_one_is_typed_here_is_kept(tmp_path: 
     while the editor was open, so the save took it as seen). Both texts are kept, and said."""
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = review_screen(app)
-        example = screen.current_id()
-        await press(pilot, "c")
-        await type_text(pilot, "ALICE: the header is duplicated")
-        other = Review(screen.review.analysis, screen.review.texts)
-        other.set_mark(example, "fine", "BOB: fine by me")
-        for _ in range(60):  # the other session's note is shown here while the editor is open
-            await pilot.pause(0.1)
-            shown = screen.review.get(example)
-            if shown is not None and shown.note:
-                break
+        screen, example = await typed_while_another_saves(pilot, "ALICE: the header is duplicated", "fine",
+                                                          "BOB: fine by me")
         assert screen.review.get(example).note == "BOB: fine by me"
         await press(pilot, "ctrl+s")
         await settle(pilot)
@@ -328,18 +355,9 @@ async def test_yes_to_clear_a_mark_another_session_changed_meanwhile_keeps_their
     said the unsure mark was cleared. What the question named is gone: theirs is kept, said."""
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = review_screen(app)
-        example = screen.current_id()
-        await press(pilot, "u")
-        await settle(pilot)
-        await press(pilot, "x")
-        other = Review(screen.review.analysis, screen.review.texts)
-        other.set_mark(example, "regression", "theirs")
-        for _ in range(60):  # the other session's mark is shown here behind the question
-            await pilot.pause(0.1)
-            if screen.review.get(example).word == "regression":
-                break
+        screen, example = await asked_to_clear(pilot)
+        await another_session(pilot, screen, lambda other: other.set_mark(example, "regression", "theirs"),
+                              lambda: screen.review.get(example).word == "regression")  # behind the question
         await press(pilot, "y")
         await settle(pilot)
     entries = json.loads(screen.review.store.path.read_text())["marks"]
@@ -354,18 +372,7 @@ async def test_a_hang_up_while_a_note_is_typed_keeps_a_note_saved_elsewhere_mean
     hang-up keeps goes through the editor's merge, as ctrl+s does."""
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = review_screen(app)
-        example = screen.current_id()
-        await press(pilot, "c")
-        await type_text(pilot, "A typed this")
-        other = Review(screen.review.analysis, screen.review.texts)
-        other.set_mark(example, "unsure", "B saved this")
-        for _ in range(60):
-            await pilot.pause(0.1)
-            shown = screen.review.get(example)
-            if shown is not None and shown.note:
-                break
+        screen, example = await typed_while_another_saves(pilot, "A typed this", "unsure", "B saved this")
         app._save_unsaved()  # what the hang-up does, before the process ends
         app._save_unsaved()  # and again (SIGTERM, then SIGHUP): kept once (a review)
         entries = json.loads(screen.review.store.path.read_text())["marks"]
@@ -385,12 +392,8 @@ async def test_a_diff_open_shows_a_mark_another_session_saves_meanwhile(tmp_path
         assert isinstance(app.screen, DiffScreen)
         example = app.screen.example_id
         assert "marked" not in app.screen.title_text(98).plain
-        other = Review(screen.review.analysis, screen.review.texts)
-        other.set_mark(example, "regression", "")
-        for _ in range(60):
-            await pilot.pause(0.1)
-            if any("marks changed by another session" in n.message for n in app._notifications):
-                break
+        await another_session(pilot, screen, lambda other: other.set_mark(example, "regression", ""),
+                              lambda: any("marks changed by another session" in n.message for n in app._notifications))
         await settle(pilot)
         title = app.screen.query_one("#diff-title").content.plain
     assert "regr" in title, title
@@ -401,17 +404,9 @@ async def test_yes_to_clear_a_mark_another_session_cleared_meanwhile_says_so(tmp
     gone): kept; x again clears it", of a mark that was gone."""
     app = app_for(small_suite(tmp_path / "suite"))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        screen = review_screen(app)
-        example = screen.current_id()
-        await press(pilot, "u")
-        await settle(pilot)
-        await press(pilot, "x")
-        Review(screen.review.analysis, screen.review.texts).clear(example)
-        for _ in range(60):
-            await pilot.pause(0.1)
-            if screen.review.get(example) is None:
-                break
+        screen, example = await asked_to_clear(pilot)
+        await another_session(pilot, screen, lambda other: other.clear(example),
+                              lambda: screen.review.get(example) is None)
         await press(pilot, "y")
         await settle(pilot)
     assert any("another session cleared it while you were asked: nothing left here to clear" in w for w in said(app))

@@ -9,15 +9,17 @@ from app_helpers import (
     CLOSING,
     app_for,
     open_chapter_pair,
+    open_first_diff,
     press,
     screen_text,
     settle,
 )
-from suite_helpers import jsonl, make_suite
+from suite_helpers import one_example
 from textual.widgets import Static
 
 from rouge_tui.app.screens.counterparts import CounterpartsScreen
 from rouge_tui.app.screens.diff import DiffScreen
+from rouge_tui.app.screens.help import HelpScreen
 
 pytestmark = pytest.mark.slow
 
@@ -38,6 +40,12 @@ async def test_o_shows_that_bs_closing_sentence_has_no_counterpart() -> None:
         for number in (1, 2, 3):  # the copied ones have a counterpart and no flag
             own = candidate[candidate.index(f"  {number}. ") : candidate.index(f"  {number + 1}. ")]
             assert "[?]" not in own and "read it" not in own
+        # README: footers show `?` always; in the `o` list it was missing, and did nothing
+        assert "? help" in screen_text(app).splitlines()[-1]
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await press(pilot, "escape")
+        assert isinstance(app.screen, CounterpartsScreen)
         await press(pilot, "escape")
         assert isinstance(app.screen, DiffScreen)
 
@@ -47,18 +55,10 @@ async def test_o_holds_supports_to_the_suites_min_support(tmp_path: Path) -> Non
     the reference (support 0.60) has no counterpart: not bold, and the screen says 0.8."""
     reference = "one two three four five six seven eight nine ten."
     candidate = "one two three four five six zebra yak wolf fox."
-    suite = make_suite(
-        tmp_path / "s", jsonl({"id": "a", "reference": reference}),
-        {"1-old.jsonl": jsonl({"id": "a", "output": "alpha beta gamma."}),
-         "2-new.jsonl": jsonl({"id": "a", "output": candidate})},
-        "[grounding]\nmin_support = 0.8\n",
-    )  # fmt: skip
+    suite = one_example(tmp_path / "s", reference, "alpha beta gamma.", candidate, "[grounding]\nmin_support = 0.8\n")
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "enter")
-        await settle(pilot)
-        await press(pilot, "o")
+        await open_first_diff(pilot, "o")
         assert isinstance(app.screen, CounterpartsScreen)
         content = app.screen.text()
         text = content.plain
@@ -75,17 +75,10 @@ async def test_o_names_each_new_figure_once_and_no_source_where_there_is_none(tm
     reference = "The merger closed in 2010 after a long review."
     kept = "The board resigned over lunch."  # in the baseline too: unsupported, not new
     candidate = f"The merger closed in 2008. Regulators approved it in 2008 and 1999. {kept}"
-    suite = make_suite(
-        tmp_path / "s", jsonl({"id": "a", "reference": reference}),
-        {"1-old.jsonl": jsonl({"id": "a", "output": f"{reference} {kept}"}),
-         "2-new.jsonl": jsonl({"id": "a", "output": candidate})},
-    )  # fmt: skip
+    suite = one_example(tmp_path / "s", reference, f"{reference} {kept}", candidate)
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "enter")
-        await settle(pilot)
-        await press(pilot, "o")
+        await open_first_diff(pilot, "o")
         assert isinstance(app.screen, CounterpartsScreen)
         text = app.screen.text().plain
     candidate_part = text[: text.index("\nbaseline · ")]
@@ -139,18 +132,3 @@ async def test_j_k_g_and_G_move_in_the_list_as_in_help_and_the_diff() -> None:
         await press(pilot, "g")
         assert box.scroll_y == 0 and isinstance(app.screen, CounterpartsScreen)
 
-
-async def test_question_mark_in_the_counterparts_lists_their_keys() -> None:
-    """README: footers show `?` always; in the `o` list it was missing, and did nothing."""
-    from rouge_tui.app.screens.help import HelpScreen
-
-    app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await open_chapter_pair(pilot)
-        await press(pilot, "o")
-        assert isinstance(app.screen, CounterpartsScreen)
-        assert "? help" in screen_text(app).splitlines()[-1]
-        await press(pilot, "question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        await press(pilot, "escape")
-        assert isinstance(app.screen, CounterpartsScreen)

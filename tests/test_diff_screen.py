@@ -20,6 +20,7 @@ from app_helpers import (
     current_id,
     diff_lines,
     filter_by,
+    open_first_diff,
     oracle_f,
     press,
     read_jsonl,
@@ -29,7 +30,7 @@ from app_helpers import (
     table_lines,
     type_text,
 )
-from suite_helpers import jsonl, make_suite
+from suite_helpers import jsonl, make_suite, one_example
 
 from rouge_tui.app.screens.diff import DiffScreen
 from rouge_tui.app.screens.help import HelpScreen
@@ -156,19 +157,10 @@ async def test_the_change_counter_goes_when_its_change_leaves_the_screen(tmp_pat
     goes, and `]` goes on from the top of the screen, as less searches on from there."""
     sentences = [f"Step {k} of the runbook was followed by the on-call engineer." for k in range(40)]
     edited = [s.replace("followed", "skipped") for s in sentences]  # a change on every line
-    suite = make_suite(
-        tmp_path / "s",
-        references=jsonl({"id": "a", "reference": " ".join(sentences)}),
-        builds={"1-old.jsonl": jsonl({"id": "a", "output": "\n".join(sentences)}),
-                "2-new.jsonl": jsonl({"id": "a", "output": "\n".join(edited)})},
-    )
+    suite = one_example(tmp_path / "s", " ".join(sentences), "\n".join(sentences), "\n".join(edited))
     app = app_for(suite)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "enter")
-        await settle(pilot)
-        await press(pilot, "d", "right_square_bracket")  # baseline against candidate
-        view = app.screen.query_one(DiffView)
+        view = await open_first_diff(pilot, "d", "right_square_bracket")  # baseline against candidate
 
         def counted() -> tuple[int, int] | None:  # the title's "change k of n" (or "chg k/n")
             found = re.search(r"change (\d+) of (\d+)|chg (\d+)/(\d+)", screen_text(app).splitlines()[1])

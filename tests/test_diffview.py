@@ -12,13 +12,14 @@ from app_helpers import (
     diff_lines,
     filter_by,
     open_chapter_pair,
+    open_first_diff,
     press,
     screen_text,
     settle,
     type_text,
 )
 from oracles import CHAPTER_A, CHAPTER_B, CHAPTER_REFERENCE
-from suite_helpers import jsonl, make_suite
+from suite_helpers import jsonl, make_suite, one_example
 
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.app.widgets.diffview import DiffModel, DiffView
@@ -230,18 +231,10 @@ async def test_a_changed_run_of_several_lines_is_one_change_for_the_brackets(tmp
     """A review: with markers on each line of a changed run, `]` stopped on each of its lines
     and "change k of n" counted lines. Only the run's first line is where a change begins."""
     grown = "the pool timed out at noon\nretries piled up\nthe queue grew\nnobody was paged"  # (each line
-    suite = make_suite(  # in the reference: no [?], whose flags are changes of their own)
-        tmp_path / "s", jsonl({"id": "a", "reference": grown}),
-        {"1-old.jsonl": jsonl({"id": "a", "output": "the pool timed out at noon"}),
-         "2-new.jsonl": jsonl({"id": "a", "output": grown})},
-    )  # fmt: skip
-    app = app_for(suite)
+    suite = one_example(tmp_path / "s", grown, "the pool timed out at noon", grown)  # in the reference: no [?],
+    app = app_for(suite)  # whose flags are changes of their own)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await press(pilot, "enter")
-        await settle(pilot)
-        await press(pilot, "d")
-        view = app.screen.query_one(DiffView)
+        view = await open_first_diff(pilot, "d")
         lines = diff_lines(view)
         assert sum(line.lstrip("+± ").startswith("{+") for line in lines) == 3, lines  # a marker on each line
         assert len(view.changes) == 1, (view.changes, lines)

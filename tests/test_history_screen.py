@@ -21,8 +21,10 @@ from app_helpers import (
     lines_of,
     press,
     review_screen,
+    right_after_m,
     screen_text,
     settle,
+    slow_switch,
     two_suites,
 )
 from suite_helpers import jsonl, make_suite
@@ -708,28 +710,11 @@ async def test_h_right_after_m_shows_the_history_of_the_metric_asked_for(monkeyp
     figured in the metric being replaced, and stayed so once the switch was done (a number on
     screen belongs to the comparison on screen). h now waits for the comparison asked for, as
     a diff does. (The switch made as slow as theirs: 2 s.)"""
-    import time
-
-    from rouge_tui import session
-
-    real = session.analyse
-
-    def slow(suite, settings, *args, **options):
-        if settings.metric == "rougeLsum":
-            time.sleep(1.0)
-        return real(suite, settings, *args, **options)
-
-    monkeypatch.setattr(session, "analyse", slow)
+    slow_switch(monkeypatch)
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        assert review_screen(app).analysis.settings.metric == "rougeL"
-        await pilot.press("m", "h")  # h while the switch is under way (press would wait for it)
-        for _ in range(60):
-            await pilot.pause(0.1)
-            if isinstance(app.screen, HistoryScreen) and review_screen(app).analysis.settings.metric == "rougeLsum":
-                break
-        await settle(pilot)
+        await right_after_m(pilot, "h", lambda: isinstance(app.screen, HistoryScreen)
+                            and review_screen(app).analysis.settings.metric == "rougeLsum")
         assert isinstance(app.screen, HistoryScreen)
         shown = review_screen(app).analysis
         assert shown.settings.metric == "rougeLsum"

@@ -27,8 +27,10 @@ from app_helpers import (
     press,
     ranked_ids,
     review_screen,
+    right_after_m,
     screen_text,
     settle,
+    slow_switch,
     table_lines,
     type_text,
 )
@@ -1010,28 +1012,10 @@ async def test_e_right_after_m_exports_the_metric_asked_for(monkeypatch: pytest.
     replaced (its signature rougeLsum's) while the screen went on to show rouge1's, and the
     file's name does not say the metric. e now waits for the comparison asked for, as h, a
     diff and the walk do. (The switch made slow: 1 s.)"""
-    import time
-
-    from rouge_tui import session
-
-    real = session.analyse
-
-    def slow(suite, settings, *args, **options):
-        if settings.metric == "rougeLsum":
-            time.sleep(1.0)
-        return real(suite, settings, *args, **options)
-
-    monkeypatch.setattr(session, "analyse", slow)
+    slow_switch(monkeypatch)
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        assert review_screen(app).analysis.settings.metric == "rougeL"
-        await pilot.press("m", "e")  # e while the switch is under way (press would wait for it)
-        for _ in range(60):
-            await pilot.pause(0.1)
-            if app.exported:
-                break
-        await settle(pilot)
+        await right_after_m(pilot, "e", lambda: app.exported)
         assert review_screen(app).analysis.settings.metric == "rougeLsum"
         text = app.exported[0].read_text(encoding="utf-8")
     signature = re.search(r"Signature: `([^`]*)`", text)

@@ -801,3 +801,16 @@ def test_what_became_of_a_note_is_said_as_it_is() -> None:
     two.record(("fp", *PAIR, "e"), replace(two.all[("fp", *PAIR, "e")], word="regression"))
     two.record(("fp", *PAIR, "f"), replace(two.all[("fp", *PAIR, "f")], word="regression"))
     assert two.save() == "another session had marked this example unsure; replaced with regression"
+
+
+def test_an_addition_to_a_long_note_merges_and_edits_all_through_it_keep_both() -> None:
+    """A pass of two sessions: a 24 KB note and an addition on each side; the merge compared
+    every word with every word, 5 s, and the hang-up's grace ended the process in it, the
+    typed text lost. What all three share at each end is compared no more: the additions
+    merge; edits all through a long note keep both texts whole (nothing dropped)."""
+    from rouge_tui.store.marks import merged_note
+
+    long = " ".join(f"word{k}" for k in range(5000))
+    assert merged_note(long, f"{long} tailA", f"{long} tailB") == f"{long} tailB tailA"
+    mine, theirs = f"x {long} tailA", long.replace("word2500", "W") + " tailB"
+    assert merged_note(long, mine, theirs) == f"{mine}\n\n(kept from another session) {theirs}"

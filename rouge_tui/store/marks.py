@@ -142,6 +142,7 @@ def merged_note(seen: str, mine: str, theirs: str) -> str:
 
 
 _WORDS = re.compile(r"\s+|\S+")  # a note's words and the spaces between: what edits are made of
+_MOST_COMPARED = 1_000_000  # word pairs difflib may weigh for one merge (well under a second)
 
 
 def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
@@ -153,11 +154,24 @@ def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
     sessions adding a line at the end of one note, round after round, doubled it)."""
     from difflib import SequenceMatcher
 
-    words = _WORDS.findall(seen)
+    words, sides = _WORDS.findall(seen), (_WORDS.findall(theirs), _WORDS.findall(mine))
+    # What all three share at each end is no edit's: an addition at the end of a long note
+    # compares nothing else (difflib is quadratic: 5 s at 24 KB, past a hang-up's grace).
+    head = 0
+    while head < len(words) and all(head < len(side) and side[head] == words[head] for side in sides):
+        head += 1
+    tail = 0
+    while tail < len(words) - head and all(tail < len(side) - head and side[-1 - tail] == words[-1 - tail]
+                                           for side in sides):
+        tail += 1
+    middle = words[head:len(words) - tail]
+    if len(middle) * max(len(side) - head - tail for side in sides) > _MOST_COMPARED:
+        return None  # edits all through a long note: both texts kept, at once
     edits = sorted(
-        (start, end, side, "".join(other[low:high]))
-        for side, other in enumerate((_WORDS.findall(theirs), _WORDS.findall(mine)))
-        for tag, start, end, low, high in SequenceMatcher(None, words, other, autojunk=False).get_opcodes()
+        (head + start, head + end, number, "".join(side[head + low:head + high]))
+        for number, side in enumerate(sides)
+        for tag, start, end, low, high in SequenceMatcher(
+            None, middle, side[head:len(side) - tail], autojunk=False).get_opcodes()
         if tag != "equal"
     )
     out, at, last = [], 0, None

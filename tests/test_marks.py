@@ -803,6 +803,25 @@ def test_what_became_of_a_note_is_said_as_it_is() -> None:
     assert two.save() == "another session had marked this example unsure; replaced with regression"
 
 
+def test_two_sessions_kept_at_one_hang_up_keep_both_notes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass of two sessions: with the lock held by a stopped one, two hang-ups each kept
+    their note beside the file (`keep_unsaved`), "base fromB fromA" and "base fromB fromC";
+    the next save took the newer of the two and deleted both files: A's text was gone. The
+    kept notes are merged against the file's, the newer word kept."""
+    slot = ("fp", *PAIR, "e")
+    store().set_mark(*PAIR, "e", "fine", "base fromB", "h")
+    for pid, note in ((101, "base fromB fromA"), (102, "base fromB fromC")):
+        with monkeypatch.context() as patch:  # (two processes' files, kept in one second)
+            patch.setattr(marks_module.os, "getpid", lambda pid=pid: pid)
+            hung = store()
+            hung.record(slot, replace(hung.all[slot], note=note))
+            assert hung.keep_unsaved() is not None
+    later = store()
+    later.set_mark(*PAIR, "other", "unsure", "", "h")  # a save takes the kept ones in
+    assert on_disk(later)["e"] == ("fine", "base fromB fromA fromC")
+    assert not [p for p in later.path.parent.iterdir() if ".unsaved-" in p.name]
+
+
 def test_an_addition_to_a_long_note_merges_and_edits_all_through_it_keep_both() -> None:
     """A pass of two sessions: a 24 KB note and an addition on each side; the merge compared
     every word with every word, 5 s, and the hang-up's grace ended the process in it, the

@@ -240,7 +240,8 @@ class MarkStore:
 
     def _read_kept(self) -> tuple[dict[tuple[str, str, str, str], Mark] | None, list[Path]]:
         """The marks on disk, with those a session kept beside the file when it could not
-        save (`keep_unsaved`), the newer of two for one slot, and the files those came from;
+        save (`keep_unsaved`): for one slot the newer word and both notes (`merged_note`
+        against the file's), and the files those came from;
         None when the file exists but cannot be read (then it must not be written over), with
         ``warning`` saying so."""
         try:
@@ -252,6 +253,7 @@ class MarkStore:
             reason = str(exc)
         else:
             taken = []
+            filed = {slot: mark.note for slot, mark in found.items()}  # what the kept ones began from
             for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
                 try:
                     marks = _marks_from(read_state(kept))
@@ -259,8 +261,15 @@ class MarkStore:
                     continue  # left as it is, for a person to read
                 taken.append(kept)
                 for mark in marks:
-                    if mark.slot not in found or found[mark.slot].updated <= mark.updated:
+                    held = found.get(mark.slot)
+                    if held is None:
                         found[mark.slot] = mark
+                        continue
+                    # The newer word; the notes merged: two sessions' kept at one hang-up
+                    # (the lock held by a stopped one) each held a note the other lost.
+                    newer = mark if held.updated <= mark.updated else held
+                    note = merged_note(filed.get(mark.slot, ""), mark.note, held.note)
+                    found[mark.slot] = replace(newer, note=note)
             return found, taken
         self.warning = f"marks file {self.path} was unreadable ({reason}); {set_aside(self.path)}"
         return None, []

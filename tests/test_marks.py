@@ -833,3 +833,15 @@ def test_an_addition_to_a_long_note_merges_and_edits_all_through_it_keep_both() 
     assert merged_note(long, f"{long} tailA", f"{long} tailB") == f"{long} tailB tailA"
     mine, theirs = f"x {long} tailA", long.replace("word2500", "W") + " tailB"
     assert merged_note(long, mine, theirs) == f"{mine}\n\n(kept from another session) {theirs}"
+
+
+def test_a_note_emptied_elsewhere_and_added_to_here_keeps_ours_and_says_so() -> None:
+    """A pass of two sessions: B emptied a note and saved; A added to it and saved: A's note
+    stood (nothing of B's text to keep) and A was told nothing of B's emptying it."""
+    one, two = store(), store()
+    one.set_mark(*PAIR, "e", "fine", "n0 base", "h")
+    two.load()
+    one.set_mark(*PAIR, "e", None, "", "h")
+    assert two.set_mark(*PAIR, "e", None, "n0 base fromA", "h") == (
+        "another session emptied this note since: yours is kept")
+    assert on_disk(store()) == {"e": ("fine", "n0 base fromA")}

@@ -436,8 +436,11 @@ class MarkStore:
             else:
                 result[slot] = replace(mark, note=note)
                 said = [f"another session had marked this example {theirs.word}; replaced with {mark.word}"] if moved else []
+            seen_note = was.note if was else ""
             if note != mark.note:
-                said.append(note_said(was.note if was else "", mark.note, theirs.note, note))
+                said.append(note_said(seen_note, mark.note, theirs.note, note))
+            elif seen_note.strip() and not theirs.note.strip() and mark.note != seen_note:
+                said.append("another session emptied this note since: yours is kept")  # (theirs undone)
             if said:
                 notices.append("; ".join(said))
         return result

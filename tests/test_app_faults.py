@@ -376,7 +376,16 @@ async def test_a_hang_up_while_a_note_is_typed_keeps_a_note_saved_elsewhere_mean
         app._save_unsaved()  # what the hang-up does, before the process ends
         app._save_unsaved()  # and again (SIGTERM, then SIGHUP): kept once (a review)
         entries = json.loads(screen.review.store.path.read_text())["marks"]
-    assert [(e["id"], e["note"]) for e in entries] == [(example, "A typed this\n\n(kept from another session) B saved this")]
+        assert [(e["id"], e["note"]) for e in entries] == [
+            (example, "A typed this\n\n(kept from another session) B saved this")]
+        # SIGTERM keeps the note and the app ends within its grace: typed more and saved
+        # meanwhile, the note met its own kept result, and went in twice (a review)
+        await type_text(pilot, " and more")
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        entries = json.loads(screen.review.store.path.read_text())["marks"]
+    assert [(e["id"], e["note"]) for e in entries] == [
+        (example, "A typed this and more\n\n(kept from another session) B saved this")]
 
 
 async def test_a_diff_open_shows_a_mark_another_session_saves_meanwhile(tmp_path: Path) -> None:

@@ -67,20 +67,25 @@ def edit_note(screen: Screen, review: Review, example_id: str, after: Callable[[
     shown = review.get(example_id)
     opened = shown.note if shown else ""
 
-    kept: list[str] = []  # the note last kept: kept again (a hang-up, then ctrl+s) it is so already
+    # The last keep: the text typed, what it became, and the other session's note it met. A
+    # keep again (a hang-up, then ctrl+s) meets its own result, not theirs: merged against
+    # it, the typed text went in twice.
+    last: dict[str, str] = {}
 
     def keep(note: str) -> str:
         """The note typed, the example's in this session; what became of it, in words, where
         another session's note came in since the editor opened on ``opened`` (shown here, the
         store would take it as seen, and the save replace it: `merged_note` against what the
         editor opened on). Also what a hang-up keeps."""
-        if kept == [note]:  # merged against its own result, the typed text went in twice
+        if last.get("typed") == note:
             return ""
         now = review.get(example_id)
         theirs = now.note if now is not None and now.carried_from is None else opened
+        if last and theirs == last["result"]:  # unchanged since: ours
+            theirs = last["theirs"]
         merged = merged_note(opened, note, theirs)
         review.set_mark(example_id, None, merged, save=False)
-        kept[:] = [note]
+        last.update(typed=note, result=merged, theirs=theirs)
         return note_said(opened, note, theirs, merged) if merged != note else ""
 
     def save(note: str | None) -> None:

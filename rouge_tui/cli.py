@@ -242,10 +242,13 @@ def _folder_of_suites(path: Path, name: str | None = None) -> None:
     except SuiteError:
         return
     if suites and name is not None:
-        from rouge_tui.suite.suite import open_suite
+        from rouge_tui.suite.suite import is_suite, open_suite
 
+        # (--suite-name picks among the native suites here by name or folder; a harness's
+        # folder is a PATH of its own, its tasks named there)
+        native = [ref for ref in suites if is_suite(ref.path)]
         alike = []
-        for ref in suites:
+        for ref in native:
             try:
                 if open_suite(ref).name == name:
                     alike.append(one_line(ref.path.name, 40))
@@ -254,9 +257,11 @@ def _folder_of_suites(path: Path, name: str | None = None) -> None:
         if len(alike) > 1:  # (a copy of a suite keeps its suite.toml name)
             raise CliError(f"{one_line(str(path))}: {len(alike)} suites here are named {one_line(name, 60)!r}, in "
                            f"{', '.join(alike)}: name one by its folder")
-        listed = ", ".join(f"{one_line(ref.path.name, 40)}" for ref in suites[:8]) + (" …" if len(suites) > 8 else "")
+        folders = list(dict.fromkeys(one_line(ref.path.name, 40) for ref in suites))
+        listed = ", ".join(folders[:8]) + (" …" if len(folders) > 8 else "")
         raise CliError(f"{one_line(str(path))}: no suite named {one_line(name, 60)!r} in this folder of suites "
-                       f"(by its suite.toml name or its folder: {listed})")
+                       f"(by its suite.toml name or its folder: {listed}; a harness's folder is a PATH of its "
+                       "own, with --suite-name for its task)")
     if suites:
         first = one_line(str(suites[0].path))
         raise CliError(f"{one_line(str(path))}: a folder of {len(suites)} {'suite' if len(suites) == 1 else 'suites'}, not a suite: report on one of them, "

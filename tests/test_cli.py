@@ -89,7 +89,18 @@ def test_a_report_on_a_folder_of_suites_says_it_is_one_and_names_a_suite(
     assert main(["report", str(folder), "--suite-name", "Nothing so named"]) == 2
     assert capsys.readouterr().err == (
         f"rouge-tui: error: {folder}: no suite named 'Nothing so named' in this folder of suites (by its "
-        "suite.toml name or its folder: a-support, b-incidents)\n")
+        "suite.toml name or its folder: a-support, b-incidents; a harness's folder is a PATH of its own, with "
+        "--suite-name for its task)\n")
+    # two harness folders of one task: not "name one by its folder", which picks no harness's
+    from test_importer_lm_eval import FRIDAY, MONDAY, sample, write_run
+
+    harness = tmp_path / "harnesses"
+    for model in ("h1", "h2"):
+        for date in (MONDAY, FRIDAY):
+            write_run(harness / model / "m", date, {"xsum": [sample(0, "a", "x")]})
+    assert main(["report", str(harness), "--suite-name", "xsum"]) == 2
+    err = capsys.readouterr().err
+    assert "name one by its folder" not in err and "a harness's folder is a PATH of its own" in err, err
     shutil.copytree(INCIDENTS, folder / "c-copy")  # a copy keeps its suite.toml's name: say so
     assert main(["report", str(folder), "--suite-name", "Incident summaries"]) == 2
     assert capsys.readouterr().err == (f"rouge-tui: error: {folder}: 2 suites here are named 'Incident summaries', "

@@ -770,6 +770,8 @@ def test_a_note_is_merged_three_ways_against_what_was_seen() -> None:
     assert merged_note("the cat sat", "the cat sat. Mine.", "The cat sat") == "The cat sat. Mine."
     assert merged_note("alpha", "alpha A2", "alpha B2") == "alpha B2 A2"
     assert merged_note("alpha", "alpha\nA2", "alpha\nB2") == "alpha\nB2\nA2"
+    # An edit both sides made is made once (a review: both texts were kept whole for it).
+    assert merged_note("a b c d", "a c d x", "a c d y") == "a c d y x"
     # Edits that meet are no two places: made letter by letter they wrote what nobody did
     # ("counts 121", a review): both texts are kept.
     assert merged_note("counts 10", "counts 12", "counts 101") == "counts 12\n\n(kept from another session) counts 101"

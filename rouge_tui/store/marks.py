@@ -167,13 +167,14 @@ def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
     middle = words[head:len(words) - tail]
     if len(middle) * max(len(side) - head - tail for side in sides) > _MOST_COMPARED:
         return None  # edits all through a long note: both texts kept, at once
-    edits = sorted(
-        (head + start, head + end, number, "".join(side[head + low:head + high]))
-        for number, side in enumerate(sides)
+    found = {  # an edit both sides made is made once (the first side's)
+        (head + start, head + end, "".join(side[head + low:head + high])): number
+        for number, side in reversed(list(enumerate(sides)))
         for tag, start, end, low, high in SequenceMatcher(
             None, middle, side[head:len(side) - tail], autojunk=False).get_opcodes()
         if tag != "equal"
-    )
+    }
+    edits = sorted((start, end, number, text) for (start, end, text), number in found.items())
     out, at, last = [], 0, None
     for start, end, _, text in edits:
         inserts_beside = last == (start, start) and start == end  # two insertions at one place

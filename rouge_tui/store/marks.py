@@ -414,7 +414,7 @@ class MarkStore:
         """The file's marks with this session's changes laid over them. The last writer of a
         mark wins, and is told when it replaces a mark it had not seen; clearing never deletes
         a mark it did not see; a note alone never changes a word another session chose; a
-        note another session wrote, unseen here, is kept beside this one's (`both_notes`)."""
+        note changed on both sides keeps both sides' changes (`merged_note`)."""
         result = dict(on_disk)
         for slot, mark in pending.items():
             theirs = result.get(slot)

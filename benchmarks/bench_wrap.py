@@ -1,4 +1,4 @@
-"""Word wrapping in the diff view, side by side: ours (``diffview.lay_out``) against Rich's
+"""Word wrapping in the diff view, side by side: ours (``wrap.lay_out``) against Rich's
 own (``Text.wrap``), on the same styled texts, in-process.
 
     python benchmarks/bench_wrap.py --runs 7
@@ -42,7 +42,8 @@ from _measure import machine_note, print_table
 from rich.console import Console
 from rich.text import Text
 
-from rouge_tui.app.widgets.diffview import lay_out, styled
+from rouge_tui.app.widgets.diffview import styled
+from rouge_tui.app.widgets.wrap import lay_out
 from rouge_tui.diff import word_diff
 
 CNNDM = Path("/work/shared/data/cnndm-pointer-gen")

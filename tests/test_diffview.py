@@ -202,7 +202,7 @@ def test_a_sentences_flag_is_never_left_at_the_end_of_a_line(removed: str, width
     between the flag and the sentence it opens, leaving `- [-...-] [?]` on one line and the
     sentence on the next. The flag now wraps with the first word of its sentence, ASCII or
     not (each width from 20 to 59 cells puts the break elsewhere)."""
-    from rouge_tui.app.widgets.diffview import lay_out
+    from rouge_tui.app.widgets.wrap import lay_out
     from rouge_tui.diff import UNSUPPORTED_TAG
 
     found = [("Same words here. ", "same"), (removed, "removed"), (" ", "same"), (UNSUPPORTED_TAG, "flag"),
@@ -219,7 +219,7 @@ def test_a_word_after_a_flag_is_not_cut_when_it_needs_a_line_of_its_own(text: st
     """A review: where the flag and the first word of its sentence do not fit on one line,
     the line breaks after the flag rather than inside the word; the path for text that is
     not ASCII cut the word ("[?] abcdef" / "ghé") where the ASCII one kept it whole."""
-    from rouge_tui.app.widgets.diffview import breaks
+    from rouge_tui.app.widgets.wrap import breaks
 
     word = text.rsplit(" ", 1)[1]
     cuts = breaks(text, 10)

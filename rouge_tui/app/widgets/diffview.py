@@ -1,8 +1,8 @@
 """The diff view: one example against its reference, or its two outputs against each other.
 
 It draws `rouge_tui.diff`'s pieces (every piece of suite text through ``safetext.visible``,
-never markup), breaks them into lines at word boundaries for the width it has, and shows the
-lines through the Line API, each drawn when it comes into view. Nothing is told by colour
+never markup), breaks them into lines at word boundaries for the width it has (`wrap`), and
+shows the lines through the Line API, each drawn when it comes into view. Nothing is told by colour
 alone:
 
 - against the reference, the words that count are bold and underlined, and the reference
@@ -26,7 +26,6 @@ from functools import cached_property
 from itertools import pairwise
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
@@ -37,11 +36,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from rouge_tui.app.widgets.wrap import Line, Styled, lay_out
 from rouge_tui.diff import (
     BRACKETS,
     LEGEND,
     OTHER_TEXT,
-    UNSUPPORTED_TAG,
     ExampleDiff,
     Piece,
     annotate,
@@ -79,8 +78,6 @@ CURRENT = Style(bold=True, reverse=True)
 OPENING = {kind: STYLES[kind] + Style(bold=True, overline=False) for kind in BRACKETS}
 TARGETS = {*OPENING.values(), STYLES["flag"], STYLES["newfig"]}
 
-Styled = tuple[str, Style]  # a stretch of one line drawn in one style
-Line = list[Styled]
 Row = list[tuple[str | None, Line, int]]  # cells: (gutter sign, line, width)
 
 
@@ -274,77 +271,6 @@ def _matched(found: list[Styled], needle: str) -> list[Styled]:
             out.append((text[a - start : b - start], style + MATCH if inside else style))
         start = end
     return out
-
-
-_FLAG = UNSUPPORTED_TAG.rstrip()  # the tag opening an unsupported sentence, as it is drawn
-
-
-def breaks(paragraph: str, width: int) -> list[int]:
-    """Offsets where a paragraph breaks into lines of at most ``width`` cells: after the
-    last space that fits, or inside a word longer than the line. Never after a sentence's
-    `[?]`: left at a line's end, a newcomer read it as the flag of the removed words before."""
-    cuts, at = [], 0
-    if paragraph.isascii():
-        while len(paragraph) - at > width:
-            space = paragraph.rfind(" ", at, at + width + 1)
-            if space > at and paragraph.endswith(_FLAG, 0, space):  # the space before it, if any
-                earlier = paragraph.rfind(" ", at, space - len(_FLAG))
-                space = earlier if earlier > at else space
-            at = space + 1 if space > at else at + width
-            cuts.append(at)
-        return cuts
-    used, space, after_flag = 0, -1, -1
-    for i, char in enumerate(paragraph):
-        size = cell_len(char)
-        if used + size > width and i > at:
-            if space < at:  # no space but the flag's: break there, not inside a word
-                space = after_flag
-            at = space + 1 if space >= at else i
-            cuts.append(at)
-            used = cell_len(paragraph[at:i])
-            space = -1
-            after_flag = after_flag if after_flag >= at else -1  # the flag's, on the new line
-        if char == " ":
-            if paragraph.endswith(_FLAG, 0, i):
-                after_flag = i
-            else:
-                space = i
-        used += size
-    return cuts
-
-
-def lay_out(found: list[Styled], width: int) -> list[Line]:
-    """Styled stretches broken into lines of ``width`` cells: at newlines, and at word boundaries
-    inside a paragraph (the space a line breaks at is not drawn)."""
-    plain = "".join(text for text, _ in found)
-    bounds: list[tuple[int, int]] = []  # each line's [start, end) in the plain text
-    start = 0
-    for paragraph in plain.split("\n"):
-        begin = start
-        for cut in breaks(paragraph, max(width, 1)):
-            end = start + cut
-            bounds.append((begin, end - (plain[end - 1] == " ")))
-            begin = end
-        bounds.append((begin, start + len(paragraph)))
-        start += len(paragraph) + 1
-    if len(bounds) > 1 and plain.endswith("\n"):
-        bounds.pop()
-    lines: list[Line] = []
-    j, at = 0, [0]
-    for text, _ in found:
-        at.append(at[-1] + len(text))
-    for begin, end in bounds:
-        while j < len(found) and at[j + 1] <= begin:
-            j += 1
-        line: Line = []
-        i = j
-        while i < len(found) and at[i] < end:
-            a, b = max(begin, at[i]) - at[i], min(end, at[i + 1]) - at[i]
-            if b > a:
-                line.append((found[i][0][a:b], found[i][1]))
-            i += 1
-        lines.append(line)
-    return lines
 
 
 def legend_line() -> list[Styled]:

@@ -56,7 +56,6 @@ BRACKETS = {"removed": ("[-", "-]"), "added": ("{+", "+}")}
 
 MatchedBy = Literal["both", "baseline", "candidate", "neither"]
 
-
 # Unchanged stretches longer than this many words fold to "… N unchanged words …" (`f`),
 # keeping FOLD_CONTEXT words at each end.
 FOLD_WORDS = 12

@@ -208,22 +208,25 @@ class RougeApp(App[None]):
         self.ending = True
         super().exit(result, return_code, message)
 
-    def panic(self, *renderables: RenderableType) -> None:
-        """Textual ends the app so on an error it did not expect (its input thread's): what
-        is typed and not saved is kept first, as on a hang-up, and the status says it failed
-        (it was 0, a typed note lost)."""
+    def _failing(self) -> None:
+        """The app ends on an error nobody expected: what is typed and not saved is kept
+        first, as on a hang-up."""
         self.ending = True
         with contextlib.suppress(Exception):
             self._save_unsaved()
+
+    def panic(self, *renderables: RenderableType) -> None:
+        """Textual ends the app so on an error it did not expect (its input thread's): what
+        is typed is kept (`_failing`), and the status says it failed (it was 0, a typed note
+        lost)."""
+        self._failing()
         self._return_code = 1  # (Textual's own; its exit() would not show the error)
         super().panic(*renderables)
 
     def _handle_exception(self, error: Exception) -> None:
         """Textual's way out for an error a handler or widget raised (Textual's own hook,
-        private, with textual pinned): what is typed is kept first, as in `panic`."""
-        self.ending = True
-        with contextlib.suppress(Exception):
-            self._save_unsaved()
+        private, with textual pinned): what is typed is kept first (`_failing`)."""
+        self._failing()
         super()._handle_exception(error)
 
     async def run_action(

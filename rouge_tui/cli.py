@@ -242,18 +242,11 @@ def _folder_of_suites(path: Path, name: str | None = None) -> None:
     except SuiteError:
         return
     if suites and name is not None:
-        from rouge_tui.suite.suite import is_suite, open_suite
+        from rouge_tui.suite.suite import named_children
 
         # (--suite-name picks among the native suites here by name or folder; a harness's
         # folder is a PATH of its own, its tasks named there)
-        native = [ref for ref in suites if is_suite(ref.path)]
-        alike = []
-        for ref in native:
-            try:
-                if open_suite(ref).name == name:
-                    alike.append(one_line(ref.path.name, 40))
-            except SuiteError:
-                continue
+        alike = [one_line(suite.path.name, 40) for suite in named_children(path, name)]
         if len(alike) > 1:  # (a copy of a suite keeps its suite.toml name)
             raise CliError(f"{one_line(str(path))}: {len(alike)} suites here are named {one_line(name, 60)!r}, in "
                            f"{', '.join(alike)}: name one by its folder")

@@ -243,22 +243,21 @@ def open_suite(path: Path | str | SuiteRef, format: str | None = None, name: str
     if format is None:
         format = _only_format(target)
         if format is None:  # nothing recognises it: what a native suite lacks, as ever
-            if name is not None and (child := _child_named(target, name)) is not None:
-                return child  # a folder of suites, one named (as the app lists them)
+            if name is not None and len(children := named_children(target, name)) == 1:
+                return children[0]  # a folder of suites, one named (as the app lists them)
             return _named(_open_native(target, settings), name)
     return _open_imported(target, settings, format, name)
 
 
-def _child_named(folder: Path, name: str) -> Suite | None:
-    """The native suite in a subfolder of ``folder`` whose name is ``name`` (the folder's
-    name when its suite.toml gives none), if exactly one is, else the one in the subfolder
-    called ``name`` (the app lists a suite by both: "Incident summaries in incident-…"):
-    `--suite-name` in a folder of suites. None otherwise, and where ``folder`` cannot be
-    listed."""
+def named_children(folder: Path, name: str) -> list[Suite]:
+    """The native suites in subfolders of ``folder`` named ``name`` (the folder's name when
+    its suite.toml gives none), else the one in the subfolder called ``name`` (the app lists
+    a suite by both: "Incident summaries in incident-…"): what `--suite-name` picks in a
+    folder of suites, when it is one; none where ``folder`` cannot be listed."""
     try:
         subfolders = [folder / sub for sub in _listing(folder)]
     except SuiteError:
-        return None
+        return []
     named, in_folder = [], []
     for path in subfolders:
         try:
@@ -269,8 +268,7 @@ def _child_named(folder: Path, name: str) -> Suite | None:
             named.append(suite)
         elif suite is not None and path.name == name:
             in_folder.append(suite)
-    found = named or in_folder
-    return found[0] if len(found) == 1 else None
+    return named or in_folder
 
 
 def _named(suite: Suite, name: str | None) -> Suite:

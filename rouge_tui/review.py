@@ -119,22 +119,31 @@ class Opened:
         return self._marks
 
     def history(self) -> list[dict[str, Any]]:
-        """Every build's n, mean and band, in name order (``report --history``)."""
-        from rouge_tui.analysis.history import kept_trend, trend
+        """Every build's n, mean and band, in name order, and its paired delta and verdict
+        against the build before it with figures (``report --history``): for the pair
+        compared, the comparison's own, as the history view shows them."""
+        from rouge_tui.analysis.history import kept_trend, steps, trend
 
-        rows = kept_trend(self.analysis.suite, self.analysis.settings, self.caches)
+        settings, figures = self.analysis.settings, self.analysis.figures
+        rows = kept_trend(self.analysis.suite, settings, self.caches)
         if rows is None:
             texts = self.texts()
-            rows = trend(self.analysis.suite, texts.references, self.analysis.settings, self.caches,
+            rows = trend(self.analysis.suite, texts.references, settings, self.caches,
                          read=(texts.baseline, texts.candidate))
-        return [
-            {"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
-             "mean": h.stats.mean if h.stats else None,
-             "band": list(h.stats.band) if h.stats else None,
-             "band_source": h.stats.band_source if h.stats else None,
-             **({"error": h.problem} if h.problem else {})}
-            for h in rows
-        ]
+        out = []
+        for h, step in zip(rows, steps(rows, settings)):
+            entry = {"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
+                     "mean": h.stats.mean if h.stats else None,
+                     "band": list(h.stats.band) if h.stats else None,
+                     "band_source": h.stats.band_source if h.stats else None,
+                     "against": None, "delta": None, "verdict": None,
+                     **({"error": h.problem} if h.problem else {})}
+            if step is not None and (step.against, h.name) == (figures.baseline.name, figures.candidate.name):
+                entry.update(against=step.against, delta=figures.delta_mean, verdict=figures.verdict)
+            elif step is not None:
+                entry.update(against=step.against, delta=step.delta, verdict=step.verdict)
+            out.append(entry)
+        return out
 
 
 def list_suite(request: Request) -> Suite:

@@ -39,6 +39,7 @@ FULL, THREE, TWO, ONE, NONE = "a b c d", "a b c", "a b", "a", "x"
 F = {FULL: 1.0, THREE: 6 / 7, TWO: 2 / 3, ONE: 2 / 5, NONE: 0.0}
 K = 2.0  # the default band half-width
 HISTORY_FIELDS = ["name", "runs", "n", "mean", "band", "band_source"]  # SPEC, in its order
+STEP_FIELDS = ["against", "delta", "verdict"]  # then: against the build before it with figures
 
 
 def outs(**texts: str) -> str:
@@ -84,6 +85,35 @@ TREND = [
     ("4", 1, analytic([F[TWO], F[FULL]]), "analytic"),
     ("5", 1, analytic([F[FULL], F[THREE], F[FULL]]), "analytic"),
 ]
+
+
+def verdict_of(band: list[float], mean: float, delta: float) -> str:
+    """SPEC's verdict with min_delta 0: outside the band before, and any paired move."""
+    if delta == 0 or band[0] <= mean <= band[1]:
+        return "within-band"
+    return "drift-down" if mean < band[0] else "drift-up"
+
+
+# Each build's F by example (the mean over its runs), and its step from the build before it
+# with figures (2 has none: 3 is against 1): against, the paired delta over the ids both
+# have, and the verdict against the band of the build before.
+BY_EXAMPLE = {
+    "1": {"a": F[FULL], "b": F[TWO], "c": F[ONE]},
+    "3": {"a": (F[FULL] + F[TWO]) / 2, "b": F[TWO], "c": (F[TWO] + F[NONE]) / 2},
+    "4": {"a": F[TWO], "b": F[FULL]},
+    "5": {"a": F[FULL], "b": F[THREE], "c": F[FULL]},
+}
+
+
+def hand_step(before: str, after: str) -> tuple[str, float, str]:
+    shared = [i for i in BY_EXAMPLE[after] if i in BY_EXAMPLE[before]]
+    delta = statistics.fmean(BY_EXAMPLE[after][i] - BY_EXAMPLE[before][i] for i in shared)
+    band = next(figures[2] for name, _, figures, _ in TREND if name == before)
+    mean = next(figures[1] for name, _, figures, _ in TREND if name == after)
+    return before, delta, verdict_of(band, mean, delta)
+
+
+STEPS = {"1": None, "2": None, "3": hand_step("1", "3"), "4": hand_step("3", "4"), "5": hand_step("4", "5")}
 
 
 def test_the_hand_figures_of_the_trend_suite() -> None:
@@ -555,11 +585,17 @@ def test_report_history_json_has_specs_fields_for_every_build(
     assert [h["name"] for h in history] == [name for name, *_ in TREND]
     for entry, (name, runs, figures, source) in zip(history, TREND):
         assert type(entry["runs"]) is int and entry["runs"] == runs
+        if STEPS[name] is None:
+            assert [entry[k] for k in STEP_FIELDS] == [None, None, None]
+        else:
+            against, delta, verdict = STEPS[name]
+            assert (entry["against"], entry["verdict"]) == (against, verdict), name
+            assert entry["delta"] == pytest.approx(delta, abs=1e-15)
         if figures is None:  # listed with its error, not a reason to fail
-            assert list(entry)[: len(HISTORY_FIELDS)] == HISTORY_FIELDS
+            assert list(entry) == [*HISTORY_FIELDS, *STEP_FIELDS, "error"]
             assert "2.jsonl" in entry["error"] and entry["mean"] is None
             continue
-        assert list(entry) == HISTORY_FIELDS, name
+        assert list(entry) == [*HISTORY_FIELDS, *STEP_FIELDS], name
         n, mean, band = figures
         assert type(entry["n"]) is int and entry["n"] == n
         assert entry["mean"] == pytest.approx(mean, abs=1e-15)
@@ -573,7 +609,7 @@ def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytes
     cli.main(["report", str(trend_suite(Path("suite-with-a-long-name-for-the-nightly-job"))), "--history"])
     lines = capsys.readouterr().out.splitlines()
     table = lines[[line.strip() for line in lines].index("history") + 1 :]
-    assert table[0].split() == ["build", "runs", "n", "mean", "band"]
+    assert table[0].split() == ["build", "runs", "n", "mean", "band", "paired", "Δ", "verdict"]
     built = [name for name, *_ in TREND]
     rows = {cells[0]: line for line in table[1:] if (cells := line.split()) and cells[0] in built}
     assert list(rows) == built
@@ -588,7 +624,8 @@ def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytes
                                                  said[0]), table
             continue
         n, mean, (low, high) = figures
-        assert cells[1:] == [str(runs), str(n), f"{mean:.4f}", f"[{low:.4f},", f"{high:.4f}]"], name
+        step = [] if STEPS[name] is None else [f"{STEPS[name][1]:+.4f}", STEPS[name][2]]
+        assert cells[1:] == [str(runs), str(n), f"{mean:.4f}", f"[{low:.4f},", f"{high:.4f}]", *step], name
 
 
 # ---------------------------------------------------------------------- volatile examples

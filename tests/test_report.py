@@ -699,7 +699,7 @@ def test_markdown_history_is_its_own_last_section() -> None:
     assert said < history
     assert lines[history + 2].startswith("_Each build over its own ids")
     table = lines[history + 4 :]
-    assert table[0] == "| build | runs | n | mean | band |" and all(line.startswith("| ") for line in table)
+    assert table[0] == "| build | runs | n | mean | band | paired Δ | verdict |" and all(line.startswith("| ") for line in table)
     assert len(table) == 2 + len(list((INCIDENTS / "builds").iterdir()))
     lines = [line.strip() for line in as_format(INCIDENTS, "text", history=True).splitlines()]  # and in text
     assert lines.index("what the candidates say that reference, source and baseline do not:") < lines.index("history")
@@ -721,6 +721,9 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path) -> None:
     page, data = render(made, "html"), json.loads(render(made, "json"))
     history = page[page.index("<h2>History</h2>"):]
     assert history.count("<tr><td>") == len(list((INCIDENTS / "builds").iterdir()))
+    rows = re.findall(r"<tr><td>.*?</tr>", history)  # each a build's seven cells, in order
+    assert len(rows) == len(data["history"]) and all(row.count("<td") == 7 for row in rows)
+    assert rows[-1].endswith(f"<td class=n>{data['delta']:+.4f}</td><td>{data['verdict']}</td></tr>")
     for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
                        ("missing_reference", "Missing reference")):
         assert data[key] and f"<p>{label} ({len(data[key])}): {data[key][0]}" in page
@@ -796,6 +799,8 @@ def test_the_history_says_why_its_n_and_mean_differ_from_the_comparisons(fmt: st
     nothing said: the history is over each build's own ids."""
     out = " ".join(as_format(INCIDENTS, fmt, history=True).split())
     assert "over its own ids with a reference" in out and "the ids both builds have" in out
+    # And of which score, and against what each build's Δ is (a newcomer's CI log said neither).
+    assert "(rougeL F, tokenizer whitespace)" in out and "paired Δ" in out and "against the build before" in out
     assert "over its own ids" not in as_format(INCIDENTS, fmt)
 
 

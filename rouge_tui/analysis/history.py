@@ -12,7 +12,9 @@
 - `history_band`: the baseline mean ± k · sd of the means of up to five builds ending with
   the baseline (None with fewer than three: the usual band then applies);
 - `baseline_stats`: the baseline with the band its comparisons use (the report's and the
-  history view's verdicts alike).
+  history view's verdicts alike);
+- `steps`: each build against the last build before it with figures: that build, the mean
+  paired delta and the verdict (the history view's line and `report --history` alike).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sd_band
+from rouge_tui.analysis.compare import BuildStats, build_stats, run_mean, sd_band, verdict
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.errors import SuiteError
@@ -40,9 +42,9 @@ from rouge_tui.suite.suite import (
     references_digest,
 )
 
-__all__ = ["MOVE", "BuildScores", "ByExample", "HistoryRow", "baseline_stats", "build_scores", "changed_since_read",
-           "earlier_entries", "entry_part", "history_band", "kept_trend", "key_part", "paired_delta", "read_part", "trend",
-           "volatile"]
+__all__ = ["MOVE", "BuildScores", "ByExample", "HistoryRow", "Step", "baseline_stats", "build_scores",
+           "changed_since_read", "earlier_entries", "entry_part", "history_band", "kept_trend", "key_part", "paired_delta",
+           "read_part", "steps", "trend", "volatile"]
 
 MOVE = 0.05  # an example "moved" between two builds when its F changed by this much or more
 PAIRS = 5  # consecutive build pairs looked at for volatility
@@ -389,6 +391,32 @@ def baseline_stats(history: Sequence[BuildScores | HistoryRow], settings: Settin
             f"there were {sum(h.stats is not None for h in window)}: the {baseline.band_source} band is used"
         )
     return replace(baseline, band=band, band_source="history"), None
+
+
+@dataclass(frozen=True)
+class Step:
+    """A build against the last build before it with figures (``against``): the mean paired
+    delta of their F and the verdict, by the rule and band a comparison of the two uses."""
+
+    against: str
+    delta: float
+    verdict: str
+
+
+def steps(rows: Sequence[HistoryRow], settings: Settings) -> list[Step | None]:
+    """Each row's `Step` (None for a build without figures, or with none before it)."""
+    out: list[Step | None] = []
+    last = None  # the last row so far with figures
+    for number, row in enumerate(rows):
+        if row.stats is not None and row.delta is not None and last is not None:
+            before, _ = baseline_stats(rows[: last + 1], settings)
+            said = verdict(before, row.stats.mean, row.delta, settings.min_delta)  # over the ids both have
+            out.append(Step(rows[last].name, row.delta, said))
+        else:
+            out.append(None)
+        if row.stats is not None:
+            last = number
+    return out
 
 
 def history_band(history: Sequence[BuildScores | HistoryRow], baseline: BuildStats, k: float) -> tuple[float, float] | None:

@@ -7,12 +7,12 @@ import re
 from typing import Any
 
 from rouge_tui.report.words import (
-    HISTORY_BASIS,
     LEFT_OUT,
     alarm_lines,
     band_note,
     band_words,
     findings,
+    history_basis,
     listing,
     mark_word,
     moved_words,
@@ -20,6 +20,7 @@ from rouge_tui.report.words import (
     other_marks,
     said,
     signal_words,
+    step_words,
     test_words,
 )
 from rouge_tui.safetext import one_line
@@ -133,12 +134,14 @@ def render_markdown(data: dict[str, Any]) -> str:
             lines.append(f"- **{_ranked(rank, row['id'])}**")
             lines += [f"  - {label}: {md(text, limit)}" for label, text, limit in findings(row)]
     if data.get("history"):
-        lines += ["", "## History", "", f"_{HISTORY_BASIS[0].upper()}{HISTORY_BASIS[1:]}._", "",
-                  "| build | runs | n | mean | band |", "| --- | ---: | ---: | ---: | --- |"]
+        basis = history_basis(data)
+        lines += ["", "## History", "", f"_{md(basis[0].upper() + basis[1:])}._", "",
+                  "| build | runs | n | mean | band | paired Δ | verdict |", "| --- | ---: | ---: | ---: | --- | ---: | --- |"]
         for h in data["history"]:
             if h["mean"] is None:
-                lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} |")
+                lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} | | |")
             else:
-                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | {band_words(h['band'])} |")
+                delta, verdict = step_words(h)
+                lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | {band_words(h['band'])} | {delta} | {verdict} |")
     return "\n".join(lines) + "\n"
 

@@ -9,18 +9,19 @@ from typing import TYPE_CHECKING, Any
 
 from rouge_tui.report.examples import run_note
 from rouge_tui.report.words import (
-    HISTORY_BASIS,
     LEFT_OUT,
     alarm_lines,
     band_note,
     band_words,
     findings,
+    history_basis,
     listing,
     mark_word,
     moved_words,
     note_of,
     said,
     signal_words,
+    step_words,
     test_words,
 )
 from rouge_tui.safetext import one_line, visible
@@ -180,14 +181,17 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
                      'reference or source — read it; <span class="newfig">«N»</span> a figure in no other text</p>')
         parts.append(f"<p><b>baseline → candidate</b></p><div class=text>{example['words']}</div>")
     if data.get("history"):
-        parts.append(f"<h2>History</h2><p class=legend>{HISTORY_BASIS}</p>")
-        parts.append("<div class=wide><table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th></tr>")
+        parts.append(f"<h2>History</h2><p class=legend>{_h(history_basis(data))}</p>")
+        parts.append("<div class=wide><table><tr><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th>"
+                     "<th>paired Δ</th><th>verdict</th></tr>")
         for h in data["history"]:
             if h["mean"] is None:
-                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td class=prose>✗ {_h(h.get('error', ''))}</td></tr>")
+                parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td class=prose>✗ {_h(h.get('error', ''))}</td><td></td><td></td></tr>")
             else:
+                delta, verdict = step_words(h)
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td class=n>{h['n']}</td>"
-                             f"<td class=n>{h['mean']:.4f}</td><td class=n>{band_words(h['band'])}</td></tr>")
+                             f"<td class=n>{h['mean']:.4f}</td><td class=n>{band_words(h['band'])}</td>"
+                             f"<td class=n>{delta}</td><td>{verdict}</td></tr>")
         parts.append("</table></div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -7,18 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from rouge_tui.report.words import (
-    HISTORY_BASIS,
     LEFT_OUT,
     alarm_lines,
     band_note,
     band_words,
     findings,
+    history_basis,
     listing,
     mark_word,
     moved_words,
     note_of,
     other_marks,
     signal_words,
+    step_words,
     test_words,
 )
 from rouge_tui.safetext import one_line, shorten_names
@@ -146,8 +147,9 @@ def render_text(data: dict[str, Any]) -> Any:
     if said.row_count:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     if data.get("history"):
-        trend = Table(title="history", title_justify="left", box=None, caption=HISTORY_BASIS, caption_justify="left")
-        for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left")):
+        trend = Table(title="history", title_justify="left", box=None, caption=history_basis(data), caption_justify="left")
+        for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left"),
+                                ("paired Δ", "right"), ("verdict", "left")):
             trend.add_column(column, justify=justify, overflow="fold")
         # Why a build has no figures goes under the table, a line each: folded in the band's
         # column, "…0da610.jsonl:24" ended one line and "0: invalid JSON" began the next.
@@ -157,7 +159,8 @@ def render_text(data: dict[str, Any]) -> Any:
                 trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", "✗ (below)")
                 unread.append(Text(f"✗ {one_line(h['name'], 40)}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
             else:
-                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]))
+                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]),
+                              *step_words(h))
         parts += [Text(""), trend, *unread]
     return Group(*parts)
 

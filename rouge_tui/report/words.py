@@ -13,8 +13,19 @@ from rouge_tui.safetext import one_line
 LEFT_OUT = (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
             ("missing_reference", "Missing reference"))
 
-# Why a build's n and mean in the history differ from the comparison's (SPEC "History").
-HISTORY_BASIS = "each build over its own ids with a reference; the comparison over the ids both builds have"
+def history_basis(data: dict[str, Any]) -> str:
+    """What the history's figures are over, and of which score: why a build's n and mean
+    there differ from the comparison's (SPEC "History")."""
+    scoring = f"{data['metric']} F, tokenizer {data['tokenizer']}{', stemming' if data['stem'] else ''}"
+    return ("each build over its own ids with a reference; paired Δ and verdict against the build before it "
+            f"with figures, over the ids both builds have ({scoring})")
+
+
+def step_words(entry: dict[str, Any]) -> tuple[str, str]:
+    """A history entry's paired Δ and verdict against the build before it, or blanks."""
+    if entry.get("delta") is None:
+        return "", ""
+    return f"{entry['delta']:+.4f}", entry["verdict"]
 
 
 def said(data: dict[str, Any]) -> list[tuple[int | str, dict[str, Any]]]:

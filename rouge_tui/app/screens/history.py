@@ -14,8 +14,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
-from rouge_tui.analysis.compare import VERDICTS, verdict
-from rouge_tui.analysis.history import HistoryRow, baseline_stats, trend
+from rouge_tui.analysis import history
+from rouge_tui.analysis.compare import VERDICTS
+from rouge_tui.analysis.history import HistoryRow, Step, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.pointed import POINTER, PointedList
@@ -99,7 +100,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         self.builds = builds
         self.fill()
 
-    def line(self, number: int, name: str, width: int) -> Text:
+    def line(self, number: int, name: str, width: int, step: Step | None) -> Text:
         entry = self.suite.builds[number]
         role = "B" if entry.name == self.pair[0] else "C" if entry.name == self.pair[1] else " "
         pick = str(self.pair_picked().index(entry.name) + 1) if entry.name in self.picked else " "
@@ -118,16 +119,12 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         stats = scored.stats
         band = f" [{stats.band[0]:.4f}, {stats.band[1]:.4f}]".ljust(18) if self.with_band else ""
         line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f}{band}")
-        earlier = [at for at in range(number) if self.builds[at].stats is not None]
         figures = self.review.analysis.figures
-        if earlier and (self.builds[earlier[-1]].name, entry.name) == self.pair:
+        if step is not None and (step.against, entry.name) == self.pair:
             # The pair on screen: its own figures (paired ids, the comparison's band).
             line.append(f" {figures.delta_mean:+.4f} {VERDICTS[figures.verdict].symbol}")
-        elif earlier:  # against the last build before this one with figures, by the comparison's rule
-            settings = self.review.analysis.settings
-            before, _ = baseline_stats(self.builds[: earlier[-1] + 1], settings)
-            said = verdict(before, stats.mean, scored.delta, settings.min_delta)  # over the ids both have
-            line.append(f" {scored.delta:+.4f} {VERDICTS[said].symbol}")
+        elif step is not None:  # against the last build before this one with figures
+            line.append(f" {step.delta:+.4f} {VERDICTS[step.verdict].symbol}")
         else:
             line.append(" " * 10)
         marks = len(self.review.store.with_candidate(entry.name))
@@ -144,7 +141,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         # comparison's anyway), so that a line is never wrapped in two.
         width = max(12, min(40, self.size.width - (63 if self.with_band else 45)))
         names = shorten_names([b.name for b in self.suite.builds], width)
-        lines = [self.line(number, name, width) for number, name in enumerate(names)]
+        steps = history.steps(self.builds, self.review.analysis.settings) if self.builds else [None] * len(names)
+        lines = [self.line(number, name, width, step) for number, (name, step) in enumerate(zip(names, steps))]
         self.query_one(BuildList).show(lines, highlighted)
         # What was picked first: at 80 columns the end of this line is cut.
         picked = " → ".join(one_line(p, 30) for p in self.pair_picked())

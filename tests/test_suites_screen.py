@@ -218,3 +218,30 @@ async def test_a_suite_whose_alarm_a_signal_raised_says_so_in_the_list(tmp_path:
     assert "6 builds · ● within band, signal alarm Δ " in invented, invented
     support = next(line for line in lines if "Support answers" in line)
     assert "alarm" not in support and "● within band Δ " in support
+
+
+async def test_at_80_columns_a_long_named_suite_shows_its_alarm_whole(tmp_path: Path) -> None:
+    """A newcomer's CNN/DM copy read "CNN/DailyMail, See et al. 2017 outputs in cnndm…vented
+    10 builds · ● with…" at 80 columns: the words saying the alarm fired were cut, and it
+    looked as quiet as the suite under it. A line that does not fit puts its builds and
+    verdict on a line of their own; one that fits stays one line."""
+    import shutil
+
+    from test_triage import chapter_suite
+
+    folder = tmp_path / "suites"
+    chapter_suite(folder / "cnndm-invented-copy", toml='name = "CNN/DailyMail, See et al. 2017 outputs"\n[band]\nk = 50\n')
+    shutil.copytree(SUPPORT, folder / "support")
+    app = RougeApp([folder / "cnndm-invented-copy", folder / "support"], argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(100):  # the summaries come one suite at a time
+            if "…" not in " ".join(line.strip()[-1:] for line in screen_text(app).splitlines()[1:5]):
+                break
+            await pilot.pause(0.1)
+        lines = screen_text(app).splitlines()
+    first = next(n for n, line in enumerate(lines) if "CNN/DailyMail, See et al. 2017 outputs" in line)
+    assert "6 builds · ● within band, signal alarm Δ " in lines[first + 1], lines
+    assert all(len(line) <= 80 for line in lines)
+    support = next(line for line in lines if "Support answers" in line)
+    assert "● within band Δ " in support  # one line: it fits

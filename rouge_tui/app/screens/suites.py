@@ -53,14 +53,14 @@ class SuitesScreen(Screen[None]):
         self.summarise()
 
     def fill(self) -> None:
-        # One line a suite, cut to the list's width (the list wrapped a long one onto a second
-        # line), the folder beside the name: six copies of one suite read alike otherwise.
+        # One line a suite where it fits, the folder beside the name: six copies of one suite
+        # read alike otherwise. Where it does not, the builds and the verdict go on to a line
+        # of their own: cut at 80 columns, "● within band, signal alarm" read "● with…".
         width = max(20, self.size.width - 2 - len(POINTER) - 1)  # padding, pointer, scrollbar
         names = [one_line(self.names.get(number, path.label), 40) for number, path in enumerate(self.paths)]
         summaries = [self.summaries.get(number, "…") for number in range(len(self.paths))]
-        # The folders get what the longest name and summary leave (the verdict matters more;
-        # a suite's error is cut anyway), at least 12 characters, each cut around where it
-        # differs from the others.
+        # The folders get what the longest name and summary leave, at least 12 characters,
+        # each cut around where it differs from the others.
         said = [cell_len(summary) for summary in summaries if not summary.startswith("✗")]
         room = width - max(map(cell_len, names), default=0) - max(said, default=0) - 6
         folders = shorten_names([path.path.name for path in self.paths], max(12, min(60, room)))
@@ -70,8 +70,14 @@ class SuitesScreen(Screen[None]):
             line.append(names[number], style="bold")
             if self.names.get(number, path.label) != path.path.name:  # and the folder, what a person finds on disk
                 line.append(f" in {folders[number]}", style="dim")
-            line.append("  " + summaries[number])
-            line.truncate(width, overflow="ellipsis")
+            if line.cell_len + 2 + cell_len(summaries[number]) > width and not summaries[number].startswith("✗"):
+                line.truncate(width, overflow="ellipsis")
+                below = Text("   " + summaries[number], no_wrap=True, overflow="ellipsis")
+                below.truncate(width, overflow="ellipsis")
+                line = Text("\n").join([line, below])
+            else:
+                line.append("  " + summaries[number])
+                line.truncate(width, overflow="ellipsis")
             lines.append(line)
         self.query_one(SuiteList).show(lines)
 

@@ -114,3 +114,39 @@ def test_report_on_a_harness_s_files_and_on_its_import(tmp_path: Path, name: str
         references[record["id"]] = record.get("reference") or record["references"][0]
     assert sorted(references.values()) == sorted(REFERENCES.values())
     assert sorted((p, p.read_bytes()) for p in folder.rglob("*") if p.is_file()) == before  # inputs untouched
+
+
+@pytest.mark.parametrize("name, write, newest", [("inspect", _inspect, "2026-11-22_summ.eval"),
+                                                 ("promptfoo", _promptfoo, "results-2.json")])
+def test_a_newest_log_cut_off_is_an_error_not_a_report_on_the_two_before(tmp_path: Path, name: str, write,
+                                                                        newest: str) -> None:
+    """A red-team pass: a third, newer log cut off as it was written has no date to read, and
+    sorted first; the report compared the two logs before it and exited 1 on their drift,
+    with no word of the third. README: when one of the two newest builds cannot be read,
+    `report` exits 2 with its error."""
+    import shutil
+
+    folder = write(tmp_path / "harness")
+    last = max(p for p in folder.iterdir() if p.suffix in (".eval", ".json"))
+    data = last.read_bytes()
+    (folder / newest).write_bytes(data[:100])  # the copy of a newer one, cut short: no date to read
+    code, _, err = _main_out("report", str(folder), "--format", "json", "--no-cache")
+    assert code == 2, err
+    assert newest in err and len(err.strip().splitlines()) == 1, err
+    shutil.rmtree(folder)
+
+
+def test_a_log_that_broke_long_ago_stays_back_in_history(tmp_path: Path) -> None:
+    """A review of the change above: a crashed log from months ago went last too, so every
+    later report compared it and exited 2. Where the harness's date cannot be read, the
+    file's modification time places it: an old one stays back, the two newest are compared."""
+    import os
+
+    folder = _inspect(tmp_path / "harness")
+    old = folder / "2026-01-01_summ.eval"
+    old.write_bytes(max(folder.glob("*.eval")).read_bytes()[:100])
+    os.utime(old, (0, 0))  # written in 1970
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--tokenizer", "rouge-score")
+    assert code in (0, 1) and err == "", err
+    found = json.loads(text)
+    assert found["candidate"]["mean"] == pytest.approx(_oracle_mean(BUILDS[1]), abs=1e-12)

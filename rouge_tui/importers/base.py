@@ -15,6 +15,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
@@ -26,7 +27,7 @@ from rouge_tui.suite.toml import SuiteSettings
 
 __all__ = [
     "ImportedBuild", "ImportedSuite", "Importer", "Missing", "Unread", "Where", "check_field_paths", "fail",
-    "field_text", "field_value", "get_field", "id_text", "make_references", "make_run", "model_name",
+    "field_text", "field_value", "get_field", "history_order", "id_text", "make_references", "make_run", "model_name",
     "parse_json", "parse_path", "read_json", "reference_texts", "selector_digest", "source_text",
 ]
 
@@ -316,6 +317,27 @@ class ImportedBuild:
     created: str = ""
     problem: SuiteError | None = None  # what makes this build (only) unreadable
     selector: tuple[str, ...] = ()  # what picks this build out of files that hold several
+
+
+def history_order(builds: Iterable[ImportedBuild]) -> list[ImportedBuild]:
+    """``builds`` in history order: by the harness's date, then by name. A file that could
+    not be read has no date of the harness's: among dated builds it goes where it was last
+    written (its modification time), so a log cut off as it was written is the newest, and a
+    report says its error (exit 2, README) rather than comparing the two before it, while one
+    that broke months ago stays back there; where its time cannot be read, last."""
+    builds = list(builds)
+    dated = any(build.created for build in builds)
+
+    def when(build: ImportedBuild) -> tuple[bool, str]:
+        if build.created or not dated or build.problem is None:
+            return False, build.created
+        try:
+            written = datetime.fromtimestamp(build.path.stat().st_mtime, UTC).isoformat(timespec="seconds")
+        except (OSError, OverflowError, ValueError):
+            return True, ""
+        return False, written
+
+    return sorted(builds, key=lambda build: (*when(build), build.name, str(build.path)))
 
 
 @dataclass

@@ -41,6 +41,7 @@ from rouge_tui.importers.base import (
     field_text,
     field_value,
     get_field,
+    history_order,
     make_references,
     make_run,
     read_json,
@@ -253,7 +254,7 @@ def _builds(models: dict[Path, str | None]) -> list[ImportedBuild]:
     for run, model in models.items():
         name = model if model and counts[model] == 1 else run.name
         builds.append(ImportedBuild(one_line(name, _NAME_LIMIT), run, (run / STATE,)))
-    return sorted(builds, key=lambda build: (build.created, build.name, str(build.path)))
+    return history_order(builds)
 
 
 def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:

@@ -26,6 +26,7 @@ from rouge_tui.importers.base import (
     field_text,
     field_value,
     get_field,
+    history_order,
     make_references,
     make_run,
     model_name,
@@ -293,7 +294,7 @@ def open_logs(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
             ImportedBuild(name, log, (log,) * head.epochs, head.created)
             for name, (log, head) in zip(_names(mine), mine)
         ]
-        builds.sort(key=lambda build: (build.created, build.name))
+        builds = history_order(builds)
         reader = _Reader(builds, fields)
         suites.append(ImportedSuite(
             format=IMPORTER.name,

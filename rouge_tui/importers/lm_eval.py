@@ -34,6 +34,7 @@ from rouge_tui.importers.base import (
     Where,
     field_text,
     get_field,
+    history_order,
     id_text,
     make_references,
     make_run,
@@ -158,10 +159,7 @@ def open_suites(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
     for task in sorted(found):
         runs = found[task]
         names = _build_names([(model, created) for model, created, _ in runs])
-        builds = sorted(
-            (ImportedBuild(names[model, created], file, (file,), created) for model, created, file in runs),
-            key=lambda build: (build.created, build.name),
-        )
+        builds = history_order(ImportedBuild(names[model, created], file, (file,), created) for model, created, file in runs)
         name = settings.name if settings.name and len(found) == 1 else task
         suites.append(_suite(path, name, builds, settings.fields_given))
     return suites

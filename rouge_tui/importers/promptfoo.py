@@ -34,6 +34,7 @@ from rouge_tui.importers.base import (
     fail,
     field_value,
     get_field,
+    history_order,
     make_references,
     make_run,
     parse_path,
@@ -214,7 +215,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
                 name = f"{name} #{column}"
             names.add(name)
             listed.append(ImportedBuild(name, file, (file,), listing.created, selector=(str(column),)))
-    listed.sort(key=lambda build: (build.created, build.name))
+    listed = history_order(listed)
 
     def read_build(build: ImportedBuild) -> list[Run]:
         if build.problem is not None:

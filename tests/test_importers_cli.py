@@ -150,3 +150,24 @@ def test_a_log_that_broke_long_ago_stays_back_in_history(tmp_path: Path) -> None
     assert code in (0, 1) and err == "", err
     found = json.loads(text)
     assert found["candidate"]["mean"] == pytest.approx(_oracle_mean(BUILDS[1]), abs=1e-12)
+
+
+@pytest.mark.parametrize("name, write, what, escaped", [
+    ("helm", _helm, '"the database was slow"', r'"the database was slow \ud800"'),
+    ("helm", _helm, '"id3"', r'"\udc00"'),
+    ("promptfoo", _promptfoo, '"the database was slow"', r'"the database was slow \ud800"'),
+])
+def test_a_lone_surrogate_escape_in_a_harness_json_file_is_named_where_it_is(tmp_path: Path, name: str, write,
+                                                                            what: str, escaped: str) -> None:
+    """A red-team pass: orjson refuses "\\ud800" and the standard decoder keeps it, so a
+    HELM or promptfoo file with one in an id or output reported, then `import` (and
+    `--format parquet`) ended on "'utf-8' codec can't encode character", naming nothing.
+    Now, like a native suite's, one line naming the file and where, exit 2."""
+    folder = write(tmp_path / "harness")
+    files = [p for p in sorted(folder.rglob("*.json")) if what.encode() in p.read_bytes()]
+    assert files
+    files[-1].write_bytes(files[-1].read_bytes().replace(what.encode(), escaped.encode()))
+    for argv in (["report", str(folder), "--no-cache"], ["import", name, str(folder), "--out", str(tmp_path / "out")]):
+        code, _, err = _main_out(*argv)
+        assert code == 2 and "not valid Unicode (a lone surrogate escape)" in err, (argv, err)
+        assert str(files[-1]) in err and len(err.strip().splitlines()) == 1, err

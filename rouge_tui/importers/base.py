@@ -28,7 +28,7 @@ from rouge_tui.suite.toml import SuiteSettings
 __all__ = [
     "ImportedBuild", "ImportedSuite", "Importer", "Missing", "Unread", "Where", "check_field_paths", "fail",
     "field_text", "field_value", "get_field", "history_order", "id_text", "make_references", "make_run", "model_name",
-    "parse_json", "parse_path", "read_json", "reference_texts", "selector_digest", "source_text",
+    "parse_json", "parse_path", "read_json", "reference_texts", "selector_digest", "source_text", "unicode_text",
 ]
 
 # Where a record was found: (file, line number or archive member). Errors are written
@@ -178,10 +178,22 @@ def parse_json(data: bytes, path: Path, member: str | None = None) -> object:
     raise SuiteError(text, path, line if member is None else member) from None
 
 
+def unicode_text(text: str, name: str, where: Where) -> str:
+    """``text`` when it is valid Unicode; else a `SuiteError` naming ``name``. orjson refuses a
+    lone surrogate escape (``"\\ud800"``), but the standard decoder, which reads what orjson
+    refuses (`parse_json`), keeps it: and nothing after could write it (a suite, a report)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise fail(where, f"{name} is not valid Unicode (a lone surrogate escape)") from None
+    return text
+
+
 def _key(value: object, name: str, where: Where) -> str:
     """An id as rouge-tui keeps it: a non-empty string, or an integer as its decimal text."""
     if type(value) is str and value:
-        return value
+        return unicode_text(value, quoted(name), where)
     if type(value) is int:
         return str(value)
     if value == "":
@@ -223,6 +235,9 @@ def make_references(
         for position, text in enumerate(references):
             if type(text) is not str:
                 raise fail(where, f"reference {position} of {quoted(key)} must be a string, not {type_name(text)}")
+            unicode_text(text, f"reference {position} of {quoted(key)}", where)
+        if source is not None:
+            unicode_text(source, f"the source of {quoted(key)}", where)
         texts[key] = tuple(references)
         first[key] = where
         if all(not text or text.isspace() for text in references):
@@ -256,7 +271,7 @@ def make_run(rows: Iterable[tuple[Where, object, str]], path: Path, digest: str,
             raise fail(where, f"duplicate id {quoted(key)} (first at {_place(first[key])})")
         if type(text) is not str:
             raise fail(where, f"output of {quoted(key)} must be a string, not {type_name(text)}")
-        outputs[key] = text
+        outputs[key] = unicode_text(text, f"output of {quoted(key)}", where)
         first[key] = where
     if not outputs:
         raise SuiteError("no examples found", path)

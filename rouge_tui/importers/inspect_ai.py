@@ -33,6 +33,7 @@ from rouge_tui.importers.base import (
     reference_texts,
     selector_digest,
     source_text,
+    unicode_text,
 )
 from rouge_tui.importers.inspect_log import Head, is_json_log, is_log, log_head, samples
 from rouge_tui.suite.records import References, Run
@@ -47,17 +48,6 @@ _CONTENT = "output.choices.0.message.content"  # before it: the first choice's t
 # --------------------------------------------------------------------------- a sample's parts
 
 
-def _unicode(text: str, dotted: str, where: Where) -> str:
-    """``text`` when it is valid Unicode (the standard decoder keeps a lone surrogate escape,
-    which nothing after could write)."""
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            raise fail(where, f"{quoted(dotted)} is not valid Unicode (a lone surrogate escape)") from None
-    return text
-
-
 def _epoch(record: dict, where: Where) -> int:
     epoch = field_value(record, "epoch", where)
     if type(epoch) is not int:
@@ -69,7 +59,7 @@ def _targets(record: dict, dotted: str, where: Where) -> tuple[str, ...]:
     """A sample's references: its target, a string or a list of strings."""
     texts = reference_texts(field_value(record, dotted, where), dotted, where)
     for position, text in enumerate(texts):
-        _unicode(text, dotted if len(texts) == 1 else f"{dotted}.{position}", where)
+        unicode_text(text, quoted(dotted if len(texts) == 1 else f"{dotted}.{position}"), where)
     return texts
 
 
@@ -79,7 +69,7 @@ def _output(record: dict, dotted: str, where: Where) -> str:
     newlines as inspect_ai's ``ChatMessage.text`` joins them. No choice at all is an empty
     output, as inspect_ai reads it (a sample that ended in an error or a limit)."""
     if dotted:
-        return _unicode(field_text(record, dotted, where), dotted, where)
+        return unicode_text(field_text(record, dotted, where), quoted(dotted), where)
     try:
         completion = get_field(record, _COMPLETION)
     except Missing:
@@ -87,13 +77,13 @@ def _output(record: dict, dotted: str, where: Where) -> str:
     else:
         if type(completion) is not str:
             raise fail(where, f"{quoted(_COMPLETION)} must be a string, not {type_name(completion)}")
-        return _unicode(completion, _COMPLETION, where)
+        return unicode_text(completion, quoted(_COMPLETION), where)
     try:
         content = get_field(record, _CONTENT)
     except Missing:
         return ""
     if type(content) is str:
-        return _unicode(content, _CONTENT, where)
+        return unicode_text(content, quoted(_CONTENT), where)
     if type(content) is not list:
         raise fail(where, f"{quoted(_CONTENT)} must be a string or a list of parts, not {type_name(content)}")
     texts: list[str] = []
@@ -102,7 +92,7 @@ def _output(record: dict, dotted: str, where: Where) -> str:
         if type(part) is not dict:
             raise fail(where, f"{quoted(at)} must be an object, not {type_name(part)}")
         if part.get("type") == "text":
-            texts.append(_unicode(field_text(record, f"{at}.text", where), f"{at}.text", where))
+            texts.append(unicode_text(field_text(record, f"{at}.text", where), quoted(f"{at}.text"), where))
     return "\n".join(texts)
 
 
@@ -110,7 +100,7 @@ def _source(record: dict, dotted: str, where: Where) -> str | None:
     if not dotted:
         return None
     text = source_text(record, dotted, where)
-    return None if text is None else _unicode(text, dotted, where)
+    return None if text is None else unicode_text(text, quoted(dotted), where)
 
 
 def _loose_key(raw: object) -> str:

@@ -171,3 +171,23 @@ def test_a_lone_surrogate_escape_in_a_harness_json_file_is_named_where_it_is(tmp
         code, _, err = _main_out(*argv)
         assert code == 2 and "not valid Unicode (a lone surrogate escape)" in err, (argv, err)
         assert str(files[-1]) in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_json_nested_past_the_decoders_depth_is_no_internal_error(tmp_path: Path) -> None:
+    """A red-team pass: a stray .json of 1,000 nested arrays beside a HELM run broke the
+    report of the folder with "internal error (RecursionError ...)" (Inspect's recogniser
+    read its head), and so did a promptfoo output nested as deep (json.dumps of it). The
+    stray file is no Inspect log; the output is named, exit 2."""
+    deep = "[" * 1000 + "]" * 1000
+    folder = _helm(tmp_path / "helm")
+    (folder / "x.json").write_text('{"a": ' + deep + "}")
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache")
+    assert code in (0, 1) and json.loads(text)["paired"] == 3, err
+    code, _, err = _main_out("report", str(folder / "x.json"))
+    assert code == 2 and "internal error" not in err and len(err.strip().splitlines()) == 1, err
+
+    folder = _promptfoo(tmp_path / "promptfoo")
+    newest = max(folder.glob("*.json"))
+    newest.write_text(newest.read_text().replace('"the database was slow"', '{"x": ' + deep + "}"))
+    code, _, err = _main_out("report", str(folder), "--no-cache")
+    assert code == 2 and "'response.output' is nested too deeply" in err and str(newest) in err, err

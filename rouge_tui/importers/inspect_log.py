@@ -176,7 +176,7 @@ def _top_level(head: bytes) -> dict[str, object]:
         at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
         try:
             key, at = decode(text, at)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON here, or nested past the decoder's depth
             return found
         at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
         if type(key) is not str or not text.startswith(":", at):
@@ -184,7 +184,7 @@ def _top_level(head: bytes) -> dict[str, object]:
         found[key] = None
         try:
             found[key], at = decode(text, _SPACE.match(text, at + 1).end())  # type: ignore[union-attr]
-        except ValueError:
+        except (ValueError, RecursionError):
             return found
         at = _SPACE.match(text, at).end()  # type: ignore[union-attr]
         if not text.startswith(",", at):

@@ -91,7 +91,16 @@ def _example_id(record: dict, where: Where, id_path: str | None) -> object:
     variables = _in_test(record, "vars", where)
     if type(variables) is not dict:
         raise fail(where, f"'testCase.vars' must be an object, not {type_name(variables)}")
-    return canonical(variables)
+    return _canonical(variables, "testCase.vars", where)
+
+
+def _canonical(value: object, path: str, where: Where) -> str:
+    """`canonical` text of a value read at ``path``; nested past what json writes, a
+    SuiteError naming it (orjson reads 1,024 levels, json writes fewer)."""
+    try:
+        return canonical(value)
+    except RecursionError:
+        raise fail(where, f"{quoted(path)} is nested too deeply") from None
 
 
 def _asserted(record: dict, where: Where, test_where: Where) -> tuple[str, ...]:
@@ -148,7 +157,7 @@ def _output(record: dict, path: str, where: Where) -> str | None:
         if record.get("error"):
             return None
         raise fail(where, f"{quoted(path)} is null and the result holds no error")
-    return value if type(value) is str else canonical(value)
+    return value if type(value) is str else _canonical(value, path, where)
 
 
 def _repeats(rows: list[tuple[Where, object, str | None]]) -> list[list[tuple[Where, object, str | None]]]:

@@ -1020,3 +1020,26 @@ async def test_e_right_after_m_exports_the_metric_asked_for(monkeypatch: pytest.
         text = app.exported[0].read_text(encoding="utf-8")
     signature = re.search(r"Signature: `([^`]*)`", text)
     assert signature and signature.group(1).startswith("rougeLsum|"), signature
+
+
+async def test_at_80_columns_the_alarm_is_said_in_words_and_beside_the_verdict(tmp_path: Path) -> None:
+    """A newcomer at 80x24: the overview said "▲ +sent 87 (was 36-42)  ▲ +fig 62 (was 8-14)"
+    where SPEC's form is words, and "● within band" in green with nothing after it, in the
+    overview and over the diff. The signals are named in words, on one line at 80 columns,
+    whole (SPEC's form) where there is room; the verdict says the alarm after ROUGE's own."""
+    from test_triage import INVENTED, chapter_suite
+
+    suite = chapter_suite(tmp_path / "s")
+    for size, said in (((80, 24), f"▲ new sentences {INVENTED} (was 0)  ▲ new figures {INVENTED} (was 0)"),
+                       ((120, 30), (f"▲ new sentences: {INVENTED} outputs (earlier pairs 0)  "
+                                   f"▲ new figures: {INVENTED} outputs (earlier pairs 0)"))):
+        app = app_for(suite)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            lines = screen_text(app).splitlines()
+            assert any(line.strip() == said for line in lines), lines
+            assert any(line.lstrip().startswith("● within band, signal alarm  Δ ") for line in lines), lines
+            await press(pilot, "enter")
+            await settle(pilot)
+            assert "● within band, signal alarm  Δ " in screen_text(app).splitlines()[0]
+

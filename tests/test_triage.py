@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +184,25 @@ def test_every_format_says_the_signal_drift(tmp_path: Path, capsys, fmt: str):
     out = capsys.readouterr().out
     assert f"new figures: {INVENTED} outputs (earlier pairs 0)" in out
     assert "flagged" in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_the_verdict_line_says_the_signal_alarm_beside_rouges_within_band(tmp_path: Path, capsys, fmt: str):
+    """A newcomer read "verdict ● within band" first, in green, on a report that exited 1 on
+    two signal drifts (their lines came five lines later). ROUGE's verdict stays, the JSON's
+    too; the line says the alarm after it, and only where a signal drifts."""
+    suite = chapter_suite(tmp_path / "s")
+    capsys.readouterr()
+    assert main(["report", str(suite), "--format", fmt]) == 1
+    out = capsys.readouterr().out
+    verdict = next(re.sub("<[^>]+>", "", line) for line in out.splitlines() if "within band" in line)  # (html: its tags)
+    assert "● within band, signal alarm" in verdict, verdict
+    assert report_json(suite, capsys)[1]["verdict"] == "within-band"
+    quiet = chapter_suite(tmp_path / "quiet", toml="[band]\nk = 50\n[alarm]\nsignals = []\n")
+    capsys.readouterr()
+    assert main(["report", str(quiet), "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    assert "● within band" in out and "signal alarm" not in out
 
 
 def test_the_alarm_signals_setting_turns_it_off_or_picks(tmp_path: Path, capsys):

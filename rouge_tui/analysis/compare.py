@@ -27,6 +27,7 @@ __all__ = [
     "run_mean",
     "sample_sd",
     "sd_band",
+    "signal_alarm",
     "verdict",
 ]
 
@@ -59,6 +60,13 @@ VERDICTS = {v.name: v for v in (
     Verdict("drift-up", "drift-up", "▲", "bold yellow", "up", "#ffc"),
     Verdict("within-band", "within band", "●", "bold green", "within", "#dfd"),
 )}
+
+
+def signal_alarm(verdict: str, drifting: bool) -> str:
+    """What follows ROUGE's verdict where it is within its band but a signal drifts (SPEC
+    "Triage": the alarm listens to the signals too), else "": "● within band" alone read as
+    all quiet beside a report that exited 1. The verdict itself stays ROUGE's."""
+    return ", signal alarm" if drifting and verdict == "within-band" else ""
 
 
 def fsum(values: Sequence[float] | np.ndarray) -> float:

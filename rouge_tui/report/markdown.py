@@ -46,7 +46,7 @@ def _ranked(rank: int | str, example_id: str) -> str:
 
 def render_markdown(data: dict[str, Any]) -> str:
     """The report as Markdown, for a CI summary or a ticket."""
-    from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.analysis.compare import VERDICTS, signal_alarm
     from rouge_tui.analysis.figures import percent
 
     b, c = data["baseline"], data["candidate"]
@@ -54,7 +54,7 @@ def render_markdown(data: dict[str, Any]) -> str:
     lines = [
         f"# ROUGE drift report: {md(data['suite'])}",
         "",
-        (f"**Verdict: {VERDICTS[data['verdict']].said}**"
+        (f"**Verdict: {VERDICTS[data['verdict']].said}{signal_alarm(data['verdict'], bool(data['signal_drift']))}**"
          f" (band k = {data['k']:g}): {data['verdict_reason']}"),
         "",
         *(f"- **Signal drift:** {md(line)}" for line in alarm_lines(data)),

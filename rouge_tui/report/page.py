@@ -91,7 +91,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     ``examples``, its diff highlighted as in the app. An example is a dict with ``rank``,
     ``id``, ``mark``, ``note``, ``sides`` (list of (title, pieces html, arithmetic)),
     ``reference`` (pieces html) and ``words`` (the word diff's pieces html)."""
-    from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.analysis.compare import VERDICTS, signal_alarm
     from rouge_tui.analysis.figures import percent
 
     b, c = data["baseline"], data["candidate"]
@@ -123,7 +123,8 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
         f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{page_style()}</style></head><body>",
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
-        (f'<p><span class="verdict {data["verdict"]}">{VERDICTS[data["verdict"]].said}</span> '
+        (f'<p><span class="verdict {data["verdict"]}">{VERDICTS[data["verdict"]].said}</span>'
+         f'{signal_alarm(data["verdict"], bool(data["signal_drift"]))} '
          f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
         "".join(f'<p class="verdict drift-down">{_h(line)}</p>' for line in alarm_lines(data)),
         f"<p class=legend>{_h(band_note(data))}</p>" if band_note(data) else "",

@@ -33,7 +33,7 @@ def render_text(data: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    from rouge_tui.analysis.compare import VERDICTS
+    from rouge_tui.analysis.compare import VERDICTS, signal_alarm
     from rouge_tui.analysis.figures import percent
 
     b, c = data["baseline"], data["candidate"]
@@ -49,7 +49,8 @@ def render_text(data: dict[str, Any]) -> Any:
         head.add_row(label, Text(value, style=style))
 
     say("signature", f"{data['signature']}  refs {data['reference_fingerprint'][:12]}")
-    say("verdict", VERDICTS[data["verdict"]].said, style)
+    head.add_row("verdict", Text.assemble((VERDICTS[data["verdict"]].said, style),
+                                          (signal_alarm(data["verdict"], bool(data["signal_drift"])), "bold red")))
     say("", data["verdict_reason"])
     say("delta", f"{data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
                  f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}")

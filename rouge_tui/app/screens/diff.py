@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from rouge_tui.analysis.compare import VERDICTS
+from rouge_tui.analysis.compare import VERDICTS, signal_alarm
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.app.fit import first_fit
 from rouge_tui.app.messages import WorkFailed
@@ -191,7 +191,8 @@ class DiffScreen(common.Answers, Screen[str]):
         figures = self.analysis.figures
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(one_line(figures.suite, 30), style="bold")
-        text.append(f"  {VERDICTS[figures.verdict].said}", style="bold")
+        text.append(f"  {VERDICTS[figures.verdict].said}{signal_alarm(figures.verdict, bool(figures.drifting))}",
+                    style="bold")
         text.append(f"  Δ {figures.delta_mean:+.4f}  {figures.signature}")
         return text
 

@@ -88,7 +88,7 @@ class SuitesScreen(Screen[None]):
     def summarise(self) -> None:
         """Each suite's builds and newest verdict, one at a time; a broken suite says why
         and the next one goes on."""
-        from rouge_tui.analysis.compare import VERDICTS
+        from rouge_tui.analysis.compare import VERDICTS, signal_alarm
         from rouge_tui.review import Request, list_suite, open_review
 
         for number, path in enumerate(self.paths):
@@ -101,10 +101,7 @@ class SuitesScreen(Screen[None]):
                 figures = opened.analysis.figures
                 if opened.unreadable is not None:  # as the review opens it: the newest pair that reads
                     summary += f" · ! newest {one_line(opened.unreadable.build, 40)} unreadable"
-                # ROUGE within its band, the alarm raised by a signal (SPEC "Triage"): "within
-                # band" alone read as all quiet. (A ROUGE drift says the alarm already.)
-                quiet = figures.verdict == "within-band"
-                alarm = ", signal alarm" if quiet and figures.drifting else ""
+                alarm = signal_alarm(figures.verdict, bool(figures.drifting))
                 summary += f" · {VERDICTS[figures.verdict].said}{alarm} Δ {figures.delta_mean:+.4f}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"

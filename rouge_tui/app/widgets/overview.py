@@ -22,7 +22,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from rouge_tui.analysis import signals
-from rouge_tui.analysis.compare import VERDICTS, BuildStats
+from rouge_tui.analysis.compare import VERDICTS, BuildStats, signal_alarm
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.analysis.triage import drift_words, quiet_words
 from rouge_tui.app.fit import first_fit, flow
@@ -171,8 +171,9 @@ class AlarmPanel(Panel):
     """What drifted besides ROUGE (SPEC "Triage")."""
 
     help = (
-        ("▲ +fig 7", ("a signal drift (second line): a change signal fired on more outputs than its band "
-                      "allows; (0-1): how many it fired on in each earlier build pair")),
+        ("▲ +fig 7", ("a signal drift (under the title; in words, \"▲ new figures: 7 outputs (earlier pairs "
+                      "0-1)\", where there is room): a change signal fired on more outputs than its band allows; "
+                      "(0-1): how many it fired on in each earlier build pair")),
     )
 
     def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
@@ -186,9 +187,12 @@ class AlarmPanel(Panel):
         drifts = [rate.to_json() for rate in f.drifting]
         if drifts:
             short = {s.name: s.short for s in signals.SIGNALS}
+            words = {s.name: s.said for s in signals.SIGNALS}
             was = [drift_words(d).rsplit("pairs ", 1)[1].rstrip(")") for d in drifts]  # "27-34"
             forms = (  # each shorter than the one before; the last goes on to more lines if it must
                 [drift_words(d) for d in drifts],
+                # The signals in words where room allows ("+sent" read as jargon at 80 columns).
+                [f"▲ {words[d['signal']]} {d['count']} (was {w})" for d, w in zip(drifts, was)],
                 [f"▲ {short[d['signal']]} {d['count']} (was {w})" for d, w in zip(drifts, was)],
                 [f"▲ {short[d['signal']]} {d['count']} ({w})" for d, w in zip(drifts, was)],
             )
@@ -291,6 +295,7 @@ class VerdictPanel(Panel):
             ("band", f"{f.baseline.band_source} k={f.settings.k:g}"),
         ]
         verdict = Text(VERDICTS[f.verdict].said, style=overview._style(VERDICTS[f.verdict].tone))
+        verdict.append(signal_alarm(f.verdict, bool(f.drifting)), style=overview._style("down"))
         return flow([verdict, *(Text.assemble((f"{name} ", label), value) for name, value in parts)], width)
 
 

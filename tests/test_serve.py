@@ -318,3 +318,52 @@ def test_the_servers_banner_says_the_suites_path_as_it_is(tmp_path: Path) -> Non
         said = out.getvalue()
         assert f"Serving {one_line(command)} on http://127.0.0.1:8000" in said, said
         assert "\x1b" not in said
+
+
+@pytest.mark.parametrize("headers, host, refused", [
+    ({"Host": "127.0.0.1:8765"}, "127.0.0.1", False),  # the page itself
+    ({"Host": "127.0.0.1:8765", "Origin": "http://127.0.0.1:8765"}, "127.0.0.1", False),  # its websocket
+    ({"Host": "localhost:8765", "Origin": "http://localhost:8765"}, "127.0.0.1", False),  # opened as localhost
+    ({"Host": "LOCALHOST:8765", "Origin": "http://localhost:8765"}, "127.0.0.1", False),
+    ({"Host": "127.0.0.1:9000", "Origin": "http://127.0.0.1:9000"}, "127.0.0.1", False),  # through ssh -L 9000
+    ({"Host": "[::1]:8765", "Origin": "http://[::1]:8765"}, "::1", False),
+    ({"Host": "box:8765", "Origin": "http://box:8765"}, "0.0.0.0", False),  # served to others, said loudly
+    ({"Host": "127.0.0.1:8765", "Origin": "http://evil.example"}, "127.0.0.1", True),  # another site's page
+    ({"Host": "127.0.0.1:8765", "Origin": "http://127.0.0.1:3000"}, "127.0.0.1", True),  # another local page
+    ({"Host": "127.0.0.1:9000", "Origin": "http://localhost:8765"}, "127.0.0.1", True),  # another, through a tunnel
+    ({"Host": "127.0.0.1:8765", "Origin": "null"}, "127.0.0.1", True),  # a sandboxed frame, a file
+    ({"Host": "evil.example:8765"}, "127.0.0.1", True),  # DNS rebinding: another site's name for 127.0.0.1
+    ({"Host": "box:8765", "Origin": "http://evil:8765"}, "0.0.0.0", True),
+    ({}, "127.0.0.1", True),
+])
+def test_only_this_servers_own_pages_may_reach_it(headers: dict, host: str, refused: bool) -> None:
+    """A helper's pass: any web page open in the browser could open the app's websocket (no
+    Origin looked at), read the suite's outputs off the screen and send keys (marks, an
+    export); a name of its own resolved to 127.0.0.1 could load the page too (no Host looked
+    at). A browser's request must come from a page of this server's."""
+    from rouge_tui.app.serve import request_problem
+
+    assert (request_problem(headers, host, 8765) is not None) == refused
+
+
+def test_another_sites_page_cannot_open_the_apps_websocket(served: tuple[int, Path]) -> None:
+    """The same, at the running server: the websocket asked for by another origin and the page
+    asked for by another name are refused (403); the server's own page's are not."""
+    port, _ = served
+
+    async def run() -> list[int]:
+        statuses = []
+        async with aiohttp.ClientSession() as session:
+            for origin in ("http://evil.example", f"http://127.0.0.1:{port}"):
+                try:
+                    async with session.ws_connect(f"http://127.0.0.1:{port}/ws", headers={"Origin": origin}) as ws:
+                        statuses.append(101)
+                        await ws.close()
+                except aiohttp.WSServerHandshakeError as exc:
+                    statuses.append(exc.status)
+            for name in ("evil.example", "127.0.0.1"):
+                async with session.get(f"http://127.0.0.1:{port}/", headers={"Host": f"{name}:{port}"}) as response:
+                    statuses.append(response.status)
+        return statuses
+
+    assert asyncio.run(run()) == [403, 101, 403, 200]

@@ -15,9 +15,11 @@ import os
 import shlex
 import socket
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
-__all__ = ["TEMPLATES", "is_loopback", "listen_problem", "open_command", "serve", "server_class"]
+__all__ = ["TEMPLATES", "is_loopback", "listen_problem", "open_command", "request_problem", "serve", "server_class"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -72,21 +74,72 @@ def open_command(suite: Path | None, format: str | None = None) -> str:
     return shlex.join(argv)
 
 
+def request_problem(headers: Mapping[str, str], host: str, port: int) -> str | None:
+    """Why a request to the server listening on ``host``:``port`` is refused, or None.
+
+    A web page open in the same browser can open a websocket to a loopback port (websockets
+    are not held to the same-origin rule), and through a name of its own that resolves to
+    127.0.0.1 (DNS rebinding) can fetch from it too: another site would read the app's screen
+    (the suite's outputs) and send it keys (marks, an export). So the Host header must name
+    this server (listening on a loopback address: a loopback name), and an Origin, which a
+    browser sends with every websocket, must be the page's own: the Host's."""
+
+    def place(url: str) -> tuple[str, int] | None:
+        try:
+            parts = urlsplit(url)
+            return (parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
+        except ValueError:
+            return None
+
+    asked = headers.get("Host", "")
+    named = place(f"http://{asked}")
+    if named is None or not named[0]:
+        return f"a Host header that names no host: {asked!r}"
+    loopback = is_loopback(host)
+    if loopback and not is_loopback(named[0]):  # (any port: `ssh -L` may forward another)
+        return f"Host {asked!r} is not this server's (it listens on a loopback address)"
+    origin = headers.get("Origin")
+    if origin is None:  # not a browser's request: a program here can do as much anyway
+        return None
+    # The page's own origin: its websocket goes where the page came from (the template's
+    # script takes the page's host), through `ssh -L` to any local port too.
+    came = place(origin) if origin.lower().startswith(("http://", "https://")) else None
+    return None if came is not None and came == named else f"Origin {origin!r} is not a page of this server's"
+
+
 def server_class() -> type:
-    """textual-serve's Server, but for its banner: it printed the command as Rich markup, so
-    a suite path with ``[/b]`` in it ended the server at its start and ``[red]`` went from
-    the banner, which then named another folder than the one served. Said as plain text."""
+    """textual-serve's Server, but for two things. Its banner printed the command as Rich
+    markup, so a suite path with ``[/b]`` in it ended the server at its start and ``[red]``
+    went from the banner, which then named another folder than the one served: said as plain
+    text. And it served any page's websocket (`request_problem`): refused."""
+    from aiohttp import web
     from textual_serve.server import Server
 
     from rouge_tui.safetext import one_line
 
-    class PlainBanner(Server):
+    class GuardedServer(Server):
         async def on_startup(self, app: object) -> None:
             self.console.print(f"Serving {one_line(self.command)} on {one_line(self.public_url)}",
                                markup=False, highlight=False)
             self.console.print("Press Ctrl+C to quit", markup=False, highlight=False)
 
-    return PlainBanner
+        def _check(self, request: web.Request) -> None:
+            if why := request_problem(request.headers, self.host, self.port):
+                raise web.HTTPForbidden(text=f"rouge-tui serve: refused: {why}\n")
+
+        async def handle_index(self, request: web.Request) -> object:
+            self._check(request)
+            return await super().handle_index(request)
+
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+            self._check(request)
+            return await super().handle_websocket(request)
+
+        async def handle_download(self, request: web.Request) -> web.StreamResponse:
+            self._check(request)
+            return await super().handle_download(request)
+
+    return GuardedServer
 
 
 def serve(suite: Path | None, host: str, port: int, format: str | None = None) -> None:

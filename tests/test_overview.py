@@ -319,3 +319,26 @@ async def test_an_older_pair_says_so_in_the_overview_until_the_newest_is_back() 
         await settle(pilot)
         assert review_screen(app).pair_shown() == (names[-2], names[-1])
         assert "not the newest pair" not in screen_text(app).splitlines()[0]
+
+
+async def test_the_compared_pairs_bars_read_their_height_not_upside_down() -> None:
+    """A helper's pass: the pair's bars were drawn in reverse video, which turns a bar's cell
+    upside down: the baseline's full bar an empty cell, the drifted candidate's lowest bar a
+    near-full block, so the drop read as the highest build. They are underlined now, in
+    the text's colour, never reversed; the others are not underlined."""
+    from rouge_tui.app.widgets.overview import SPARKS, Overview, TrendPanel
+
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        overview = review_screen(app).query_one(Overview)
+        figures = review_screen(app).analysis.figures
+        line = TrendPanel().lines(overview, figures, 78)[0]
+        plain = line.plain
+        start = len("history ")
+        bars = plain[start:].split()[0]
+        assert len(bars) == 8 and set(bars) <= set(SPARKS)
+        styles = [line.get_style_at_offset(app.console, start + k) for k in range(len(bars))]
+        assert [bool(style.underline) for style in styles] == [False] * 6 + [True, True]  # B and C, the last two
+        assert not any(style.reverse for style in styles)
+        assert bars[-1] == SPARKS[0] and bars[-2] == SPARKS[-1]  # C's drop is the lowest bar, B among the highest

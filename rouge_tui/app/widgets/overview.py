@@ -93,7 +93,7 @@ class Overview(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "overview--title", "overview--label", "overview--dim", "overview--down",
-        "overview--up", "overview--within", "overview--spark", "overview--warn",
+        "overview--up", "overview--within", "overview--spark", "overview--picked", "overview--warn",
     }
 
     @property
@@ -335,8 +335,8 @@ class TrendPanel(Panel):
     )
 
     def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
-        """Every build's mean as a sparkline (the last ones that fit), the compared pair in
-        reverse video with B and C beside their means; ✗ for a build that cannot be read."""
+        """Every build's mean as a sparkline (the last ones that fit), the compared pair's bars
+        underlined with B and C beside their means; ✗ for a build that cannot be read."""
         label = overview._style("label")
         line = Text()
         line.append("history ", style=label)
@@ -356,8 +356,10 @@ class TrendPanel(Panel):
             if build.stats is None:
                 line.append("✗", style=overview._style("warn"))
                 continue
+            # The pair underlined, in the text's colour: in reverse video a bar's cell reads
+            # upside down (a full bar an empty cell, the lowest a near-full block).
             picked = build.name in pair
-            line.append(SPARKS[levels[build.name]], style=Style(reverse=True, bold=True) if picked else overview._style("spark"))
+            line.append(SPARKS[levels[build.name]], style=overview._style("picked") if picked else overview._style("spark"))
         # The history's own means, as its bars draw them: over all of a build's outputs,
         # which differ from the build lines' paired means when the builds hold other ids.
         kept = {b.name: b.stats for b in scored}

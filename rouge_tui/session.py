@@ -223,13 +223,9 @@ class Session:
 
     # ------------------------------------------------------------------ what came back
 
-    def show(self, analysis: Analysis, notice: str | None = None, unreadable: str | None = None) -> bool:
-        """``analysis`` is now the comparison shown; whether it is the one shown before again
-        (its texts read again, or computed again from changed files: the cursor stays on its
-        example, and what it warns of was said already)."""
-        before = self.analysis
+    def show(self, analysis: Analysis, notice: str | None = None, unreadable: str | None = None) -> None:
+        """``analysis`` is now the comparison shown."""
         pair = (analysis.figures.baseline.name, analysis.figures.candidate.name)
-        again = before is not None and before.settings == analysis.settings and self.pair_shown() == pair
         self.analysis = analysis
         self.progress = ""
         if self.review is not None and (self.review.baseline, self.review.candidate) != pair:
@@ -239,7 +235,6 @@ class Session:
         self.refs_notice = notice or self.refs_notice
         if unreadable is not None:
             self.unreadable = (self.pair_shown(), unreadable)
-        return again
 
     def take_texts(self, analysis: Analysis, texts: Texts) -> Review | None:
         """The texts of ``analysis`` are read: the review of the pair shown made or moved on to

@@ -217,7 +217,10 @@ async def test_the_diff_made_ahead_is_the_cursors_row_of_the_comparison_shown(mo
         assert f"F {float(figures.baseline_f[index]):.2f}" in shown
 
 
-async def test_after_a_switch_the_cursor_is_on_the_first_row_of_the_new_order() -> None:
+async def test_after_a_sort_the_first_row_and_after_a_switch_the_same_example() -> None:
+    """A sort starts at its first row. A newcomer comparing one example across metrics lost
+    it to row 1 at each m and t (twice reported): a switch keeps the example under the
+    cursor, at its rank in the new comparison."""
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -225,7 +228,13 @@ async def test_after_a_switch_the_cursor_is_on_the_first_row_of_the_new_order() 
         await press(pilot, "s", "home")  # regressions first
         deltas = incident_deltas()
         assert current_id(app) == min(deltas, key=lambda i: (deltas[i], ranked_ids().index(i)))
-        await press(pilot, "end", "t")
+        await press(pilot, "down", "down", "down", "down")
+        held = current_id(app)
+        for key in ("t", "m"):
+            await press(pilot, key)
+            await settle(pilot)
+            assert current_id(app) == held and table.cursor > 0, key
+        await press(pilot, "s")
         await settle(pilot)
         assert table.cursor == 0
 
@@ -255,8 +264,7 @@ async def test_the_comparison_read_again_under_a_filter_keeps_the_example_under_
         (suite / "builds" / "2.jsonl").write_text(outputs({"a": "the cat sat on the dog mat", "b": "the cat sat on a dog",
                                                            "c": "a dog", "d": "a bird"}))
         await switch_and_notice_the_change(pilot, screen)
-        await press(pilot, "down")
-        assert current_id(app) == "b" and screen.changed_on_disk == {"2"}
+        assert current_id(app) == "b" and screen.changed_on_disk == {"2"}  # m kept it
         await press(pilot, "h")
         await settle(pilot)
         await press(pilot, "enter")  # the pair shown, read again

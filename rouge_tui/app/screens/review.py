@@ -199,10 +199,14 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         first, before = session.analysis is None, session.analysis
         current = self.table.current
         keep = before.figures.ids[current] if before is not None and current is not None else None
-        again = session.show(message.analysis, message.notice, message.unreadable)
+        shown = session.pair_shown() if before is not None else None
+        session.show(message.analysis, message.notice, message.unreadable)
         self.overview.show(message.analysis.figures, session.notice())
         self.show_rows()
-        if again and keep is not None and (row := self.row_of_id(keep)) is not None:
+        # The pair read again, or scored by another metric or tokenizer: the example under the
+        # cursor stays under it, at its new rank (a newcomer comparing one example across
+        # metrics lost it to row 1 at each m). Another pair starts from its most-moved.
+        if keep is not None and session.pair_shown() == shown and (row := self.row_of_id(keep)) is not None:
             self.table.cursor = row
         for warning in message.analysis.figures.warnings:
             # Each once: a newcomer's notice came back over the table on every m, t and pair.
@@ -416,8 +420,9 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     def show_rows(self, *, keep: bool = False) -> None:
         """The table in the current sort and filter. ``keep``: the example under the cursor
         stays under it, on its new row (the filter cleared or applied again); else, or once
-        it is not shown, the cursor is on the first row (after a sort, a switch, a new pair or
-        a new filter, the new order starts at the top)."""
+        it is not shown, the cursor is on the first row (after a sort, a new pair or a new
+        filter, the new order starts at the top; after m or t, `on_analysis_ready` puts it
+        back on its example)."""
         session = self.session
         if session.analysis is None:
             return

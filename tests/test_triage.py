@@ -107,6 +107,24 @@ def test_the_flagged_read_new_figures_first_then_new_sentences_by_least_support(
 def test_flagged_first_sorts_the_table():
     flags = np.array([0, bits("empty"), bits("new-sentence"), 0, bits("new-figure")], np.uint32)
     assert triage.flagged_first(flags, ["empty", "new-figure", "new-sentence"]).tolist() == [4, 2, 1, 0, 3]
+    # The flagged list first, in its reading order; then the parts; then the rest.
+    assert triage.flagged_first(flags, ["empty", "new-figure", "new-sentence"], [2, 1]).tolist() == [2, 1, 4, 0, 3]
+
+
+def test_the_flagged_first_sort_begins_with_the_walks_flagged(tmp_path: Path):
+    """A newcomer's "flagged first" began with the ten most-moved (a drifting signal fired on
+    them too), none of them on the flagged list the walk and the report read next: SPEC, the
+    sort puts the flagged at the top of the table."""
+    from rouge_tui.analysis.pipeline import Caches, open_analysis
+    from rouge_tui.analysis.settings import Settings
+    from rouge_tui.suite.suite import open_suite
+
+    figures = open_analysis(open_suite(chapter_suite(tmp_path / "s")), Settings(k=50), caches=Caches.none()).figures
+    walked = [row for row, _ in figures.flagged_after(figures.ten)]
+    assert walked and all(row >= figures.ten for row in walked)
+    order = figures.order("flagged").tolist()
+    assert order[: len(walked)] == walked
+    assert sorted(order) == list(range(figures.paired))
 
 
 # -- through the report --------------------------------------------------------------------

@@ -62,9 +62,10 @@ SORTS = {
                          lambda f, rank: np.lexsort((rank, -f.delta))),
     "new movers": Sort("new movers first", "new first",
                        "the examples not flagged vol (volatile) first, each part by |delta|", _not_volatile_first),
-    "flagged": Sort("flagged first", "flagged", "the examples where a drifting signal fired first "
-                    "(new figures, new sentences, the rest), each part by |delta|",
-                    lambda f, rank: flagged_first(f.signals, [rate.signal for rate in f.drifting]),
+    "flagged": Sort("flagged first", "flagged", "the flagged first, in the walk's order (most telling "
+                    "first), then the other examples where a drifting signal fired, by |delta|",
+                    lambda f, rank: flagged_first(f.signals, [rate.signal for rate in f.drifting],
+                                                  [row for row, _ in f.flagged_after(f.ten)]),
                     applies=lambda f: bool(f.drifting)),
     "noise": Sort("beyond its own noise", "vs noise", "|delta| over the example's run-to-run spread "
                   "(replicate runs), largest first", _beyond_noise, applies=lambda f: bool(f.run_f)),

@@ -188,7 +188,11 @@ def reading_order(flags: np.ndarray, drifting: Sequence[str], new_figures: np.nd
     return rows[np.lexsort((rows, within, part))][:limit].tolist()
 
 
-def flagged_first(flags: np.ndarray, drifting: Sequence[str]) -> np.ndarray:
-    """Row indices with the rows where a drifting signal fired first, in `_groups`' parts,
-    each part in ranking order: the table's sort "flagged first"."""
-    return np.lexsort((np.arange(len(flags)), _groups(flags, drifting)))
+def flagged_first(flags: np.ndarray, drifting: Sequence[str], flagged: Sequence[int] = ()) -> np.ndarray:
+    """Row indices for the table's sort "flagged first": the flagged (``flagged``, rows in
+    their reading order: `reading_order`), then the other rows where a drifting signal
+    fired, in `_groups`' parts, each part in ranking order, then the rest (a newcomer's
+    "flagged first" began with the ten most-moved, none of them on the flagged list)."""
+    order = np.lexsort((np.arange(len(flags)), _groups(flags, drifting)))
+    head = np.asarray(flagged, dtype=order.dtype)
+    return np.concatenate((head, order[~np.isin(order, head)])) if len(head) else order

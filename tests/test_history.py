@@ -624,7 +624,7 @@ def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytes
                                                  said[0]), table
             continue
         n, mean, (low, high) = figures
-        step = [] if STEPS[name] is None else [f"{STEPS[name][1]:+.4f}", STEPS[name][2]]
+        step = [] if STEPS[name] is None else [f"{STEPS[name][1]:+.4f}", *STEPS[name][2].replace("-band", " band").split()]
         assert cells[1:] == [str(runs), str(n), f"{mean:.4f}", f"[{low:.4f},", f"{high:.4f}]", *step], name
 
 

@@ -879,3 +879,22 @@ def test_a_long_line_of_the_text_reports_head_goes_on_under_its_figures(tmp_path
     for line in head:
         assert line.startswith(labels) or line.startswith(" " * 11) and line[11] != " ", head
     assert all(len(line) <= 80 for line in head)
+
+
+def test_the_text_report_tells_long_build_names_apart_one_line_each(tmp_path: Path, capsys) -> None:
+    """A helper's pass: builds a harness named "2026-11-20 openai:gpt-4o-mini ·
+    summarize-incidents-prompt-v1" (v2, v3) were cut at their ends and folded, so the
+    baseline, the candidate and every history row read "2026-11-20 / openai:gpt-4o-mini · /
+    summari…". Each name is cut where it differs, a row a line, within 80 columns."""
+    name = "2026-11-20 openai:gpt-4o-mini · summarize-incidents-prompt-v{}.jsonl"
+    suite = make_suite(tmp_path / "s", builds={
+        name.format(n): jsonl({"id": "a", "output": "the cat sat" + " down" * n}, {"id": "b", "output": "a dog ran"})
+        for n in (1, 2, 3)})
+    out = rendered(suite, "text", capsys, "--history")
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 80
+    baseline = next(line for line in lines if line.startswith("baseline "))
+    candidate = next(line for line in lines if line.startswith("candidate "))
+    assert "v2 " in baseline and "v3 " in candidate and "…" in baseline
+    history = lines[[line.strip() for line in lines].index("history") + 2:][:3]
+    assert [row.split()[0][-2:] for row in history] == ["v1", "v2", "v3"], history

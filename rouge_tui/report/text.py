@@ -27,6 +27,12 @@ from rouge_tui.safetext import one_line, shorten_names
 MOST_COMPARED = 100
 
 
+# Characters of a build's name that keep a line of the build table, and of the history's,
+# within 80 columns (the rest of each line is its figures).
+BUILD_NAME = 22
+HISTORY_NAME = 17
+
+
 def render_text(data: dict[str, Any]) -> Any:
     """A Rich renderable for a terminal or a CI log (no markup from the data is parsed)."""
     from rich.console import Group
@@ -70,9 +76,12 @@ def render_text(data: dict[str, Any]) -> Any:
     for column, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),
                             ("mean", "right"), ("band", "left"), ("source", "left")):
         builds.add_column(column, justify=justify)
+    # Names cut where they differ, to fit 80 columns a line (cut at their ends, then folded,
+    # a harness's "2026-11-20 openai:gpt-4o-mini · summarize-…-v1" and "-v2" read alike).
+    pair = dict(zip((b["name"], c["name"]), shorten_names([b["name"], c["name"]], BUILD_NAME)))
     for role, s in (("baseline", b), ("candidate", c)):
         builds.add_row(
-            role, Text(one_line(s["name"], 40)), str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}",
+            role, Text(pair[s["name"]]), str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}",
             band_words(s["band"]), s["band_source"],
         )
 
@@ -155,12 +164,13 @@ def render_text(data: dict[str, Any]) -> Any:
         # Why a build has no figures goes under the table, a line each: folded in the band's
         # column, "…0da610.jsonl:24" ended one line and "0: invalid JSON" began the next.
         unread = []
-        for h in data["history"]:
+        names = shorten_names([h["name"] for h in data["history"]], HISTORY_NAME)
+        for h, name in zip(data["history"], names):
             if h["mean"] is None:
-                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), "", "", "✗ (below)")
+                trend.add_row(Text(name), str(h["runs"]), "", "", "✗ (below)")
                 unread.append(Text(f"✗ {one_line(h['name'], 40)}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
             else:
-                trend.add_row(Text(one_line(h["name"], 40)), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]),
+                trend.add_row(Text(name), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]),
                               *step_words(h))
         parts += [Text(""), trend, *unread]
     return Group(*parts)

@@ -23,9 +23,11 @@ def history_basis(data: dict[str, Any]) -> str:
 
 def step_words(entry: dict[str, Any]) -> tuple[str, str]:
     """A history entry's paired Δ and verdict against the build before it, or blanks."""
+    from rouge_tui.analysis.compare import VERDICTS
+
     if entry.get("delta") is None:
         return "", ""
-    return f"{entry['delta']:+.4f}", entry["verdict"]
+    return f"{entry['delta']:+.4f}", VERDICTS[entry["verdict"]].words
 
 
 def said(data: dict[str, Any]) -> list[tuple[int | str, dict[str, Any]]]:

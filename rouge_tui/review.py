@@ -136,12 +136,16 @@ class Opened:
                      "mean": h.stats.mean if h.stats else None,
                      "band": list(h.stats.band) if h.stats else None,
                      "band_source": h.stats.band_source if h.stats else None,
-                     "against": None, "delta": None, "verdict": None,
-                     **({"error": h.problem} if h.problem else {})}
+                     "against": None, "delta": None, "verdict": None, "against_band": None,
+                     "against_band_source": None, **({"error": h.problem} if h.problem else {})}
             if step is not None and (step.against, h.name) == (figures.baseline.name, figures.candidate.name):
+                band = figures.baseline  # the comparison's own: its band over the ids the pair shares
                 entry.update(against=step.against, delta=figures.delta_mean, verdict=figures.verdict)
             elif step is not None:
+                band = step.band
                 entry.update(against=step.against, delta=step.delta, verdict=step.verdict)
+            if step is not None:
+                entry.update(against_band=list(band.band), against_band_source=band.band_source)
             out.append(entry)
         return out
 

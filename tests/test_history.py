@@ -39,7 +39,8 @@ FULL, THREE, TWO, ONE, NONE = "a b c d", "a b c", "a b", "a", "x"
 F = {FULL: 1.0, THREE: 6 / 7, TWO: 2 / 3, ONE: 2 / 5, NONE: 0.0}
 K = 2.0  # the default band half-width
 HISTORY_FIELDS = ["name", "runs", "n", "mean", "band", "band_source"]  # SPEC, in its order
-STEP_FIELDS = ["against", "delta", "verdict"]  # then: against the build before it with figures
+# then: against the build before it with figures, and the band its verdict is against
+STEP_FIELDS = ["against", "delta", "verdict", "against_band", "against_band_source"]
 
 
 def outs(**texts: str) -> str:
@@ -586,11 +587,14 @@ def test_report_history_json_has_specs_fields_for_every_build(
     for entry, (name, runs, figures, source) in zip(history, TREND):
         assert type(entry["runs"]) is int and entry["runs"] == runs
         if STEPS[name] is None:
-            assert [entry[k] for k in STEP_FIELDS] == [None, None, None]
+            assert [entry[k] for k in STEP_FIELDS] == [None] * len(STEP_FIELDS)
         else:
             against, delta, verdict = STEPS[name]
             assert (entry["against"], entry["verdict"]) == (against, verdict), name
             assert entry["delta"] == pytest.approx(delta, abs=1e-15)
+            _, _, figures_before, source_before = next(row for row in TREND if row[0] == against)
+            assert entry["against_band"] == pytest.approx(figures_before[2], abs=1e-15)  # the build before's own
+            assert entry["against_band_source"] == source_before
         if figures is None:  # listed with its error, not a reason to fail
             assert list(entry) == [*HISTORY_FIELDS, *STEP_FIELDS, "error"]
             assert "2.jsonl" in entry["error"] and entry["mean"] is None
@@ -601,6 +605,27 @@ def test_report_history_json_has_specs_fields_for_every_build(
         assert entry["mean"] == pytest.approx(mean, abs=1e-15)
         assert type(entry["band"]) is list and entry["band"] == pytest.approx(band, abs=1e-15)
         assert entry["band_source"] == source
+
+
+def test_with_the_band_from_history_each_verdict_says_the_band_it_was_against(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A helper's pass: with [band] source = "history", a history row read drift-down with its
+    mean inside the band shown above it: the verdict was against the band from history,
+    shown nowhere. Build 5 is against 4, whose band comes from the means of 1, 3 and 4 (2 has
+    none): 4's mean ± k · their sample sd; 4 against 3 has two such means, too few: 3's own."""
+    suite = trend_suite(tmp_path / "s")
+    (suite / "suite.toml").write_text('[band]\nsource = "history"\n')
+    cli.main(["report", str(suite), "--format", "json", "--history"])
+    history = {h["name"]: h for h in json.loads(capsys.readouterr().out)["history"]}
+    means = [figures[1] for _, _, figures, _ in TREND if figures is not None][:3]  # builds 1, 3, 4
+    low, high = history["5"]["against_band"]
+    assert history["5"]["against_band_source"] == "history"
+    assert (low, high) == (pytest.approx(means[2] - K * statistics.stdev(means), abs=1e-15),
+                           pytest.approx(means[2] + K * statistics.stdev(means), abs=1e-15))
+    assert history["4"]["against_band_source"] == "replicates"
+    cli.main(["report", str(suite), "--history"])
+    assert 'source = "history": a verdict is against the band' in " ".join(capsys.readouterr().out.split())
 
 
 def test_report_history_text_shows_the_trend_table(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -396,11 +396,13 @@ def baseline_stats(history: Sequence[BuildScores | HistoryRow], settings: Settin
 @dataclass(frozen=True)
 class Step:
     """A build against the last build before it with figures (``against``): the mean paired
-    delta of their F and the verdict, by the rule and band a comparison of the two uses."""
+    delta of their F and the verdict, by the rule and band a comparison of the two uses
+    (``band``: that build's own, or with [band] source = "history" the band from history)."""
 
     against: str
     delta: float
     verdict: str
+    band: BuildStats
 
 
 def steps(rows: Sequence[HistoryRow], settings: Settings) -> list[Step | None]:
@@ -411,7 +413,7 @@ def steps(rows: Sequence[HistoryRow], settings: Settings) -> list[Step | None]:
         if row.stats is not None and row.delta is not None and last is not None:
             before, _ = baseline_stats(rows[: last + 1], settings)
             said = verdict(before, row.stats.mean, row.delta, settings.min_delta)  # over the ids both have
-            out.append(Step(rows[last].name, row.delta, said))
+            out.append(Step(rows[last].name, row.delta, said, before))
         else:
             out.append(None)
         if row.stats is not None:

@@ -17,8 +17,13 @@ def history_basis(data: dict[str, Any]) -> str:
     """What the history's figures are over, and of which score: why a build's n and mean
     there differ from the comparison's (SPEC "History")."""
     scoring = f"{data['metric']} F, tokenizer {data['tokenizer']}{', stemming' if data['stem'] else ''}"
-    return ("each build over its own ids with a reference; paired Δ and verdict against the build before it "
+    said = ("each build over its own ids with a reference; paired Δ and verdict against the build before it "
             f"with figures, over the ids both builds have ({scoring})")
+    if any(h.get("against_band_source") == "history" for h in data.get("history") or ()):
+        # Its verdict then reads no band shown in its table (a helper's pass: a mean inside
+        # the band above it, judged drift-down).
+        said += '; [band] source = "history": a verdict is against the band from the means of up to five builds'
+    return said
 
 
 def step_words(entry: dict[str, Any]) -> tuple[str, str]:

@@ -680,7 +680,7 @@ async def test_the_historys_line_of_what_its_figures_are_is_whole_at_80_columns(
         lines = screen_text(app).splitlines()
     at = next(k for k, line in enumerate(lines) if "rougeLsum (rouge-score, stem)" in line)
     said = " ".join(line.strip() for line in lines[at:at + 2])
-    assert said.endswith("Δ: paired ids · marks: on pairs to it"), said
+    assert said.endswith("Δ: paired ids, then ● ▼ ▲ its verdict · marks: on pairs to it"), said
 
 
 async def test_pairs_switched_to_and_from_leave_no_comparisons_texts_behind() -> None:

@@ -161,7 +161,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         # shares, these over each build's own (a newcomer took the two for one thing).
         settings = self.review.analysis.settings
         scoring = f"{settings.metric} ({settings.tokenizer}{', stem' if settings.stem else ''})"
-        about = f"{scoring} · n, mean, band: each build's own outputs · Δ: paired ids · marks: on pairs to it"
+        about = (f"{scoring} · n, mean, band: each build's own outputs · Δ: paired ids, then ● ▼ ▲ its verdict · "
+                 "marks: on pairs to it")
         self.query_one("#history-about", Static).update(Text(about))  # (on to a second line, never cut)
         # Δ and verdict against the build before (the mean paired delta: over the ids both
         # have, so not the difference of the two means); marks made on any pair with it as

@@ -316,7 +316,8 @@ def test_the_servers_banner_says_the_suites_path_as_it_is(tmp_path: Path) -> Non
         server.console = Console(file=out, width=500, color_system=None)
         asyncio.run(server.on_startup(None))
         said = out.getvalue()
-        assert f"Serving {one_line(command)} on http://127.0.0.1:8000" in said, said
+        assert said.splitlines()[:2] == ["rouge-tui serve: open http://127.0.0.1:8000 in a browser",
+                                         f"each page runs: {one_line(command)}"], said  # a line each, never wrapped
         assert "\x1b" not in said
 
 
@@ -367,3 +368,4 @@ def test_another_sites_page_cannot_open_the_apps_websocket(served: tuple[int, Pa
         return statuses
 
     assert asyncio.run(run()) == [403, 101, 403, 200]
+

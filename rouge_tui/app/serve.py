@@ -119,9 +119,9 @@ def server_class() -> type:
 
     class GuardedServer(Server):
         async def on_startup(self, app: object) -> None:
-            self.console.print(f"Serving {one_line(self.command)} on {one_line(self.public_url)}",
-                               markup=False, highlight=False)
-            self.console.print("Press Ctrl+C to quit", markup=False, highlight=False)
+            for line in (f"rouge-tui serve: open {one_line(self.public_url)} in a browser",
+                         f"each page runs: {one_line(self.command)}", "Press Ctrl+C to quit"):
+                self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
         def _check(self, request: web.Request) -> None:
             if why := request_problem(request.headers, self.host, self.port):
@@ -163,7 +163,9 @@ def serve(suite: Path | None, host: str, port: int, format: str | None = None) -
     from rouge_tui.safetext import one_line
 
     title = f"rouge-tui · {one_line(suite.name, 60)}" if suite is not None else "rouge-tui"
-    server = server_class()(open_command(suite, format), host=host, port=port, title=title, public_url=f"http://{where}",
+    # Every address: the banner names this machine, which another can open (not 0.0.0.0).
+    shown = where if host not in ("0.0.0.0", "::") else f"{socket.gethostname()}:{port}"
+    server = server_class()(open_command(suite, format), host=host, port=port, title=title, public_url=f"http://{shown}",
                               templates_path=TEMPLATES)
     try:
         server.serve()

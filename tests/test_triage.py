@@ -62,6 +62,8 @@ def test_rates_are_shares_so_a_bigger_pair_needs_more():
 def test_too_little_history_gives_no_band_and_says_why():
     band, reason = triage.band(history(3), "new-figure", 100)
     assert band is None and "fewer than 2 earlier build pairs" in reason
+    # "with figures" read as new figures (a newcomer's pass): these are the pairs counted
+    assert reason.endswith("earlier build pairs counted") and "figures" not in reason
     assert not drifts(history(3), 90)
     unreadable = [PairCounts("a", "b", 0, {}, "b.jsonl:3: invalid JSON"), *history(1)]
     assert triage.band(unreadable, "new-figure", 100)[0] is None

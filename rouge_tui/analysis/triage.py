@@ -138,7 +138,7 @@ def band(history: Sequence[PairCounts], signal: str, paired: int) -> tuple[tuple
     examples, as a rate. None, and why, with fewer than MIN_PAIRS earlier pairs."""
     usable = [h for h in history if h.problem is None and h.paired]
     if len(usable) < MIN_PAIRS:
-        return None, f"no band: fewer than {MIN_PAIRS} earlier build pairs with figures"
+        return None, f"no band: fewer than {MIN_PAIRS} earlier build pairs counted"
     shares = [h.counts.get(signal, 0) / h.paired for h in usable]
     expected = max(shares) * paired
     top = expected + NOISE * math.sqrt(expected) + SLACK

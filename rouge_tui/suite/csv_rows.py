@@ -25,7 +25,9 @@ def csv_rows(
     path = blocks.path
     if csv.field_size_limit() < MAX_LINE:
         csv.field_size_limit(MAX_LINE)  # the default 128 KiB is less than one long output
-    # strict: a stray or unclosed quote is an error, not a field that swallows the next lines
+    # strict: an unclosed quote, or text after a quoted field's closing quote, is an error, not
+    # a field that swallows the next lines; a quote inside an unquoted field (ab"c) is its text,
+    # as spreadsheets read it
     lines = _CsvLines()
     reader = csv.reader(lines.of(blocks), strict=True)
     columns: list[str] = []

@@ -1198,3 +1198,15 @@ def test_open_with_a_format_that_finds_nothing_says_the_formats_own_error(tmp_pa
     code, out, err = _main_out("open", str(tmp_path / "empty"), "--format", "helm")
     assert (code, out) == (2, "")
     assert err == f"rouge-tui: error: {tmp_path / 'empty'}: no HELM run folder (one with scenario_state.json) found\n"
+
+
+def test_a_suites_stem_without_a_tokenizer_that_stems_names_the_file_and_line(tmp_path: Path, capsys) -> None:
+    """A red-team pass: "error: suite.toml's stem = true needs a tokenizer that stems" named
+    no file: in a folder of suites, which suite.toml? It names it, and the line."""
+    from suite_helpers import make_suite
+
+    suite = make_suite(tmp_path / "s", toml='name = "s"\n\nstem = true\n')
+    capsys.readouterr()
+    assert main(["report", str(suite)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"rouge-tui: error: {suite / 'suite.toml'}:3: suite.toml's stem = true needs"), err

@@ -96,8 +96,9 @@ def resolve(suite, user, *, metric=None, tokenizer=None, stem=None, k=None) -> S
         # suite.toml's stem = true, with the tokenizer left to config.toml or the default:
         # silently unstemmed scores would not be the suite's.
         where = "config.toml's" if user.tokenizer else "the default"
+        place = f"{suite.stem_where}: " if suite.stem_where else ""  # the file and line, where known
         raise UsageError(
-            f"suite.toml's stem = true needs a tokenizer that stems ({STEMMERS}), not {where} "
+            f"{place}suite.toml's stem = true needs a tokenizer that stems ({STEMMERS}), not {where} "
             f"'{tokenizer}': set tokenizer in suite.toml, or pass --tokenizer"
         )
     asked = bool(suite.stem) if stem is None else stem

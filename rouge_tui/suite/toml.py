@@ -50,6 +50,7 @@ class SuiteSettings:
     fields_given: dict[str, str] = field(default_factory=dict, compare=False)
     alarm: tuple[str, ...] | None = None  # [alarm] signals, checked against the registry later
     alarm_where: str | None = field(default=None, compare=False)  # where it is set, for that check
+    stem_where: str | None = field(default=None, compare=False)  # where stem is set (file:line)
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,7 @@ def read_suite_settings(path: Path) -> SuiteSettings:
         fields_given={key: value for key, value in given.items() if value is not None},
         alarm=None if signals is None else tuple(signals),
         alarm_where=None if signals is None else f"{path}:{alarm.line_of('signals')}",
+        stem_where=None if stem is None else f"{path}:{top.line_of('stem')}",
     )
 
 

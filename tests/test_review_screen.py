@@ -1051,3 +1051,20 @@ async def test_at_80_columns_the_alarm_is_said_in_words_and_beside_the_verdict(t
             await settle(pilot)
             assert "● within band, signal alarm  Δ " in screen_text(app).splitlines()[0]
 
+
+async def test_a_key_for_an_example_on_an_empty_filtered_table_says_why_it_did_nothing() -> None:
+    """A newcomer's pass: with a filter that matches nothing, enter, a, c and x did nothing
+    and said nothing."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await filter_by(pilot, '"no output says this zzqx"')
+        screen = review_screen(app)
+        assert screen.table.current is None
+        told: list[str] = []
+        screen.notify = lambda message, **kwargs: told.append(message)  # (the app shows one of a repeated notice)
+        for key in ("enter", "a", "c", "x"):
+            told.clear()
+            await press(pilot, key)
+            assert told == ["no example matches the filter (escape clears it)"], (key, told)
+        assert app.screen is screen

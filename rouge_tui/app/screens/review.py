@@ -319,7 +319,16 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         return self.session.diff_query()
 
     def current_id(self) -> str | None:
-        return self.session.current_id(self.table.current)
+        """The example under the cursor; None, and a notice why, on an empty table (a key that
+        acts on an example did nothing there and said nothing: a newcomer's pass)."""
+        example_id = self.session.current_id(self.table.current)
+        if example_id is None and self.session.analysis is not None:
+            self.say_no_row()
+        return example_id
+
+    def say_no_row(self) -> None:
+        empty = "no example matches the filter (escape clears it)" if self.session.matches is not None else "no examples"
+        self.notify(empty, markup=False, timeout=3)
 
     def action_mark(self, word: str) -> None:
         example_id = self.current_id()

@@ -83,6 +83,7 @@ class DiffHandOff:
             self.park_once(Waiting("first_diff", "the most-moved output's diff opens"))
             return
         if self.table.current is None:
+            self.say_no_row()
             return
         example_id = analysis.figures.ids[self.table.current]
         args = (analysis, self.table.view, self.table.cursor, self.session.pair_shown(), example_id)

@@ -131,22 +131,15 @@ class Opened:
             rows = trend(self.analysis.suite, texts.references, settings, self.caches,
                          read=(texts.baseline, texts.candidate))
         out = []
-        for h, step in zip(rows, steps(rows, settings)):
-            entry = {"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
-                     "mean": h.stats.mean if h.stats else None,
-                     "band": list(h.stats.band) if h.stats else None,
-                     "band_source": h.stats.band_source if h.stats else None,
-                     "against": None, "delta": None, "verdict": None, "against_band": None,
-                     "against_band_source": None, **({"error": h.problem} if h.problem else {})}
-            if step is not None and (step.against, h.name) == (figures.baseline.name, figures.candidate.name):
-                band = figures.baseline  # the comparison's own: its band over the ids the pair shares
-                entry.update(against=step.against, delta=figures.delta_mean, verdict=figures.verdict)
-            elif step is not None:
-                band = step.band
-                entry.update(against=step.against, delta=step.delta, verdict=step.verdict)
-            if step is not None:
-                entry.update(against_band=list(band.band), against_band_source=band.band_source)
-            out.append(entry)
+        for h, step in zip(rows, steps(rows, settings, figures)):
+            out.append({"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
+                        "mean": h.stats.mean if h.stats else None,
+                        "band": list(h.stats.band) if h.stats else None,
+                        "band_source": h.stats.band_source if h.stats else None,
+                        "against": step and step.against, "delta": step and step.delta,
+                        "verdict": step and step.verdict, "against_band": step and list(step.band.band),
+                        "against_band_source": step and step.band.band_source,
+                        **({"error": h.problem} if h.problem else {})})
         return out
 
 

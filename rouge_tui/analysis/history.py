@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +42,9 @@ from rouge_tui.suite.suite import (
     read_build,
     references_digest,
 )
+
+if TYPE_CHECKING:  # the comparison beside the history (`steps`): figures imports this through triage
+    from rouge_tui.analysis.figures import Figures
 
 __all__ = ["MOVE", "BuildScores", "ByExample", "HistoryRow", "Step", "baseline_stats", "build_scores",
            "changed_since_read", "earlier_entries", "entry_part", "history_band", "kept_trend", "key_part", "paired_delta",
@@ -405,15 +409,21 @@ class Step:
     band: BuildStats
 
 
-def steps(rows: Sequence[HistoryRow], settings: Settings) -> list[Step | None]:
-    """Each row's `Step` (None for a build without figures, or with none before it)."""
+def steps(rows: Sequence[HistoryRow], settings: Settings, compared: Figures | None = None) -> list[Step | None]:
+    """Each row's `Step` (None for a build without figures, or with none before it); the
+    pair ``compared`` (the comparison shown beside the history) with the comparison's own
+    delta, verdict and band, over the ids the pair shares: one number for one pair."""
     out: list[Step | None] = []
     last = None  # the last row so far with figures
     for number, row in enumerate(rows):
         if row.stats is not None and row.delta is not None and last is not None:
-            before, _ = baseline_stats(rows[: last + 1], settings)
-            said = verdict(before, row.stats.mean, row.delta, settings.min_delta)  # over the ids both have
-            out.append(Step(rows[last].name, row.delta, said, before))
+            pair = (rows[last].name, row.name)
+            if compared is not None and pair == (compared.baseline.name, compared.candidate.name):
+                out.append(Step(pair[0], compared.delta_mean, compared.verdict, compared.baseline))
+            else:
+                before, _ = baseline_stats(rows[: last + 1], settings)
+                said = verdict(before, row.stats.mean, row.delta, settings.min_delta)  # over the ids both have
+                out.append(Step(pair[0], row.delta, said, before))
         else:
             out.append(None)
         if row.stats is not None:

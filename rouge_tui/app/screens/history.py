@@ -119,11 +119,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         stats = scored.stats
         band = f" [{stats.band[0]:.4f}, {stats.band[1]:.4f}]".ljust(18) if self.with_band else ""
         line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f}{band}")
-        figures = self.review.analysis.figures
-        if step is not None and (step.against, entry.name) == self.pair:
-            # The pair on screen: its own figures (paired ids, the comparison's band).
-            line.append(f" {figures.delta_mean:+.4f} {VERDICTS[figures.verdict].symbol}")
-        elif step is not None:  # against the last build before this one with figures
+        if step is not None:  # against the last build before this one with figures
             line.append(f" {step.delta:+.4f} {VERDICTS[step.verdict].symbol}")
         else:
             line.append(" " * 10)
@@ -141,7 +137,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         # comparison's anyway), so that a line is never wrapped in two.
         width = max(12, min(40, self.size.width - (63 if self.with_band else 45)))
         names = shorten_names([b.name for b in self.suite.builds], width)
-        steps = history.steps(self.builds, self.review.analysis.settings) if self.builds else [None] * len(names)
+        analysis = self.review.analysis  # the pair on screen: its own figures (`history.steps`)
+        steps = history.steps(self.builds, analysis.settings, analysis.figures) if self.builds else [None] * len(names)
         lines = [self.line(number, name, width, step) for number, (name, step) in enumerate(zip(names, steps))]
         self.query_one(BuildList).show(lines, highlighted)
         # What was picked first: at 80 columns the end of this line is cut.

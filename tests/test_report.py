@@ -723,7 +723,8 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path) -> None:
     assert history.count("<tr><td>") == len(list((INCIDENTS / "builds").iterdir()))
     rows = re.findall(r"<tr><td>.*?</tr>", history)  # each a build's seven cells, in order
     assert len(rows) == len(data["history"]) and all(row.count("<td") == 7 for row in rows)
-    assert rows[-1].endswith(f"<td class=n>{data['delta']:+.4f}</td><td>{data['verdict']}</td></tr>")
+    said = {"drift-down": "drift-down", "drift-up": "drift-up", "within-band": "within band"}  # SPEC's words
+    assert rows[-1].endswith(f"<td class=n>{data['delta']:+.4f}</td><td>{said[data['verdict']]}</td></tr>")
     for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
                        ("missing_reference", "Missing reference")):
         assert data[key] and f"<p>{label} ({len(data[key])}): {data[key][0]}" in page

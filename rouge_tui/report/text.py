@@ -168,7 +168,7 @@ def render_text(data: dict[str, Any]) -> Any:
         for h, name in zip(data["history"], names):
             if h["mean"] is None:
                 trend.add_row(Text(name), str(h["runs"]), "", "", "✗ (below)")
-                unread.append(Text(f"✗ {one_line(h['name'], 40)}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
+                unread.append(Text(f"✗ {name}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
             else:
                 trend.add_row(Text(name), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]),
                               *step_words(h))

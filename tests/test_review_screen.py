@@ -908,6 +908,37 @@ async def test_enter_right_after_start_opens_the_most_moved_outputs_diff(monkeyp
         assert not isinstance(app.screen, DiffScreen)  # one diff, not two
 
 
+async def test_moves_typed_before_the_table_shows_wait_for_it_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer typed j j j enter while a 100k suite opened: enter waited for the table,
+    the j were thrown away, and the diff opened on row 1 (3 tries in 3), where they meant row
+    4. Moves typed before the table shows wait for it, in turn with the keys beside them."""
+    import time
+
+    from rouge_tui import review
+
+    real = review.open_review
+
+    def slow(*args, **options):
+        time.sleep(0.5)
+        return real(*args, **options)
+
+    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = review_screen(app)
+        assert screen.analysis is None
+        await pilot.press("j", "j", "j", "enter")
+        await settle(pilot)
+        for _ in range(50):
+            if isinstance(app.screen, DiffScreen):
+                break
+            await pilot.pause(0.1)
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == screen.analysis.figures.ids[3]
+        await press(pilot, "escape")
+        assert screen.table.cursor == 3
+
+
 async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Path) -> None:
     """x on a mark made on this pair, where another pair's mark carries: the row reads the
     carried mark again, and the message says so (it said only 'cleared'); x on the carried

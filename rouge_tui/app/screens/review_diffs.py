@@ -90,10 +90,10 @@ class DiffHandOff:
         self.when_ready(Waiting("diff", "the diff opens", args, after_asked=True))
 
     def do_first_diff(self) -> None:
-        """The diff of the first row (the most-moved, unless a sort came first), asked for
-        before the table showed."""
+        """The diff asked for before the table showed: of the row under the cursor, the first
+        (the most-moved, unless a sort came first) unless moves typed before it came first."""
         if self.table.current is not None:
-            self.push_diff(self.table.view, 0, walk=False)
+            self.push_diff(self.table.view, self.table.cursor, walk=False)
 
     def park_once(self, action: Waiting) -> None:
         """``action``, asked for before the table showed, run once the texts are in (a key

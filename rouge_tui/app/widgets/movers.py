@@ -142,6 +142,9 @@ class MoversTable(ScrollView, can_focus=True):
         self.marks: Callable[[str], MarkCell | None] = lambda _id: None
         self.longest_id: int | None = None  # cells, over every id of the figures shown
         self.empty_text = "loading…"
+        # A move asked for before any figures are shown, given to the screen, which keeps it
+        # for them (True) or not: typed ahead, j j j enter opened row 1 (a newcomer's pass).
+        self.early: Callable[[str], bool] = lambda move: False
 
     def show(self, figures: Figures, view: np.ndarray, *, rule: bool, cursor: int = 0) -> None:
         """Show ``view`` (indices into the ranked arrays), the cursor on row ``cursor``."""
@@ -210,22 +213,32 @@ class MoversTable(ScrollView, can_focus=True):
         self.call_after_refresh(self.scroll_to_row, self.cursor)
 
     def action_cursor_up(self) -> None:
-        self.cursor -= 1
+        if not self._early("cursor_up"):
+            self.cursor -= 1
 
     def action_cursor_down(self) -> None:
-        self.cursor += 1
+        if not self._early("cursor_down"):
+            self.cursor += 1
 
     def action_page_up(self) -> None:
-        self.cursor -= self.page
+        if not self._early("page_up"):
+            self.cursor -= self.page
 
     def action_page_down(self) -> None:
-        self.cursor += self.page
+        if not self._early("page_down"):
+            self.cursor += self.page
 
     def action_first(self) -> None:
-        self.cursor = 0
+        if not self._early("first"):
+            self.cursor = 0
 
     def action_last(self) -> None:
-        self.cursor = self.row_count - 1
+        if not self._early("last"):
+            self.cursor = self.row_count - 1
+
+    def _early(self, move: str) -> bool:
+        """Whether ``move`` came before any figures and the screen kept it (`early`)."""
+        return self.figures is None and self.early(move)
 
     def on_click(self, event: events.Click) -> None:
         row = self.row_of_line(round(self.scroll_y) + event.y - 1) if event.y else None

@@ -238,3 +238,31 @@ async def test_a_changed_run_of_several_lines_is_one_change_for_the_brackets(tmp
         lines = diff_lines(view)
         assert sum(line.lstrip("+± ").startswith("{+") for line in lines) == 3, lines  # a marker on each line
         assert len(view.changes) == 1, (view.changes, lines)
+
+
+async def test_g_and_end_and_a_page_in_a_long_diff_jump_at_once(tmp_path: Path) -> None:
+    """A newcomer's pass: g, G and end in a diff scrolled in some 20 frames over 0.7 s
+    (Textual's animated scroll), slow over SSH. Each is one jump."""
+    words = " ".join(f"w{k}" for k in range(3000))
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": words}), {
+        "1.jsonl": jsonl({"id": "a", "output": words}),
+        "2.jsonl": jsonl({"id": "a", "output": words.replace("w7 ", "x7 ")}),
+    })
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = await open_first_diff(pilot)
+        assert view.max_scroll_y > 50
+        animated: list[str] = []
+        real = app.animator.animate
+
+        def animate(obj, attribute, *args, **kwargs):  # (the tests' pauses wait animations out)
+            if obj is view:
+                animated.append(attribute)
+            return real(obj, attribute, *args, **kwargs)
+
+        app.animator.animate = animate
+        for key, where in (("G", lambda: view.max_scroll_y), ("g", lambda: 0), ("end", lambda: view.max_scroll_y),
+                           ("pageup", lambda: view.max_scroll_y - view.scrollable_content_region.height)):
+            await pilot.press(key)
+            await pilot.pause()
+            assert view.scroll_y == where() and animated == [], (key, animated)

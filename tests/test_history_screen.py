@@ -325,7 +325,13 @@ async def test_after_comparing_older_builds_the_history_says_the_way_back_and_it
         await press(pilot, "h")
         await settle(pilot)
         assert "end ⏎" not in screen_text(app).splitlines()[0]  # the newest pair is shown
+        told: list[str] = []
+        real = review_screen(app).notify
+        review_screen(app).notify = lambda message, **kwargs: (told.append(message), real(message, **kwargs))
         await press(pilot, "home", "down", "space", "down", "space", "enter")
+        # Said at once, while the old pair's figures stay up (a newcomer waited 2.5 s on a big
+        # suite with only the status line changing)
+        assert told[:1] == [f"comparing {names[1]} → {names[2]}…"], told
         await settle(pilot)
         figures = review_screen(app).analysis.figures
         assert (figures.baseline.name, figures.candidate.name) == (names[1], names[2])

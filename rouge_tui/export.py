@@ -15,6 +15,7 @@ from pathlib import Path
 from rouge_tui import report
 from rouge_tui.analysis.compare import TEN
 from rouge_tui.diff import BRACKETS, Piece, by_line, empty_output
+from rouge_tui.numbers import signed
 from rouge_tui.report.examples import run_note
 from rouge_tui.report.markdown import md
 from rouge_tui.review import Review
@@ -71,7 +72,7 @@ def review_markdown(made: report.Report, now: datetime) -> str:
             plain(entry["words"]),
         ])
         over = " (F: the mean over each build's runs)" if max(entry["runs"]) > 1 else ""
-        lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {delta:+.4f}){over}", ""]
+        lines += [f"baseline {base:.4f} → candidate {cand:.4f} (Δ {signed(delta)}){over}", ""]
         lines += [entry["run_scores"], ""] if entry["run_scores"] else []
         lines += [f"_Cut: {note}._" for note in entry["cut"]] + [""] * bool(entry["cut"])
         lines += [fenced(block), ""]

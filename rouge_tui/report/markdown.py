@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rouge_tui.numbers import signed
 from rouge_tui.report.words import (
     LEFT_OUT,
     alarm_lines,
@@ -65,10 +66,10 @@ def render_markdown(data: dict[str, Any]) -> str:
         f"- Signature: `{data['signature']}`",
         f"- Reference fingerprint: `{data['reference_fingerprint'][:16]}`",
         f"- Paired examples: {data['paired']}: {moved_words(data)}",
-        (f"- Delta: {data['delta']:+.4f}, 95% interval [{low:+.4f}, {high:+.4f}]"
+        (f"- Delta: {signed(data['delta'])}, 95% interval [{signed(low)}, {signed(high)}]"
          f" ({data['delta_interval_method']})"),
         f"- Paired test: {test_words(data['delta_test'])}; {data['delta_test']['method']}",
-        (f"- What moved: precision {data['delta_precision']:+.4f}, recall {data['delta_recall']:+.4f};"
+        (f"- What moved: precision {signed(data['delta_precision'])}, recall {signed(data['delta_recall'])};"
          f" the ten most-moved hold {percent(data['top_share'])} of the total |delta|"),
         "",
         "| build | name | runs | n | mean | band | band source |",
@@ -109,14 +110,14 @@ def render_markdown(data: dict[str, Any]) -> str:
     for rank, row in enumerate(data["top"], 1):
         lines.append(
             f"| {rank} | {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} |"
-            f" {row['delta']:+.4f} | {signal_words(row, runs)} | {mark_word(data, row['id'])} |"
+            f" {signed(row['delta'])} | {signal_words(row, runs)} | {mark_word(data, row['id'])} |"
             f" {cell(row['id'])} |"
         )
     if data["flagged"]:
         lines += ["", f"## The {len(data['flagged'])} flagged: a drifting signal fired, most telling first", "",
                   "| id | baseline | candidate | delta | signals | mark | note |",
                   "| --- | ---: | ---: | ---: | --- | --- | --- |"]
-        lines += [f"| {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} | {row['delta']:+.4f} |"
+        lines += [f"| {md(row['id'], 60)} | {row['baseline']:.4f} | {row['candidate']:.4f} | {signed(row['delta'])} |"
                   f" {signal_words(row, runs)} | {mark_word(data, row['id'])} | {cell(row['id'])} |"
                   for row in data["flagged"]]
     others = other_marks(data)

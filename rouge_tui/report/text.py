@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rouge_tui.numbers import signed
 from rouge_tui.report.words import (
     LEFT_OUT,
     alarm_lines,
@@ -58,11 +59,11 @@ def render_text(data: dict[str, Any]) -> Any:
     head.add_row("verdict", Text.assemble((VERDICTS[data["verdict"]].said, style),
                                           (signal_alarm(data["verdict"], bool(data["signal_drift"])), "bold red")))
     say("", data["verdict_reason"])
-    say("delta", f"{data['delta']:+.4f}  95% [{low:+.4f}, {high:+.4f}] "
+    say("delta", f"{signed(data['delta'])}  95% [{signed(low)}, {signed(high)}] "
                  f"{data['delta_interval_method']}   paired {data['paired']}   k {data['k']:g}")
     say("paired", test_words(data["delta_test"]))
     say("examples", moved_words(data))
-    say("moved", f"precision {data['delta_precision']:+.4f}  recall {data['delta_recall']:+.4f}"
+    say("moved", f"precision {signed(data['delta_precision'])}  recall {signed(data['delta_recall'])}"
                  f"  the ten hold {percent(data['top_share'])} of |delta|")
     for line in alarm_lines(data):
         say("alarm", line, "bold red")
@@ -123,7 +124,7 @@ def render_text(data: dict[str, Any]) -> Any:
         in ``said``."""
         table.add_row(
             *([rank] if rank else []), Text(wide[row["id"]]), f"{row['baseline']:.4f}", f"{row['candidate']:.4f}",
-            f"{row['delta']:+.4f}", signal_words(row, runs), Text(mark_word(data, row["id"])),
+            signed(row['delta']), signal_words(row, runs), Text(mark_word(data, row["id"])),
         )
         for label, text, limit in findings(row, 200, 120):
             said.add_row(rank, Text(narrow[row["id"]]), Text(f"{label}: " + one_line(text, limit)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rouge_tui.numbers import signed
 from rouge_tui.safetext import one_line
 
 # The ids the pairing left out, as every format lists them.
@@ -32,7 +33,7 @@ def step_words(entry: dict[str, Any]) -> tuple[str, str]:
 
     if entry.get("delta") is None:
         return "", ""
-    return f"{entry['delta']:+.4f}", VERDICTS[entry["verdict"]].words
+    return signed(entry["delta"]), VERDICTS[entry["verdict"]].words
 
 
 def said(data: dict[str, Any]) -> list[tuple[int | str, dict[str, Any]]]:
@@ -74,7 +75,7 @@ def test_words(test: dict[str, Any]) -> str:
     -0.0177]  sign-flip p 0.0001  detectable ±0.0251``."""
     low, high = test["interval"]
     p = test["p_value"]
-    return (f"bootstrap 95% [{low:+.4f}, {high:+.4f}]  sign-flip p {p_words(p)}"
+    return (f"bootstrap 95% [{signed(low)}, {signed(high)}]  sign-flip p {p_words(p)}"
             f"  detectable ±{test['min_detectable']:.4f}")
 
 

@@ -34,6 +34,7 @@ from rouge_tui.app.widgets.diffview import DiffModel, DiffView
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.movers import MarkCell
 from rouge_tui.diff import FOLD_WORDS, prepare_example, run_scores
+from rouge_tui.numbers import signed
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line, shorten_names
 
@@ -193,7 +194,7 @@ class DiffScreen(common.Answers, Screen[str]):
         text.append(one_line(figures.suite, 30), style="bold")
         text.append(f"  {VERDICTS[figures.verdict].said}{signal_alarm(figures.verdict, bool(figures.drifting))}",
                     style="bold")
-        text.append(f"  Δ {figures.delta_mean:+.4f}  {figures.signature}")
+        text.append(f"  Δ {signed(figures.delta_mean)}  {figures.signature}")
         return text
 
     def title_text(self, width: int) -> Text:
@@ -211,7 +212,7 @@ class DiffScreen(common.Answers, Screen[str]):
             short_mark = MarkCell.of(shown).text(6)  # as the table shows it
         parts = [  # each field's forms, longest first, in priority order
             (f"rank {index + 1}", f"#{index + 1}"),
-            (f"Δ {float(figures.delta[index]):+.4f}", f"Δ{float(figures.delta[index]):+.3f}"),
+            (f"Δ {signed(float(figures.delta[index]))}", f"Δ{signed(float(figures.delta[index]), 3)}"),
             (f"{base_f:.4f} → {cand_f:.4f}", f"{base_f:.2f}→{cand_f:.2f}"),
             (f"marked {mark}" if mark else "", short_mark),
             (MODES[self.mode], SHORT_MODES[self.mode]),

@@ -20,6 +20,7 @@ from rouge_tui.analysis.history import HistoryRow, Step, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
 from rouge_tui.app.widgets.pointed import POINTER, PointedList
+from rouge_tui.numbers import signed
 from rouge_tui.review import Review
 from rouge_tui.safetext import one_line, shorten_names
 
@@ -120,7 +121,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         band = f" [{stats.band[0]:.4f}, {stats.band[1]:.4f}]".ljust(18) if self.with_band else ""
         line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f}{band}")
         if step is not None:  # against the last build before this one with figures
-            line.append(f" {step.delta:+.4f} {VERDICTS[step.verdict].symbol}")
+            line.append(f" {signed(step.delta)} {VERDICTS[step.verdict].symbol}")
         else:
             line.append(" " * 10)
         marks = len(self.review.store.with_candidate(entry.name))

@@ -89,6 +89,7 @@ class SuitesScreen(Screen[None]):
         """Each suite's builds and newest verdict, one at a time; a broken suite says why
         and the next one goes on."""
         from rouge_tui.analysis.compare import VERDICTS, signal_alarm
+        from rouge_tui.numbers import signed
         from rouge_tui.review import Request, list_suite, open_review
 
         for number, path in enumerate(self.paths):
@@ -102,7 +103,7 @@ class SuitesScreen(Screen[None]):
                 if opened.unreadable is not None:  # as the review opens it: the newest pair that reads
                     summary += f" · ! newest {one_line(opened.unreadable.build, 40)} unreadable"
                 alarm = signal_alarm(figures.verdict, bool(figures.drifting))
-                summary += f" · {VERDICTS[figures.verdict].said}{alarm} Δ {figures.delta_mean:+.4f}"
+                summary += f" · {VERDICTS[figures.verdict].said}{alarm} Δ {signed(figures.delta_mean)}"
             except Exception as exc:  # noqa: BLE001 - one suite's problem is shown, not raised
                 summary = f"✗ {common.describe(exc)}"
             self.summaries[number] = summary

@@ -28,6 +28,7 @@ from rouge_tui.analysis import signals
 from rouge_tui.analysis.compare import TEN
 from rouge_tui.analysis.figures import Figures
 from rouge_tui.app.fit import whole
+from rouge_tui.numbers import signed
 from rouge_tui.review import Shown
 from rouge_tui.safetext import one_line
 from rouge_tui.store.marks import MARKS
@@ -312,7 +313,7 @@ class MoversTable(ScrollView, can_focus=True):
         text.append(f"{float(f.baseline_f[index]):.4f}".rjust(7))
         text.append(f"{float(f.candidate_f[index]):.4f}".rjust(7))
         style = self._style("down") if delta < 0 else self._style("up") if delta > 0 else ""
-        text.append(f"{delta:+.4f}".rjust(8), style=style)
+        text.append(signed(delta).rjust(8), style=style)
         text.append(" ")
         runs = None if f.runs_fired is None else f.runs_fired[:, index].tolist()
         said = whole(signals.labels(int(f.signals[index]), runs, f.runs), cols.signals)

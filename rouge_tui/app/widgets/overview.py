@@ -26,10 +26,11 @@ from rouge_tui.analysis.compare import VERDICTS, BuildStats, signal_alarm
 from rouge_tui.analysis.figures import MOVED_BY, Figures, percent
 from rouge_tui.analysis.triage import drift_words, quiet_words
 from rouge_tui.app.fit import first_fit, flow
+from rouge_tui.numbers import interval_text, signed
 from rouge_tui.report.words import p_words
 from rouge_tui.safetext import one_line
 
-__all__ = ["PANELS", "Overview", "Panel", "histogram", "interval_text", "signed", "sparkline", "trend_levels"]
+__all__ = ["PANELS", "Overview", "Panel", "histogram", "sparkline", "trend_levels"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 SCORING = "scoring every build…"  # the history line until its builds are scored
@@ -71,21 +72,6 @@ def trend_levels(means: Sequence[float], band_width: float, anchor: float | None
     place = lambda mean: (mean - start) / span * top
     shift = 0.0 if anchor is None else place(anchor) - round(place(anchor))
     return [min(top, max(0, round(place(mean) - shift))) for mean in means]
-
-
-def signed(value: float, digits: int) -> str:
-    """``value`` with its sign in ``digits`` decimals; one too small to show is not written
-    as zeros (`-0.000` read as no change at all) but as ``-<0.001`` or ``+<0.001``: its sign
-    and its size."""
-    shown = f"{value:+.{digits}f}"
-    if value and float(shown) == 0:
-        return f"{shown[0]}<{10.0**-digits:.{digits}f}"
-    return shown
-
-
-def interval_text(low: float, high: float, digits: int) -> str:
-    """An interval in ``digits`` decimals, each end as `signed` writes it."""
-    return f"[{signed(low, digits)}, {signed(high, digits)}]"
 
 
 class Overview(Widget):
@@ -286,7 +272,7 @@ class VerdictPanel(Panel):
         low, high = f.delta_test["interval"] if f.delta_test else f.delta_interval  # the bootstrap's
         p = p_words(f.delta_test["p_value"]) if f.delta_test else "?"
         parts = [
-            ("Δ", f"{f.delta_mean:+.4f}"),
+            ("Δ", f"{signed(f.delta_mean)}"),
             ("95%", interval_text(low, high, 4)),
             ("p", p),
             ("P", signed(f.delta_precision, 3)),

@@ -882,14 +882,17 @@ def test_a_long_line_of_the_text_reports_head_goes_on_under_its_figures(tmp_path
     assert all(len(line) <= 80 for line in head)
 
 
-def test_the_text_report_tells_long_build_names_apart_one_line_each(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("examples", [2, 10_000])
+def test_the_text_report_tells_long_build_names_apart_one_line_each(tmp_path: Path, capsys, examples: int) -> None:
     """A helper's pass: builds a harness named "2026-11-20 openai:gpt-4o-mini ·
     summarize-incidents-prompt-v1" (v2, v3) were cut at their ends and folded, so the
     baseline, the candidate and every history row read "2026-11-20 / openai:gpt-4o-mini · /
-    summari…". Each name is cut where it differs, a row a line, within 80 columns."""
+    summari…". Each name is cut where it differs, a row a line, within 80 columns; with a
+    5-digit n too (a fixed cut folded the rows there: a review)."""
     name = "2026-11-20 openai:gpt-4o-mini · summarize-incidents-prompt-v{}.jsonl"
-    suite = make_suite(tmp_path / "s", builds={
-        name.format(n): jsonl({"id": "a", "output": "the cat sat" + " down" * n}, {"id": "b", "output": "a dog ran"})
+    ids = [str(k) for k in range(examples)]
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": i, "reference": "the cat sat on the mat"} for i in ids)), {
+        name.format(n): jsonl(*({"id": i, "output": "the cat sat" + " down" * (n + (i == "0"))} for i in ids))
         for n in (1, 2, 3)})
     out = rendered(suite, "text", capsys, "--history")
     lines = out.splitlines()

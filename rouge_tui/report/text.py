@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+
 from rouge_tui.numbers import signed
 from rouge_tui.report.words import (
     LEFT_OUT,
@@ -28,10 +30,16 @@ from rouge_tui.safetext import one_line, shorten_names
 MOST_COMPARED = 100
 
 
-# Characters of a build's name that keep a line of the build table, and of the history's,
-# within 80 columns (the rest of each line is its figures).
-BUILD_NAME = 22
-HISTORY_NAME = 17
+WIDTH = 80  # the columns the report is laid out in, not to a terminal (`text_for`)
+
+
+def name_room(heads: list[str], rows: list[list[str]], edges: int) -> int:
+    """The cells a build name may take in a table of one name column and the columns
+    ``heads`` (holding ``rows``' cells), a line within WIDTH: each column as wide as its
+    widest cell, two spaces between columns, ``edges`` at the ends. A name cut to it, where
+    it differs, keeps each row one line (cut at a fixed width, a 5-digit n folded them)."""
+    widths = [max([cell_len(head), *(cell_len(row[k]) for row in rows)]) for k, head in enumerate(heads)]
+    return max(12, WIDTH - sum(widths) - 2 * len(heads) - edges)
 
 
 def render_text(data: dict[str, Any]) -> Any:
@@ -76,15 +84,14 @@ def render_text(data: dict[str, Any]) -> Any:
     builds = Table(box=None, pad_edge=False, show_edge=False)
     for column, justify in (("", "left"), ("build", "left"), ("runs", "right"), ("n", "right"),
                             ("mean", "right"), ("band", "left"), ("source", "left")):
-        builds.add_column(column, justify=justify)
+        builds.add_column(column, justify=justify, no_wrap=column == "build")
     # Names cut where they differ, to fit 80 columns a line (cut at their ends, then folded,
     # a harness's "2026-11-20 openai:gpt-4o-mini · summarize-…-v1" and "-v2" read alike).
-    pair = dict(zip((b["name"], c["name"]), shorten_names([b["name"], c["name"]], BUILD_NAME)))
-    for role, s in (("baseline", b), ("candidate", c)):
-        builds.add_row(
-            role, Text(pair[s["name"]]), str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}",
-            band_words(s["band"]), s["band_source"],
-        )
+    cells = {role: [role, str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}", band_words(s["band"]), s["band_source"]]
+             for role, s in (("baseline", b), ("candidate", c))}
+    room = name_room(["", "runs", "n", "mean", "band", "source"], list(cells.values()), 0)
+    for (role, row), name in zip(cells.items(), shorten_names([b["name"], c["name"]], room)):
+        builds.add_row(row[0], Text(name), *row[1:])
 
     notes = Text("signals: " + " · ".join(f"{k} {v}" for k, v in data["signals"].items()))
     for key, label in LEFT_OUT:
@@ -159,20 +166,21 @@ def render_text(data: dict[str, Any]) -> Any:
         parts += [Text("\nwhat the candidates say that reference, source and baseline do not:"), said]
     if data.get("history"):
         trend = Table(title="history", title_justify="left", box=None, caption=history_basis(data), caption_justify="left")
-        for column, justify in (("build", "left"), ("runs", "right"), ("n", "right"), ("mean", "right"), ("band", "left"),
-                                ("paired Δ", "right"), ("verdict", "left")):
+        heads = ["runs", "n", "mean", "band", "paired Δ", "verdict"]
+        trend.add_column("build", no_wrap=True)
+        for column, justify in zip(heads, ("right", "right", "right", "left", "right", "left")):
             trend.add_column(column, justify=justify, overflow="fold")
         # Why a build has no figures goes under the table, a line each: folded in the band's
         # column, "…0da610.jsonl:24" ended one line and "0: invalid JSON" began the next.
         unread = []
-        names = shorten_names([h["name"] for h in data["history"]], HISTORY_NAME)
-        for h, name in zip(data["history"], names):
+        rows = [[str(h["runs"]), "", "", "✗ (below)", "", ""] if h["mean"] is None else
+                [str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]), *step_words(h)]
+                for h in data["history"]]
+        names = shorten_names([h["name"] for h in data["history"]], name_room(heads, rows, 2))
+        for h, name, row in zip(data["history"], names, rows):
+            trend.add_row(Text(name), *row)
             if h["mean"] is None:
-                trend.add_row(Text(name), str(h["runs"]), "", "", "✗ (below)")
                 unread.append(Text(f"✗ {name}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
-            else:
-                trend.add_row(Text(name), str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]),
-                              *step_words(h))
         parts += [Text(""), trend, *unread]
     return Group(*parts)
 
@@ -189,7 +197,7 @@ def text_for(data: dict[str, Any], width: int | None) -> str:
 
     buffer = io.StringIO()
     console = Console(
-        file=buffer, force_terminal=width is not None, width=width or 80,
+        file=buffer, force_terminal=width is not None, width=width or WIDTH,
         highlight=False, emoji=False, markup=False, soft_wrap=False,
     )
     console.print(render_text(data))

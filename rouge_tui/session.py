@@ -19,15 +19,17 @@ from rouge_tui.analysis.figures import RANKING, SORTS
 from rouge_tui.analysis.pipeline import Analysis, Progress, Texts, analyse, open_analysis
 from rouge_tui.analysis.settings import Settings
 from rouge_tui.review import Request, Review, searched_text
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import one_line, shorten_names
 from rouge_tui.suite.suite import Suite
 
 __all__ = ["Asked", "Session", "Waiting", "pair_text"]
 
 
 def pair_text(pair: tuple[str, str]) -> str:
-    """A build pair for a message: ``baseline → candidate``, each name escaped and cut."""
-    return f"{one_line(pair[0], 30)} → {one_line(pair[1], 30)}"
+    """A build pair for a message: ``baseline → candidate``, each name escaped and cut where
+    it differs from the other (cut at their ends, two long harness names read alike)."""
+    first, second = shorten_names(list(pair), 30)
+    return f"{first} → {second}"
 
 
 @dataclass(frozen=True)

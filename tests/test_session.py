@@ -134,3 +134,14 @@ def test_another_sessions_marks_are_read_when_the_file_changes(tmp_path: Path) -
     os.utime(path, (seen + 5, seen + 5))  # a later write, whatever the clock's grain
     assert session.poll_marks() == (True, False) and session.review.get("a").word == "regression"
     assert session.poll_marks() == (False, False)
+
+
+def test_a_pair_in_a_message_is_told_apart_where_its_names_differ() -> None:
+    """A review: "comparing 2026-11-20 openai:gpt-4o-mini… → 2026-11-20 openai:gpt-4o-mini……"
+    (each name cut at its end, and an ellipsis after one). They are cut where they differ."""
+    from rouge_tui.session import pair_text
+
+    long = "2026-11-20 openai:gpt-4o-mini · summarize-incidents-prompt-v{}"
+    first, second = pair_text((long.format(1), long.format(2))).split(" → ")
+    assert first.endswith("v1") and second.endswith("v2") and len(first) <= 30
+    assert pair_text(("1-old", "2-new")) == "1-old → 2-new"

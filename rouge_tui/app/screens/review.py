@@ -431,7 +431,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
             if isinstance(picked, Asked):
                 # Said at once, as m and t say theirs: the old pair's figures stay up while
                 # the new one is read and scored (2.5 s at 100k, every output changed).
-                self.notify(f"{picked.what}…", markup=False, timeout=3)
+                self.notify(f"{picked.what.removesuffix('…')}…", markup=False, timeout=3)  # (one …)
                 self.compare(picked)
             elif picked:
                 self.notify(picked, markup=False, timeout=3)

@@ -221,6 +221,8 @@ def test_the_verdict_line_says_the_signal_alarm_beside_rouges_within_band(tmp_pa
     out = capsys.readouterr().out
     verdict = next(re.sub("<[^>]+>", "", line) for line in out.splitlines() if "within band" in line)  # (html: its tags)
     assert "● within band, signal alarm" in verdict, verdict
+    if fmt == "html":  # in the alarm's colour, and the reason after a colon (it ran on into it: a review)
+        assert '</span>, <span class="verdict drift-down">signal alarm</span>: candidate mean ' in out
     assert report_json(suite, capsys)[1]["verdict"] == "within-band"
     quiet = chapter_suite(tmp_path / "quiet", toml="[band]\nk = 50\n[alarm]\nsignals = []\n")
     capsys.readouterr()

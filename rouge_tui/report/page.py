@@ -125,8 +125,10 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         f"<title>ROUGE drift review: {_h(data['suite'])}</title><style>{page_style()}</style></head><body>",
         f"<h1>ROUGE drift review: {_h(data['suite'])}</h1>",
         (f'<p><span class="verdict {data["verdict"]}">{VERDICTS[data["verdict"]].said}</span>'
-         f'{signal_alarm(data["verdict"], bool(data["signal_drift"]))} '
-         f"{_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
+         # The alarm in the alarm's colour, and the reason after a colon (it ran on into it).
+         + (f', <span class="verdict drift-down">{alarm.removeprefix(", ")}</span>' if (alarm := signal_alarm(
+             data["verdict"], bool(data["signal_drift"]))) else "")
+         + f": {_h(data['verdict_reason'])} (band k = {data['k']:g})</p>"),
         "".join(f'<p class="verdict drift-down">{_h(line)}</p>' for line in alarm_lines(data)),
         f"<p class=legend>{_h(band_note(data))}</p>" if band_note(data) else "",
         warnings,

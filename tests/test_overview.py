@@ -342,3 +342,24 @@ async def test_the_compared_pairs_bars_read_their_height_not_upside_down() -> No
         assert [bool(style.underline) for style in styles] == [False] * 6 + [True, True]  # B and C, the last two
         assert not any(style.reverse for style in styles)
         assert bars[-1] == SPARKS[0] and bars[-2] == SPARKS[-1]  # C's drop is the lowest bar, B among the highest
+
+
+async def test_without_bands_or_a_source_the_alarm_line_is_one_line(tmp_path: Path) -> None:
+    """A newcomer's 100k suite at 80x24: "signal bands: none (…)" and the whole no-source
+    sentence took two lines, and the tenth most-moved row went off the screen. Where the
+    sentence does not fit beside the bands' line, "no source" does, and ? says it whole."""
+    from rouge_tui.analysis import signals
+    from rouge_tui.app.widgets.overview import AlarmPanel, Overview
+
+    rows = lambda words: jsonl(*({"id": str(k), "output": " ".join(["a", "b", "c"][: words + k % 2])} for k in range(12)))
+    suite = make_suite(tmp_path / "s", jsonl(*({"id": str(k), "reference": "a b c d"} for k in range(12))),
+                       {"1.jsonl": rows(1), "2.jsonl": rows(2)})
+    app = app_for(suite)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        figures = review_screen(app).analysis.figures
+        assert signals.NO_SOURCE in figures.warnings and not figures.drifting
+        said = AlarmPanel().lines(review_screen(app).query_one(Overview), figures, 78)
+        assert [line.plain for line in said] == [
+            "signal bands: none (fewer than 2 earlier build pairs counted)  no source"], said
+        assert ("no source", signals.NO_SOURCE_SHORT) in AlarmPanel.help

@@ -997,7 +997,8 @@ async def test_a_warning_is_a_notice_once_and_no_source_is_the_overviews() -> No
         await press(pilot, "m")
         await settle(pilot)
         assert not [n for n in app._notifications if "no example has a source" in n.message]
-        assert "no source: new sentences and figures are weighed" in screen_text(app)
+        # (at 24 rows, "no source" beside the bands' line; the help says it whole)
+        assert "(fewer than 2 earlier build pairs counted)  no source" in screen_text(app)
         screen = review_screen(app)
         screen.warned.clear()
         figures = screen.analysis.figures

@@ -153,6 +153,10 @@ class TitlePanel(Panel):
         return flow(parts, width)
 
 
+NO_SOURCE_TAG = "no source"  # signals.NO_SOURCE_SHORT where the line has no room for it
+SHORT_SCREEN = 24  # rows: a screen this short keeps the ten most-moved in view before words
+
+
 class AlarmPanel(Panel):
     """What drifted besides ROUGE (SPEC "Triage")."""
 
@@ -160,6 +164,7 @@ class AlarmPanel(Panel):
         ("▲ +fig 7", ("a signal drift (under the title; in words, \"▲ new figures: 7 outputs (earlier pairs "
                       "0-1)\", where there is room): a change signal fired on more outputs than its band allows; "
                       "(0-1): how many it fired on in each earlier build pair")),
+        (NO_SOURCE_TAG, signals.NO_SOURCE_SHORT),
     )
 
     def lines(self, overview: Overview, f: Figures, width: int) -> list[Text]:
@@ -190,7 +195,13 @@ class AlarmPanel(Panel):
             line.append(f"signal bands: none ({min(reasons).removeprefix('no band: ')})", style=overview._style("label"))
         else:
             line.append(quiet_words([rate.to_json() for rate in f.rates]), style=overview._style("label"))
-        return flow([part for part in (line, *self._no_source(overview, f)) if part], width) or [line]
+        said = self._no_source(overview, f)
+        short = overview.app.size.height <= SHORT_SCREEN
+        if said and short and line.cell_len + 2 + said[0].cell_len > width >= line.cell_len + 2 + len(NO_SOURCE_TAG):
+            # Beside the bands' line rather than under it: at 80x24 a second line took the
+            # tenth most-moved row off the screen (a newcomer's pass); ? says it whole.
+            said = [Text(NO_SOURCE_TAG, style=overview._style("warn"))]
+        return flow([part for part in (line, *said) if part], width) or [line]
 
     @staticmethod
     def _no_source(overview: Overview, f: Figures) -> list[Text]:

@@ -939,6 +939,43 @@ async def test_moves_typed_before_the_table_shows_wait_for_it_in_turn(monkeypatc
         assert screen.table.cursor == 3
 
 
+async def test_moves_typed_ahead_are_made_when_the_table_shows_before_later_keys(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review of the first type-ahead: moves typed before the table waited for the texts,
+    read after it, so g typed once the table showed came before them (j j, then g, ended on
+    row 2). They are made when the table shows, before any key typed after."""
+    import time
+
+    from rouge_tui import review
+    from rouge_tui.session import Session
+
+    real_open, real_read = review.open_review, Session.read_texts
+
+    def slow_open(*args, **options):
+        time.sleep(0.5)
+        return real_open(*args, **options)
+
+    def slow_read(self, *args, **options):
+        time.sleep(1.0)
+        return real_read(self, *args, **options)
+
+    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow_open)
+    monkeypatch.setattr(Session, "read_texts", slow_read)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = review_screen(app)
+        await pilot.press("j", "j")
+        for _ in range(100):
+            if screen.analysis is not None:
+                break
+            await pilot.pause(0.05)
+        assert screen.table.cursor == 2 and not screen.session.texts_in()
+        await pilot.press("g")
+        assert screen.table.cursor == 0
+
+
 async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Path) -> None:
     """x on a mark made on this pair, where another pair's mark carries: the row reads the
     carried mark again, and the message says so (it said only 'cleared'); x on the carried

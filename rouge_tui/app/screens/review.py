@@ -132,7 +132,6 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     def on_mount(self) -> None:
         self.overview.loading_text = f"opening {one_line(str(self.path))}…"
         self.table.marks = self.mark_cell
-        self.table.early = self.park_move
         self.table.focus()
         self.update_status()
         self.load()
@@ -335,17 +334,6 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         example_id = self.current_id()
         if example_id is not None:
             self.when_ready(Waiting("mark", "the mark is set", (example_id, word)))
-
-    def park_move(self, move: str) -> bool:
-        """A cursor move typed before the table showed waits, in turn with the keys beside it
-        (enter, w, a mark), for it: `MoversTable.early`."""
-        if self.session.analysis is not None:
-            return False
-        self.notify(self.session.park(Waiting("move", "the cursor moves", (move,))), markup=False, timeout=3)
-        return True
-
-    def do_move(self, move: str) -> None:
-        getattr(self.table, f"action_{move}")()
 
     def do_mark(self, example_id: str, word: str) -> None:
         common.mark(self, self.session.review, example_id, word, self.marks_changed)

@@ -143,9 +143,9 @@ class MoversTable(ScrollView, can_focus=True):
         self.marks: Callable[[str], MarkCell | None] = lambda _id: None
         self.longest_id: int | None = None  # cells, over every id of the figures shown
         self.empty_text = "loading…"
-        # A move asked for before any figures are shown, given to the screen, which keeps it
-        # for them (True) or not: typed ahead, j j j enter opened row 1 (a newcomer's pass).
-        self.early: Callable[[str], bool] = lambda move: False
+        # Moves asked for before any figures are shown, made in turn when they are: typed
+        # ahead, j j j enter opened row 1 (a newcomer's pass; enter waits for the table).
+        self.ahead: list[str] = []
 
     def show(self, figures: Figures, view: np.ndarray, *, rule: bool, cursor: int = 0) -> None:
         """Show ``view`` (indices into the ranked arrays), the cursor on row ``cursor``."""
@@ -156,6 +156,9 @@ class MoversTable(ScrollView, can_focus=True):
         self.rule = rule and len(view) > TEN
         self.virtual_size = Size(self.size.width, self.line_count + 1)
         self.cursor = cursor
+        ahead, self.ahead = self.ahead, []
+        for move in ahead:
+            getattr(self, f"action_{move}")()
         self.refresh()
 
     @property
@@ -238,8 +241,10 @@ class MoversTable(ScrollView, can_focus=True):
             self.cursor = self.row_count - 1
 
     def _early(self, move: str) -> bool:
-        """Whether ``move`` came before any figures and the screen kept it (`early`)."""
-        return self.figures is None and self.early(move)
+        """Whether ``move`` came before any figures: kept for them (`ahead`)."""
+        if self.figures is None:
+            self.ahead.append(move)
+        return self.figures is None
 
     def on_click(self, event: events.Click) -> None:
         row = self.row_of_line(round(self.scroll_y) + event.y - 1) if event.y else None

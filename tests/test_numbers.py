@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from rouge_tui import cli
 from rouge_tui.numbers import interval_text, signed
@@ -21,11 +22,20 @@ def test_a_delta_too_small_to_show_says_its_sign_and_size_not_zeros() -> None:
 
 
 def test_the_text_report_writes_a_tiny_history_delta_as_the_app_does(capsys) -> None:
-    """The sample's 2026-11-25 moved by 2e-05 from the build before: "+0.0000" in the report,
-    "+<0.0001" in the app's history. Now both write the latter."""
+    """The sample's 2026-11-25 moved by 2e-05 from the build before: "+0.0000" in the report
+    and the app's history, where the overview wrote such a move "+<0.0001". Now all do."""
     cli.main(["report", "--history", "--format", "json"])
     history = json.loads(capsys.readouterr().out)["history"]
     tiny = next(h for h in history if h["delta"] is not None and 0 < abs(h["delta"]) < 0.00005)
     cli.main(["report", "--history"])
     row = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith(tiny["name"]))
     assert ("+<0.0001" if tiny["delta"] > 0 else "-<0.0001") in row and "0.0000" not in row, row
+
+
+def test_in_html_a_tiny_figure_is_text_not_a_tag(capsys) -> None:
+    """A review: "+<0.0001" went into the HTML as it is (and "<0.1%" of the ten's share too):
+    the "<" is escaped, as any text in the page."""
+    cli.main(["report", "--history", "--format", "html"])
+    page = capsys.readouterr().out
+    assert "+&lt;0.0001" in page
+    assert not re.search(r"<[0-9.%]", page)

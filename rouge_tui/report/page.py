@@ -105,7 +105,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
     runs = max(b["runs"], c["runs"])
     top = "".join(
         f"<tr><td class=n>{rank}</td><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td>"
-        f"<td class=n>{row['candidate']:.4f}</td><td class=n>{signed(row['delta'])}</td>"
+        f"<td class=n>{row['candidate']:.4f}</td><td class=n>{_h(signed(row['delta']))}</td>"
         f"<td>{_h(signal_words(row, runs))}</td><td>{_h(mark_word(data, row['id']))}</td>"
         f"<td class=prose>{_h_text(note_of(data, row['id']))}</td></tr>"
         for rank, row in enumerate(data["top"], 1)
@@ -133,8 +133,8 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
         f"<p class=legend>{_h(band_note(data))}</p>" if band_note(data) else "",
         warnings,
         (f"<p>Signature <code>{_h(data['signature'])}</code> · references <code>{_h(data['reference_fingerprint'][:16])}</code>"
-         f" · paired {data['paired']}: {_h(moved_words(data))} · Δ {signed(data['delta'])}, 95% [{signed(low)}, {signed(high)}] ({_h(data['delta_interval_method'])})"
-         f" · precision {signed(data['delta_precision'])}, recall {signed(data['delta_recall'])}, the ten hold {percent(data['top_share'])} of |Δ|</p>"),
+         f" · paired {data['paired']}: {_h(moved_words(data))} · Δ {_h(signed(data['delta']))}, 95% [{_h(signed(low))}, {_h(signed(high))}] ({_h(data['delta_interval_method'])})"
+         f" · precision {_h(signed(data['delta_precision']))}, recall {_h(signed(data['delta_recall']))}, the ten hold {_h(percent(data['top_share']))} of |Δ|</p>"),
         f"<p>Paired test: {_h(test_words(data['delta_test']))}; {_h(data['delta_test']['method'])}</p>",
         "<div class=wide><table><tr><th></th><th>build</th><th>runs</th><th>n</th><th>mean</th><th>band</th><th>source</th></tr>",
         rows,
@@ -155,7 +155,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             ("<div class=wide><table><tr><th>id</th><th>baseline</th><th>candidate</th><th>delta</th><th>signals</th>"
              "<th>mark</th><th>note</th></tr>"),
             "".join(f"<tr><td>{_h(row['id'])}</td><td class=n>{row['baseline']:.4f}</td><td class=n>{row['candidate']:.4f}</td>"
-                    f"<td class=n>{signed(row['delta'])}</td><td>{_h(signal_words(row, runs))}</td>"
+                    f"<td class=n>{_h(signed(row['delta']))}</td><td>{_h(signal_words(row, runs))}</td>"
                     f"<td>{_h(mark_word(data, row['id']))}</td>"
                     f"<td class=prose>{_h_text(note_of(data, row['id']))}</td></tr>"
                     for row in data["flagged"]),
@@ -195,7 +195,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
                 delta, verdict = step_words(h)
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td class=n>{h['n']}</td>"
                              f"<td class=n>{h['mean']:.4f}</td><td class=n>{band_words(h['band'])}</td>"
-                             f"<td class=n>{delta}</td><td>{verdict}</td></tr>")
+                             f"<td class=n>{_h(delta)}</td><td>{_h(verdict)}</td></tr>")
         parts.append("</table></div>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

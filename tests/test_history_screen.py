@@ -726,3 +726,17 @@ async def test_h_right_after_m_shows_the_history_of_the_metric_asked_for(monkeyp
         assert shown.settings.metric == "rougeLsum"
         about = app.screen.query_one("#history-about").content.plain
         assert about.startswith("rougeLsum (whitespace)"), about
+
+
+async def test_a_move_too_small_for_four_decimals_keeps_its_row_in_line() -> None:
+    """A review: the sample's 2026-11-25 moved 2e-05 from the build before, written
+    "+<0.0001", one cell longer than a delta, and its row's verdict and marks went one column
+    right of the others'. Every row's verdict is under the others'."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "h")
+        await settle(pilot)
+        rows = [row for row in history_lines(app).values() if any(symbol in row for symbol in "●▼▲")]
+    assert any("+<0.0001" in row for row in rows), rows
+    assert len({max(row.rfind(symbol) for symbol in "●▼▲") for row in rows}) == 1, rows

@@ -121,7 +121,10 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         band = f" [{stats.band[0]:.4f}, {stats.band[1]:.4f}]".ljust(18) if self.with_band else ""
         line.append(f" {stats.runs:>4} {stats.n:>7} {stats.mean:.4f}{band}")
         if step is not None:  # against the last build before this one with figures
-            line.append(f" {signed(step.delta)} {VERDICTS[step.verdict].symbol}")
+            # Ten cells, as the header's: "+<0.0001" (a move too small for four decimals) is
+            # one longer than a delta, and goes without the space before its symbol.
+            delta = signed(step.delta)
+            line.append(f" {delta}{' ' if len(delta) < 8 else ''}{VERDICTS[step.verdict].symbol}")
         else:
             line.append(" " * 10)
         marks = len(self.review.store.with_candidate(entry.name))

@@ -902,3 +902,23 @@ def test_the_text_report_tells_long_build_names_apart_one_line_each(tmp_path: Pa
     assert "v2 " in baseline and "v3 " in candidate and "…" in baseline
     history = lines[[line.strip() for line in lines].index("history") + 2:][:3]
     assert [row.split()[0][-2:] for row in history] == ["v1", "v2", "v3"], history
+
+
+@pytest.mark.parametrize("width", [None, 60, 120])
+def test_wide_names_and_other_widths_never_cut_a_figure(tmp_path: Path, width: int | None) -> None:
+    """A review: names of wide characters took twice the cells they were measured by, and a
+    terminal other than 80 columns got names cut for 80: Rich then cut the figures beside
+    them ("0.57…  [0.5…"). Each mean and band is whole, whatever the names or the width."""
+    from rouge_tui.report.text import text_for
+
+    name = "二〇二六年十一月二十日版{}.jsonl"
+    suite = make_suite(tmp_path / "s", builds={
+        name.format(n): jsonl({"id": "a", "output": "the cat sat" + " down" * n}, {"id": "b", "output": "a dog ran"})
+        for n in (1, 2, 3)})
+    made = report_of(suite, history=True)
+    out = text_for(json.loads(render(made, "json")), width)
+    assert not re.search(r"\d…|\[-?\d\.\d*…", out), out  # no figure cut, at any width
+    if width != 60:  # (at 60 columns the figures alone fill a line: a band folds, whole)
+        rows = [line for line in out.splitlines() if re.match(r"baseline |candidate | 二〇", line)]
+        assert len(rows) == 2 + 3, out  # the pair's, and the history's three, a line each
+        assert all(re.search(r" \d\.\d{4}  \[-?\d\.\d{4}, -?\d\.\d{4}\]", row) for row in rows), rows

@@ -33,16 +33,23 @@ MOST_COMPARED = 100
 WIDTH = 80  # the columns the report is laid out in, not to a terminal (`text_for`)
 
 
-def name_room(heads: list[str], rows: list[list[str]], edges: int) -> int:
+def name_room(heads: list[str], rows: list[list[str]], edges: int, width: int) -> int:
     """The cells a build name may take in a table of one name column and the columns
-    ``heads`` (holding ``rows``' cells), a line within WIDTH: each column as wide as its
+    ``heads`` (holding ``rows``' cells), a line within ``width``: each column as wide as its
     widest cell, two spaces between columns, ``edges`` at the ends. A name cut to it, where
     it differs, keeps each row one line (cut at a fixed width, a 5-digit n folded them)."""
     widths = [max([cell_len(head), *(cell_len(row[k]) for row in rows)]) for k, head in enumerate(heads)]
-    return max(12, WIDTH - sum(widths) - 2 * len(heads) - edges)
+    return max(12, width - sum(widths) - 2 * len(heads) - edges)
 
 
-def render_text(data: dict[str, Any]) -> Any:
+def cut_names(names: list[str], room: int) -> list[str]:
+    """``names`` cut where they differ (`shorten_names`) to ``room`` cells: a name of wide
+    characters (CJK) takes two cells a character, so it is cut to half as many."""
+    wide = any(cell_len(name) != len(name) for name in names)
+    return shorten_names(names, max(6, room // 2) if wide else room)
+
+
+def render_text(data: dict[str, Any], width: int = WIDTH) -> Any:
     """A Rich renderable for a terminal or a CI log (no markup from the data is parsed)."""
     from rich.console import Group
     from rich.table import Table
@@ -89,8 +96,8 @@ def render_text(data: dict[str, Any]) -> Any:
     # a harness's "2026-11-20 openai:gpt-4o-mini · summarize-…-v1" and "-v2" read alike).
     cells = {role: [role, str(s["runs"]), str(s["n"]), f"{s['mean']:.4f}", band_words(s["band"]), s["band_source"]]
              for role, s in (("baseline", b), ("candidate", c))}
-    room = name_room(["", "runs", "n", "mean", "band", "source"], list(cells.values()), 0)
-    for (role, row), name in zip(cells.items(), shorten_names([b["name"], c["name"]], room)):
+    room = name_room(["", "runs", "n", "mean", "band", "source"], list(cells.values()), 0, width)
+    for (role, row), name in zip(cells.items(), cut_names([b["name"], c["name"]], room)):
         builds.add_row(row[0], Text(name), *row[1:])
 
     notes = Text("signals: " + " · ".join(f"{k} {v}" for k, v in data["signals"].items()))
@@ -176,7 +183,7 @@ def render_text(data: dict[str, Any]) -> Any:
         rows = [[str(h["runs"]), "", "", "✗ (below)", "", ""] if h["mean"] is None else
                 [str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]), *step_words(h)]
                 for h in data["history"]]
-        names = shorten_names([h["name"] for h in data["history"]], name_room(heads, rows, 2))
+        names = cut_names([h["name"] for h in data["history"]], name_room(heads, rows, 2, width))
         for h, name, row in zip(data["history"], names, rows):
             trend.add_row(Text(name), *row)
             if h["mean"] is None:
@@ -200,7 +207,7 @@ def text_for(data: dict[str, Any], width: int | None) -> str:
         file=buffer, force_terminal=width is not None, width=width or WIDTH,
         highlight=False, emoji=False, markup=False, soft_wrap=False,
     )
-    console.print(render_text(data))
+    console.print(render_text(data, width or WIDTH))
     text = buffer.getvalue()
     return text if width is not None else "".join(line.rstrip() + "\n" for line in text.splitlines())
 

@@ -230,3 +230,29 @@ def carried_mark_suite(tmp_path: Path) -> Path:
     suite = write_suite(tmp_path / "s", **{"1-base": BASELINE, "2-cand": CANDIDATE, "3-base": BASELINE, "4-cand": CANDIDATE})
     pair_review(suite, "1-base", "2-cand").set_mark("t1", "regression", "cut at 02:14")
     return suite
+
+
+def slow_open(monkeypatch, seconds: float = 0.5) -> None:
+    """The review's open made ``seconds`` slower, so that keys come before the table shows."""
+    import time
+
+    from rouge_tui import review
+
+    real = review.open_review
+
+    def slow(*args, **options):
+        time.sleep(seconds)
+        return real(*args, **options)
+
+    monkeypatch.setattr(review, "open_review", slow)
+    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
+
+
+async def diff_opened(pilot, tries: int = 50) -> None:
+    """Wait, a tenth of a second at a time, for a diff to open over the table."""
+    from rouge_tui.app.screens.diff import DiffScreen
+
+    for _ in range(tries):
+        if isinstance(pilot.app.screen, DiffScreen):
+            return
+        await pilot.pause(0.1)

@@ -13,6 +13,7 @@ from app_helpers import (
     review_screen,
     screen_text,
     settle,
+    slow_open,
 )
 
 from rouge_tui.analysis.figures import SORTS
@@ -206,17 +207,7 @@ async def test_help_entries_wrap_under_their_description_not_at_column_0() -> No
 async def test_help_opened_while_the_suite_loads_says_which_keys_work_once_it_has(monkeypatch) -> None:
     """A newcomer's ? while a 100k suite loaded listed every key "(not now)", and it kept
     saying so once the table showed. The help follows the keys of the screen below."""
-    import time
-
-    from rouge_tui import review
-
-    real = review.open_review
-
-    def slow(*args, **options):
-        time.sleep(0.5)
-        return real(*args, **options)
-
-    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
+    slow_open(monkeypatch)
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

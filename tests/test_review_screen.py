@@ -20,6 +20,7 @@ from app_helpers import (
     carried_mark_suite,
     current_id,
     diff_lines,
+    diff_opened,
     filter_by,
     footer_text,
     incident_deltas,
@@ -30,6 +31,7 @@ from app_helpers import (
     right_after_m,
     screen_text,
     settle,
+    slow_open,
     slow_switch,
     table_lines,
     type_text,
@@ -875,68 +877,26 @@ async def test_enter_while_another_build_pair_scores_opens_that_pairs_top_row() 
         assert not isinstance(app.screen, DiffScreen)
 
 
-async def test_enter_right_after_start_opens_the_most_moved_outputs_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("keys, row", [(("enter", "enter"), 0), (("j", "j", "j", "enter"), 3)])
+async def test_enter_right_after_start_opens_the_most_moved_outputs_diff(monkeypatch: pytest.MonkeyPatch,
+                                                                         keys: tuple[str, ...], row: int) -> None:
     """SPEC: enter right after start opens the diff of the most-moved output. A newcomer's
     enter (and j j) typed while a 100k suite loaded was lost: the keys did nothing until the
     table showed. Enter pressed before the figures are in (the open made slow here) waits
-    for them, once however often it is pressed."""
-    import time
-
-    from rouge_tui import review
-
-    real = review.open_review
-
-    def slow(*args, **options):
-        time.sleep(0.5)
-        return real(*args, **options)
-
-    monkeypatch.setattr(review, "open_review", slow)
-    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
+    for them, once however often it is pressed. And moves typed before it (a newcomer's j j
+    j enter opened row 1, 3 tries in 3, where row 4 was meant) are made first, in turn."""
+    slow_open(monkeypatch)
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         screen = review_screen(app)
         assert screen.analysis is None
-        await pilot.press("enter", "enter")
+        await pilot.press(*keys)
         await settle(pilot)
-        for _ in range(50):
-            if isinstance(app.screen, DiffScreen):
-                break
-            await pilot.pause(0.1)
-        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == screen.analysis.figures.ids[0]
+        await diff_opened(pilot)
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == screen.analysis.figures.ids[row]
         await press(pilot, "escape")
-        assert not isinstance(app.screen, DiffScreen)  # one diff, not two
-
-
-async def test_moves_typed_before_the_table_shows_wait_for_it_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A newcomer typed j j j enter while a 100k suite opened: enter waited for the table,
-    the j were thrown away, and the diff opened on row 1 (3 tries in 3), where they meant row
-    4. Moves typed before the table shows wait for it, in turn with the keys beside them."""
-    import time
-
-    from rouge_tui import review
-
-    real = review.open_review
-
-    def slow(*args, **options):
-        time.sleep(0.5)
-        return real(*args, **options)
-
-    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
-    app = app_for()
-    async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        screen = review_screen(app)
-        assert screen.analysis is None
-        await pilot.press("j", "j", "j", "enter")
-        await settle(pilot)
-        for _ in range(50):
-            if isinstance(app.screen, DiffScreen):
-                break
-            await pilot.pause(0.1)
-        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == screen.analysis.figures.ids[3]
-        await press(pilot, "escape")
-        assert screen.table.cursor == 3
+        assert not isinstance(app.screen, DiffScreen) and screen.table.cursor == row  # one diff, not two
 
 
 async def test_moves_typed_ahead_are_made_when_the_table_shows_before_later_keys(
@@ -947,20 +907,15 @@ async def test_moves_typed_ahead_are_made_when_the_table_shows_before_later_keys
     row 2). They are made when the table shows, before any key typed after."""
     import time
 
-    from rouge_tui import review
     from rouge_tui.session import Session
 
-    real_open, real_read = review.open_review, Session.read_texts
-
-    def slow_open(*args, **options):
-        time.sleep(0.5)
-        return real_open(*args, **options)
+    real_read = Session.read_texts
 
     def slow_read(self, *args, **options):
         time.sleep(1.0)
         return real_read(self, *args, **options)
 
-    monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow_open)
+    slow_open(monkeypatch)
     monkeypatch.setattr(Session, "read_texts", slow_read)
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -104,6 +104,17 @@ def longest_id(ids: Sequence[str]) -> int | None:
     return max(map(len, ids))
 
 
+# Where each of the table's moves puts the cursor (its validation keeps it on a row).
+MOVES: dict[str, Callable[[MoversTable], int]] = {
+    "up": lambda table: table.cursor - 1,
+    "down": lambda table: table.cursor + 1,
+    "page_up": lambda table: table.cursor - table.page,
+    "page_down": lambda table: table.cursor + table.page,
+    "first": lambda table: 0,
+    "last": lambda table: table.row_count - 1,
+}
+
+
 class MoversTable(ScrollView, can_focus=True):
     """A virtual table over a `Figures`' ranked arrays, in the order of ``view``."""
 
@@ -119,12 +130,12 @@ class MoversTable(ScrollView, can_focus=True):
         for mark in MARKS.values()
     )
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor_up", "up", show=False),
-        Binding("down,j", "cursor_down", "down", show=False),
-        Binding("pageup", "page_up", "page up", show=False),
-        Binding("pagedown", "page_down", "page down", show=False),
-        Binding("home,g", "first", "first", show=False),  # g and G as in less and vim
-        Binding("end,G", "last", "last", show=False),
+        Binding("up,k", "move('up')", "up", show=False),
+        Binding("down,j", "move('down')", "down", show=False),
+        Binding("pageup", "move('page_up')", "page up", show=False),
+        Binding("pagedown", "move('page_down')", "page down", show=False),
+        Binding("home,g", "move('first')", "first", show=False),  # g and G as in less and vim
+        Binding("end,G", "move('last')", "last", show=False),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
@@ -158,7 +169,7 @@ class MoversTable(ScrollView, can_focus=True):
         self.cursor = cursor
         ahead, self.ahead = self.ahead, []
         for move in ahead:
-            getattr(self, f"action_{move}")()
+            self.action_move(move)
         self.refresh()
 
     @property
@@ -216,35 +227,12 @@ class MoversTable(ScrollView, can_focus=True):
         self.virtual_size = Size(event.size.width, self.line_count + 1)
         self.call_after_refresh(self.scroll_to_row, self.cursor)
 
-    def action_cursor_up(self) -> None:
-        if not self._early("cursor_up"):
-            self.cursor -= 1
-
-    def action_cursor_down(self) -> None:
-        if not self._early("cursor_down"):
-            self.cursor += 1
-
-    def action_page_up(self) -> None:
-        if not self._early("page_up"):
-            self.cursor -= self.page
-
-    def action_page_down(self) -> None:
-        if not self._early("page_down"):
-            self.cursor += self.page
-
-    def action_first(self) -> None:
-        if not self._early("first"):
-            self.cursor = 0
-
-    def action_last(self) -> None:
-        if not self._early("last"):
-            self.cursor = self.row_count - 1
-
-    def _early(self, move: str) -> bool:
-        """Whether ``move`` came before any figures: kept for them (`ahead`)."""
+    def action_move(self, move: str) -> None:
+        """The cursor moved by ``move`` (`MOVES`); before any figures are shown, kept for them."""
         if self.figures is None:
             self.ahead.append(move)
-        return self.figures is None
+        else:
+            self.cursor = MOVES[move](self)
 
     def on_click(self, event: events.Click) -> None:
         row = self.row_of_line(round(self.scroll_y) + event.y - 1) if event.y else None

@@ -899,6 +899,36 @@ async def test_enter_right_after_start_opens_the_most_moved_outputs_diff(monkeyp
         assert not isinstance(app.screen, DiffScreen) and screen.table.cursor == row  # one diff, not two
 
 
+@pytest.mark.parametrize("keys, position", [(("w", "n", "n"), 2), (("w", "n", "n", "n", "p"), 2), (("w", "p"), 0)])
+async def test_n_and_p_typed_while_the_walk_waits_step_it_when_it_opens(
+    monkeypatch: pytest.MonkeyPatch, keys: tuple[str, ...], position: int
+) -> None:
+    """w n n typed while a big suite loads: the walk opened on the first output and the two
+    n were lost (the table has no n). They step the walk it opens, as they would have in it;
+    p before the first stays on the first."""
+    slow_open(monkeypatch)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert review_screen(app).analysis is None
+        await pilot.press(*keys)
+        await settle(pilot)
+        await diff_opened(pilot)
+        assert isinstance(app.screen, DiffScreen) and app.screen.walk and app.screen.position == position
+        figures = review_screen(app).analysis.figures
+        assert app.screen.example_id == figures.ids[position]  # the walk begins with the ten, in rank order
+
+
+async def test_n_in_the_table_says_where_it_steps() -> None:
+    """n and p do nothing in the table but say so: the keys step between diffs."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "n")
+        assert not isinstance(app.screen, DiffScreen)
+        assert any("n and p step from one diff to the next" in n.message for n in app._notifications)
+
+
 async def test_moves_typed_ahead_are_made_when_the_table_shows_before_later_keys(
     monkeypatch: pytest.MonkeyPatch
 ) -> None:

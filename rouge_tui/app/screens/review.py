@@ -88,6 +88,8 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         common.CLEAR,
         # Shown where it does something: back to the list of suites, or a filter cleared.
         Binding("escape", "back", "back", id="back"),
+        Binding("n", "step_ahead(1)", "next", show=False),
+        Binding("p", "step_ahead(-1)", "prev", show=False),
     ]
 
     # The session's state, read (and in tests set) as the screen's own attributes.
@@ -140,7 +142,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
             return not self.standalone or self.query_one(FilterBar).shown or bool(self.session.filter_text)
-        if action in ("help", "quit", "open_diff", "walk"):  # (the last two wait for the table)
+        if action in ("help", "quit", "open_diff", "walk", "step_ahead"):  # (the last three wait for the table)
             return True
         if action == "filter" and getattr(self.focused, "id", None) == "filter":
             return False  # a `/` typed in the filter box is text
@@ -230,6 +232,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
 
     def _texts_unread(self, text: str, waiting: list[Waiting]) -> None:
         said = self.session.texts_unread(text, waiting)
+        self.steps_ahead = 0  # the diff they were for will not open
         self.notify(said, severity="error", markup=False, timeout=15)
         self.overview.show_trend(None, waiting="needs the texts")
         self.update_status()

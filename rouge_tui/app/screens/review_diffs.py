@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rouge_tui.app.screens.diff import Prepared
 
 REST = 0.15  # seconds the cursor rests on a row before its diff is made ahead
+OPENS_DIFF = ("walk", "first_diff", "diff")  # the waiting actions that open a diff
 
 
 class DiffHandOff:
@@ -27,6 +28,9 @@ class DiffHandOff:
     session: Session
     prepared: Prepared | None = None  # diffs made ahead (made with the first)
     _resting: Timer | None = None
+    # n and p pressed while a diff waits to open: the steps it opens with (w n n at 3 a.m.
+    # on a big suite is the third output, not the first with two keys lost).
+    steps_ahead: int = 0
 
     def on_movers_table_moved(self) -> None:
         """Once the cursor rests on a row, its diff is made ahead (enter then shows it at once)."""
@@ -59,9 +63,19 @@ class DiffHandOff:
         except ValueError:
             return None
 
+    def action_step_ahead(self, step: int) -> None:
+        """n or p in the table: a step of the diff that waits to open, else where they step."""
+        if any(action.name in OPENS_DIFF for action in self.session.waiting):
+            self.steps_ahead += step
+            return
+        self.notify("n and p step from one diff to the next: enter opens the diff, w walks the ten",
+                    markup=False, timeout=3)
+
     def push_diff(self, sequence: np.ndarray, position: int, walk: bool) -> None:
         from rouge_tui.app.screens.diff import DiffScreen, Prepared
 
+        position = min(max(position + self.steps_ahead, 0), len(sequence) - 1)
+        self.steps_ahead = 0
         if self.prepared is None:
             self.prepared = Prepared()
 

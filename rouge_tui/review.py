@@ -132,7 +132,7 @@ class Opened:
                          read=(texts.baseline, texts.candidate))
         out = []
         for h, step in zip(rows, steps(rows, settings, figures)):
-            out.append({"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else 0,
+            out.append({"name": h.name, "runs": h.runs, "n": h.stats.n if h.stats else None,
                         "mean": h.stats.mean if h.stats else None,
                         "band": list(h.stats.band) if h.stats else None,
                         "band_source": h.stats.band_source if h.stats else None,

@@ -191,3 +191,51 @@ def test_json_nested_past_the_decoders_depth_is_no_internal_error(tmp_path: Path
     newest.write_text(newest.read_text().replace('"the database was slow"', '{"x": ' + deep + "}"))
     code, _, err = _main_out("report", str(folder), "--no-cache")
     assert code == 2 and "'response.output' is nested too deeply" in err and str(newest) in err, err
+
+
+def _promptfoo_same_minute(root: Path) -> Path:
+    """Two evals of one provider and prompt in the same minute: the names the importer gives
+    (the minute, the provider, the prompt) are the same."""
+    from test_importer_promptfoo import result, rouge, write_export
+
+    root.mkdir()
+    for n, (second, outputs) in enumerate(zip(("10", "50"), BUILDS)):
+        results = [result(0, t, "openai:gpt-4o", "summarise", {"id": i}, outputs[i], rouge(REFERENCES[i]))
+                   for t, i in enumerate(REFERENCES)]
+        write_export(root / f"results-{n}.json", results, eval_id=f"eval-{n}", stamp=f"2026-11-20T12:34:{second}.000Z",
+                     description="summ")
+    (root / "suite.toml").write_text('[fields]\nid = "vars.id"\n')
+    return root
+
+
+def _helm_long_models(root: Path) -> Path:
+    """Two models whose names differ past the 40 characters a build's name keeps of them."""
+    from test_importer_helm import reference, state, write_run
+
+    for n, outputs in enumerate(BUILDS):
+        model = f"huggingface/meta-llama-3.1-8b-instruct-finetune-v{n + 1}"
+        states = [state(f"id{i}", [reference(REFERENCES[i], "correct")], outputs[i]) for i in REFERENCES]
+        write_run(root / f"summ:model=v{n + 1}", states, run_name=f"summ:model=v{n + 1}", model=model)
+    return root
+
+
+@pytest.mark.parametrize("write", [_promptfoo_same_minute, _helm_long_models])
+def test_two_builds_an_importer_names_alike_are_told_apart(tmp_path: Path, write) -> None:
+    """A red-team pass: two builds given the same name shared one set of figures, kept under
+    the name: the history showed the second build's mean for both, with no word, and
+    neither could be picked by --baseline. Each has a name of its own and its own figures."""
+    folder = write(tmp_path / "harness")
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--history",
+                                "--tokenizer", "rouge-score")
+    assert code in (0, 1) and err == "", err
+    history = json.loads(text)["history"]
+    names = [h["name"] for h in history]
+    assert len(names) == 2 and len(set(names)) == 2, names
+    for entry, outputs in zip(history, BUILDS):
+        assert entry["mean"] == pytest.approx(_oracle_mean(outputs), abs=1e-12), entry["name"]
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--baseline", names[1],
+                                "--candidate", names[0], "--tokenizer", "rouge-score")
+    assert code in (0, 1) and err == "", err
+    found = json.loads(text)
+    assert (found["baseline"]["name"], found["candidate"]["name"]) == (names[1], names[0])
+    assert found["baseline"]["mean"] == pytest.approx(_oracle_mean(BUILDS[1]), abs=1e-12)

@@ -687,3 +687,10 @@ def test_a_build_read_like_the_references_shares_their_ids(tmp_path):
     assert shared.runs[0].outputs == plain.runs[0].outputs == {"example-a": "the cat", "example-b": "dog ran"}
     assert all(k is r for k, r in zip(shared.runs[0].outputs, texts))
     assert not any(k is r for k, r in zip(plain.runs[0].outputs, texts))
+
+
+def test_names_given_again_are_numbered_in_order_past_names_taken() -> None:
+    from rouge_tui.suite.suite import told_apart
+
+    assert told_apart(["a", "b", "a", "a (2)", "a"]) == ["a", "b", "a (3)", "a (2)", "a (4)"]
+    assert told_apart(["x", "y"]) == ["x", "y"]

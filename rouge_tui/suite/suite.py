@@ -342,8 +342,29 @@ def _open_imported(target: Path, settings: SuiteSettings, format: str, name: str
         names = quoted_list([suite.name for suite in suites], limit=NAME_SHOWN)
         raise SuiteError(f"holds {len(suites)} suites ({names}): name one with --suite-name NAME", target)
     suite = suites[0]
-    builds = [BuildEntry(b.name, b.path, b.run_files, b.problem, b) for b in suite.builds]
+    names = told_apart([b.name for b in suite.builds])
+    builds = [BuildEntry(name, b.path, b.run_files, b.problem, b) for name, b in zip(names, suite.builds)]
     return Suite(target, settings.name or suite.name, settings, suite.path, builds, suite)
+
+
+def told_apart(names: list[str]) -> list[str]:
+    """``names`` with each one given again (two evals in one minute, two models alike in
+    the characters a name keeps) followed by its number, `` (2)``, in history order: the
+    figures, marks and --baseline go by a build's name, and two builds under one shared
+    them."""
+    taken = set(names)
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        if name in seen:
+            number = 2
+            while f"{name} ({number})" in taken:
+                number += 1
+            name = f"{name} ({number})"
+            taken.add(name)
+        seen.add(name)
+        out.append(name)
+    return out
 
 
 def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:

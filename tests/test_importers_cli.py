@@ -239,3 +239,23 @@ def test_two_builds_an_importer_names_alike_are_told_apart(tmp_path: Path, write
     found = json.loads(text)
     assert (found["baseline"]["name"], found["candidate"]["name"]) == (names[1], names[0])
     assert found["baseline"]["mean"] == pytest.approx(_oracle_mean(BUILDS[1]), abs=1e-12)
+
+
+def test_helm_runs_with_integer_instance_ids(tmp_path: Path) -> None:
+    """A red-team pass: two HELM runs whose instance ids are integers (the README: an id is a
+    string or an integer) were refused with a duplicate id '0' that was not one: the later
+    run's ids were kept as text, the earlier's compared as integers, so both gave 0."""
+    from test_importer_helm import reference, state, write_run
+
+    folder = tmp_path / "harness"
+    for n, outputs in enumerate(BUILDS):
+        states = [state(i, [reference(REFERENCES[i], "correct")], outputs[i]) for i in REFERENCES]
+        for one in states:
+            one["instance"]["id"] = int(one["instance"]["id"])
+        write_run(folder / f"summ:model=m{n}", states, run_name=f"summ:model=m{n}", model=f"org/m{n}")
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--tokenizer", "rouge-score")
+    assert code in (0, 1) and err == "", err
+    found = json.loads(text)
+    assert found["paired"] == 3
+    for role, outputs in zip(("baseline", "candidate"), BUILDS):
+        assert found[role]["mean"] == pytest.approx(_oracle_mean(outputs), abs=1e-12), role

@@ -201,6 +201,13 @@ def _key(value: object, name: str, where: Where) -> str:
     raise fail(where, f"{quoted(name)} must be a string or an integer, not {type_name(value)}")
 
 
+def loose_key(raw: object) -> str:
+    """An id as `make_references` will key it (an integer as its decimal text), for an
+    importer that picks among rows before they are checked: what is no id there is refused
+    there, with its message."""
+    return raw if type(raw) is str else str(raw) if type(raw) is int else repr(raw)
+
+
 def id_text(value: object, name: str, where: Where) -> str:
     """`_key` for importers that make an id of several parts (lm-eval's doc and filter):
     the part checked as an id is, its error naming the field ``name``."""

@@ -42,6 +42,7 @@ from rouge_tui.importers.base import (
     field_value,
     get_field,
     history_order,
+    loose_key,
     make_references,
     make_run,
     read_json,
@@ -296,10 +297,10 @@ def _suite(path: Path, scenario: str, models: dict[Path, str | None], settings: 
         ids: set[str] = set()
         for where, state in states:
             raw = _state_id(state, where, several, id_path)
-            if type(raw) is str:
-                if raw in later:
-                    continue
-                ids.add(raw)
+            key = loose_key(raw)  # an integer id is its decimal text, as the references keep it
+            if key in later:
+                continue
+            ids.add(key)
             if reference_path is None:
                 texts = _correct(state, where)
             else:

@@ -27,6 +27,7 @@ from rouge_tui.importers.base import (
     field_value,
     get_field,
     history_order,
+    loose_key,
     make_references,
     make_run,
     model_name,
@@ -103,12 +104,6 @@ def _source(record: dict, dotted: str, where: Where) -> str | None:
     return None if text is None else unicode_text(text, quoted(dotted), where)
 
 
-def _loose_key(raw: object) -> str:
-    """An id as `make_references` will key it, to pick each id's lowest epoch (what is no
-    id there is refused there, with its message)."""
-    return raw if type(raw) is str else str(raw) if type(raw) is int else repr(raw)
-
-
 # --------------------------------------------------------------------------- reading
 
 
@@ -183,10 +178,10 @@ class _Reader:
                     failed = exc
         lowest: dict[str, int] = {}
         for epoch, _where, raw, _texts, _text_source in rows:
-            key = _loose_key(raw)
+            key = loose_key(raw)
             lowest[key] = min(lowest.get(key, epoch), epoch)
         chosen = ((where, raw, texts, source) for epoch, where, raw, texts, source in rows
-                  if lowest[_loose_key(raw)] == epoch)
+                  if lowest[loose_key(raw)] == epoch)
         references = make_references(chosen, fields.id, empty_where=(path, None))
         self.kept = {(path, file_hash): (outputs, failed)} if keep else {}
         return references

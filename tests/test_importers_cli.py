@@ -259,3 +259,25 @@ def test_helm_runs_with_integer_instance_ids(tmp_path: Path) -> None:
     assert found["paired"] == 3
     for role, outputs in zip(("baseline", "candidate"), BUILDS):
         assert found[role]["mean"] == pytest.approx(_oracle_mean(outputs), abs=1e-12), role
+
+
+@pytest.mark.parametrize("where", ["model", "top"])
+def test_a_link_that_loops_hides_no_lm_eval_run(tmp_path: Path, where: str) -> None:
+    """A red-team pass: a stray link that loops (``ln -s latest latest``) in the newest model's
+    folder hid every run in it, and report compared two older runs, exit 0, no word; at the
+    top of the output folder it hid the whole folder ("missing references file"). The link
+    is no run and no folder; the runs beside it are read."""
+    import os
+
+    from test_importer_lm_eval import FRIDAY, MONDAY, sample, write_run
+
+    folder = tmp_path / "harness"
+    write_run(folder / "org__old", MONDAY, {"summ": [sample(int(i), REFERENCES[i], BUILDS[0][i]) for i in REFERENCES]})
+    write_run(folder / "org__new", FRIDAY, {"summ": [sample(int(i), REFERENCES[i], BUILDS[1][i]) for i in REFERENCES]})
+    os.symlink("latest", (folder / "org__new" if where == "model" else folder) / "latest")
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--tokenizer", "rouge-score")
+    assert code in (0, 1) and err == "", err
+    found = json.loads(text)
+    assert found["candidate"]["name"].startswith("new") and found["baseline"]["name"].startswith("old")
+    for role, outputs in zip(("baseline", "candidate"), BUILDS):
+        assert found[role]["mean"] == pytest.approx(_oracle_mean(outputs), abs=1e-12), role

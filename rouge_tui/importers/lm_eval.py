@@ -71,10 +71,19 @@ def _folders(path: Path) -> list[Path]:
     """``path`` and its subfolders: an output folder holds model folders, which hold runs."""
     try:
         with os.scandir(path) as entries:
-            inside = sorted(Path(e.path) for e in entries if e.is_dir())
+            inside = sorted(Path(e.path) for e in entries if _is_dir(e))
     except OSError as exc:
         raise SuiteError(f"cannot list: {exc.strerror or exc}", path) from None
     return [path, *inside]
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    """Whether ``entry`` is a folder; a link that loops is not (`is_dir` raises for it, and a
+    stray one hid every run of the folder it was in, so a report compared older runs)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _names(folder: Path) -> list[str]:
@@ -82,7 +91,7 @@ def _names(folder: Path) -> list[str]:
     too, and said to be one when read, never read while listing."""
     try:
         with os.scandir(folder) as entries:
-            return sorted(e.name for e in entries if not e.is_dir())
+            return sorted(e.name for e in entries if not _is_dir(e))
     except OSError:
         return []  # a subfolder we may not read holds no run we can list
 

@@ -145,6 +145,24 @@ _WORDS = re.compile(r"\s+|\S+")  # a note's words and the spaces between: what e
 _MOST_COMPARED = 1_000_000  # word pairs difflib may weigh for one merge (well under a second)
 
 
+def _edits(opcodes: list[tuple[str, int, int, int, int]], words: list[str]) -> list[tuple[int, int, int, int]]:
+    """The edits of ``opcodes`` (difflib's, over ``words``): two with nothing but spaces of
+    ``words`` between them are one. A space is no place to hold an edit by: "note. " with
+    "  [A adds this]" added on one side and "  [B adds that]" on the other matched the
+    space inside each addition, and the two were cut there and spliced, "[B  [A adds that]"."""
+    out: list[list[int]] = []
+    joined = False  # an edit, then nothing but spaces: the next edit is part of it
+    for tag, start, end, low, high in opcodes:
+        if tag == "equal":
+            joined = joined and all(word.isspace() for word in words[start:end])
+        elif joined:
+            out[-1][1], out[-1][3] = end, high
+        else:
+            out.append([start, end, low, high])
+            joined = True
+    return [(start, end, low, high) for start, end, low, high in out]
+
+
 def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
     """``seen`` with the edits of both ``theirs`` (saved first) and ``mine``, word by word,
     where no two touch: two insertions at one place alone go in side by side, theirs first,
@@ -170,9 +188,8 @@ def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
     found = {  # an edit both sides made is made once (the first side's)
         (head + start, head + end, "".join(side[head + low:head + high])): number
         for number, side in reversed(list(enumerate(sides)))
-        for tag, start, end, low, high in SequenceMatcher(
-            None, middle, side[head:len(side) - tail], autojunk=False).get_opcodes()
-        if tag != "equal"
+        for start, end, low, high in _edits(SequenceMatcher(
+            None, middle, side[head:len(side) - tail], autojunk=False).get_opcodes(), middle)
     }
     edits = sorted((start, end, number, text) for (start, end, text), number in found.items())
     out, at, last = [], 0, None

@@ -206,22 +206,35 @@ def _both_edits(seen: str, mine: str, theirs: str) -> str | None:
     return "".join(out)
 
 
-def _marks_from(data: Any) -> list[Mark]:
-    """The file's marks; a ValueError when it is not a marks file this version reads (the
-    caller sets it aside)."""
+def _marks_from(data: Any) -> tuple[list[Mark], list[Any], str | None]:
+    """The file's marks, the entries this version cannot read (kept as they are: a mark word
+    of a newer version, a hand edit gone wrong) and why the first of them cannot be read; a
+    ValueError when it is no marks file (the caller sets it aside)."""
     if not isinstance(data, dict) or not isinstance(data.get("marks"), list):
         raise ValueError("no list of marks")  # noqa: TRY004 - the file's content, not our caller's type
-    marks = []
+    marks: list[Mark] = []
+    foreign: list[Any] = []
+    why = None
     for entry in data["marks"]:
-        if not isinstance(entry, dict):
-            raise ValueError("a mark is not an object")  # noqa: TRY004 - as above
-        fields = {name: entry.get(_FILE_NAMES.get(name, name), "") for name in Mark.__dataclass_fields__}
-        if not all(isinstance(value, str) for value in fields.values()):
-            raise ValueError("a mark field is not text")
-        if fields["word"] not in MARKS:
-            raise ValueError(f"unknown mark word {fields['word'][:20]!r}")
-        marks.append(Mark(**fields))
-    return marks
+        problem = _entry_problem(entry)
+        if problem is None:
+            marks.append(Mark(**{name: entry.get(_FILE_NAMES.get(name, name), "") for name in Mark.__dataclass_fields__}))
+            continue
+        foreign.append(entry)
+        why = why or problem
+    return marks, foreign, why
+
+
+def _entry_problem(entry: Any) -> str | None:
+    """Why a marks file's entry is no mark this version reads (None: it is one)."""
+    if not isinstance(entry, dict):
+        return "an entry is not an object"
+    fields = {name: entry.get(_FILE_NAMES.get(name, name), "") for name in Mark.__dataclass_fields__}
+    if not all(isinstance(value, str) for value in fields.values()):
+        return "a mark field is not text"
+    if fields["word"] not in MARKS:
+        return f"unknown mark word {fields['word'][:20]!r}"
+    return None
 
 
 class MarkStore:
@@ -239,6 +252,9 @@ class MarkStore:
         self.path = data_dir() / "marks" / f"{safe_name(suite, 40)}.json"
         self.all: dict[tuple[str, str, str, str], Mark] = {}
         self.warning: str | None = None
+        # Entries of the file this version cannot read, as read last: written back as they
+        # are, so that one bad entry hides no other mark and loses nothing.
+        self.foreign: list[Any] = []
         # Changes not on disk yet (being saved, or a save failed): kept, and written by the
         # next save; with what this session saw in each slot before its change (`seen`),
         # and the slots whose change is a note alone (another session's word is kept).
@@ -264,7 +280,8 @@ class MarkStore:
         ``warning`` saying so."""
         try:
             data = read_state(self.path)
-            found = {m.slot: m for m in _marks_from(data)} if data is not None else {}
+            marks, foreign, why = _marks_from(data) if data is not None else ([], [], None)
+            found = {m.slot: m for m in marks}
         except Unreadable as exc:
             reason = exc.reason
         except ValueError as exc:
@@ -274,7 +291,7 @@ class MarkStore:
             filed = {slot: mark.note for slot, mark in found.items()}  # what the kept ones began from
             for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
                 try:
-                    marks = _marks_from(read_state(kept))
+                    marks, _foreign, _why = _marks_from(read_state(kept))
                 except (Unreadable, ValueError):
                     continue  # left as it is, for a person to read
                 taken.append(kept)
@@ -288,6 +305,11 @@ class MarkStore:
                     newer = mark if held.updated <= mark.updated else held
                     note = merged_note(filed.get(mark.slot, ""), mark.note, held.note)
                     found[mark.slot] = replace(newer, note=note)
+            self.foreign = foreign
+            if foreign:
+                entries = "entry" if len(foreign) == 1 else "entries"
+                self.warning = (f"marks file {self.path}: {len(foreign)} {entries} this version cannot read "
+                                f"({why}), kept in the file as they are; every other mark is shown")
             return found, taken
         self.warning = f"marks file {self.path} was unreadable ({reason}); {set_aside(self.path)}"
         return None, []
@@ -414,7 +436,7 @@ class MarkStore:
         if reason is not None:  # what happened first: a toast shows the start of a long line
             notices.insert(0, f"the marks file was damaged from outside since this session read it: wrote "
                               f"back the {len(result)} marks this session holds; {reason}")
-        atomic_write(self.path, self._payload(result))
+        atomic_write(self.path, self._payload(result, self.foreign))
         for path in kept:  # now in the file: the copies beside it can go
             with contextlib.suppress(OSError):
                 path.unlink()
@@ -483,13 +505,14 @@ class MarkStore:
         """Changes a failed save left in memory only (not those still being saved)."""
         return len(self.pending) if self.failed is not None else 0
 
-    def _payload(self, marks: dict) -> bytes:
+    def _payload(self, marks: dict, foreign: list[Any] = ()) -> bytes:
         data = {
             "suite": self.suite,
             "version": 2,
             "marks": [
-                {_FILE_NAMES.get(name, name): value for name, value in asdict(marks[slot]).items()}
-                for slot in sorted(marks)
+                *({_FILE_NAMES.get(name, name): value for name, value in asdict(marks[slot]).items()}
+                  for slot in sorted(marks)),
+                *foreign,
             ],
         }
         # A lone surrogate (a build named by a file name that is not UTF-8) cannot be UTF-8:

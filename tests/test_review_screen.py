@@ -919,6 +919,35 @@ async def test_n_and_p_typed_while_the_walk_waits_step_it_when_it_opens(
         assert app.screen.example_id == figures.ids[position]  # the walk begins with the ten, in rank order
 
 
+@pytest.mark.parametrize("keys, rows", [(("j", "j", "b"), {2: "regression"}), (("b", "j"), {0: "regression"}),
+                                        (("j", "u", "j", "a"), {1: "unsure", 2: "fine"})])
+async def test_a_mark_typed_before_the_table_shows_marks_the_row_the_moves_reach(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, keys: tuple[str, ...], rows: dict[int, str]
+) -> None:
+    """A newcomer on call typed j j b while a big suite loaded: the cursor went to row 3 and
+    nothing was marked, with no word (the status line still said 2 marked). A mark typed
+    before the table shows is made on the row the moves typed before it reach, in turn."""
+    suite = carried_mark_suite(tmp_path)
+    slow_open(monkeypatch)
+    app = app_for(suite)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = review_screen(app)
+        assert screen.analysis is None
+        await pilot.press(*keys)
+        await settle(pilot)
+        last = max(rows)
+        for _ in range(50):
+            if screen.review is not None and screen.review.get(screen.analysis.figures.ids[last]) is not None:
+                break
+            await pilot.pause(0.1)
+        ids = screen.analysis.figures.ids
+        marked = {i: screen.review.get(i).word for i in ids if screen.review.get(i) is not None
+                  and screen.review.get(i).carried_from is None}
+        assert marked == {ids[row]: word for row, word in rows.items()}, marked
+        assert any("when the table shows" in n.message for n in app._notifications)
+
+
 async def test_n_in_the_table_says_where_it_steps() -> None:
     """n and p do nothing in the table but say so: the keys step between diffs."""
     app = app_for()

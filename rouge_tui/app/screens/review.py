@@ -46,6 +46,8 @@ from rouge_tui.safetext import one_line
 from rouge_tui.session import Asked, Session, Waiting
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rouge_tui.analysis.pipeline import Analysis
 
 __all__ = ["Asked", "ReviewScreen"]
@@ -142,7 +144,8 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
             return not self.standalone or self.query_one(FilterBar).shown or bool(self.session.filter_text)
-        if action in ("help", "quit", "open_diff", "walk", "step_ahead"):  # (the last three wait for the table)
+        if action in ("help", "quit", "open_diff", "walk", "step_ahead", "mark", "note", "clear_mark"):
+            # (all but the first two wait for the table: `before_table`, `park_once`)
             return True
         if action == "filter" and getattr(self.focused, "id", None) == "filter":
             return False  # a `/` typed in the filter box is text
@@ -333,7 +336,18 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         empty = "no example matches the filter (escape clears it)" if self.session.matches is not None else "no examples"
         self.notify(empty, markup=False, timeout=3)
 
+    def before_table(self, action: Callable[[], None], then: str) -> bool:
+        """Whether ``action`` waits for the table (nothing shown yet): made there in turn with
+        the moves typed before it, on the row they reach (j j b marked nothing, silently)."""
+        if self.session.analysis is not None:
+            return False
+        self.table.ahead.append(action)
+        self.notify(f"reading the suite… {then} when the table shows", markup=False, timeout=3)
+        return True
+
     def action_mark(self, word: str) -> None:
+        if self.before_table(lambda: self.action_mark(word), f"the {word} mark is set"):
+            return
         example_id = self.current_id()
         if example_id is not None:
             self.when_ready(Waiting("mark", "the mark is set", (example_id, word)))
@@ -342,6 +356,8 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         common.mark(self, self.session.review, example_id, word, self.marks_changed)
 
     def action_note(self) -> None:
+        if self.before_table(self.action_note, "the note opens"):
+            return
         example_id = self.current_id()
         if example_id is not None:
             self.when_ready(Waiting("note", "the note opens", (example_id,)))
@@ -350,6 +366,8 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         common.edit_note(self, self.session.review, example_id, self.marks_changed)
 
     def action_clear_mark(self) -> None:
+        if self.before_table(self.action_clear_mark, "the mark can be cleared"):
+            return
         example_id = self.current_id()
         if example_id is not None:
             self.when_ready(Waiting("clear", "the mark can be cleared", (example_id,)))

@@ -156,7 +156,7 @@ class MoversTable(ScrollView, can_focus=True):
         self.empty_text = "loading…"
         # Moves asked for before any figures are shown, made in turn when they are: typed
         # ahead, j j j enter opened row 1 (a newcomer's pass; enter waits for the table).
-        self.ahead: list[str] = []
+        self.ahead: list[str | Callable[[], None]] = []  # a move, or the screen's action (a mark)
 
     def show(self, figures: Figures, view: np.ndarray, *, rule: bool, cursor: int = 0) -> None:
         """Show ``view`` (indices into the ranked arrays), the cursor on row ``cursor``."""
@@ -169,7 +169,10 @@ class MoversTable(ScrollView, can_focus=True):
         self.cursor = cursor
         ahead, self.ahead = self.ahead, []
         for move in ahead:
-            self.action_move(move)
+            if callable(move):
+                move()
+            else:
+                self.action_move(move)
         self.refresh()
 
     @property

@@ -326,8 +326,12 @@ class Review:
             self._shown = None
 
     def clear(self, example_id: str, *, save: bool = True) -> Mark | None:
-        """Remove this pair's own mark of ``example_id`` (the app asks first); returns it."""
-        slot = self._slot(example_id)
+        """Remove the mark of ``example_id`` this pair shows, made on it (the app asks first):
+        against these references, or against earlier ones where none is (x on such a mark
+        said it was cleared and cleared nothing); returns it. A carried mark is another
+        pair's."""
+        shown = self.get(example_id)
+        slot = shown.mark.slot if shown is not None and shown.carried_from is None else self._slot(example_id)
         before = self.store.all.get(slot)
         if before is None:
             return None

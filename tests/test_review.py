@@ -153,6 +153,23 @@ def test_marks_made_against_earlier_references_still_show_stale(
     }
 
 
+def test_clearing_a_mark_made_against_earlier_references_clears_it(tmp_path: Path) -> None:
+    """A pass on marks: x then y on a mark shown stale (made against earlier references) said
+    "the regression mark and its note cleared", and the row and the file still held it: the
+    clear looked under these references' slot. It clears the mark shown; a new mark made
+    here since is what a second clear takes."""
+    path = write_suite(tmp_path / "s")
+    first = review(path)
+    first.set_mark("t1", "regression", "cut at 02:14")
+    first.set_mark("o2", "fine", "complete now")
+    edit(path / "references.jsonl", ("sat on the mat", "sat on the rug"))
+    again = review(path)
+    cleared = again.clear("t1")
+    assert cleared is not None and (cleared.word, cleared.note) == ("regression", "cut at 02:14")
+    assert set(shown(review(path))) == {"o2"}  # gone from the file, not only from this view
+    assert again.clear("t1") is None
+
+
 def test_following_a_re_read_with_moved_references_keeps_a_mark_that_could_not_be_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

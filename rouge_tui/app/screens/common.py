@@ -124,7 +124,10 @@ def clear(screen: Screen, review: Review, example_id: str, after: Callable[[], N
             screen.notify(f"{one_line(example_id, 40)}: another session {said}", severity="warning", markup=False,
                           timeout=8)
             return
-        review.clear(example_id, save=False)
+        if review.clear(example_id, save=False) is None:
+            screen.notify(f"{one_line(example_id, 40)}: nothing was cleared (no mark made on this pair is held)",
+                          severity="warning", markup=False, timeout=5)
+            return
         after()
         now = review.get(example_id)
         carried = "" if now is None or now.carried_from is None else (

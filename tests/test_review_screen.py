@@ -990,6 +990,21 @@ async def test_moves_typed_ahead_are_made_when_the_table_shows_before_later_keys
         assert screen.table.cursor == 0
 
 
+async def test_a_word_on_a_carried_mark_says_where_its_note_stays(tmp_path: Path) -> None:
+    """A pass on marks: a on a carried regression with a note showed fine and no note, with
+    no word of it: the note is the other pair's, and it stays there; the notice says so."""
+    suite = carried_mark_suite(tmp_path)
+    app = app_for(suite)  # 3-base -> 4-cand; t1 carries a regression with a note from 1-base -> 2-cand
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        screen.table.cursor = screen.table.row_of(screen.analysis.figures.ids.index("t1"))
+        await press(pilot, "a")
+        assert (screen.review.get("t1").word, screen.review.get("t1").note) == ("fine", "")
+        assert any(n.message == "t1: fine; the note stays with the mark on 1-base → 2-cand (that pair, picked in h, shows it; c writes one here)"
+                   for n in app._notifications)
+
+
 async def test_clearing_a_mark_says_when_a_carried_one_shows_again(tmp_path: Path) -> None:
     """x on a mark made on this pair, where another pair's mark carries: the row reads the
     carried mark again, and the message says so (it said only 'cleared'); x on the carried

@@ -57,9 +57,15 @@ def describe(exc: BaseException) -> str:
 
 def mark(screen: Screen, review: Review, example_id: str, word: str, after: Callable[[], None]) -> None:
     """Mark the example: shown at once, saved off the UI thread (`RougeApp.save_marks`)."""
+    before = review.get(example_id)
     review.set_mark(example_id, word, save=False)
     after()
-    screen.notify(f"{one_line(example_id, 40)}: {word}", markup=False, timeout=2)
+    if before is not None and before.carried_from is not None and before.note.strip():
+        # (a pass on marks: the note went from the row with no word; it is the other pair's)
+        screen.notify(f"{one_line(example_id, 40)}: {word}; the note stays with the mark on "
+                      f"{pair_text(before.carried_from)} (that pair, picked in h, shows it; c writes one here)", markup=False, timeout=6)
+    else:
+        screen.notify(f"{one_line(example_id, 40)}: {word}", markup=False, timeout=2)
     screen.app.save_marks(review, screen, after, "could not save the mark (kept in this session; mark again to retry)")
 
 

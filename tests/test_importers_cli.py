@@ -281,3 +281,31 @@ def test_a_link_that_loops_hides_no_lm_eval_run(tmp_path: Path, where: str) -> N
     assert found["candidate"]["name"].startswith("new") and found["baseline"]["name"].startswith("old")
     for role, outputs in zip(("baseline", "candidate"), BUILDS):
         assert found[role]["mean"] == pytest.approx(_oracle_mean(outputs), abs=1e-12), role
+
+
+def test_an_imported_build_of_replicate_runs_named_like_a_file_reads_back(tmp_path: Path) -> None:
+    """A red-team pass: promptfoo --repeat exports whose prompt's label is its file's name,
+    "prompts.csv": import wrote each build as a folder of runs named "… prompts.csv", and
+    report on the suite it wrote took the folder for a CSV file (exit 2, "is a directory").
+    A folder of runs is one whatever its name; the figures are the harness's."""
+    from test_importer_promptfoo import result, rouge, write_export
+
+    folder = tmp_path / "harness"
+    folder.mkdir()
+    for e in range(2):
+        records = [result(0, i, "openai:gpt-4o", "prompts.csv", {"n": i % 2}, f"out {i} {e} word",
+                          rouge(f"ref {i % 2} word")) for i in range(4)]
+        write_export(folder / f"{e}.json", records, eval_id=f"eval-{e}", stamp=f"2024-05-0{e + 1}T12:34:56.789Z")
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache")
+    assert code in (0, 1) and err == "", err
+    found = json.loads(text)
+    assert found["candidate"]["runs"] == 2
+    out = tmp_path / "native"
+    code, _, err = _main_out("import", "promptfoo", str(folder), "--out", str(out))
+    assert code == 0, err
+    assert all(p.is_dir() and p.name.endswith("prompts.csv") for p in (out / "builds").iterdir())
+    code, text, err = _main_out("report", str(out), "--format", "json", "--no-cache")
+    assert code in (0, 1) and err == "", err
+    native = json.loads(text)
+    for role in ("baseline", "candidate"):
+        assert (native[role]["mean"], native[role]["runs"]) == (found[role]["mean"], found[role]["runs"])

@@ -159,10 +159,13 @@ def _references_path(directory: Path) -> Path:
 def _entry(directory: Path, name: str) -> BuildEntry | None:
     """The build an entry of builds/ is, or None when it is no build (notes, a README)."""
     path = directory / name
+    folder = _is_dir(path)
     stem = _stem(name)
-    if stem is not None:  # a file build; a directory or FIFO by that name fails on reading
+    if stem is not None and not folder:  # a file build; a FIFO by that name fails on reading
         return BuildEntry(stem, path, (path,))
-    if not _is_dir(path):
+    # A folder is a build of replicate runs whatever its name: `import` names one after its
+    # build, and a prompt file's label made it "… prompts.csv".
+    if not folder:
         return None
     try:
         runs = tuple(path / run for run in _listing(path) if _stem(run) is not None)

@@ -740,3 +740,24 @@ async def test_a_move_too_small_for_four_decimals_keeps_its_row_in_line() -> Non
         rows = [row for row in history_lines(app).values() if any(symbol in row for symbol in "●▼▲")]
     assert any("+<0.0001" in row for row in rows), rows
     assert len({max(row.rfind(symbol) for symbol in "●▼▲") for row in rows}) == 1, rows
+
+
+async def test_the_compared_pairs_row_says_its_signal_alarm(tmp_path: Path) -> None:
+    """A newcomer on call: h showed the alarmed build's row as "-0.0841 ●", like every quiet
+    night before it, while the overview said "within band, signal alarm". The compared
+    pair's row has "!" after its verdict, in the same ten cells, and the line above says what
+    it means; a quiet comparison's rows have none."""
+    from test_triage import chapter_suite
+
+    for name, toml, alarm in (("alarm", "[band]\nk = 50\n", True),
+                              ("quiet", "[band]\nk = 50\n[alarm]\nsignals = []\n", False)):
+        app = app_for(chapter_suite(tmp_path / name, toml=toml))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await press(pilot, "h")
+            await settle(pilot)
+            text = screen_text(app)
+            rows = [line for line in text.splitlines() if "2026-11-0" in line and "●" in line]
+            assert len(rows) == 5, text
+            assert [row.rstrip().endswith(" ●!") for row in rows] == [False] * 4 + [alarm], rows
+            assert ("then ● ▼ ▲ its verdict (! a signal alarm)" in " ".join(text.split())) == alarm, text

@@ -231,6 +231,30 @@ def test_the_verdict_line_says_the_signal_alarm_beside_rouges_within_band(tmp_pa
     assert "● within band" in out and "signal alarm" not in out
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_the_compared_pairs_history_row_says_the_signal_alarm(tmp_path: Path, capsys, fmt: str):
+    """A newcomer on call: report --history said "within band" on the alarmed build's row,
+    beside a verdict "within band, signal alarm" and an exit of 1; scanning the history for
+    when it began, the rows read alike. The compared pair's row says the alarm (the text
+    table, "!" and a line under it: in words the verdict folded at 80 columns); the other
+    rows have no signals of their own, and the JSON's verdict stays ROUGE's."""
+    suite = chapter_suite(tmp_path / "s")
+    capsys.readouterr()
+    assert main(["report", str(suite), "--format", fmt, "--history"]) == 1
+    out = capsys.readouterr().out
+    lines = out.replace("<tr>", "\n<tr>").splitlines()
+    rows = {day: next(line for line in lines if re.match(rf"( |\| |<tr><td>)2026-11-0{day}\b", line)) for day in range(2, 7)}
+    alarmed = rows.pop(6)
+    if fmt == "text":
+        assert alarmed.endswith("within band !"), alarmed
+        assert "! 2026-11-06: within band, signal alarm (the pair compared: its verdict above)" in lines
+    else:
+        assert "within band, signal alarm" in re.sub("<[^>]+>", "", alarmed), alarmed
+    assert all("within band" in row and "alarm" not in row and not row.endswith("!") for row in rows.values()), rows
+    history = report_json(suite, capsys, "--history")[1]["history"]
+    assert [h["verdict"] for h in history[1:]] == ["within-band"] * 5
+
+
 def test_the_alarm_signals_setting_turns_it_off_or_picks(tmp_path: Path, capsys):
     off = chapter_suite(tmp_path / "off", toml="[band]\nk = 50\n[alarm]\nsignals = []\n")
     code, data = report_json(off, capsys)

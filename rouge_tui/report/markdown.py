@@ -142,7 +142,7 @@ def render_markdown(data: dict[str, Any]) -> str:
             if h["mean"] is None:
                 lines.append(f"| {md(h['name'])} | {h['runs']} | | | ✗ {md(h.get('error', ''), 200)} | | |")
             else:
-                delta, verdict = step_words(h)
+                delta, verdict = step_words(h, data)
                 lines.append(f"| {md(h['name'])} | {h['runs']} | {h['n']} | {h['mean']:.4f} | {band_words(h['band'])} | {delta} | {verdict} |")
     return "\n".join(lines) + "\n"
 

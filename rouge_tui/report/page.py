@@ -192,7 +192,7 @@ def render_html(data: dict[str, Any], examples: list[dict[str, Any]] | None = No
             if h["mean"] is None:
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td></td><td></td><td class=prose>✗ {_h(h.get('error', ''))}</td><td></td><td></td></tr>")
             else:
-                delta, verdict = step_words(h)
+                delta, verdict = step_words(h, data)
                 parts.append(f"<tr><td>{_h(h['name'])}</td><td class=n>{h['runs']}</td><td class=n>{h['n']}</td>"
                              f"<td class=n>{h['mean']:.4f}</td><td class=n>{band_words(h['band'])}</td>"
                              f"<td class=n>{_h(delta)}</td><td>{_h(verdict)}</td></tr>")

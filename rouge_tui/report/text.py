@@ -181,13 +181,21 @@ def render_text(data: dict[str, Any], width: int = WIDTH) -> Any:
         # column, "…0da610.jsonl:24" ended one line and "0: invalid JSON" began the next.
         unread = []
         rows = [[str(h["runs"]), "", "", "✗ (below)", "", ""] if h["mean"] is None else
-                [str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]), *step_words(h)]
+                [str(h["runs"]), str(h["n"]), f"{h['mean']:.4f}", band_words(h["band"]), *step_words(h, data)]
                 for h in data["history"]]
+        # The compared pair's signal alarm as "!" in its row and said under the table: in
+        # words there it folded the verdict over two lines at 80 columns.
+        words = signal_alarm("within-band", True)
+        alarmed = [row[-1].endswith(words) for row in rows]
+        rows = [[*row[:-1], f"{row[-1].removesuffix(words)} !"] if alarm else row for row, alarm in zip(rows, alarmed)]
         names = cut_names([h["name"] for h in data["history"]], name_room(heads, rows, 2, width))
-        for h, name, row in zip(data["history"], names, rows):
+        for h, name, row, alarm in zip(data["history"], names, rows, alarmed):
             trend.add_row(Text(name), *row)
             if h["mean"] is None:
                 unread.append(Text(f"✗ {name}: {one_line(h.get('error', ''), 300)}", overflow="fold"))
+            if alarm:
+                unread.append(Text(f"! {name}: within band, signal alarm (the pair compared: its verdict above)",
+                                   overflow="fold"))
         parts += [Text(""), trend, *unread]
     return Group(*parts)
 

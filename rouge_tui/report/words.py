@@ -27,13 +27,17 @@ def history_basis(data: dict[str, Any]) -> str:
     return said
 
 
-def step_words(entry: dict[str, Any]) -> tuple[str, str]:
-    """A history entry's paired Δ and verdict against the build before it, or blanks."""
-    from rouge_tui.analysis.compare import VERDICTS
+def step_words(entry: dict[str, Any], data: dict[str, Any]) -> tuple[str, str]:
+    """A history entry's paired Δ and verdict against the build before it, or blanks; the
+    pair the report compares says its signal alarm too, as the report's verdict does (its
+    row read "within band" under a report that exited 1 on the alarm)."""
+    from rouge_tui.analysis.compare import VERDICTS, signal_alarm
 
     if entry.get("delta") is None:
         return "", ""
-    return signed(entry["delta"]), VERDICTS[entry["verdict"]].words
+    compared = (entry["against"], entry["name"]) == (data["baseline"]["name"], data["candidate"]["name"])
+    alarm = signal_alarm(entry["verdict"], bool(data["signal_drift"])) if compared else ""
+    return signed(entry["delta"]), VERDICTS[entry["verdict"]].words + alarm
 
 
 def said(data: dict[str, Any]) -> list[tuple[int | str, dict[str, Any]]]:

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
 from rouge_tui.analysis import history
-from rouge_tui.analysis.compare import VERDICTS
+from rouge_tui.analysis.compare import VERDICTS, signal_alarm
 from rouge_tui.analysis.history import HistoryRow, Step, trend
 from rouge_tui.app.screens import common
 from rouge_tui.app.widgets.keybar import KeyBar
@@ -101,7 +101,7 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         self.builds = builds
         self.fill()
 
-    def line(self, number: int, name: str, width: int, step: Step | None) -> Text:
+    def line(self, number: int, name: str, width: int, step: Step | None, alarm: bool = False) -> Text:
         entry = self.suite.builds[number]
         role = "B" if entry.name == self.pair[0] else "C" if entry.name == self.pair[1] else " "
         pick = str(self.pair_picked().index(entry.name) + 1) if entry.name in self.picked else " "
@@ -125,11 +125,13 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
             # one longer than a delta, and goes without the space before its symbol.
             delta = signed(step.delta)
             line.append(f" {delta}{' ' if len(delta) < 8 else ''}{VERDICTS[step.verdict].symbol}")
+            if alarm:  # the compared pair's signal alarm (SPEC "Triage"), in the marks' space before
+                line.append("!", style="bold red")
         else:
             line.append(" " * 10)
         marks = len(self.review.store.with_candidate(entry.name))
         if marks:
-            line.append(f" {marks:>5}", style="bold")
+            line.append(f"{'' if alarm else ' '}{marks:>5}", style="bold")
         return line
 
     def on_resize(self) -> None:
@@ -143,7 +145,12 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         names = shorten_names([b.name for b in self.suite.builds], width)
         analysis = self.review.analysis  # the pair on screen: its own figures (`history.steps`)
         steps = history.steps(self.builds, analysis.settings, analysis.figures) if self.builds else [None] * len(names)
-        lines = [self.line(number, name, width, step) for number, (name, step) in enumerate(zip(names, steps))]
+        figures = analysis.figures
+        alarm = bool(signal_alarm(figures.verdict, bool(figures.drifting)))  # (the compared pair's row says it)
+        lines = []
+        for number, (name, step) in enumerate(zip(names, steps)):
+            compared = step is not None and (step.against, self.suite.builds[number].name) == self.pair
+            lines.append(self.line(number, name, width, step, alarm and compared))
         self.query_one(BuildList).show(lines, highlighted)
         # What was picked first: at 80 columns the end of this line is cut.
         picked = " → ".join(one_line(p, 30) for p in self.pair_picked())
@@ -162,7 +169,8 @@ class HistoryScreen(common.Answers, Screen[tuple[str, str] | None]):
         # shares, these over each build's own (a newcomer took the two for one thing).
         settings = self.review.analysis.settings
         scoring = f"{settings.metric} ({settings.tokenizer}{', stem' if settings.stem else ''})"
-        about = (f"{scoring} · n, mean, band: each build's own outputs · Δ: paired ids, then ● ▼ ▲ its verdict · "
+        said = " (! a signal alarm)" if alarm else ""
+        about = (f"{scoring} · n, mean, band: each build's own outputs · Δ: paired ids, then ● ▼ ▲ its verdict{said} · "
                  "marks: on pairs to it")
         self.query_one("#history-about", Static).update(Text(about))  # (on to a second line, never cut)
         # Δ and verdict against the build before (the mean paired delta: over the ids both

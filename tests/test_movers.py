@@ -104,3 +104,24 @@ async def test_the_header_stays_over_its_figures_when_a_filter_leaves_few_rows()
             base = f"{float(figures.baseline_f[0]):.4f}"
             assert header.index("base") + len("base") == row.index(base) + len(base), (header, row)
             assert header.index("delta") + len("delta") == row.index(f"{float(figures.delta[0]):+.4f}") + 7
+
+
+async def test_shrunk_and_grown_back_the_table_shows_its_first_rows_again() -> None:
+    """A newcomer on call: g j, the window shrunk to 60x20 and grown back to 80x24 (and to
+    120x40), and the table began at row 2: the most-moved row out of sight, with room to
+    spare under the last. Where the cursor's row fits from the top, the table starts there;
+    a cursor further down stays in sight."""
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(MoversTable)
+        await press(pilot, "g", "j")
+        for size in ((60, 20), (80, 24), (60, 20), (120, 40)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+        assert table.cursor == 1 and round(table.scroll_y) == 0
+        await press(pilot, "end")
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        body = table.scrollable_content_region.height - 1
+        assert round(table.scroll_y) <= table.line_of_row(table.cursor) < round(table.scroll_y) + body

@@ -228,7 +228,15 @@ class MoversTable(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self.virtual_size = Size(event.size.width, self.line_count + 1)
-        self.call_after_refresh(self.scroll_to_row, self.cursor)
+        self.call_after_refresh(self.after_resize)
+
+    def after_resize(self) -> None:
+        """The cursor's row in sight; from the top where it fits there. Shrunk and grown back,
+        the table stayed scrolled, row 1 (the most-moved) out of sight with room to spare."""
+        if self.line_of_row(self.cursor) < max(self.scrollable_content_region.height - 1, 1):
+            self.scroll_to(y=0, animate=False, immediate=True)
+        else:
+            self.scroll_to_row(self.cursor)
 
     def action_move(self, move: str) -> None:
         """The cursor moved by ``move`` (`MOVES`); before any figures are shown, kept for them."""

@@ -948,6 +948,20 @@ async def test_a_mark_typed_before_the_table_shows_marks_the_row_the_moves_reach
         assert any("when the table shows" in n.message for n in app._notifications)
 
 
+async def test_enter_typed_before_the_app_had_the_terminal_opens_the_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer typed j j enter at once after the command: the j's moved and no diff
+    opened, every time before half a second. Typed while the terminal is still in its line
+    mode, enter is read as a newline, ctrl+j, which nothing took; it is enter here."""
+    slow_open(monkeypatch)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("j", "j", "ctrl+j")
+        await settle(pilot)
+        await diff_opened(pilot)
+        assert isinstance(app.screen, DiffScreen) and app.screen.example_id == review_screen(app).analysis.figures.ids[2]
+
+
 async def test_n_in_the_table_says_where_it_steps() -> None:
     """n and p do nothing in the table but say so: the keys step between diffs."""
     app = app_for()

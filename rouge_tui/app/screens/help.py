@@ -80,7 +80,7 @@ class HelpScreen(common.BoxedText, common.Answers, ModalScreen[None]):
         first: dict[str, Binding] = {}
         for binding in getattr(type(self.source), "BINDINGS", []):
             if (not hasattr(binding, "action") or binding.action in ("down", "up")
-                    or binding.action.startswith(("table_only", "step_ahead"))):
+                    or binding.action.startswith(("table_only", "step_ahead")) or binding.key == common.EARLY_ENTER):
                 continue  # (j and k are on the line about moving; the table's keys, the diff's, their own)
             first.setdefault(binding.action, binding)
             keys.setdefault(binding.action, []).append(self.app.get_key_display(binding))

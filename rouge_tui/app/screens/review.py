@@ -76,6 +76,7 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         # Most important first: the footer shows as many as fit (at 80 columns, up to the
         # filter), the help all of them, in this order.
         Binding("enter", "open_diff", "diff", id="diff"),
+        Binding(common.EARLY_ENTER, "open_diff", "diff", show=False),
         Binding("w", "walk", "walk", id="walk"),
         *common.MARK_BINDINGS,
         Binding("h", "history", "history", id="history"),

@@ -31,6 +31,7 @@ class SuitesScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *common.APP_BINDINGS,
         Binding("enter", "open", "open", id="open"),  # (the list's own, when it has focus)
+        Binding(common.EARLY_ENTER, "open", "open", show=False),
         Binding("j", "down", "down", show=False),
         Binding("k", "up", "up", show=False),
     ]

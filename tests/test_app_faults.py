@@ -420,3 +420,23 @@ async def test_yes_to_clear_a_mark_another_session_cleared_meanwhile_says_so(tmp
         await settle(pilot)
     assert any("another session cleared it while you were asked: nothing left here to clear" in w for w in said(app))
     assert not any("x again clears it" in w for w in said(app))
+
+
+@pytest.mark.parametrize("where, key", [("editor", "^q"), ("table", "q")])
+async def test_ctrl_c_names_a_key_that_quits_from_where_it_is_pressed(where: str, key: str) -> None:
+    """A newcomer pressed ctrl+c in the note editor: "Do you want to quit? Press Q to quit
+    the app", and Q went into the note as text. Where a text box has the keys, the key named
+    is one that is no letter."""
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        if where == "editor":
+            await press(pilot, "c")
+            await type_text(pilot, "abc")
+        said = []
+        app.notify = lambda message, **options: said.append(message)  # (Textual drops a repeat)
+        if where == "editor":  # (the text box takes ctrl+c to copy where it can: the app's hint where it cannot)
+            app.action_help_quit()
+        else:
+            await press(pilot, "ctrl+c")
+        assert said == [f"{key} quits rouge-tui (ctrl+c copies, quits nothing)"], said

@@ -335,6 +335,20 @@ class RougeApp(App[None]):
                         f"({'still being saved' if saving else 'the save failed; mark again to retry'}).")
         self.push_screen(ConfirmScreen(" ".join(lost) + " Quit and lose what is not saved?"), answer)
 
+    def action_help_quit(self) -> None:
+        """ctrl+c: which key quits (Textual's own says the first bound). Where a text box has
+        the keys a letter is text: "Press Q to quit" in the note editor typed Q into the note."""
+        from textual.widgets import Input, TextArea
+
+        if isinstance(self.focused, (Input, TextArea)):  # Textual's ctrl+q, a priority key: it reaches here
+            quits = [Binding("ctrl+q", "quit")]
+        else:
+            quits = [active.binding for active in self.active_bindings.values()
+                     if active.binding.action in ("quit", "app.quit")]
+        if quits:
+            self.notify(f"{self.get_key_display(quits[0])} quits rouge-tui (ctrl+c copies, quits nothing)",
+                        markup=False, timeout=4)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))

@@ -309,3 +309,21 @@ def test_an_imported_build_of_replicate_runs_named_like_a_file_reads_back(tmp_pa
     native = json.loads(text)
     for role in ("baseline", "candidate"):
         assert (native[role]["mean"], native[role]["runs"]) == (found[role]["mean"], found[role]["runs"])
+
+
+def test_two_promptfoo_tests_given_one_id_are_a_duplicate_not_two_runs(tmp_path: Path) -> None:
+    """A red-team pass: [fields] id = "vars.id" and two different tests whose ids are 2 and
+    "2": they were taken for two runs of one example (`--repeat`), paired 1, runs 2, a band
+    from "replicates", no word. A repeat has the same vars; these are a duplicate id."""
+    from test_importer_promptfoo import result, rouge, write_export
+
+    folder = tmp_path / "harness"
+    folder.mkdir()
+    for e in range(2):
+        records = [result(0, 0, "openai:gpt-4o", "s", {"id": 2, "q": "first question"}, f"one {e}", rouge("ref one")),
+                   result(0, 1, "openai:gpt-4o", "s", {"id": "2", "q": "another question"}, f"two {e}", rouge("ref one"))]
+        write_export(folder / f"{e}.json", records, eval_id=f"eval-{e}", stamp=f"2024-05-0{e + 1}T12:34:56.789Z")
+    (folder / "suite.toml").write_text('[fields]\nid = "vars.id"\n')
+    code, _, err = _main_out("report", str(folder), "--format", "json", "--no-cache")
+    assert code == 2 and "duplicate id '2'" in err and "results.results[1]" in err, err
+    assert len(err.strip().splitlines()) == 1, err

@@ -160,15 +160,20 @@ def _output(record: dict, path: str, where: Where) -> str | None:
     return value if type(value) is str else _canonical(value, path, where)
 
 
-def _repeats(rows: list[tuple[Where, object, str | None]]) -> list[list[tuple[Where, object, str | None]]]:
+def _repeats(rows: list[tuple[Where, object, str | None]], tests: list[str]) -> list[list[tuple[Where, object, str | None]]]:
     """A column's results as replicate runs: ``promptfoo eval --repeat N`` gives each test N
     results with the same vars (new testIdx each), so the n-th result of an id belongs to
-    run n. Only when every id comes back equally often; else the rows as one run, where a
-    repeated id is the duplicate it then is."""
+    run n. Only when every id comes back equally often, each time with the same vars
+    (``tests``: each row's, canonical); else the rows as one run, where a repeated id is the
+    duplicate it then is (two tests given one id by [fields] id, 2 and "2", were taken for
+    two runs of one)."""
     seen: dict[object, int] = {}
+    first: dict[object, str] = {}
     numbered: list[int] = []
-    for _where, raw, _text in rows:
+    for (_where, raw, _text), test in zip(rows, tests):
         key = str(raw) if type(raw) in (str, int) else repr(raw)
+        if first.setdefault(key, test) != test:
+            return [rows]
         numbered.append(seen.get(key, 0))
         seen[key] = numbered[-1] + 1
     counts = set(seen.values())
@@ -232,14 +237,16 @@ def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
         export = read_export(build.run_files[0])
         column = int(build.selector[0])
         rows: list[tuple[Where, object, str | None]] = []
+        tests: list[str] = []
         for where, value in export.records:
             record = result_object(where, value)
             if result_index(record, "promptIdx", where) == column:
                 rows.append((where, _example_id(record, where, id_path), _output(record, output_path, where)))
+                tests.append(_example_id(record, where, None) if id_path is not None else str(rows[-1][1]))
         return [
             make_run([row for row in part if row[2] is not None], build.path,  # type: ignore[misc]
                      selector_digest(export.digest, *build.selector, f"repeat {number}"))
-            for number, part in enumerate(_repeats(rows))
+            for number, part in enumerate(_repeats(rows, tests))
         ]
 
     def read_references() -> References:
@@ -249,7 +256,7 @@ def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
             export = read_export(file)
             tests: set[int] = set()
             ids: set[str] = set()
-            repeated: dict[str, tuple[tuple[str, ...], str | None]] = {}
+            repeated: dict[str, tuple[tuple[str, ...], str | None, object]] = {}
             for where, value in export.records:
                 record = result_object(where, value)
                 test = result_index(record, "testIdx", where)
@@ -266,7 +273,9 @@ def _open(path: Path, settings: SuiteSettings) -> list[ImportedSuite]:
                 else:
                     texts = _asserted(record, where, test_where)
                 source = None if source_path is None else source_text(record, f"testCase.{source_path}", where)
-                if key is not None and repeated.setdefault(key, (texts, source)) == (texts, source) and key in ids:
+                test_vars = _example_id(record, where, None) if id_path is not None else key
+                if key is not None and repeated.setdefault(key, (texts, source, test_vars)) == (texts, source, test_vars) \
+                        and key in ids:
                     continue  # a --repeat of a test already listed: the same vars, references, source
                 rows.append((where, raw, texts, source))
                 if key is not None:

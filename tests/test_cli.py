@@ -1210,3 +1210,25 @@ def test_a_suites_stem_without_a_tokenizer_that_stems_names_the_file_and_line(tm
     assert main(["report", str(suite)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"rouge-tui: error: {suite / 'suite.toml'}:3: suite.toml's stem = true needs"), err
+
+
+def test_files_in_builds_named_like_a_build_but_not_read_are_said(tmp_path: Path, capsys) -> None:
+    """A red-team pass: builds/ held a.jsonl and b.jsonl, and c.JSONL and d.json, meant as the
+    newest builds; report compared a with b, within band, exit 0, no word of the other two
+    (the note of files that are no build came only with fewer than two builds). So were a
+    folder's run-4.JSONL and notes left out of its runs. Each report says what it did not
+    read; a README beside the builds is no stray."""
+    run = jsonl({"id": "a", "output": "the cat"}, {"id": "b", "output": "a dog"})
+    suite = make_suite(tmp_path / "s", builds={"1-old.jsonl": run, "2-new": {"run-1.jsonl": run, "run-4.JSONL": run},
+                                               "c.JSONL": run, "d.json": run, "README.md": "notes"})
+    capsys.readouterr()
+    assert main(["report", str(suite), "--format", "json", "--no-cache"]) in (0, 1)
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    said = [w for w in warnings if w.startswith("not read: ")]
+    assert said == [("not read: 'builds/c.JSONL', 'builds/d.json', 'builds/2-new/run-4.JSONL' (are no build or run: a "
+                     "build is a .jsonl, .jsonl.gz, .csv or .parquet file, or a folder of them)")], warnings
+    (suite / "builds" / "c.JSONL").unlink()
+    (suite / "builds" / "d.json").unlink()
+    (suite / "builds" / "2-new" / "run-4.JSONL").unlink()
+    assert main(["report", str(suite), "--format", "json", "--no-cache"]) in (0, 1)
+    assert not [w for w in json.loads(capsys.readouterr().out)["warnings"] if w.startswith("not read")]

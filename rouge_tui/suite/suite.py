@@ -179,6 +179,31 @@ def _entry(directory: Path, name: str) -> BuildEntry | None:
     return BuildEntry(name, path, runs)
 
 
+# Endings of a file meant as a build or a run and not read as one: said, not passed over.
+_NEAR = (*EXTENSIONS, ".json", ".json.gz", ".ndjson", ".ndjson.gz", ".tsv", ".jsonl.bz2", ".jsonl.xz", ".jsonl.zst")
+
+
+def strays(suite: Suite) -> list[str]:
+    """The files in a native suite's builds/, and in its builds' folders of runs, named like
+    a build or a run but not read as one (``c.JSONL``, ``d.json``, ``run-4.JSONL``), as
+    ``builds/…`` paths: a report compared the two builds it found, exit 0, with no word of
+    them. A README or notes beside them are no stray."""
+    if suite.imported is not None:
+        return []
+    found = []
+    folders = [(suite.path / "builds", "builds")]
+    folders += [(entry.path, f"builds/{entry.path.name}") for entry in suite.builds
+                if entry.problem is None and _is_dir(entry.path)]
+    for folder, shown in folders:
+        try:
+            names = _listing(folder)
+        except SuiteError:
+            continue
+        found += [f"{shown}/{name}" for name in names
+                  if _stem(name) is None and name.lower().endswith(_NEAR) and not _is_dir(folder / name)]
+    return found
+
+
 def _not_builds(directory: Path) -> list[str]:
     """The files in builds/ that are no build (a name that differs by case, a stray export):
     said when too few builds are left to compare, where one of them was meant."""

@@ -23,6 +23,7 @@ through.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -83,6 +84,12 @@ def visible(text: str, *, keep_newlines: bool = True) -> str:
 # embeddings, overrides and isolates, lone surrogates. Not the joiners, variation selectors
 # and marks that people type (the ZWJ of an emoji, the ZWNJ of Persian, the VS16 of ⚠️).
 _ACTS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def typed_as_is(character: str) -> bool:
+    """Whether a character typed in an editor goes in as it is though Python's ``isprintable``
+    says no (an emoji's ZWJ, Persian's ZWNJ, a soft hyphen): nothing a terminal acts on."""
+    return len(character) == 1 and not _ACTS.match(character) and unicodedata.category(character) == "Cf"
 
 
 def editable(text: str) -> str:

@@ -440,3 +440,27 @@ async def test_ctrl_c_names_a_key_that_quits_from_where_it_is_pressed(where: str
         else:
             await press(pilot, "ctrl+c")
         assert said == [f"{key} quits rouge-tui (ctrl+c copies, quits nothing)"], said
+
+
+async def test_a_typed_joiner_goes_into_the_note_as_typed() -> None:
+    """A pass on marks: "می\\u200cخواهم 👩\\u200d👧 soft\\u00adhy" typed in the note editor was
+    saved without its ZWNJ, ZWJ and soft hyphen (Textual's text box takes only what Python
+    calls printable), the Persian spelling and the emoji changed, and the app said "note
+    saved"; pasted, they stayed. Typed, they stay too; a control character typed is not
+    text (BEL)."""
+    from textual import events
+
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = review_screen(app)
+        example = screen.current_id()
+        await press(pilot, "c")
+        typed = "می\u200cخواهم 👩\u200d👧 soft\u00adhy\x07"
+        for character in typed:
+            key = character if character.isalnum() else f"u{ord(character):04x}"
+            app.post_message(events.Key(key, character))
+            await pilot.pause()
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert screen.review.get(example).note.endswith(typed.removesuffix("\x07")), repr(screen.review.get(example).note)

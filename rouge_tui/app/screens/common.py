@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding, BindingType
@@ -14,7 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TextArea
 
 from rouge_tui.review import Review
-from rouge_tui.safetext import editable, one_line
+from rouge_tui.safetext import editable, one_line, typed_as_is
 from rouge_tui.session import pair_text  # the screens say a build pair as the session does
 from rouge_tui.store.marks import MARKS, merged_note, note_said
 
@@ -213,6 +214,20 @@ class BoxedText:
             box.scroll_home(animate=False)
 
 
+class NoteArea(TextArea):
+    """The note's text box: what a person types goes in, a ZWJ or ZWNJ too (Textual's takes
+    only what ``isprintable`` says: "می‌خواهم" typed became "میخواهم", an emoji family two
+    faces, and the app said "note saved")."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.character is not None and not event.is_printable and typed_as_is(event.character):
+            event.stop()
+            event.prevent_default()
+            self.replace(event.character, *self.selection)
+            return
+        await super()._on_key(event)
+
+
 class NoteScreen(Answers, ModalScreen[str | None]):
     """A note for one example: ctrl+s saves, escape leaves it as it was (after a yes when
     something was typed: nothing the user wrote is lost to one key)."""
@@ -235,7 +250,7 @@ class NoteScreen(Answers, ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box"):
             yield Static(f"note for {one_line(self.example_id, 60)}", id="note-title", markup=False)
-            yield TextArea(self.shown, id="note-text", soft_wrap=True)
+            yield NoteArea(self.shown, id="note-text", soft_wrap=True)
             yield Static("ctrl+s save · escape cancel (asks first if you typed)", id="note-help", markup=False)
 
     def on_mount(self) -> None:

@@ -854,15 +854,32 @@ def test_two_sessions_kept_at_one_hang_up_keep_both_notes(monkeypatch: pytest.Mo
     kept notes are merged against the file's, the newer word kept."""
     slot = ("fp", *PAIR, "e")
     store().set_mark(*PAIR, "e", "fine", "base fromB", "h")
-    for pid, note in ((101, "base fromB fromA"), (102, "base fromB fromC")):
+    sessions = [store(), store()]  # both read "base fromB" before either hung up
+    for pid, hung, note in ((101, sessions[0], "base fromB fromA"), (102, sessions[1], "base fromB fromC")):
         with monkeypatch.context() as patch:  # (two processes' files, kept in one second)
             patch.setattr(marks_module.os, "getpid", lambda pid=pid: pid)
-            hung = store()
             hung.record(slot, replace(hung.all[slot], note=note))
             assert hung.keep_unsaved() is not None
     later = store()
     later.set_mark(*PAIR, "other", "unsure", "", "h")  # a save takes the kept ones in
     assert on_disk(later)["e"] == ("fine", "base fromB fromA fromC")
+    assert not [p for p in later.path.parent.iterdir() if ".unsaved-" in p.name]
+
+
+def test_a_note_kept_at_a_hang_up_keeps_what_another_session_saved_before_it() -> None:
+    """A pass on marks: a note typed here while another session saved its addition to the
+    same note and held the lock; the hang-up kept ours beside the file, and the next save
+    took the file's note (theirs) for what ours began from: ours won whole, their addition
+    was gone everywhere, no word. The kept file says what its note began from."""
+    slot = ("fp", *PAIR, "e")
+    store().set_mark(*PAIR, "e", "fine", "base", "h")
+    hung = store()  # read "base"
+    store().set_mark(*PAIR, "e", "fine", "base fromB", "h")  # another session's, saved first
+    hung.record(slot, replace(hung.all[slot], note="base fromA"))
+    assert hung.keep_unsaved() is not None  # (its save could not have the lock)
+    later = store()
+    later.set_mark(*PAIR, "other", "unsure", "", "h")
+    assert on_disk(later)["e"] == ("fine", "base fromB fromA")
     assert not [p for p in later.path.parent.iterdir() if ".unsaved-" in p.name]
 
 

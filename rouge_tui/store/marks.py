@@ -225,6 +225,16 @@ def _marks_from(data: Any) -> tuple[list[Mark], list[Any], str | None]:
     return marks, foreign, why
 
 
+def _began_from(data: Any) -> dict[tuple[str, str, str, str], str]:
+    """A kept file's notes as their session began from them (`MarkStore.keep_unsaved`), by slot."""
+    out = {}
+    for entry in data.get("marks", []) if isinstance(data, dict) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("began_from"), str) and _entry_problem(entry) is None:
+            out[(entry.get("fingerprint", ""), entry.get("baseline", ""), entry.get("candidate", ""),
+                 entry.get("id", ""))] = entry["began_from"]
+    return out
+
+
 def _entry_problem(entry: Any) -> str | None:
     """Why a marks file's entry is no mark this version reads (None: it is one)."""
     if not isinstance(entry, dict):
@@ -291,9 +301,11 @@ class MarkStore:
             filed = {slot: mark.note for slot, mark in found.items()}  # what the kept ones began from
             for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
                 try:
-                    marks, _foreign, _why = _marks_from(read_state(kept))
+                    kept_data = read_state(kept)
+                    marks, _foreign, _why = _marks_from(kept_data)
                 except (Unreadable, ValueError):
                     continue  # left as it is, for a person to read
+                began = _began_from(kept_data)
                 taken.append(kept)
                 for mark in marks:
                     held = found.get(mark.slot)
@@ -303,7 +315,9 @@ class MarkStore:
                     # The newer word; the notes merged: two sessions' kept at one hang-up
                     # (the lock held by a stopped one) each held a note the other lost.
                     newer = mark if held.updated <= mark.updated else held
-                    note = merged_note(filed.get(mark.slot, ""), mark.note, held.note)
+                    # Against the note its session began from, where it says (a note another
+                    # session saved just before the hang-up was taken for that, and lost).
+                    note = merged_note(began.get(mark.slot, filed.get(mark.slot, "")), mark.note, held.note)
                     found[mark.slot] = replace(newer, note=note)
             self.foreign = foreign
             if foreign:
@@ -496,8 +510,9 @@ class MarkStore:
                 marks = {**self.all, **marks}
         if not marks:
             return None
+        began = {slot: (seen.note if (seen := self.seen.get(slot)) is not None else "") for slot in marks}
         kept = self.path.with_name(f"{self.path.name}.unsaved-{now_iso().replace(':', '')}-{os.getpid()}")
-        atomic_write(kept, self._payload(marks), new=True)
+        atomic_write(kept, self._payload(marks, began=began), new=True)
         return kept
 
     @property
@@ -505,12 +520,15 @@ class MarkStore:
         """Changes a failed save left in memory only (not those still being saved)."""
         return len(self.pending) if self.failed is not None else 0
 
-    def _payload(self, marks: dict, foreign: list[Any] = ()) -> bytes:
+    def _payload(self, marks: dict, foreign: list[Any] = (), began: dict | None = None) -> bytes:
+        """The file's bytes: ``marks``, then ``foreign`` entries as they were; ``began`` (a
+        kept file's): each mark's note as its session began from it, as ``began_from``."""
         data = {
             "suite": self.suite,
             "version": 2,
             "marks": [
-                *({_FILE_NAMES.get(name, name): value for name, value in asdict(marks[slot]).items()}
+                *({**{_FILE_NAMES.get(name, name): value for name, value in asdict(marks[slot]).items()},
+                   **({"began_from": began[slot]} if began is not None and slot in began else {})}
                   for slot in sorted(marks)),
                 *foreign,
             ],

@@ -81,6 +81,9 @@ async def test_help_names_every_mark_word_verdict_and_sort_the_registries_hold(m
         text = app.screen.text().plain
         assert "Marks: fine, regression, unsure, perhaps; ↻ carried" in text
         assert "Verdicts: ▼ drift-down, ↑ rose, ● within band (the candidate's" in text
+        # (a newcomer found ", signal alarm" after the verdict explained nowhere)
+        assert ("within band, signal alarm: a change signal drifts above its band, and the report exits 1 as for a "
+                "drift") in " ".join(text.split())
         sorts = text[text.index("Sorts (s cycles)"):text.index("Change signals")]
         lines = sorts.splitlines()[1:-1]
         assert len(lines) == len(SORTS) and all(line.startswith(f"  {s.words} ") for line, s in zip(lines, SORTS.values()))

@@ -63,7 +63,8 @@ SORTS = {
     "new movers": Sort("new movers first", "new first",
                        "the examples not flagged vol (volatile) first, each part by |delta|", _not_volatile_first),
     "flagged": Sort("flagged first", "flagged", "the flagged first, in the walk's order (most telling "
-                    "first), then the other examples where a drifting signal fired, by |delta|",
+                    "first), then the other examples where a drifting signal fired (a new figure, then "
+                    "a new sentence, then another), each part by |delta|",
                     lambda f, rank: flagged_first(f.signals, [rate.signal for rate in f.drifting],
                                                   [row for row, _ in f.flagged_after(f.ten)]),
                     applies=lambda f: bool(f.drifting)),

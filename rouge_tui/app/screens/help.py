@@ -120,7 +120,8 @@ class HelpScreen(common.BoxedText, common.Answers, ModalScreen[None]):
             entry(name, 10, meaning)
         text.append("\nVerdicts: ", style="bold")
         text.append(", ".join(v.said for v in VERDICTS.values()))
-        text.append(" (the candidate's mean against the baseline's band)\n")
+        text.append(" (the candidate's mean against the baseline's band); within band, signal alarm: a change "
+                    "signal drifts above its band, and the report exits 1 as for a drift\n")
         text.append("\nMarks: ", style="bold")
         text.append(f"{', '.join(MARKS)}; ↻ carried from another build pair, ? stale, + has a note\n")
         text.append("\nescape, q or ? closes this; Q quits", style="italic")

@@ -901,7 +901,22 @@ def test_the_text_report_tells_long_build_names_apart_one_line_each(tmp_path: Pa
     candidate = next(line for line in lines if line.startswith("candidate "))
     assert "v2 " in baseline and "v3 " in candidate and "…" in baseline
     history = lines[[line.strip() for line in lines].index("history") + 2:][:3]
-    assert [row.split()[0][-2:] for row in history] == ["v1", "v2", "v3"], history
+    assert [row.strip().split("  ")[0][-2:] for row in history] == ["v1", "v2", "v3"], history  # (names hold spaces)
+
+
+def test_the_history_leaves_out_runs_of_one_for_the_names_room(tmp_path: Path, capsys) -> None:
+    """A newcomer on call: report --history at 80 columns printed "3-poin…-gen-cov" for the
+    build 3-pointer-gen-cov, which they needed whole for --baseline, beside a column of 1s.
+    Where every build has one run the runs column is left out, and such a name is whole."""
+    names = ["1-baseline", "2-pointer-gen", "3-pointer-gen-coverage-x", "4-nightly-1"]
+    suite = make_suite(tmp_path / "s", builds={
+        f"{name}.jsonl": jsonl({"id": "a", "output": "the cat sat" + " down" * n}, {"id": "b", "output": "a dog ran"})
+        for n, name in enumerate(names)})
+    lines = rendered(suite, "text", capsys, "--history").splitlines()
+    at = [line.strip() for line in lines].index("history")
+    assert lines[at + 1].split() == ["build", "n", "mean", "band", "paired", "Δ", "verdict"]
+    assert [line.split()[0] for line in lines[at + 2 : at + 6]] == names
+    assert max(map(len, lines)) <= 80
 
 
 @pytest.mark.parametrize("width", [None, 60, 120])

@@ -327,3 +327,20 @@ def test_two_promptfoo_tests_given_one_id_are_a_duplicate_not_two_runs(tmp_path:
     code, _, err = _main_out("report", str(folder), "--format", "json", "--no-cache")
     assert code == 2 and "duplicate id '2'" in err and "results.results[1]" in err, err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_runs_whose_ids_differ_in_form_say_an_id_of_each(tmp_path: Path) -> None:
+    """A red-team pass: an lm-eval run with one filter and one with two (gsm8k's strict-match
+    and flexible-extract) key their docs "0" and "0|strict-match": the report said only that
+    the builds share no example. It says an id of each, where the difference shows."""
+    from test_importer_lm_eval import FRIDAY, MONDAY, sample, write_run
+
+    folder = tmp_path / "harness"
+    write_run(folder / "org__m", MONDAY, {"summ": [sample(int(i), REFERENCES[i], BUILDS[0][i], "strict-match")
+                                                   for i in REFERENCES]})
+    write_run(folder / "org__m", FRIDAY, {"summ": [sample(int(i), REFERENCES[i], BUILDS[1][i], name)
+                                                   for i in REFERENCES for name in ("strict-match", "flexible-extract")]})
+    code, _, err = _main_out("report", str(folder), "--format", "json", "--no-cache")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert ("share no example with a usable reference (their first ids: '1' and '1|strict-match'; the references' "
+            "'1|strict-match')") in err, err

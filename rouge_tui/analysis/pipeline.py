@@ -26,7 +26,7 @@ from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.paired import paired_test
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.errors import SuiteError
+from rouge_tui.errors import SuiteError, quoted
 from rouge_tui.files import DigestMemo
 from rouge_tui.rouge import TOKENIZERS, engine
 from rouge_tui.store.cache import BlobCache, KeptDigestMemo, key
@@ -320,9 +320,12 @@ def compute(
     tell = progress or (lambda stage, fraction: None)
     pairing = pairs.pair(texts.references, texts.baseline, texts.candidate)
     if not pairing.ids:
+        # An id of each, for ids that differ in their form ("0" against "0|strict-match": an
+        # lm-eval run with one filter and one with two) where the message said only that.
+        first = [quoted(next(iter(ids), ""), 30) for ids in (texts.baseline.ids, texts.candidate.ids, texts.references.texts)]
         raise ValueError(
             f"builds {texts.baseline.name!r} and {texts.candidate.name!r} share no example "
-            "with a usable reference"
+            f"with a usable reference (their first ids: {first[0]} and {first[1]}; the references' {first[2]})"
         )
     runs = pairs.run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
     # What overlap cannot see needs no score: the report finds it beside the scoring, which

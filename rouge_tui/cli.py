@@ -272,6 +272,9 @@ def _suites(target: Path, layout: str | None) -> list:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if os.environ.get("TERM") == "dumb":  # (an editor's shell: it cannot move the cursor, and got full colour)
+        raise CliError("this terminal (TERM=dumb) cannot draw the app: `rouge-tui report SUITE` prints the review, "
+                       "`rouge-tui serve SUITE` shows the app in a browser")
     target = Path(args.suite) if args.suite else bundled_suite()
     suites = _suites(target, args.layout)
     import asyncio

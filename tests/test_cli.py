@@ -1232,3 +1232,15 @@ def test_files_in_builds_named_like_a_build_but_not_read_are_said(tmp_path: Path
     (suite / "builds" / "2-new" / "run-4.JSONL").unlink()
     assert main(["report", str(suite), "--format", "json", "--no-cache"]) in (0, 1)
     assert not [w for w in json.loads(capsys.readouterr().out)["warnings"] if w.startswith("not read")]
+
+
+def test_a_dumb_terminal_is_told_what_prints_the_review(monkeypatch, capsys) -> None:
+    """A newcomer on call opened the app under TERM=dumb (an editor's shell): it drew with
+    full 24-bit colour codes and cursor moves such a terminal cannot make. It says so, and
+    what does the review there; report works as ever."""
+    monkeypatch.setenv("TERM", "dumb")
+    assert main([str(INCIDENTS)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("rouge-tui: error: this terminal (TERM=dumb) cannot draw the app: `rouge-tui report SUITE` prints "
+                   "the review, `rouge-tui serve SUITE` shows the app in a browser\n"), err
+    assert main(["report", str(INCIDENTS), "--no-cache"]) == 1

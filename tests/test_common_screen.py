@@ -156,3 +156,24 @@ async def test_the_note_editor_shows_control_characters_escaped_and_adds_at_the_
         await type_text(pilot, " ok")
         await press(pilot, "ctrl+s")
         assert review.get(example).note == typed_by_people + " ok"
+
+
+def test_an_edit_anywhere_in_a_note_keeps_the_control_characters_it_did_not_touch() -> None:
+    """A pass on marks: a note holding a BEL, shown in the editor as its escape, was edited
+    at its start ("NB: "), and saved with the escape as four characters of text: only an
+    addition at the end kept it. An edit anywhere keeps what it did not touch."""
+    from rouge_tui.app.screens.common import edited
+    from rouge_tui.safetext import editable
+
+    note = "bell\x07here\nline2"
+    shown = editable(note)
+    assert shown == "bell\\x07here\nline2"  # (what the editor shows)
+    assert edited(note, shown, "NB: " + shown) == "NB: bell\x07here\nline2"
+    assert edited(note, shown, shown + " more") == "bell\x07here\nline2 more"
+    assert edited(note, shown, shown.replace("here", "there")) == "bell\x07there\nline2"
+    assert edited(note, shown, shown.replace("line2", "")) == "bell\x07here\n"
+    assert edited(note, shown, shown) == note
+    assert edited(note, shown, "") == ""
+    # The escape itself edited: what was typed, as typed.
+    assert edited(note, shown, shown.replace("\\x07", "\\x0")) == "bell\\x0here\nline2"
+    assert edited("plain", "plain", "a plain note") == "a plain note"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -214,6 +215,26 @@ class BoxedText:
             box.scroll_home(animate=False)
 
 
+def edited(note: str, shown: str, typed: str) -> str:
+    """``note``, shown in the editor as ``shown`` (`editable`), with the edit that made
+    ``typed`` of it: the stretch between what the two share at each end, widened to whole
+    characters of the note."""
+    ends = [0]  # where each of the note's characters ends in ``shown``
+    for character in note:
+        ends.append(ends[-1] + len(editable(character)))
+    if ends[-1] != len(shown):  # (not this note's showing: the text as typed)
+        return typed
+    head = 0
+    while head < min(len(shown), len(typed)) and shown[head] == typed[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(shown), len(typed)) - head and shown[-1 - tail] == typed[-1 - tail]:
+        tail += 1
+    first = bisect.bisect_right(ends, head) - 1  # the note's characters wholly before the edit
+    last = bisect.bisect_left(ends, len(shown) - tail)  # ... and from where they are wholly after it
+    return note[:first] + typed[ends[first]:len(typed) - (len(shown) - ends[last])] + note[last:]
+
+
 class NoteArea(TextArea):
     """The note's text box: what a person types goes in, a ZWJ or ZWNJ too (Textual's takes
     only what ``isprintable`` says: "می‌خواهم" typed became "میخواهم", an emoji family two
@@ -273,12 +294,11 @@ class NoteScreen(Answers, ModalScreen[str | None]):
             self.keep(self.text())
 
     def text(self) -> str:
-        """The note as it stands: the one it opened with while nothing was typed, and with
-        what was added at its end (an escape shown in it stays the character it stands for)."""
+        """The note as it stands: the one it opened with, the stretch typed over laid on it.
+        An escape shown outside that stretch stays the character it stands for (an edit
+        before a BEL made "\\x07" four characters of text)."""
         typed = self.query_one(TextArea).text if self.typed else self.shown
-        if typed.startswith(self.shown):
-            return self.note + typed[len(self.shown):]
-        return typed
+        return edited(self.note, self.shown, typed)
 
     def action_save(self) -> None:
         self.dismiss(self.text())

@@ -124,3 +124,32 @@ async def test_hostile_text_is_shown_literally_and_the_app_keeps_running(
         assert "regression" in text
     page = exports[0].read_text(encoding="utf-8")
     assert "<script" not in page.lower() and "[bold red]x[/]" in page
+
+
+def test_a_paste_reaches_the_app_in_order_with_what_a_terminal_acts_on_escaped() -> None:
+    """A pass on marks: a log line pasted with its colours into a note came out reordered,
+    "^[31mRED^[0m mid ^O tailpre" (Textual's parser reads an ESC in a paste as the start of
+    a key), two ESCs in it were the escape key (the rest lost) and a ^S saved the note. The
+    terminal's input, decoded, has such characters of a paste as their visible escapes, the
+    brackets and every key outside them as they were: read in one chunk, two, three, or a
+    byte at a time; with a byte that is no UTF-8 as U+FFFD."""
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    from rouge_tui.app.app import InputDecoder
+
+    raw = "abc\x1b[200~pre\x1b[31mRED\x1b[0m mid\x13 tail\x1b\x1by 👩\u200d👧\x1b[201~x\x1b[A".encode() + b"\xe9"
+    pasted = "pre\\x1b[31mRED\\x1b[0m mid\\x13 tail\\x1b\\x1by 👩\u200d👧"
+    want = f"abc\x1b[200~{pasted}\x1b[201~x\x1b[A\ufffd"
+    for a in range(len(raw) + 1):
+        for b in range(a, len(raw) + 1):
+            decoder = InputDecoder("utf-8")
+            got = decoder.decode(raw[:a]) + decoder.decode(raw[a:b]) + decoder.decode(raw[b:], final=True)
+            assert got == want, (a, b, got)
+    decoder = InputDecoder("utf-8")
+    assert "".join(decoder.decode(raw[k : k + 1], final=k == len(raw) - 1) for k in range(len(raw))) == want
+    tokens = list(XTermParser().feed(want))
+    pastes = [t for t in tokens if isinstance(t, events.Paste)]
+    keys = [t.key for t in tokens if isinstance(t, events.Key)]
+    assert [p.text for p in pastes] == [pasted]
+    assert keys[:3] == ["a", "b", "c"] and "ctrl+s" not in keys and "escape" not in keys

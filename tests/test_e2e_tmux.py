@@ -244,6 +244,30 @@ def test_a_byte_that_is_not_utf_8_neither_ends_the_app_nor_loses_the_note(tmp_pa
         session.close()
 
 
+def test_a_paste_with_colour_codes_goes_into_the_note_in_order(tmp_path: Path) -> None:
+    """A pass on marks: a log line pasted with its colours came out reordered, "^[31mRED^[0m
+    mid ^O tailpre", and a ^S in a paste saved the note by itself. Pasted (bracketed, as a
+    terminal pastes), it is the note's text in order, what a terminal acts on as its escape."""
+    session, status, data = app_in_tmux(tmp_path, width=80, height=24)
+    top = ranked_ids()[0]
+    try:
+        session.settled(lambda screen: "drift-down" in screen, "the overview")
+        session.keys("c")
+        session.settled(lambda screen: "ctrl+s save" in screen, "the note editor")
+        session.keys("-l", "typed ")
+        session.run("set-buffer", "pre\x1b[31mRED\x1b[0m mid\x13 tail\x1b\x1by")
+        session.run("paste-buffer", "-p", "-t", "t:0")
+        session.keys("-l", " ok")
+        session.settled(lambda screen: " ok" in screen, "typing after the paste")
+        session.keys("C-s")
+        want = "typed pre\\x1b[31mRED\\x1b[0m mid\\x13 tail\\x1b\\x1by ok"
+        wait_for(lambda: marks_of(data).get(top, {}).get("note") == want, "the note on disk")
+        session.keys("q")
+        wait_for(status.exists, "the app to exit")
+    finally:
+        session.close()
+
+
 def test_q_while_a_43_mb_output_is_still_analysed_exits_at_once(tmp_path: Path) -> None:
     """Issue 12: q is immediate even while the first analysis is still running (it took
     19 s: asyncio's close joined the worker thread finding the change signals)."""

@@ -31,7 +31,7 @@ from rouge_tui.app.screens.review import ReviewScreen
 from rouge_tui.app.screens.suites import SuitesScreen
 from rouge_tui.errors import SuiteError
 from rouge_tui.review import Review, SuiteRef, user_theme
-from rouge_tui.safetext import one_line
+from rouge_tui.safetext import editable, one_line
 from rouge_tui.store.marks import MarkStore
 from rouge_tui.store.paths import LOCK_WAIT
 
@@ -62,16 +62,69 @@ def path_lines(path: str, width: int = 60) -> str:
     return "\n".join(lines).rstrip("/")
 
 
-def _replacing_decoder(encoding: str) -> Callable[[], codecs.IncrementalDecoder]:
-    """An incremental decoder of ``encoding`` that writes U+FFFD for a byte it cannot read."""
-    return partial(codecs.getincrementaldecoder(encoding), errors="replace")
+def _replacing_decoder(encoding: str) -> Callable[[], InputDecoder]:
+    """`InputDecoder`s of ``encoding``, in the place of the driver's strict one."""
+    return partial(InputDecoder, encoding)
+
+
+PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"  # a bracketed paste's brackets
+
+
+class InputDecoder:
+    """The terminal's input decoded: U+FFFD for a byte that is not ``encoding``, and inside a
+    bracketed paste what a terminal acts on as its visible escape (`editable`). Textual's
+    parser reads an ESC inside a paste as the start of a key: a log line pasted with its
+    colours came out reordered ("^[31mRED^[0m mid ^O tailpre"), two ESCs as the escape key
+    (the rest of the paste lost), and a ^S after it saved the note being typed."""
+
+    def __init__(self, encoding: str) -> None:
+        self.inner = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self.pasting = False
+        self.held = ""  # the end of a chunk that may begin the paste's closing bracket
+        self.opening = ""  # the end of the last chunk that may begin an opening bracket (passed on)
+
+    def decode(self, data: bytes, final: bool = False) -> str:
+        text, self.held = self.held + self.inner.decode(data, final), ""
+        if not text:
+            return ""
+        out, at = [], 0
+        rest = PASTE_START[len(self.opening) :]
+        if self.opening and not self.pasting and text.startswith(rest):  # an opening cut between reads
+            out.append(rest)
+            at, self.pasting = len(rest), True
+        while at < len(text):
+            if not self.pasting:  # (nothing is held back out of a paste: an escape key would wait)
+                start = text.find(PASTE_START, at)
+                if start < 0:
+                    out.append(text[at:])
+                    break
+                out.append(text[at : start + len(PASTE_START)])
+                at, self.pasting = start + len(PASTE_START), True
+                continue
+            end = text.find(PASTE_END, at)
+            body = text[at:] if end < 0 else text[at:end]
+            if end < 0 and not final:
+                keep = next((k for k in range(min(len(PASTE_END) - 1, len(body)), 0, -1)
+                             if PASTE_END.startswith(body[-k:])), 0)
+                body, self.held = body[: len(body) - keep], body[len(body) - keep :]
+            out.append(editable(body))
+            if end < 0:
+                break
+            out.append(PASTE_END)
+            at, self.pasting = end + len(PASTE_END), False
+        shown = "".join(out)
+        ends = self.opening + shown  # (what came before counts: "\x1b[2", then "0")
+        self.opening = "" if self.pasting else next(
+            (ends[-k:] for k in range(min(len(PASTE_START) - 1, len(ends)), 0, -1) if PASTE_START.startswith(ends[-k:])), "")
+        return shown
 
 
 def _read_any_input(driver: type) -> None:
     """Textual's drivers decode the terminal's input as strict UTF-8: one byte that is not
     (a Latin-1 terminal's é, a paste from one) ends their input thread and the app with it,
-    a note being typed lost (textual#6456, open). ``driver``'s module makes its decoder
-    replace such a byte instead; a module that no longer makes one so is left as it is."""
+    a note being typed lost (textual#6456, open). ``driver``'s module makes `InputDecoder`s
+    instead, which replace such a byte and escape a paste's control characters; a module
+    that no longer makes one so is left as it is."""
     module = sys.modules.get(driver.__module__)
     if getattr(module, "getincrementaldecoder", None) is codecs.getincrementaldecoder:
         module.getincrementaldecoder = _replacing_decoder  # type: ignore[union-attr]

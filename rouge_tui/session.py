@@ -54,6 +54,7 @@ class Waiting:
     then: str
     args: tuple[Any, ...] = ()
     after_asked: bool = False
+    steps: int = 0  # n and p typed while it waited, for a diff it opens (gone with it)
 
 
 @dataclass

@@ -972,6 +972,33 @@ async def test_enter_typed_before_the_app_had_the_terminal_opens_the_diff(monkey
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == review_screen(app).analysis.figures.ids[2]
 
 
+async def test_steps_typed_for_a_walk_that_never_opened_are_gone_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two reviews of the change above: w n n, then ? while the suite loaded; the walk was
+    not made (another screen was open), and the two steps stayed: enter on row 1 later
+    opened row 3's diff, where a mark would have gone to the wrong example. The steps are
+    the waiting walk's, and go with it."""
+    from rouge_tui.app.screens.help import HelpScreen
+
+    slow_open(monkeypatch)
+    app = app_for()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("w", "n", "n", "question_mark")
+        await settle(pilot)
+        for _ in range(50):
+            if review_screen(app).session.texts_in() and not review_screen(app).session.waiting:
+                break
+            await pilot.pause(0.1)
+        assert isinstance(app.screen, HelpScreen)
+        await press(pilot, "escape")
+        screen = review_screen(app)
+        assert screen.table.cursor == 0
+        await press(pilot, "enter")
+        await diff_opened(pilot)
+        assert isinstance(app.screen, DiffScreen) and app.screen.position == 0
+        assert app.screen.example_id == screen.analysis.figures.ids[0]
+
+
 async def test_n_in_the_table_says_where_it_steps() -> None:
     """n and p do nothing in the table but say so: the keys step between diffs."""
     app = app_for()

@@ -11,6 +11,7 @@ draws it and runs its workers.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -236,7 +237,6 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
 
     def _texts_unread(self, text: str, waiting: list[Waiting]) -> None:
         said = self.session.texts_unread(text, waiting)
-        self.steps_ahead = 0  # the diff they were for will not open
         self.notify(said, severity="error", markup=False, timeout=15)
         self.overview.show_trend(None, waiting="needs the texts")
         self.update_status()
@@ -314,12 +314,16 @@ class ReviewScreen(Workers, DiffHandOff, common.Answers, Screen[None]):
         session = self.session
         if not session.must_wait_for_asked(action):
             if session.texts_in():
-                getattr(self, f"do_{action.name}")(*action.args)
+                self.steps_ahead = action.steps
+                try:
+                    getattr(self, f"do_{action.name}")(*action.args)
+                finally:
+                    self.steps_ahead = 0
                 return
             again = session.read_again()
             if again is not None:
                 self.compare(again)
-            action = Waiting(action.name, action.then, action.args)
+            action = replace(action, after_asked=False)
         self.notify(session.park(action), markup=False, timeout=3)
 
     def diff_query(self) -> str:

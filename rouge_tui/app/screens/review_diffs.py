@@ -5,6 +5,7 @@ rests on is made ahead, so enter shows it at once."""
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,9 +29,7 @@ class DiffHandOff:
     session: Session
     prepared: Prepared | None = None  # diffs made ahead (made with the first)
     _resting: Timer | None = None
-    # n and p pressed while a diff waits to open: the steps it opens with (w n n at 3 a.m.
-    # on a big suite is the third output, not the first with two keys lost).
-    steps_ahead: int = 0
+    steps_ahead: int = 0  # the steps of the waiting action being run (`Waiting.steps`)
 
     def on_movers_table_moved(self) -> None:
         """Once the cursor rests on a row, its diff is made ahead (enter then shows it at once)."""
@@ -64,9 +63,13 @@ class DiffHandOff:
             return None
 
     def action_step_ahead(self, step: int) -> None:
-        """n or p in the table: a step of the diff that waits to open, else where they step."""
-        if any(action.name in OPENS_DIFF for action in self.session.waiting):
-            self.steps_ahead += step
+        """n or p in the table: a step of the diff that waits to open (w n n at 3 a.m. on a
+        big suite is the third output, not the first with two keys lost), else where they
+        step. The steps go with the action, and with it if it is dropped."""
+        waiting = self.session.waiting
+        last = next((k for k in range(len(waiting) - 1, -1, -1) if waiting[k].name in OPENS_DIFF), None)
+        if last is not None:
+            waiting[last] = replace(waiting[last], steps=waiting[last].steps + step)
             return
         self.notify("n and p step from one diff to the next: enter opens the diff, w walks the ten",
                     markup=False, timeout=3)

@@ -14,7 +14,7 @@ import gc
 import io
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from rouge_tui import __version__
@@ -271,10 +271,19 @@ def _suites(target: Path, layout: str | None) -> list:
     return suites
 
 
+def terminal_problem(environ: Mapping[str, str]) -> str | None:
+    """Why the app cannot draw where it would (None: it can). An editor's shell, TERM=dumb,
+    cannot move the cursor, and got full colour; under serve the page's own process draws
+    to the browser (Textual told so), with its server's TERM."""
+    if environ.get("TERM") == "dumb" and not environ.get("TEXTUAL_DRIVER"):
+        return ("this terminal (TERM=dumb) cannot draw the app: `rouge-tui report SUITE` prints the review, "
+                "`rouge-tui serve SUITE` shows the app in a browser")
+    return None
+
+
 def cmd_open(args: argparse.Namespace) -> int:
-    if os.environ.get("TERM") == "dumb":  # (an editor's shell: it cannot move the cursor, and got full colour)
-        raise CliError("this terminal (TERM=dumb) cannot draw the app: `rouge-tui report SUITE` prints the review, "
-                       "`rouge-tui serve SUITE` shows the app in a browser")
+    if problem := terminal_problem(os.environ):
+        raise CliError(problem)
     target = Path(args.suite) if args.suite else bundled_suite()
     suites = _suites(target, args.layout)
     import asyncio

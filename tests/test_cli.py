@@ -1244,3 +1244,14 @@ def test_a_dumb_terminal_is_told_what_prints_the_review(monkeypatch, capsys) -> 
     assert err == ("rouge-tui: error: this terminal (TERM=dumb) cannot draw the app: `rouge-tui report SUITE` prints "
                    "the review, `rouge-tui serve SUITE` shows the app in a browser\n"), err
     assert main(["report", str(INCIDENTS), "--no-cache"]) == 1
+
+
+def test_under_serve_a_dumb_terminals_page_still_opens() -> None:
+    """A regression hunt: the TERM=dumb refusal named serve, and serve's page process (which
+    draws to the browser, its server's TERM copied into it) was refused too: a blank page.
+    Where Textual is told to draw elsewhere (textual-serve's TEXTUAL_DRIVER), the app runs."""
+    from rouge_tui.cli import terminal_problem
+
+    assert terminal_problem({"TERM": "dumb"}) is not None
+    assert terminal_problem({"TERM": "dumb", "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver"}) is None
+    assert terminal_problem({"TERM": "xterm-256color"}) is None and terminal_problem({}) is None

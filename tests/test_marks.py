@@ -52,6 +52,13 @@ def on_disk(found: MarkStore) -> dict[str, tuple[str, str]]:
     return {m["id"]: (m["mark"], m["note"]) for m in data["marks"]}
 
 
+def on_disk_readable(found: MarkStore) -> dict[str, tuple[str, str]]:
+    """`on_disk`, less the entries this version cannot read."""
+    data = json.loads(found.path.read_text(encoding="utf-8"))
+    return {m["id"]: (m["mark"], m["note"]) for m in data["marks"]
+            if isinstance(m, dict) and m.get("mark") in MARKS and isinstance(m.get("note"), str)}
+
+
 def aside(found: MarkStore) -> list[Path]:
     return sorted(p for p in found.path.parent.iterdir() if ".corrupt-" in p.name)
 
@@ -864,6 +871,27 @@ def test_two_sessions_kept_at_one_hang_up_keep_both_notes(monkeypatch: pytest.Mo
     later.set_mark(*PAIR, "other", "unsure", "", "h")  # a save takes the kept ones in
     assert on_disk(later)["e"] == ("fine", "base fromB fromA fromC")
     assert not [p for p in later.path.parent.iterdir() if ".unsaved-" in p.name]
+
+
+def test_a_kept_files_entry_this_version_cannot_read_goes_into_the_marks_file() -> None:
+    """A review of "an entry this version cannot read hides no other mark": a file a session
+    kept at a hang-up, holding such an entry (a newer version's word), was taken in and
+    removed, and the entry with it: the text typed in it was nowhere. It goes into the marks
+    file as it was, beside the marks taken in."""
+    one = store()
+    one.set_mark(*PAIR, "e1", "fine", "first", "h1")
+    data = json.loads(one.path.read_bytes())
+    good = {**data["marks"][0], "id": "e8", "note": "kept good"}
+    newer = {**data["marks"][0], "id": "e9", "mark": "skip", "note": "typed in the newer version"}
+    kept = one.path.with_name(one.path.name + ".unsaved-2026-12-05T000000+0000-1")
+    kept.write_text(json.dumps({"suite": "suite", "version": 2, "marks": [good, newer]}))
+    two = store()
+    two.set_mark(*PAIR, "e2", "regression", "", "h2")
+    assert not kept.exists()
+    entries = json.loads(one.path.read_bytes())["marks"]
+    assert newer in entries
+    assert on_disk_readable(one) == {"e1": ("fine", "first"), "e2": ("regression", ""), "e8": ("fine", "kept good")}
+    assert "1 entry this version cannot read" in store().warning
 
 
 def test_a_note_kept_at_a_hang_up_keeps_what_another_session_saved_before_it() -> None:

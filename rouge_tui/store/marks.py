@@ -302,9 +302,12 @@ class MarkStore:
             for kept in sorted(self.path.parent.glob(f"{self.path.name}.unsaved-*")):
                 try:
                     kept_data = read_state(kept)
-                    marks, _foreign, _why = _marks_from(kept_data)
+                    marks, kept_foreign, kept_why = _marks_from(kept_data)
                 except (Unreadable, ValueError):
                     continue  # left as it is, for a person to read
+                # Its entries this version cannot read go into the file with the rest: the
+                # kept file is removed once taken in.
+                foreign, why = [*foreign, *kept_foreign], why or kept_why
                 began = _began_from(kept_data)
                 taken.append(kept)
                 for mark in marks:

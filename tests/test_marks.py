@@ -894,6 +894,26 @@ def test_a_kept_files_entry_this_version_cannot_read_goes_into_the_marks_file() 
     assert "1 entry this version cannot read" in store().warning
 
 
+def test_a_lost_files_marks_kept_at_a_hang_up_give_way_where_unchanged() -> None:
+    """A review of the change below: a session whose marks file was damaged keeps every mark
+    it holds at a hang-up; a mark it never changed was kept as begun from no note, and the
+    next save kept its note and another session's newer one side by side. It began as it
+    is held, and gives way."""
+    lost = store()
+    lost.set_mark(*PAIR, "e", "fine", "base", "h")
+    lost.path.write_text("{ damaged")  # damaged from outside
+    lost.load()
+    assert lost.lost
+    other = store()  # sets the damaged file aside, and starts a new one
+    other.set_mark(*PAIR, "e", "fine", "base fromB", "h")
+    lost.record(("fp", *PAIR, "f"), replace(lost.all[("fp", *PAIR, "e")], id="f", note="new"))
+    assert lost.keep_unsaved() is not None
+    later = store()
+    later.set_mark(*PAIR, "other", "unsure", "", "h")
+    assert on_disk(later)["e"] == ("fine", "base fromB")
+    assert on_disk(later)["f"] == ("fine", "new")
+
+
 def test_a_note_kept_at_a_hang_up_keeps_what_another_session_saved_before_it() -> None:
     """A pass on marks: a note typed here while another session saved its addition to the
     same note and held the lock; the hang-up kept ours beside the file, and the next save

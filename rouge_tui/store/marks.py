@@ -513,7 +513,10 @@ class MarkStore:
                 marks = {**self.all, **marks}
         if not marks:
             return None
-        began = {slot: (seen.note if (seen := self.seen.get(slot)) is not None else "") for slot in marks}
+        # What each note began from: what this session saw before its change; a mark it did
+        # not change (all it holds, kept when the file was lost) began as it is.
+        began = {slot: (seen.note if (seen := self.seen.get(slot)) is not None else "") if slot in self.pending
+                 else marks[slot].note for slot in marks}
         kept = self.path.with_name(f"{self.path.name}.unsaved-{now_iso().replace(':', '')}-{os.getpid()}")
         atomic_write(kept, self._payload(marks, began=began), new=True)
         return kept

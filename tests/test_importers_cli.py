@@ -344,3 +344,21 @@ def test_runs_whose_ids_differ_in_form_say_an_id_of_each(tmp_path: Path) -> None
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert ("share no example with a usable reference (their first ids: '1' and '1|strict-match'; the references' "
             "'1|strict-match')") in err, err
+
+
+def test_a_build_added_later_renames_no_build_told_apart(tmp_path: Path) -> None:
+    """A review of the numbering: builds told apart by their number in history were
+    renumbered when a run that sorts before them was added (HELM's are in name order), so a
+    mark and --baseline "… (2)" went to another build. By their places, they stay."""
+    from test_importer_helm import reference, state, write_run
+
+    folder = _helm_long_models(tmp_path / "harness")
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--history")
+    before = {h["name"]: h["mean"] for h in json.loads(text)["history"]}
+    states = [state(f"id{i}", [reference(REFERENCES[i], "correct")], BUILDS[1][i]) for i in REFERENCES]
+    write_run(folder / "summ:model=a0", states, run_name="summ:model=a0",
+              model="huggingface/meta-llama-3.1-8b-instruct-finetune-v0")
+    code, text, err = _main_out("report", str(folder), "--format", "json", "--no-cache", "--history")
+    assert code in (0, 1) and err == "", err
+    after = {h["name"]: h["mean"] for h in json.loads(text)["history"]}
+    assert len(after) == 3 and all(after[name] == mean for name, mean in before.items()), (before, after)

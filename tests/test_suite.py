@@ -692,8 +692,11 @@ def test_a_build_read_like_the_references_shares_their_ids(tmp_path):
     assert not any(k is r for k, r in zip(plain.runs[0].outputs, texts))
 
 
-def test_names_given_again_are_numbered_in_order_past_names_taken() -> None:
+def test_names_given_again_are_told_apart_by_their_places() -> None:
+    """Every build of a shared name gets its place, whatever the order (numbered in history,
+    a build added later renumbered the rest: a review); places alike too, a number as well."""
     from rouge_tui.suite.suite import told_apart
 
-    assert told_apart(["a", "b", "a", "a (2)", "a"]) == ["a", "b", "a (3)", "a (2)", "a (4)"]
-    assert told_apart(["x", "y"]) == ["x", "y"]
+    assert told_apart(["a", "b", "a"], ["1.json", "2.json", "3.json"]) == ["a (1.json)", "b", "a (3.json)"]
+    assert told_apart(["a", "a", "a (x)"], ["x", "x", "y"]) == ["a (x) #1", "a (x) #2", "a (x) #3"]
+    assert told_apart(["x", "y"], ["p", "p"]) == ["x", "y"]

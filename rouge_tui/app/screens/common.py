@@ -240,13 +240,11 @@ class NoteArea(TextArea):
     only what ``isprintable`` says: "می‌خواهم" typed became "میخواهم", an emoji family two
     faces, and the app said "note saved")."""
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
         if event.character is not None and not event.is_printable and typed_as_is(event.character):
             event.stop()
-            event.prevent_default()
+            event.prevent_default()  # (the text box's own handler, which would drop it, is not run)
             self.replace(event.character, *self.selection)
-            return
-        await super()._on_key(event)
 
 
 class NoteScreen(Answers, ModalScreen[str | None]):

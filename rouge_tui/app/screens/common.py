@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import unicodedata
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -241,10 +242,14 @@ class NoteArea(TextArea):
     faces, and the app said "note saved")."""
 
     def on_key(self, event: events.Key) -> None:
-        if event.character is not None and not event.is_printable and typed_as_is(event.character):
-            event.stop()
-            event.prevent_default()  # (the text box's own handler, which would drop it, is not run)
-            self.replace(event.character, *self.selection)
+        character = event.character
+        if character is None or event.is_printable or unicodedata.category(character) != "Cf":
+            return  # (a control character typed is a key: ctrl+s)
+        event.stop()
+        event.prevent_default()  # (the text box's own handler, which would drop it, is not run)
+        # A bidi control, which reorders the line it is in, as its visible escape, as the
+        # editor shows one pasted: dropped, the note was saved without a word of it.
+        self.replace(character if typed_as_is(character) else editable(character), *self.selection)
 
 
 class NoteScreen(Answers, ModalScreen[str | None]):

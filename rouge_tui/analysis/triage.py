@@ -173,6 +173,11 @@ def _groups(flags: np.ndarray, drifting: Sequence[str]) -> np.ndarray:
 NONE = 2 + 32  # the part of a row where no drifting signal fired (past every bit's)
 
 
+def fired(flags: np.ndarray, drifting: Sequence[str]) -> np.ndarray:
+    """Whether one of the ``drifting`` signals fired on each row (`_groups`' parts but the last)."""
+    return _groups(flags, drifting) < NONE
+
+
 def reading_order(flags: np.ndarray, drifting: Sequence[str], new_figures: np.ndarray, least: np.ndarray,
                   skip: int, limit: int = FLAGGED) -> list[int]:
     """The flagged, most telling first: rows (of arrays in ranking order) where a drifting

@@ -401,18 +401,14 @@ class DiffScreen(common.Answers, Screen[str]):
         """How many outputs where a drifting signal fired the walk left out (it takes ten of
         them; a newcomer walked 4 of CNN/DM's 50 invented sentences and found no word of the
         others), and where they are."""
-        from rouge_tui.analysis import signals
+        from rouge_tui.analysis import signals, triage
 
         figures = self.analysis.figures
-        bits = [bit for bit, signal in enumerate(signals.SIGNALS) if signal.name in {r.signal for r in figures.drifting}]
-        if not bits:
-            return ""
-        mask = np.uint32(sum(1 << bit for bit in bits))
-        fired = np.flatnonzero(figures.signals & mask)
-        left = len(np.setdiff1d(fired, self.sequence))
+        drifting = [signal.name for signal in signals.SIGNALS if signal.name in {r.signal for r in figures.drifting}]
+        left = len(np.setdiff1d(np.flatnonzero(triage.fired(figures.signals, drifting)), self.sequence))
         if not left:
             return ""
-        names = " or ".join(f"/{signals.SIGNALS[bit].name}" for bit in bits)
+        names = " or ".join(f"/{name}" for name in drifting)
         return f": {left} more output{'s' * (left != 1)} where a drifting signal fired (in the table, s sorts them first and {names} filters)"
 
     def action_back(self) -> None:

@@ -18,7 +18,7 @@ it. On the synthetic 100,000 x ~40 suites (`--tokenizer rouge-score`, rougeL), i
   app's imports** (`rouge_tui.app.app`: Textual and the screens), the least the app's first
   frame on this pair (`bench_app.py`'s) waits for.
 
-    python benchmarks/bench_bound.py --runs 5            # 3 min (first: generate 2 min)
+    python benchmarks/bench_bound.py --runs 5            # 4 min (first: generate 2 min)
 
 Prints each variant's median wall and CPU time with their ranges and its run-by-run ratio
 to the floor (to the cold report for the new build's bound).

@@ -439,7 +439,7 @@ async def test_ctrl_c_names_a_key_that_quits_from_where_it_is_pressed(where: str
             app.action_help_quit()
         else:
             await press(pilot, "ctrl+c")
-        assert said == [f"{key} quits rouge-tui (ctrl+c copies, quits nothing)"], said
+        assert said == [f"{key} quits rouge-tui (ctrl+c does not)"], said
 
 
 async def test_a_typed_joiner_goes_into_the_note_as_typed() -> None:

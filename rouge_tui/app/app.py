@@ -399,7 +399,7 @@ class RougeApp(App[None]):
             quits = [active.binding for active in self.active_bindings.values()
                      if active.binding.action in ("quit", "app.quit")]
         if quits:
-            self.notify(f"{self.get_key_display(quits[0])} quits rouge-tui (ctrl+c copies, quits nothing)",
+            self.notify(f"{self.get_key_display(quits[0])} quits rouge-tui (ctrl+c does not)",
                         markup=False, timeout=4)
 
     def action_help(self) -> None:

@@ -28,8 +28,8 @@ from rouge_tui.store.marks import MARKS, merged_note, note_said
 HELP = Binding("question_mark", "app.help", "help", id="help")
 QUIT_ANYWHERE = Binding("Q", "app.quit", "quit", id="quit-anywhere", show=False)
 APP_BINDINGS: list[BindingType] = [HELP, Binding("q", "app.quit", "quit", id="quit"), QUIT_ANYWHERE]
-# Enter typed before the app has the terminal (the first half second of a start) is read in
-# the terminal's line mode, which makes it a newline: ctrl+j. Where enter is the first key
+# Enter typed before the app has the terminal (as it starts) is read in the terminal's line
+# mode, which makes it a newline: ctrl+j. Where enter is the first key
 # a person types (the table, the list of suites), ctrl+j is enter too (j j enter typed at
 # once opened nothing, the j's moved).
 EARLY_ENTER = "ctrl+j"

@@ -1255,3 +1255,14 @@ def test_under_serve_a_dumb_terminals_page_still_opens() -> None:
     assert terminal_problem({"TERM": "dumb"}) is not None
     assert terminal_problem({"TERM": "dumb", "TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver"}) is None
     assert terminal_problem({"TERM": "xterm-256color"}) is None and terminal_problem({}) is None
+
+
+def test_builds_that_share_ids_with_no_usable_reference_say_so(tmp_path: Path, capsys) -> None:
+    """A review: "share no example with a usable reference (their first ids: 'a' and 'a')"
+    read as ids that differ, where the ids were the same and their references blank."""
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": " "}, {"id": "b", "reference": ""}))
+    capsys.readouterr()
+    assert main(["report", str(suite), "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("share no example with a usable reference (the ids they share, such as 'a', have no "
+                        "reference or only blank ones)\n"), err

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rouge_tui.errors import quoted, type_name
 from rouge_tui.store.paths import (
     LOCK_WAIT,
     Unreadable,
@@ -236,14 +237,17 @@ def _began_from(data: Any) -> dict[tuple[str, str, str, str], str]:
 
 
 def _entry_problem(entry: Any) -> str | None:
-    """Why a marks file's entry is no mark this version reads (None: it is one)."""
+    """Why a marks file's entry is no mark this version reads (None: it is one), naming its
+    example where it has one: the row shows no mark, and the warning says whose."""
     if not isinstance(entry, dict):
         return "an entry is not an object"
-    fields = {name: entry.get(_FILE_NAMES.get(name, name), "") for name in Mark.__dataclass_fields__}
-    if not all(isinstance(value, str) for value in fields.values()):
-        return "a mark field is not text"
-    if fields["word"] not in MARKS:
-        return f"unknown mark word {fields['word'][:20]!r}"
+    whose = f"the mark of {quoted(entry['id'])}: " if isinstance(entry.get("id"), str) else ""
+    for name in Mark.__dataclass_fields__:
+        value = entry.get(_FILE_NAMES.get(name, name), "")
+        if not isinstance(value, str):
+            return f"{whose}its {_FILE_NAMES.get(name, name)!r} is not text ({type_name(value)})"
+    if entry.get("mark", "") not in MARKS:
+        return f"{whose}unknown mark word {quoted(entry.get('mark', ''), 20)}"
     return None
 
 
@@ -326,7 +330,8 @@ class MarkStore:
             if foreign:
                 entries = "entry" if len(foreign) == 1 else "entries"
                 self.warning = (f"marks file {self.path}: {len(foreign)} {entries} this version cannot read "
-                                f"({why}), kept in the file as they are; every other mark is shown")
+                                f"({why}{', and more' if len(foreign) > 1 else ''}), kept in the file as "
+                                f"{'it is' if len(foreign) == 1 else 'they are'}; every other mark is shown")
             return found, taken
         self.warning = f"marks file {self.path} was unreadable ({reason}); {set_aside(self.path)}"
         return None, []

@@ -220,50 +220,36 @@ def test_a_note_being_typed_is_saved_when_the_terminal_goes_away(tmp_path: Path,
     assert marks_of(data)[top]["note"] == "typed, not saved: the line dropped"
 
 
-def test_a_byte_that_is_not_utf_8_neither_ends_the_app_nor_loses_the_note(tmp_path: Path) -> None:
-    """A red-team pass pasted byte 0xE9 (a Latin-1 terminal's é) into a note: Textual's input
-    thread died on it (textual#6456), the app ended with status 0 and the note typed was
-    nowhere. Such a byte is now U+FFFD, and the typing goes on."""
+@pytest.mark.parametrize(("typed", "buffer", "bracketed", "note"), [
+    # A red-team pass pasted byte 0xE9 (a Latin-1 terminal's é) into a note: Textual's input
+    # thread died on it (textual#6456), the app ended with status 0 and the note typed was
+    # nowhere. Such a byte is now U+FFFD, and the typing goes on.
+    ("caf", "\udce9", False, "caf\ufffd ok"),  # the one byte 0xE9, as os.fsencode writes it
+    # A pass on marks: a log line pasted with its colours came out reordered, "^[31mRED^[0m
+    # mid ^O tailpre", and a ^S in a paste saved the note by itself. Pasted (bracketed, as a
+    # terminal pastes), it is the note's text in order, what a terminal acts on as its escape.
+    ("typed ", "pre\x1b[31mRED\x1b[0m mid\x13 tail\x1b\x1by", True,
+     "typed pre\\x1b[31mRED\\x1b[0m mid\\x13 tail\\x1b\\x1by ok"),
+], ids=["a byte that is no UTF-8", "colour codes, bracketed"])
+def test_a_paste_into_a_note_neither_ends_the_app_nor_loses_or_reorders_it(
+    tmp_path: Path, typed: str, buffer: str, bracketed: bool, note: str
+) -> None:
     session, status, data = app_in_tmux(tmp_path, width=80, height=24)
     top = ranked_ids()[0]
     try:
         session.settled(lambda screen: "drift-down" in screen, "the overview")
         session.keys("c")
         session.settled(lambda screen: "ctrl+s save" in screen, "the note editor")
-        session.keys("-l", "caf")
-        session.run("set-buffer", "\udce9")  # the one byte 0xE9, as os.fsencode writes it
-        session.run("paste-buffer", "-t", "t:0")
-        session.keys("-l", " ok")
-        session.settled(lambda screen: " ok" in screen, "typing after the byte")
-        session.keys("C-s")
-        wait_for(lambda: marks_of(data).get(top, {}).get("note") == "caf\ufffd ok", "the note on disk")
-        session.keys("q")
-        wait_for(status.exists, "the app to exit")
-        assert status.read_text().strip() == "0"
-    finally:
-        session.close()
-
-
-def test_a_paste_with_colour_codes_goes_into_the_note_in_order(tmp_path: Path) -> None:
-    """A pass on marks: a log line pasted with its colours came out reordered, "^[31mRED^[0m
-    mid ^O tailpre", and a ^S in a paste saved the note by itself. Pasted (bracketed, as a
-    terminal pastes), it is the note's text in order, what a terminal acts on as its escape."""
-    session, status, data = app_in_tmux(tmp_path, width=80, height=24)
-    top = ranked_ids()[0]
-    try:
-        session.settled(lambda screen: "drift-down" in screen, "the overview")
-        session.keys("c")
-        session.settled(lambda screen: "ctrl+s save" in screen, "the note editor")
-        session.keys("-l", "typed ")
-        session.run("set-buffer", "pre\x1b[31mRED\x1b[0m mid\x13 tail\x1b\x1by")
-        session.run("paste-buffer", "-p", "-t", "t:0")
+        session.keys("-l", typed)
+        session.run("set-buffer", buffer)
+        session.run("paste-buffer", *(["-p"] if bracketed else []), "-t", "t:0")
         session.keys("-l", " ok")
         session.settled(lambda screen: " ok" in screen, "typing after the paste")
         session.keys("C-s")
-        want = "typed pre\\x1b[31mRED\\x1b[0m mid\\x13 tail\\x1b\\x1by ok"
-        wait_for(lambda: marks_of(data).get(top, {}).get("note") == want, "the note on disk")
+        wait_for(lambda: marks_of(data).get(top, {}).get("note") == note, "the note on disk")
         session.keys("q")
         wait_for(status.exists, "the app to exit")
+        assert status.read_text().strip() == "0"
     finally:
         session.close()
 

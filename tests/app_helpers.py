@@ -248,6 +248,17 @@ def slow_open(monkeypatch, seconds: float = 0.5) -> None:
     monkeypatch.setattr("rouge_tui.app.screens.review.open_review", slow)
 
 
+async def typed_before_the_table(pilot, *keys: str, diff: bool = True) -> None:
+    """``keys`` pressed while the open (made slow: `slow_open`) is under way, before the
+    table shows; back once the app has settled and, with ``diff``, a diff opened over it."""
+    await pilot.pause()
+    assert review_screen(pilot.app).analysis is None
+    await pilot.press(*keys)
+    await settle(pilot)
+    if diff:
+        await diff_opened(pilot)
+
+
 async def diff_opened(pilot, tries: int = 50) -> None:
     """Wait, a tenth of a second at a time, for a diff to open over the table."""
     from rouge_tui.app.screens.diff import DiffScreen

@@ -35,6 +35,7 @@ from app_helpers import (
     slow_switch,
     table_lines,
     type_text,
+    typed_before_the_table,
 )
 from suite_helpers import jsonl, make_suite
 
@@ -898,12 +899,8 @@ async def test_enter_right_after_start_opens_the_most_moved_outputs_diff(monkeyp
     slow_open(monkeypatch)
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await typed_before_the_table(pilot, *keys)
         screen = review_screen(app)
-        assert screen.analysis is None
-        await pilot.press(*keys)
-        await settle(pilot)
-        await diff_opened(pilot)
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == screen.analysis.figures.ids[row]
         await press(pilot, "escape")
         assert not isinstance(app.screen, DiffScreen) and screen.table.cursor == row  # one diff, not two
@@ -919,11 +916,7 @@ async def test_n_and_p_typed_while_the_walk_waits_step_it_when_it_opens(
     slow_open(monkeypatch)
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        assert review_screen(app).analysis is None
-        await pilot.press(*keys)
-        await settle(pilot)
-        await diff_opened(pilot)
+        await typed_before_the_table(pilot, *keys)
         assert isinstance(app.screen, DiffScreen) and app.screen.walk and app.screen.position == position
         figures = review_screen(app).analysis.figures
         assert app.screen.example_id == figures.ids[position]  # the walk begins with the ten, in rank order
@@ -941,11 +934,8 @@ async def test_a_mark_typed_before_the_table_shows_marks_the_row_the_moves_reach
     slow_open(monkeypatch)
     app = app_for(suite)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await typed_before_the_table(pilot, *keys, diff=False)
         screen = review_screen(app)
-        assert screen.analysis is None
-        await pilot.press(*keys)
-        await settle(pilot)
         last = max(rows)
         for _ in range(50):
             if screen.review is not None and screen.review.get(screen.analysis.figures.ids[last]) is not None:
@@ -965,10 +955,7 @@ async def test_enter_typed_before_the_app_had_the_terminal_opens_the_diff(monkey
     slow_open(monkeypatch)
     app = app_for()
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await pilot.press("j", "j", "ctrl+j")
-        await settle(pilot)
-        await diff_opened(pilot)
+        await typed_before_the_table(pilot, "j", "j", "ctrl+j")
         assert isinstance(app.screen, DiffScreen) and app.screen.example_id == review_screen(app).analysis.figures.ids[2]
 
 

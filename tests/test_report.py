@@ -9,6 +9,7 @@ for a small suite whose every figure the test recomputes.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import math
 import os
@@ -727,7 +728,7 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path) -> None:
     assert rows[-1].endswith(f"<td class=n>{data['delta']:+.4f}</td><td>{said[data['verdict']]}</td></tr>")
     for key, label in (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
                        ("missing_reference", "Missing reference")):
-        assert data[key] and f"<p>{label} ({len(data[key])}): {data[key][0]}" in page
+        assert data[key] and f"<p>{label} ({len(data[key])}): {html.escape(repr(data[key][0]))}" in page
     assert page.count("<th>mark</th><th>note</th></tr>") == 2  # the top and the flagged (as Markdown)
     assert "overflow-wrap: anywhere" in page
     # A newcomer's phone laid the page out 980 pixels wide and shrank it to 6-pixel text.
@@ -736,6 +737,19 @@ def test_html_carries_what_text_and_markdown_carry(tmp_path: Path) -> None:
     section = page[page.index(f"{empty['id']}: <span"):]
     assert '<span class="fold">(empty output)</span>' in section.split("<h3>")[0]
     assert "<h2>History</h2>" not in as_format(INCIDENTS, "html")
+
+
+def test_the_ids_left_out_are_quoted_so_a_space_or_a_comma_shows(tmp_path: Path, capsys) -> None:
+    """A red-team pass: a CSV id "1 " (a space after it) was listed "missing reference (1): 1",
+    as if it were id 1; an id holding ", " read as two. Each id is quoted, in every format."""
+    suite = make_suite(tmp_path / "s", jsonl({"id": "a", "reference": "the cat sat"}, {"id": "b", "reference": "a dog"}),
+                       {"1-old.jsonl": jsonl({"id": "a", "output": "the cat"}, {"id": "b", "output": "a dog"},
+                                             {"id": "1 ", "output": "x"}, {"id": "c, d", "output": "y"}),
+                        "2-new.jsonl": jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": "a dog"},
+                                             {"id": "1 ", "output": "x"}, {"id": "c, d", "output": "y"})})
+    for fmt, said in (("text", "missing reference (2): '1 ', 'c, d'"), ("markdown", "Missing reference (2): '1 ', 'c, d'"),
+                      ("html", "Missing reference (2): &#x27;1 &#x27;, &#x27;c, d&#x27;")):
+        assert said in rendered(suite, fmt, capsys), fmt
 
 
 def test_html_colours_each_mark_word_as_the_registry_says(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from rouge_tui.errors import quoted
 from rouge_tui.numbers import signed
-from rouge_tui.safetext import one_line
 
 # The ids the pairing left out, as every format lists them.
 LEFT_OUT = (("only_in_baseline", "Only in baseline"), ("only_in_candidate", "Only in candidate"),
@@ -121,8 +121,9 @@ def moved_words(data: dict[str, Any]) -> str:
 
 
 def listing(ids: list[str], limit: int = 20) -> str:
-    """The first ``limit`` ids, each on one line cut at 40, and how many more."""
-    shown = ", ".join(one_line(i, 40) for i in ids[:limit])
+    """The first ``limit`` ids, each quoted on one line cut at 40, and how many more: bare,
+    the id "1 " read as 1, and one holding ", " as two."""
+    shown = ", ".join(quoted(i, 40) for i in ids[:limit])
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 

@@ -245,3 +245,16 @@ async def test_at_80_columns_a_long_named_suite_shows_its_alarm_whole(tmp_path: 
     assert all(len(line) <= 80 for line in lines)
     support = next(line for line in lines if "Support answers" in line)
     assert "● within band Δ " in support  # one line: it fits
+
+
+async def test_a_folder_that_fits_its_line_is_not_cut_for_another_suites_verdict() -> None:
+    """A newcomer on call: the bundled folder of suites at 80 columns read "Incident summaries
+    in incident…ummaries  8 builds · ▼ drift-down Δ -0.0352", the folder cut for the longest
+    verdict, another suite's, where its own line had room for it whole."""
+    app = RougeApp(sorted([INCIDENT, SUPPORT]), argparse.Namespace())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        line = next(line for line in lines if "Incident summaries" in line)
+        assert "Incident summaries in incident-summaries  8 builds · ▼ drift-down Δ " in line, line
+        assert len(line.rstrip()) <= 80

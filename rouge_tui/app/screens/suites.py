@@ -60,10 +60,11 @@ class SuitesScreen(Screen[None]):
         width = max(20, self.size.width - 2 - len(POINTER) - 1)  # padding, pointer, scrollbar
         names = [one_line(self.names.get(number, path.label), 40) for number, path in enumerate(self.paths)]
         summaries = [self.summaries.get(number, "…") for number in range(len(self.paths))]
-        # The folders get what the longest name and summary leave, at least 12 characters,
+        # The folders get what the longest name and summary of one line leave (the longest
+        # name's and another suite's summary cut a folder that fit), at least 12 characters,
         # each cut around where it differs from the others.
-        said = [cell_len(summary) for summary in summaries if not summary.startswith("✗")]
-        room = width - max(map(cell_len, names), default=0) - max(said, default=0) - 6
+        room = width - max((cell_len(name) + (0 if summary.startswith("✗") else cell_len(summary))
+                            for name, summary in zip(names, summaries)), default=0) - 6
         folders = shorten_names([path.path.name for path in self.paths], max(12, min(60, room)))
         lines = []
         for number, path in enumerate(self.paths):

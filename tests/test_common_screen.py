@@ -177,3 +177,32 @@ def test_an_edit_anywhere_in_a_note_keeps_the_control_characters_it_did_not_touc
     # The escape itself edited: what was typed, as typed.
     assert edited(note, shown, shown.replace("\\x07", "\\x0")) == "bell\\x0here\nline2"
     assert edited("plain", "plain", "a plain note") == "a plain note"
+    # A review: the shared start stopped inside the next escape, and took the end with it.
+    assert edited("\x07\x08", "\\x07\\x08", "\\x08") == "\x08"
+    assert edited("\x07", "\\x07", "\\\\x07") == "\\\x07"
+
+
+def test_every_small_edit_keeps_what_it_did_not_touch() -> None:
+    """Exact enumeration: every note of up to three characters of letters, spaces and control
+    characters, every stretch of whole characters replaced by every text of up to two
+    characters of a backslash escape's: what is saved shows as what was typed, and each
+    control character outside the stretch is kept (a review found 894 such edits that
+    turned one into text)."""
+    import itertools
+
+    from rouge_tui.app.screens.common import edited
+    from rouge_tui.safetext import editable
+
+    controls = "\x07\x08\u202e"
+    for size in range(4):
+        for note in map("".join, itertools.product(["a", " ", *controls], repeat=size)):
+            shown = editable(note)
+            ends = list(itertools.accumulate((len(editable(c)) for c in note), initial=0))
+            for a, b in itertools.combinations_with_replacement(range(len(note) + 1), 2):
+                for k in range(3):
+                    for typed_in in map("".join, itertools.product(["a", "\\", "x", "0", "7"], repeat=k)):
+                        typed = shown[: ends[a]] + typed_in + shown[ends[b]:]
+                        got = edited(note, shown, typed)
+                        assert editable(got) == typed, (note, typed, got)
+                        kept = sum(note[:a].count(c) + note[b:].count(c) for c in controls)
+                        assert sum(got.count(c) for c in controls) >= kept, (note, a, b, typed_in, got)

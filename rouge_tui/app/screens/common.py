@@ -228,6 +228,9 @@ def edited(note: str, shown: str, typed: str) -> str:
     head = 0
     while head < min(len(shown), len(typed)) and shown[head] == typed[head]:
         head += 1
+    # Back to where a character of the note begins: the end is measured from there, else a
+    # shared start that stopped inside an escape took from the end what the edit left.
+    head = ends[bisect.bisect_right(ends, head) - 1]
     tail = 0
     while tail < min(len(shown), len(typed)) - head and shown[-1 - tail] == typed[-1 - tail]:
         tail += 1

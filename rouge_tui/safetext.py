@@ -88,8 +88,10 @@ _ACTS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u20
 
 def typed_as_is(character: str) -> bool:
     """Whether a character typed in an editor goes in as it is though Python's ``isprintable``
-    says no (an emoji's ZWJ, Persian's ZWNJ, a soft hyphen): nothing a terminal acts on."""
-    return len(character) == 1 and not _ACTS.match(character) and unicodedata.category(character) == "Cf"
+    says no (an emoji's ZWJ, Persian's ZWNJ, a soft hyphen, a no-break or ideographic space,
+    a private-use glyph): nothing a terminal acts on, and no line break of its own (U+2028)."""
+    return (len(character) == 1 and not _ACTS.match(character)
+            and unicodedata.category(character) not in ("Cc", "Zl", "Zp", "Cs"))
 
 
 def editable(text: str) -> str:

@@ -456,13 +456,14 @@ async def test_a_typed_joiner_goes_into_the_note_as_typed() -> None:
         screen = review_screen(app)
         example = screen.current_id()
         await press(pilot, "c")
-        typed = "می\u200cخواهم 👩\u200d👧 soft\u00adhy bidi\u202eABC\x07"
+        typed = "می\u200cخواهم 👩\u200d👧 soft\u00adhy bidi\u202eABC a\u3000b\xa0c\u202fd\ue000e\u2028f\x07"
         for character in typed:
             key = character if character.isalnum() else f"u{ord(character):04x}"
             app.post_message(events.Key(key, character))
             await pilot.pause()
         await press(pilot, "ctrl+s")
         await settle(pilot)
-        # A bidi control typed goes in as its visible escape, as one pasted does (it was dropped).
-        want = typed.removesuffix("\x07").replace("\u202e", "\\u202e")
+        # A bidi control or a line separator typed goes in as its visible escape, as one pasted
+        # does (they were dropped); no-break and ideographic spaces and private use as typed.
+        want = typed.removesuffix("\x07").replace("\u202e", "\\u202e").replace("\u2028", "\\u2028")
         assert screen.review.get(example).note.endswith(want), repr(screen.review.get(example).note)

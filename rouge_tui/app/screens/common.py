@@ -17,7 +17,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TextArea
 
 from rouge_tui.review import Review
-from rouge_tui.safetext import editable, one_line, typed_as_is
+from rouge_tui.safetext import editable, one_line, typed_as_is, visible
 from rouge_tui.session import pair_text  # the screens say a build pair as the session does
 from rouge_tui.store.marks import MARKS, merged_note, note_said
 
@@ -240,19 +240,19 @@ def edited(note: str, shown: str, typed: str) -> str:
 
 
 class NoteArea(TextArea):
-    """The note's text box: what a person types goes in, a ZWJ or ZWNJ too (Textual's takes
-    only what ``isprintable`` says: "می‌خواهم" typed became "میخواهم", an emoji family two
-    faces, and the app said "note saved")."""
+    """The note's text box: what a person types goes in, a ZWJ, ZWNJ or no-break space too
+    (Textual's takes only what ``isprintable`` says: "می‌خواهم" typed became "میخواهم", an
+    emoji family two faces, and the app said "note saved")."""
 
     def on_key(self, event: events.Key) -> None:
         character = event.character
-        if character is None or event.is_printable or unicodedata.category(character) != "Cf":
+        if character is None or len(character) != 1 or event.is_printable or unicodedata.category(character) == "Cc":
             return  # (a control character typed is a key: ctrl+s)
         event.stop()
         event.prevent_default()  # (the text box's own handler, which would drop it, is not run)
-        # A bidi control, which reorders the line it is in, as its visible escape, as the
-        # editor shows one pasted: dropped, the note was saved without a word of it.
-        self.replace(character if typed_as_is(character) else editable(character), *self.selection)
+        # A bidi control (it reorders the line it is in) or a line separator as its visible
+        # escape, as the editor shows one pasted: dropped, the note was saved without it.
+        self.replace(character if typed_as_is(character) else visible(character), *self.selection)
 
 
 class NoteScreen(Answers, ModalScreen[str | None]):

@@ -226,13 +226,19 @@ def _marks_from(data: Any) -> tuple[list[Mark], list[Any], str | None]:
     return marks, foreign, why
 
 
-def _began_from(data: Any) -> dict[tuple[str, str, str, str], str]:
+def _slot_of(entry: Any) -> tuple[Any, ...] | None:
+    """The slot a marks file's entry is for, read or not (None: no object)."""
+    if not isinstance(entry, dict):
+        return None
+    return (entry.get("fingerprint", ""), entry.get("baseline", ""), entry.get("candidate", ""), entry.get("id", ""))
+
+
+def _began_from(data: Any) -> dict[tuple[Any, ...] | None, str]:
     """A kept file's notes as their session began from them (`MarkStore.keep_unsaved`), by slot."""
     out = {}
     for entry in data.get("marks", []) if isinstance(data, dict) else []:
         if isinstance(entry, dict) and isinstance(entry.get("began_from"), str) and _entry_problem(entry) is None:
-            out[(entry.get("fingerprint", ""), entry.get("baseline", ""), entry.get("candidate", ""),
-                 entry.get("id", ""))] = entry["began_from"]
+            out[_slot_of(entry)] = entry["began_from"]
     return out
 
 
@@ -309,9 +315,15 @@ class MarkStore:
                     marks, kept_foreign, kept_why = _marks_from(kept_data)
                 except (Unreadable, ValueError):
                     continue  # left as it is, for a person to read
-                # Its entries this version cannot read go into the file with the rest: the
-                # kept file is removed once taken in.
-                foreign, why = [*foreign, *kept_foreign], why or kept_why
+                # Its entries this version cannot read go into the file with the rest (the
+                # kept file is removed once taken in), but not beside a mark of the same
+                # example: two entries for one, a newer version would take the last. Such
+                # a file is left as it is, for a person to read.
+                if any(_slot_of(entry) in found for entry in kept_foreign):
+                    continue
+                foreign = [*foreign, *({k: v for k, v in entry.items() if k != "began_from"}
+                                       if isinstance(entry, dict) else entry for entry in kept_foreign)]
+                why = why or kept_why
                 began = _began_from(kept_data)
                 taken.append(kept)
                 for mark in marks:

@@ -700,3 +700,6 @@ def test_names_given_again_are_told_apart_by_their_places() -> None:
     assert told_apart(["a", "b", "a"], ["1.json", "2.json", "3.json"]) == ["a (1.json)", "b", "a (3.json)"]
     assert told_apart(["a", "a", "a (x)"], ["x", "x", "y"]) == ["a (x) #1", "a (x) #2", "a (x) #3"]
     assert told_apart(["x", "y"], ["p", "p"]) == ["x", "y"]
+    # (a review: a name already like a numbered one was given again)
+    names = told_apart(["a", "a", "a (p) #1"], ["p", "p", "p"])
+    assert names == ["a (p) #2", "a (p) #3", "a (p) #1"] and len(set(names)) == 3

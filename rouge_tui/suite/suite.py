@@ -386,11 +386,16 @@ def told_apart(names: list[str], places: list[str]) -> list[str]:
     counts = Counter(names)
     named = [f"{name} ({place})" if counts[name] > 1 else name for name, place in zip(names, places)]
     again = Counter(named)
-    seen: Counter[str] = Counter()
+    taken = set(named)
     out = []
     for name in named:
-        seen[name] += 1
-        out.append(f"{name} #{seen[name]}" if again[name] > 1 else name)
+        if again[name] > 1:
+            number = 1
+            while f"{name} #{number}" in taken:
+                number += 1
+            name = f"{name} #{number}"
+            taken.add(name)
+        out.append(name)
     return out
 
 

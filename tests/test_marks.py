@@ -314,7 +314,11 @@ def test_two_processes_lose_no_mark() -> None:
         assert note.startswith(word)  # a mark and its note come from the same writer
     for mark, said in notices.items():
         other = "regression" if mark == "fine" else "fine"
-        assert said == [f"another session had marked this example {other}; replaced with {mark}"] * len(said)
+        # Where the other's save came between this session's read and its own (the race this
+        # test runs, not every time), the two notes, made from none, are both kept, and said.
+        replaced = f"another session had marked this example {other}; replaced with {mark}"
+        both = f"{replaced}; another session changed this note too: both texts are kept in it"
+        assert set(said) <= {replaced, both}, said
         assert len(said) <= len(overlap)
 
 

@@ -94,13 +94,13 @@ async def test_the_diff_header_shows_the_comparison_now_shown_after_a_metric_swi
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await press(pilot, "enter")
-        first = app.screen.summary().plain
+        first = app.screen.summary(78).plain
         await press(pilot, "escape", "m")
         await settle(pilot)
         figures = review_screen(app).analysis.figures
         assert figures.settings.metric == "rougeLsum"
         await press(pilot, "enter")
-        summary = app.screen.summary().plain
+        summary = app.screen.summary(78).plain
         assert summary != first
         assert f"Δ {figures.delta_mean:+.4f}" in summary and "rougeLsum|" in summary
         title = app.screen.title_text(98).plain
@@ -484,3 +484,22 @@ async def test_a_diff_with_replicate_runs_opens_on_the_run_that_moved_most(tmp_p
         assert "run 2/2 moved most" in app.screen.title_text(98).plain
         await press(pilot, "r")
         assert app.screen.run == 0 and "moved most" not in app.screen.title_text(98).plain
+
+
+async def test_the_suites_name_gets_the_room_the_line_has(tmp_path: Path) -> None:
+    """A newcomer on call at 120 columns: the diff's first line read "CNN/DailyMail, See et
+    al. 201…" beside room to spare (the name was cut at 30 characters whatever the width).
+    It gets what the verdict and the delta leave; at 80 columns it is cut, its verdict whole."""
+    from suite_helpers import jsonl, make_suite
+
+    name = "CNN/DailyMail, See et al. 2017 outputs of the pointer-generator model"
+    suite = make_suite(tmp_path / "s", toml=f'name = "{name}"\n', builds={
+        "1-old.jsonl": jsonl({"id": "a", "output": "the cat"}, {"id": "b", "output": "a dog"}),
+        "2-new.jsonl": jsonl({"id": "a", "output": "the cat sat"}, {"id": "b", "output": "a dog ran"})})
+    for width, whole in ((120, True), (80, False)):
+        app = app_for(suite)
+        async with app.run_test(size=(width, 30)) as pilot:
+            await open_first_diff(pilot)
+            first = app.screen.summary(width - 2).plain
+            assert (name in first) == whole, first
+            assert "drift" in first or "within band" in first

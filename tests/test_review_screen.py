@@ -173,14 +173,14 @@ async def test_a_diff_asked_for_while_a_switch_scores_opens_on_the_switched_comp
         figures = screen.analysis.figures
         assert figures.settings.metric == "rougeLsum"
         assert isinstance(app.screen, DiffScreen) and app.screen.review.analysis is screen.analysis
-        summary = app.screen.summary().plain
+        summary = app.screen.summary(78).plain
         assert f"Δ {figures.delta_mean:+.4f}" in summary and "rougeLsum|" in summary
         assert f"Δ {float(figures.delta[app.screen.index]):+.4f}" in app.screen.title_text(98).plain
         await press(pilot, "escape")
         await burst(pilot, "m", "m", "w")
         assert screen.analysis.settings.metric == "rouge2"
         assert isinstance(app.screen, DiffScreen) and app.screen.walk
-        assert "rouge2|" in app.screen.summary().plain
+        assert "rouge2|" in app.screen.summary(78).plain
 
 
 async def test_the_diff_made_ahead_is_the_cursors_row_of_the_comparison_shown(monkeypatch) -> None:

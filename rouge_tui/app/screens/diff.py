@@ -188,13 +188,16 @@ class DiffScreen(common.Answers, Screen[str]):
 
     # ------------------------------------------------------------------ headers
 
-    def summary(self) -> Text:
+    def summary(self, width: int) -> Text:
+        """The suite, its verdict and mean delta: the name gets what the verdict and the delta
+        leave of ``width`` (cut at 30 it read "See et al. 201…" at 120 columns), 30 at least."""
         figures = self.analysis.figures
+        verdict = f"  {VERDICTS[figures.verdict].said}{signal_alarm(figures.verdict, bool(figures.drifting))}"
+        delta = f"  Δ {signed(figures.delta_mean)}"
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(one_line(figures.suite, 30), style="bold")
-        text.append(f"  {VERDICTS[figures.verdict].said}{signal_alarm(figures.verdict, bool(figures.drifting))}",
-                    style="bold")
-        text.append(f"  Δ {signed(figures.delta_mean)}  {figures.signature}")
+        text.append(one_line(figures.suite, max(30, width - cell_len(verdict) - len(delta))), style="bold")
+        text.append(verdict, style="bold")
+        text.append(f"{delta}  {figures.signature}")
         return text
 
     def title_text(self, width: int) -> Text:
@@ -280,7 +283,7 @@ class DiffScreen(common.Answers, Screen[str]):
 
     def update_headers(self) -> None:
         width = max(self.size.width - 2, 20)
-        self.query_one("#diff-summary", Static).update(self.summary())
+        self.query_one("#diff-summary", Static).update(self.summary(width))
         self.query_one("#diff-title", Static).update(self.title_text(width))
         line = self.mark_line(width)
         holder = self.query_one("#diff-mark", Static)

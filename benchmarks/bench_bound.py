@@ -33,21 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import (
-    ROOT,
-    alternate,
-    drop,
-    fresh_home,
-    machine_note,
-    paired,
-    print_table,
-    rouge_tui,
-    run_once,
-    seconds,
-    state_env,
-    synthetic,
-    view,
-)
+import _measure as measure
 from make_suite import build_names
 
 FLOOR = Path("/work/shared/bench/floor.py")
@@ -131,18 +117,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--floor", type=Path, default=FLOOR)
     args = parser.parse_args()
-    env = {**rouge_tui(ROOT)[1]}
-    home = fresh_home()
+    env = {**measure.rouge_tui(measure.ROOT)[1]}
+    home = measure.fresh_home()
     try:
-        env.update(state_env(home))
-        print(machine_note())
+        env.update(measure.state_env(home))
+        print(measure.machine_note())
         for share, label in ((0.05, "nightly (5% changed)"), (1.0, "all changed")):
-            root = synthetic(100_000, 40, changed=share)
+            root = measure.synthetic(100_000, 40, changed=share)
             which = "nightly" if share < 1 else "all"
             a, b = build_names(2, share)[1:]
             # The pair alone, as the floor reads it: no earlier build scored for a band.
-            pair = view(root, [f"{a}.jsonl", f"{b}.jsonl"], home / which)
-            report = [*rouge_tui(ROOT)[0], "report", str(pair), "--format", "json", "--no-cache",
+            pair = measure.view(root, [f"{a}.jsonl", f"{b}.jsonl"], home / which)
+            report = [*measure.rouge_tui(measure.ROOT)[0], "report", str(pair), "--format", "json", "--no-cache",
                       "--tokenizer", "rouge-score"]
             checked = CHECKED.replace("SCORE", SCORE).replace("GROUND", GROUND)
             argvs = {"floor.py": [sys.executable, str(args.floor), str(root), a, b],
@@ -154,17 +140,17 @@ def main() -> None:
                 argvs["checked read + score + grounding"] = python(checked, str(root), a, b, which, "ground")
                 argvs["checked read + score + the app's imports"] = python(checked, str(root), a, b, which, "app")
             argvs["report --no-cache"] = report
-            variants = {name: functools.partial(run_once, argv, env, (0, 1)) for name, argv in argvs.items()}
-            got = alternate(variants, args.runs)
+            variants = {name: functools.partial(measure.run_once, argv, env, (0, 1)) for name, argv in argvs.items()}
+            got = measure.alternate(variants, args.runs)
             rows = []
             for name, samples in got.items():
                 against = "report --no-cache" if name == "new build, read only" else "floor.py"
-                ratio = "" if name == against else f"{paired(samples, got[against]):.2f}x {against}"
-                rows.append([name, seconds(samples), seconds(samples, "cpu"), ratio])
+                ratio = "" if name == against else f"{measure.paired(samples, got[against]):.2f}x {against}"
+                rows.append([name, measure.seconds(samples), measure.seconds(samples, "cpu"), ratio])
             print(f"\n100,000 x ~40 words, {label}")
-            print_table(["variant", "wall", "cpu", "ratio"], rows)
+            measure.print_table(["variant", "wall", "cpu", "ratio"], rows)
     finally:
-        drop(home)
+        measure.drop(home)
 
 
 if __name__ == "__main__":

@@ -695,7 +695,7 @@ def test_a_build_read_like_the_references_shares_their_ids(tmp_path):
 def test_names_given_again_are_told_apart_by_their_places() -> None:
     """Every build of a shared name gets its place, whatever the order (numbered in history,
     a build added later renumbered the rest: a review); places alike too, a number as well."""
-    from rouge_tui.suite.suite import told_apart
+    from rouge_tui.importers.base import told_apart
 
     assert told_apart(["a", "b", "a"], ["1.json", "2.json", "3.json"]) == ["a (1.json)", "b", "a (3.json)"]
     assert told_apart(["a", "a", "a (x)"], ["x", "x", "y"]) == ["a (x) #1", "a (x) #2", "a (x) #3"]

@@ -12,7 +12,7 @@ import numpy as np
 
 from rouge_tui.analysis import history, signals, triage
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.errors import SuiteError
+from rouge_tui.errors import SuiteError, quoted
 from rouge_tui.store.cache import BlobCache
 from rouge_tui.suite.records import References
 from rouge_tui.suite.suite import Build, Suite, build_digests, read_build
@@ -44,6 +44,18 @@ def pair(references: References, baseline: Build, candidate: Build) -> Pairing:
     cand_only = cand - base - missing - set(baseline.partial)
     ids = [i for i in baseline.ids if i in cand and i in usable]
     return Pairing(ids, sorted(base_only), sorted(cand_only), sorted(missing))
+
+
+def why_none_shared(references: References, baseline: Build, candidate: Build) -> str:
+    """Why two builds pair no example: ids they share with no usable reference, or an id of
+    each, for ids that differ in their form ("0" against "0|strict-match": an lm-eval run
+    with one filter and one with two), where the message said only that they pair none."""
+    outputs = candidate.runs[0].outputs
+    shared = next((i for i in baseline.ids if i in outputs), None)
+    if shared is not None:
+        return f"the ids they share, such as {quoted(shared, 30)}, have no reference or only blank ones"
+    first = [quoted(next(iter(ids), ""), 30) for ids in (baseline.ids, candidate.ids, references.texts)]
+    return f"their first ids: {first[0]} and {first[1]}; the references' {first[2]}"
 
 
 def paired(references: References, baseline: Build, candidate: Build, example_id: str) -> bool:

@@ -26,7 +26,7 @@ from rouge_tui.analysis.figures import Figures
 from rouge_tui.analysis.paired import paired_test
 from rouge_tui.analysis.scores import Scorer
 from rouge_tui.analysis.settings import Settings
-from rouge_tui.errors import SuiteError, quoted
+from rouge_tui.errors import SuiteError
 from rouge_tui.files import DigestMemo
 from rouge_tui.rouge import TOKENIZERS, engine
 from rouge_tui.store.cache import BlobCache, KeptDigestMemo, key
@@ -321,7 +321,7 @@ def compute(
     pairing = pairs.pair(texts.references, texts.baseline, texts.candidate)
     if not pairing.ids:
         raise ValueError(f"builds {texts.baseline.name!r} and {texts.candidate.name!r} share no example with a "
-                         f"usable reference ({_why_none_shared(texts)})")
+                         f"usable reference ({pairs.why_none_shared(texts.references, texts.baseline, texts.candidate)})")
     runs = pairs.run_pairs(texts.references, texts.baseline, texts.candidate, pairing.ids, settings.min_support)
     # What overlap cannot see needs no score: the report finds it beside the scoring, which
     # leaves the GIL free; so are the earlier build pairs' signal counts the signal bands come
@@ -343,18 +343,6 @@ def compute(
     found, copied = grounded.result()  # the grounded signals read them
     return _with_grounding(suite, settings, texts, caches, figures, runs, flags, order, found, copied,
                           before_counts.result()), _earlier_read(before)
-
-
-def _why_none_shared(texts: Texts) -> str:
-    """Why two builds pair no example: ids they share with no usable reference, or an id of
-    each, for ids that differ in their form ("0" against "0|strict-match": an lm-eval run
-    with one filter and one with two), where the message said only that they pair none."""
-    candidate = texts.candidate.runs[0].outputs
-    shared = next((i for i in texts.baseline.ids if i in candidate), None)
-    if shared is not None:
-        return f"the ids they share, such as {quoted(shared, 30)}, have no reference or only blank ones"
-    first = [quoted(next(iter(ids), ""), 30) for ids in (texts.baseline.ids, texts.candidate.ids, texts.references.texts)]
-    return f"their first ids: {first[0]} and {first[1]}; the references' {first[2]}"
 
 
 def _score_pair(suite: Suite, settings: Settings, texts: Texts, caches: Caches, ids: list[str],

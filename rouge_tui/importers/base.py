@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -360,6 +361,29 @@ def history_order(builds: Iterable[ImportedBuild]) -> list[ImportedBuild]:
         return False, written
 
     return sorted(builds, key=lambda build: (*when(build), build.name, str(build.path)))
+
+
+def told_apart(names: list[str], places: list[str]) -> list[str]:
+    """``names`` with each one that more builds share (two evals in one minute, two models
+    alike in the characters a name keeps) followed by its build's place, `` (results-2.json)``,
+    for every build of the name: the figures, marks and --baseline go by a build's name, and
+    two builds under one shared them. By place, not by number in history: a build added
+    later renumbered the rest, and marks and scripts went to another build. Where the
+    places are alike too, their number among them as well."""
+    counts = Counter(names)
+    named = [f"{name} ({place})" if counts[name] > 1 else name for name, place in zip(names, places)]
+    again = Counter(named)
+    taken = set(named)
+    out = []
+    for name in named:
+        if again[name] > 1:
+            number = 1
+            while f"{name} #{number}" in taken:
+                number += 1
+            name = f"{name} #{number}"
+            taken.add(name)
+        out.append(name)
+    return out
 
 
 @dataclass

@@ -11,7 +11,6 @@ import errno
 import os
 import shlex
 import stat
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -371,32 +370,11 @@ def _open_imported(target: Path, settings: SuiteSettings, format: str, name: str
         names = quoted_list([suite.name for suite in suites], limit=NAME_SHOWN)
         raise SuiteError(f"holds {len(suites)} suites ({names}): name one with --suite-name NAME", target)
     suite = suites[0]
+    from rouge_tui.importers.base import told_apart
+
     names = told_apart([b.name for b in suite.builds], [b.path.name for b in suite.builds])
     builds = [BuildEntry(name, b.path, b.run_files, b.problem, b) for name, b in zip(names, suite.builds)]
     return Suite(target, settings.name or suite.name, settings, suite.path, builds, suite)
-
-
-def told_apart(names: list[str], places: list[str]) -> list[str]:
-    """``names`` with each one that more builds share (two evals in one minute, two models
-    alike in the characters a name keeps) followed by its build's place, `` (results-2.json)``,
-    for every build of the name: the figures, marks and --baseline go by a build's name, and
-    two builds under one shared them. By place, not by number in history: a build added
-    later renumbered the rest, and marks and scripts went to another build. Where the
-    places are alike too, their number among them as well."""
-    counts = Counter(names)
-    named = [f"{name} ({place})" if counts[name] > 1 else name for name, place in zip(names, places)]
-    again = Counter(named)
-    taken = set(named)
-    out = []
-    for name in named:
-        if again[name] > 1:
-            number = 1
-            while f"{name} #{number}" in taken:
-                number += 1
-            name = f"{name} #{number}"
-            taken.add(name)
-        out.append(name)
-    return out
 
 
 def list_suites(path: Path | str, format: str | None = None) -> list[SuiteRef]:

@@ -78,7 +78,6 @@ class DiffHandOff:
         from rouge_tui.app.screens.diff import DiffScreen, Prepared
 
         position = min(max(position + self.steps_ahead, 0), len(sequence) - 1)
-        self.steps_ahead = 0
         if self.prepared is None:
             self.prepared = Prepared()
 

@@ -28,7 +28,7 @@ from rouge_tui.analysis.pipeline import (
 from rouge_tui.errors import SuiteError, quoted_list
 from rouge_tui.store.log import ReferenceChange, ReviewLog
 from rouge_tui.store.marks import MARKS, Mark, MarkStore, outputs_hash
-from rouge_tui.suite.suite import NewestUnreadable, Suite, SuiteRef, strays
+from rouge_tui.suite.suite import NewestUnreadable, Suite, SuiteRef
 
 __all__ = ["Opened", "Request", "Review", "Shown", "SuiteRef", "list_suite", "open_review", "user_theme"]
 
@@ -197,7 +197,7 @@ def open_review(
     opened = Opened(request, analysis, caches, unreadable=unreadable)
     if marks:
         opened.marks()
-    if found := strays(suite):
+    if found := suite.strays:
         opened.warnings.append(f"not read: {quoted_list(found, 3)} ({'is' if len(found) == 1 else 'are'} no build or run: "
                                "a build is a .jsonl, .jsonl.gz, .csv or .parquet file, or a folder of them)")
     if caches.warning():

@@ -63,6 +63,8 @@ class BuildEntry:
     run_files: tuple[Path, ...]  # one file, or the directory's run files sorted by name
     problem: SuiteError | None = None  # what makes this build (only) unreadable
     imported: ImportedBuild | None = field(default=None, repr=False)  # the importer's, for its layout
+    # In a folder of runs, the files named like a run and not one (`_looks_like_one`), said, not compared.
+    passed_over: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(eq=False)  # identity: comparing 10^5 outputs field by field is never wanted
@@ -90,6 +92,16 @@ class Suite:
     _digests: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
     # Its files' digests by `files.Stamp`: this process's, or the cache's (`KeptDigestMemo`)
     digest_memo: DigestMemo = field(default_factory=DigestMemo, repr=False, compare=False)
+    passed_over: list[str] = field(default_factory=list, repr=False, compare=False)  # builds/ files like a build, not one
+
+    @property
+    def strays(self) -> list[str]:
+        """The files of builds/ and of its folders of runs named like a build or a run and
+        not read as one (``c.JSONL``, ``d.json``, ``run-4.JSONL``), as ``builds/…`` paths, as
+        the listing found them: a report compared the two builds it found, exit 0, with no
+        word of them. A README or notes beside them are no stray."""
+        return [*(f"builds/{name}" for name in self.passed_over),
+                *(f"builds/{entry.path.name}/{name}" for entry in self.builds for name in entry.passed_over)]
 
     @property
     def named(self) -> bool:
@@ -168,40 +180,26 @@ def _entry(directory: Path, name: str) -> BuildEntry | None:
     if not folder:
         return None
     try:
-        runs = tuple(path / run for run in _listing(path) if _stem(run) is not None)
+        names = _listing(path)
     except SuiteError as exc:
         return BuildEntry(name, path, (), exc)
+    runs = tuple(path / run for run in names if _stem(run) is not None)
     if not runs:
         problem = SuiteError(
             "build directory holds no run files (*.jsonl, *.jsonl.gz, *.csv or *.parquet)", path
         )
         return BuildEntry(name, path, (), problem)
-    return BuildEntry(name, path, runs)
+    return BuildEntry(name, path, runs, passed_over=tuple(run for run in names if _looks_like_one(path, run)))
 
 
 # Endings of a file meant as a build or a run and not read as one: said, not passed over.
 _NEAR = (*EXTENSIONS, ".json", ".json.gz", ".ndjson", ".ndjson.gz", ".tsv", ".jsonl.bz2", ".jsonl.xz", ".jsonl.zst")
 
 
-def strays(suite: Suite) -> list[str]:
-    """The files in a native suite's builds/, and in its builds' folders of runs, named like
-    a build or a run but not read as one (``c.JSONL``, ``d.json``, ``run-4.JSONL``), as
-    ``builds/…`` paths: a report compared the two builds it found, exit 0, with no word of
-    them. A README or notes beside them are no stray."""
-    if suite.imported is not None:
-        return []
-    found = []
-    folders = [(suite.path / "builds", "builds")]
-    folders += [(entry.path, f"builds/{entry.path.name}") for entry in suite.builds
-                if entry.problem is None and _is_dir(entry.path)]
-    for folder, shown in folders:
-        try:
-            names = _listing(folder)
-        except SuiteError:
-            continue
-        found += [f"{shown}/{name}" for name in names
-                  if _stem(name) is None and name.lower().endswith(_NEAR) and not _is_dir(folder / name)]
-    return found
+def _looks_like_one(folder: Path, name: str) -> bool:
+    """Whether ``folder``'s ``name`` is a file named like a build or a run that is not read
+    as one (a name that differs by case, a stray export)."""
+    return _stem(name) is None and name.lower().endswith(_NEAR) and not _is_dir(folder / name)
 
 
 def _not_builds(directory: Path) -> list[str]:
@@ -213,15 +211,19 @@ def _not_builds(directory: Path) -> list[str]:
         return []
 
 
-def _list_builds(directory: Path) -> list[BuildEntry]:
+def _list_builds(directory: Path) -> tuple[list[BuildEntry], list[str]]:
+    """The builds listed, in name order, and the files passed over that look like one (`_looks_like_one`)."""
     if not os.path.lexists(directory):
         raise SuiteError("missing builds directory", directory)
     if not _is_dir(directory):
         raise SuiteError("not a directory (builds/ holds the build files)", directory)
     entries: dict[str, BuildEntry] = {}
+    passed_over = []
     for name in _listing(directory):
         entry = _entry(directory, name)
         if entry is None:
+            if _looks_like_one(directory, name):
+                passed_over.append(name)
             continue
         if entry.name in entries:  # x.jsonl and x.csv: neither is read, both are listed
             first = entries[entry.name]
@@ -232,7 +234,7 @@ def _list_builds(directory: Path) -> list[BuildEntry]:
             )
             entry = BuildEntry(entry.name, first.path, first.run_files + entry.run_files, problem)
         entries[entry.name] = entry
-    return [entries[name] for name in sorted(entries)]
+    return [entries[name] for name in sorted(entries)], passed_over
 
 
 NOT_A_SUITE = "not a directory (a suite is a directory with references.jsonl and builds/)"
@@ -322,9 +324,9 @@ def _open_native(directory: Path, settings: SuiteSettings) -> Suite:
     if not _is_dir(directory):
         raise SuiteError(NOT_A_SUITE, directory)
     references = _references_path(directory)
-    builds = _list_builds(directory / "builds")
+    builds, passed_over = _list_builds(directory / "builds")
     name = settings.name or directory.name or directory.resolve().name
-    return Suite(directory, name, settings, references, builds)
+    return Suite(directory, name, settings, references, builds, passed_over=passed_over)
 
 
 def _only_format(target: Path) -> str | None:

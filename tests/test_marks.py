@@ -795,7 +795,7 @@ def test_a_note_is_merged_three_ways_against_what_was_seen() -> None:
     """The rule of every save and of the note editor: a side that left the note as both saw
     it gives way (the editor saved with nothing typed keeps the other session's note), a
     side that changed it alone wins, and changed on both sides both are kept, ours first."""
-    from rouge_tui.store.marks import merged_note
+    from rouge_tui.store.notes import merged_note
 
     assert merged_note("seen", "seen", "theirs") == "theirs"
     assert merged_note("seen", "mine", "seen") == "mine"
@@ -831,7 +831,7 @@ def test_two_additions_to_one_note_each_stay_whole(seen_words, gap_a, gap_b, wor
     was "first note.  [B  [A adds that]\nadds this]": each addition cut at a space inside
     it and spliced into the other (2,056 times in 20,000 random pairs). Whatever the merge
     makes of them, each addition is there whole, and so is the note they were made to."""
-    from rouge_tui.store.marks import merged_note
+    from rouge_tui.store.notes import merged_note
 
     seen = "".join(seen_words)
     a, b = " ".join(words_a), " ".join(words_b)
@@ -843,7 +843,7 @@ def test_what_became_of_a_note_is_said_as_it_is() -> None:
     """A review: a note emptied here while the other session edited it kept theirs, and the
     notice said "yours was not changed"; a save of two changes, one with nothing to say, began
     its notice with "; "."""
-    from rouge_tui.store.marks import merged_note, note_said
+    from rouge_tui.store.notes import merged_note, note_said
 
     kept = merged_note("drops the date", "", "drops the year")
     assert kept == "drops the year"
@@ -963,7 +963,7 @@ def test_an_addition_to_a_long_note_merges_and_edits_all_through_it_keep_both() 
     every word with every word, 5 s, and the hang-up's grace ended the process in it, the
     typed text lost. What all three share at each end is compared no more: the additions
     merge; edits all through a long note keep both texts whole (nothing dropped)."""
-    from rouge_tui.store.marks import merged_note
+    from rouge_tui.store.notes import merged_note
 
     long = " ".join(f"word{k}" for k in range(5000))
     assert merged_note(long, f"{long} tailA", f"{long} tailB") == f"{long} tailB tailA"

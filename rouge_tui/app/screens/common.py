@@ -19,7 +19,8 @@ from textual.widgets import Static, TextArea
 from rouge_tui.review import Review
 from rouge_tui.safetext import editable, one_line, typed_as_is, visible
 from rouge_tui.session import pair_text  # the screens say a build pair as the session does
-from rouge_tui.store.marks import MARKS, merged_note, note_said
+from rouge_tui.store.marks import MARKS
+from rouge_tui.store.notes import merged_note, note_said
 
 # First in every screen's bindings: the footer always shows `?` and keeps `q` near it. As in
 # less and tig, `q` in a view over the table (a diff, the walk, the history) closes it, and
